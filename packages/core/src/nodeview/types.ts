@@ -1,0 +1,112 @@
+/**
+ * The node-local state: what a backend needs to program one node, with every piece of Service
+ * business logic already applied (kube-proxy's CategorizeEndpoints, traffic policies, terminating
+ * fallback, topology, family filtering). Backends render this; they never re-derive policy.
+ */
+import type {
+  IPFamily,
+  NodeName,
+  Protocol,
+  ServiceKey,
+  ServicePortKey,
+  ServiceType,
+  SessionAffinity,
+} from '../model/types.js';
+
+export interface LocalEndpoint {
+  readonly ip: string;
+  /** The target port resolved for this service port (named ports resolved per EndpointSlice). */
+  readonly port: number;
+  readonly ready: boolean;
+  readonly serving: boolean;
+  readonly terminating: boolean;
+  /** The endpoint runs on this node. */
+  readonly isLocal: boolean;
+  readonly nodeName?: string;
+  readonly zone?: string;
+}
+
+/** The endpoints of one service port for one IP family, categorised for this node. */
+export interface FamilyEndpoints {
+  /** Endpoints for Cluster-policy traffic (ready, topology-filtered, else serving+terminating). Empty when unused. */
+  readonly cluster: readonly LocalEndpoint[];
+  /** Endpoints for Local-policy traffic (local ready, else local serving+terminating). Empty when unused. */
+  readonly local: readonly LocalEndpoint[];
+  /** What ClusterIP traffic uses: `local` when internalTrafficPolicy is Local, else `cluster`. */
+  readonly internal: readonly LocalEndpoint[];
+  /** What NodePort/external/LB traffic uses: `local` when externalTrafficPolicy is Local, else `cluster`. */
+  readonly external: readonly LocalEndpoint[];
+  /** Union of cluster and local: every endpoint this node may send traffic to (for affinity, per-endpoint objects). */
+  readonly allReachable: readonly LocalEndpoint[];
+  /**
+   * True when the service port has any usable endpoint anywhere (ready, or serving+terminating).
+   * False means: REJECT new connections. True with an empty `internal`/`external` list means DROP.
+   */
+  readonly hasAnyEndpoints: boolean;
+  /** Serving endpoints regardless of policy or topology: UDP conntrack cleanup keeps flows to these. */
+  readonly serving: readonly LocalEndpoint[];
+}
+
+export interface LocalServicePort {
+  readonly key: ServicePortKey;
+  readonly name: string;
+  readonly protocol: Protocol;
+  readonly port: number;
+  /** 0 when none. */
+  readonly nodePort: number;
+  /** Per family the Service has a ClusterIP of. */
+  readonly endpoints: Readonly<Partial<Record<IPFamily, FamilyEndpoints>>>;
+}
+
+export interface FamilyAddresses {
+  readonly clusterIP: string;
+  readonly externalIPs: readonly string[];
+  readonly loadBalancerIPs: readonly string[];
+  readonly loadBalancerSourceRanges: readonly string[];
+}
+
+export interface LocalService {
+  readonly key: ServiceKey;
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: ServiceType;
+  /** One entry per family the Service has a ClusterIP in; addresses filtered to that family. */
+  readonly families: Readonly<Partial<Record<IPFamily, FamilyAddresses>>>;
+  readonly sessionAffinity: SessionAffinity;
+  /** externalTrafficPolicy is Local and the Service is externally accessible. */
+  readonly externalPolicyLocal: boolean;
+  readonly internalPolicyLocal: boolean;
+  /** Has a NodePort, an external IP or a load-balancer IP. */
+  readonly externallyAccessible: boolean;
+  /** 0 when none. */
+  readonly healthCheckNodePort: number;
+  /** Distinct local ready endpoint IPs (all ports, all families): what the health-check node port reports. */
+  readonly localReadyEndpoints: number;
+  readonly ports: readonly LocalServicePort[];
+}
+
+export interface LocalNode {
+  readonly name: NodeName;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly zone?: string;
+  readonly podCIDRs: readonly string[];
+  readonly addresses: readonly string[];
+  readonly eligible: boolean;
+}
+
+/** A complete node-local state at one revision of the global model. */
+export interface NodeLocalState {
+  readonly node: LocalNode;
+  /** Sorted by key. */
+  readonly services: readonly LocalService[];
+}
+
+/** What changed since the previous state handed to the same consumer. */
+export interface StateChanges {
+  /** Services whose local form changed, appeared or disappeared; `undefined` means "everything" (full sync). */
+  readonly updatedServices?: ReadonlySet<ServiceKey>;
+  /** Epoch ms of `last-change-trigger-time` values newer than core's start, per Service. */
+  readonly triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>;
+  /** The node's labels (topology) changed: the next sync should be full. */
+  readonly nodeChanged: boolean;
+}

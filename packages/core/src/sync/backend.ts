@@ -1,0 +1,29 @@
+import type { IPFamily } from '../model/types.js';
+import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
+
+export interface SyncRequest {
+  readonly state: NodeLocalState;
+  /** What changed since the last successful sync; ignore when `full`. */
+  readonly changes: StateChanges;
+  /** Re-render and re-apply everything (first sync, after a failure, periodic resync, node labels changed). */
+  readonly full: boolean;
+  /** Revision of the global model this state was computed from. */
+  readonly revision: number;
+}
+
+/**
+ * What a backend package implements. `sync` programs the kernel so it matches `state`, atomically:
+ * on failure it throws and the previously applied rules stay intact; the runner retries with a
+ * full sync after `syncPeriod`, and counts the failure.
+ */
+export interface Backend {
+  readonly name: string;
+  /** IP families this backend programs; sync metrics are observed per family. */
+  readonly families: readonly IPFamily[];
+  /** Called once before the first sync (e.g. capability checks, creating the table skeleton). */
+  setup?(): Promise<void>;
+  sync(req: SyncRequest): Promise<void>;
+  /** Remove everything this backend ever programmed. */
+  cleanup(): Promise<void>;
+  close?(): Promise<void>;
+}
