@@ -1,0 +1,40 @@
+import type { NodeName, ServiceKey } from './types.js';
+
+/**
+ * What one transaction on the global model changed. Mirrors kube-proxy's change trackers: the
+ * Services whose own object or EndpointSlices changed, and the endpoint trigger times that
+ * `network_programming_duration_seconds` is measured from.
+ */
+export interface ChangeSet {
+  readonly revision: number;
+  readonly services: ReadonlySet<ServiceKey>;
+  readonly nodes: ReadonlySet<NodeName>;
+  /** Epoch ms per Service, only values newer than the model's start time (kube-proxy 7.2). */
+  readonly triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>;
+}
+
+/** Mutable builder used while one transaction is applied. */
+export class ChangeSetBuilder {
+  readonly services = new Set<ServiceKey>();
+  readonly nodes = new Set<NodeName>();
+  readonly triggerTimes = new Map<ServiceKey, number[]>();
+
+  get empty(): boolean {
+    return this.services.size === 0 && this.nodes.size === 0;
+  }
+
+  addTriggerTime(svc: ServiceKey, time: number): void {
+    const list = this.triggerTimes.get(svc);
+    if (list) list.push(time);
+    else this.triggerTimes.set(svc, [time]);
+  }
+
+  /** A deleted slice's annotation describes its last update, not the deletion: drop what is pending. */
+  dropTriggerTimes(svc: ServiceKey): void {
+    this.triggerTimes.delete(svc);
+  }
+
+  build(revision: number): ChangeSet {
+    return { revision, services: this.services, nodes: this.nodes, triggerTimes: this.triggerTimes };
+  }
+}
