@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { serviceKey, sliceKey, type EndpointSliceModel, type ModelEvent, type NodeName, type ServiceModel } from '../model/types.js';
+import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
+import { Core } from './core.js';
+
+const NODE = 'node-a' as NodeName;
+
+const service: ServiceModel = {
+  namespace: 'default',
+  name: 'web',
+  type: 'ClusterIP',
+  clusterIPs: ['198.19.0.10'],
+  externalIPs: [],
+  loadBalancerIPs: [],
+  loadBalancerSourceRanges: [],
+  ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 0, targetPort: 8080 }],
+  sessionAffinity: { type: 'None' },
+  externalTrafficPolicy: 'Cluster',
+  internalTrafficPolicy: 'Cluster',
+  healthCheckNodePort: 0,
+};
+const slice = (ips: string[]): EndpointSliceModel => ({
+  namespace: 'default',
+  name: 'web-1',
+  serviceName: 'web',
+  addressType: 'IPv4',
+  ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
+  endpoints: ips.map((address) => ({ address, ready: true, serving: true, terminating: false, nodeName: 'node-a' })),
+});
+const up = (s: EndpointSliceModel, triggerTime?: number): ModelEvent => ({
+  kind: 'EndpointSlice', op: 'upsert', key: sliceKey('default', s.name), object: s, ...(triggerTime ? { triggerTime } : {}),
+});
+
+function recordingCore() {
+  let now = 1_000;
+  const core = new Core({
+    nodeName: NODE,
+    clock: { now: () => now, monotonic: () => now, setTimeout: () => ({ cancel() {} }) },
+  });
+  const seen: { state: NodeLocalState; changes: StateChanges }[] = [];
+  core.addLocalConsumer({ publish: (state, changes) => seen.push({ state, changes }) });
+  return { core, seen, advance: (ms: number) => (now += ms) };
+}
+
+describe('Core pipeline', () => {
+  it('publishes nothing before all sources synced, then a full first state', () => {
+    const { core, seen } = recordingCore();
+    core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }, up(slice(['198.18.1.1']))]);
+    core.model.synced('Service');
+    core.model.synced('EndpointSlice');
+    expect(seen).toHaveLength(0);
+    expect(core.state).toBeUndefined();
+    core.model.synced('Node');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.changes.updatedServices).toBeUndefined(); // full
+    expect(seen[0]!.state.services.map((s) => s.key)).toEqual(['default/web']);
+    expect(seen[0]!.state.services[0]!.ports[0]!.endpoints.IPv4?.cluster.map((e) => e.ip)).toEqual(['198.18.1.1']);
+  });
+
+  it('publishes only the changed Service with its trigger times, and nothing for no-op changes', () => {
+    const { core, seen, advance } = recordingCore();
+    core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }]);
+    for (const k of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(k);
+    advance(10);
+    core.model.apply([up(slice(['198.18.1.1', '198.18.1.2']), 1_005)]);
+    expect(seen).toHaveLength(2);
+    expect([...(seen[1]!.changes.updatedServices ?? [])]).toEqual(['default/web']);
+    expect(seen[1]!.changes.triggerTimes.get(serviceKey('default', 'web'))).toEqual([1_005]);
+    // A Node other than ours changes: no new local state.
+    core.model.apply([{ kind: 'Node', op: 'upsert', key: 'node-b' as NodeName, object: { name: 'node-b', labels: {}, podCIDRs: [], addresses: [], eligible: true } }]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('hands a late consumer the current state at once', () => {
+    const { core } = recordingCore();
+    for (const k of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(k);
+    const late: NodeLocalState[] = [];
+    core.addLocalConsumer({ publish: (s) => late.push(s) });
+    expect(late).toHaveLength(1);
+    expect(late[0]!.node.name).toBe('node-a');
+  });
+});
