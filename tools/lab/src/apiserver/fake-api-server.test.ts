@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeApiServer } from './fake-api-server.js';
+
+const PROXY = 'service.kubernetes.io/service-proxy-name';
+const SERVICES = '/api/v1/services';
+const SLICES = '/apis/discovery.k8s.io/v1/endpointslices';
+
+const svc = (name: string, labels: Record<string, string> = {}, namespace = 'ns') => ({
+  kind: 'Service',
+  metadata: { name, namespace, labels },
+  spec: { clusterIP: '198.19.0.1', ports: [{ port: 80 }] },
+});
+
+interface WatchEvent {
+  type: string;
+  object: { kind?: string; code?: number; metadata?: { name?: string; resourceVersion?: string } };
+}
+
+/** A watch read with plain fetch; `take(n)` waits (bounded) until n events have arrived. */
+async function openWatch(url: string) {
+  const abort = new AbortController();
+  const res = await fetch(url, { signal: abort.signal });
+  const events: WatchEvent[] = [];
+  let ended = false;
+  const reading = (async () => {
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let buffered = '';
+    try {
+      for await (const chunk of res.body) {
+        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          events.push(JSON.parse(buffered.slice(0, nl)) as WatchEvent);
+          buffered = buffered.slice(nl + 1);
+        }
+      }
+    } catch {
+      // aborted or connection destroyed
+    } finally {
+      ended = true;
+    }
+  })();
+  return {
+    status: res.status,
+    events,
+    get ended() {
+      return ended;
+    },
+    async take(n: number): Promise<WatchEvent[]> {
+      await until(() => events.length >= n || ended);
+      return events.slice(0, n);
+    },
+    async waitEnd(): Promise<void> {
+      await until(() => ended);
+    },
+    async close(): Promise<void> {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const summary = (events: readonly WatchEvent[]) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code}`);
+
+describe('FakeApiServer', () => {
+  let server: FakeApiServer;
+  const watches: Array<{ close(): Promise<void> }> = [];
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(watches.splice(0).map((w) => w.close()));
+    await server.close();
+  });
+  const watch = async (path: string) => {
+    const w = await openWatch(server.url + path);
+    watches.push(w);
+    return w;
+  };
+
+  it('lists with kind, resourceVersion and label selector', async () => {
+    server.create(svc('a'));
+    server.create(svc('b', { [PROXY]: 'other' }));
+    server.create({ kind: 'Node', metadata: { name: 'n1' } });
+    const res = await fetch(`${server.url}${SERVICES}?labelSelector=${encodeURIComponent(`!${PROXY}`)}`);
+    const body = (await res.json()) as { kind: string; apiVersion: string; metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> };
+    expect(res.status).toBe(200);
+    expect(body.kind).toBe('ServiceList');
+    expect(body.apiVersion).toBe('v1');
+    expect(body.metadata.resourceVersion).toBe('3');
+    expect(body.items.map((i) => i.metadata.name)).toEqual(['a']);
+  });
+
+  it('serves namespaced paths, named objects and field selectors', async () => {
+    server.create(svc('a', {}, 'one'));
+    server.create(svc('b', {}, 'two'));
+    server.create({ kind: 'Node', metadata: { name: 'n1' } });
+    server.create({ kind: 'Node', metadata: { name: 'n2' } });
+    const names = async (path: string) =>
+      ((await (await fetch(server.url + path)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name);
+    expect(await names('/api/v1/namespaces/two/services')).toEqual(['b']);
+    expect(await names('/api/v1/nodes?fieldSelector=metadata.name%3Dn2')).toEqual(['n2']);
+    const one = await fetch(`${server.url}/api/v1/namespaces/one/services/a`);
+    expect(((await one.json()) as { metadata: { name: string } }).metadata.name).toBe('a');
+    expect((await fetch(`${server.url}/api/v1/namespaces/one/services/b`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/pods`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue`)).status).toBe(400);
+    expect((await fetch(`${server.url}${SERVICES}`, { method: 'POST', body: '{}' })).status).toBe(405);
+  });
+
+  it('streams changes after a resourceVersion, with selector transitions as ADDED/DELETED', async () => {
+    const a = server.create(svc('a'));
+    const w = await watch(`${SERVICES}?watch=true&resourceVersion=${a.metadata.resourceVersion}&labelSelector=${encodeURIComponent(`!${PROXY}`)}`);
+    server.create(svc('b'));
+    server.update(svc('a', { x: '1' }));
+    server.update(svc('a', { [PROXY]: 'other' })); // leaves the selection
+    server.update(svc('a', { [PROXY]: 'other', y: '1' })); // invisible
+    server.update(svc('a', {})); // comes back
+    server.create({ kind: 'Node', metadata: { name: 'n1' } }); // other resource
+    server.delete(svc('b'));
+    expect(summary(await w.take(5))).toEqual(['ADDED b', 'MODIFIED a', 'DELETED a', 'ADDED a', 'DELETED b']);
+    const rvs = w.events.map((e) => Number(e.object.metadata?.resourceVersion));
+    expect(rvs).toEqual([...rvs].sort((x, y) => x - y));
+  });
+
+  it('replays history to a watch starting from an old resourceVersion', async () => {
+    server.create(svc('a'));
+    server.create(svc('b'));
+    server.delete(svc('a'));
+    const w = await watch(`${SERVICES}?watch=true&resourceVersion=1`);
+    expect(summary(await w.take(2))).toEqual(['ADDED b', 'DELETED a']);
+  });
+
+  it('starts a watch without resourceVersion with the current objects', async () => {
+    server.create(svc('a'));
+    const w = await watch(`${SERVICES}?watch=true`);
+    server.create(svc('b'));
+    expect(summary(await w.take(2))).toEqual(['ADDED a', 'ADDED b']);
+  });
+
+  it('answers 410 Gone to watches older than a compaction, and expires open watches', async () => {
+    server.create(svc('a'));
+    server.create(svc('b'));
+    const open = await watch(`${SERVICES}?watch=true&resourceVersion=2`);
+    await until(() => server.openWatches('services') === 1);
+    server.compact();
+    expect(summary(await open.take(1))).toEqual(['ERROR 410']);
+    await open.waitEnd();
+    const stale = await fetch(`${server.url}${SERVICES}?watch=true&resourceVersion=1`);
+    expect(stale.status).toBe(410);
+    expect(await stale.json()).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    const current = await watch(`${SERVICES}?watch=true&resourceVersion=2`);
+    expect(current.status).toBe(200);
+  });
+
+  it('sends bookmarks only to watches that asked for them', async () => {
+    server.create(svc('a'));
+    const withBookmarks = await watch(`${SLICES}?watch=true&resourceVersion=1&allowWatchBookmarks=true`);
+    const without = await watch(`${SLICES}?watch=true&resourceVersion=1`);
+    await until(() => server.openWatches('endpointslices') === 2);
+    server.sendBookmark();
+    server.create({ kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' } });
+    const [bookmark] = await withBookmarks.take(2);
+    expect(bookmark).toEqual({
+      type: 'BOOKMARK',
+      object: { kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1', metadata: { resourceVersion: '1' } },
+    });
+    expect(summary(await without.take(1))).toEqual(['ADDED s']);
+  });
+
+  it('drops open watch connections', async () => {
+    const w = await watch(`${SERVICES}?watch=true&resourceVersion=0`);
+    await until(() => server.openWatches() === 1);
+    expect(server.dropConnections()).toBe(1);
+    await w.waitEnd();
+    expect(server.openWatches()).toBe(0);
+  });
+
+  it('injects failures for the next matching requests and logs every request', async () => {
+    server.failNext(SERVICES, 500, { times: 2, verb: 'list' });
+    server.failNext(SERVICES, 429, { verb: 'watch' });
+    expect((await fetch(server.url + SERVICES)).status).toBe(500);
+    const throttled = await fetch(`${server.url}${SERVICES}?watch=true`);
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toBe('1');
+    expect((await fetch(server.url + SERVICES)).status).toBe(500);
+    expect((await fetch(server.url + SERVICES)).status).toBe(200);
+    expect(server.requests({ verb: 'list' }).map((r) => [r.status, r.injected])).toEqual([
+      [500, true],
+      [500, true],
+      [200, false],
+    ]);
+    const mark = server.requestMark;
+    await fetch(`${server.url}${SERVICES}?labelSelector=a`);
+    expect(server.requests({ since: mark })).toMatchObject([{ verb: 'list', resource: 'services', query: { labelSelector: 'a' } }]);
+  });
+});

@@ -1,0 +1,228 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { InjectedFailures, type FailureOptions } from './injected-failures.js';
+import { ObjectStore, type KubeObject, type StoredObject } from './object-store.js';
+import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb } from './request-log.js';
+import { parseResourcePath, type ResourcePath } from './resources.js';
+import { parseSelector, SelectorParseError, type Selector } from './selectors.js';
+import { statusObject } from './status.js';
+import { selects, WatchStream, type ObjectFilter } from './watch-stream.js';
+
+const SELECTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+
+export interface CompactOptions {
+  /** Also end every open watch with an ERROR 410 event (default true). */
+  readonly expireOpenWatches?: boolean;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 speaking enough of the Kubernetes API for list/watch clients:
+ * LIST and WATCH (with resourceVersion, label and field selectors, bookmarks, 410 Gone) and GET of
+ * one object, for Services, EndpointSlices and Nodes. Tests change objects through the methods
+ * below, and can break things on purpose: compaction, dropped connections, injected error statuses.
+ */
+export class FakeApiServer {
+  private readonly store = new ObjectStore();
+  private readonly log = new RequestLog();
+  private readonly failures = new InjectedFailures();
+  private readonly watches = new Set<WatchStream>();
+
+  private constructor(
+    private readonly server: Server,
+    /** `http://127.0.0.1:<port>` */
+    readonly url: string,
+  ) {
+    this.store.subscribe((change) => {
+      for (const w of [...this.watches]) w.offer(change);
+    });
+  }
+
+  static async start(): Promise<FakeApiServer> {
+    let instance: FakeApiServer | undefined;
+    const server = createServer((req, res) => instance?.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`);
+    return instance;
+  }
+
+  /** The current (latest) resourceVersion. */
+  get resourceVersion(): number {
+    return this.store.resourceVersion;
+  }
+
+  create(obj: KubeObject): StoredObject {
+    return this.store.create(obj);
+  }
+  update(obj: KubeObject): StoredObject {
+    return this.store.update(obj);
+  }
+  /** Create or update. */
+  apply(obj: KubeObject): StoredObject {
+    return this.store.apply(obj);
+  }
+  delete(obj: Pick<KubeObject, 'kind' | 'metadata'>): StoredObject {
+    return this.store.delete(obj);
+  }
+
+  /** Forgets the change history: a watch resuming from an older resourceVersion gets 410 Gone. */
+  compact(options: CompactOptions = {}): void {
+    this.store.compact();
+    if (options.expireOpenWatches ?? true) for (const w of [...this.watches]) w.expire();
+  }
+
+  /** Destroys every open watch connection. Returns how many there were. */
+  dropConnections(): number {
+    const open = [...this.watches];
+    for (const w of open) w.destroy();
+    return open.length;
+  }
+
+  /** The next request(s) to `path` (a path without query, e.g. `/api/v1/services`) answer `status`. */
+  failNext(path: string, status: number, options?: FailureOptions): void {
+    this.failures.add(path, status, options);
+  }
+
+  /** Sends a BOOKMARK at the current resourceVersion to every open watch that allows bookmarks. */
+  sendBookmark(): void {
+    for (const w of this.watches) w.bookmark(this.store.resourceVersion);
+  }
+
+  requests(filter?: RequestFilter): readonly RecordedRequest[] {
+    return this.log.select(filter);
+  }
+
+  /** The request log's next position, to select only requests that come later. */
+  get requestMark(): number {
+    return this.log.mark;
+  }
+
+  /** Open watches, optionally of one resource (`services`). */
+  openWatches(resource?: string): number {
+    return [...this.watches].filter((w) => resource === undefined || w.filter.resource.plural === resource).length;
+  }
+
+  async close(): Promise<void> {
+    for (const w of [...this.watches]) w.end();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', this.url);
+    const query = Object.fromEntries(url.searchParams);
+    const target = parseResourcePath(url.pathname);
+    const verb: RequestVerb =
+      req.method !== 'GET' || !target ? 'other' : target.name !== undefined ? 'get' : isWatch(query) ? 'watch' : 'list';
+    const record = (status: number, injected = false) =>
+      this.log.add({
+        method: req.method ?? '',
+        path: url.pathname,
+        query,
+        verb,
+        ...(target ? { resource: target.resource.plural } : {}),
+        status,
+        injected,
+      });
+
+    const failure = this.failures.take(url.pathname, verb);
+    if (failure) {
+      record(failure.status, true);
+      const headers = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : {};
+      return sendJson(res, failure.status, statusObject(failure.status, undefined, failure.message), headers);
+    }
+    if (!target) {
+      record(404);
+      return sendJson(res, 404, statusObject(404, undefined, `the server could not find ${url.pathname}`));
+    }
+    if (verb === 'other') {
+      record(405);
+      return sendJson(res, 405, statusObject(405, undefined, `${req.method} is not supported by the fake API server`));
+    }
+    let filter: ObjectFilter;
+    try {
+      filter = filterFor(target, query);
+    } catch (e) {
+      if (!(e instanceof SelectorParseError)) throw e;
+      record(400);
+      return sendJson(res, 400, statusObject(400, undefined, e.message));
+    }
+    if (verb === 'get') return this.get(target, record, res);
+    if (verb === 'watch') return this.watch(filter, query, record, res);
+    record(200);
+    sendJson(res, 200, {
+      kind: filter.resource.listKind,
+      apiVersion: filter.resource.apiVersion,
+      metadata: { resourceVersion: String(this.store.resourceVersion) },
+      items: this.store.list(filter.resource, filter.namespace).filter((o) => selects(filter, o)),
+    });
+  }
+
+  private get(target: ResourcePath, record: (status: number) => void, res: ServerResponse): void {
+    const obj = this.store.get(target.resource, target.namespace, target.name ?? '');
+    if (!obj) {
+      record(404);
+      return sendJson(res, 404, statusObject(404, undefined, `${target.resource.plural} "${target.name}" not found`));
+    }
+    record(200);
+    sendJson(res, 200, obj);
+  }
+
+  private watch(
+    filter: ObjectFilter,
+    query: Readonly<Record<string, string>>,
+    record: (status: number) => void,
+    res: ServerResponse,
+  ): void {
+    const from = query['resourceVersion'] ?? '';
+    const startFresh = from === '' || from === '0';
+    const replay = startFresh ? [] : this.store.changesSince(Number(from));
+    if (replay === 'expired' || (!startFresh && !/^\d+$/.test(from))) {
+      record(410);
+      const message = `too old resource version: ${from} (${this.store.resourceVersion})`;
+      return sendJson(res, 410, statusObject(410, 'Expired', message));
+    }
+    record(200);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const allowBookmarks = query['allowWatchBookmarks'] === 'true';
+    const stream = new WatchStream(res, filter, allowBookmarks, (s) => this.watches.delete(s));
+    this.watches.add(stream);
+    // A fresh watch starts with the current state as synthetic ADDED events, as the real server does.
+    if (startFresh) {
+      for (const o of this.store.list(filter.resource, filter.namespace)) if (selects(filter, o)) stream.sendAdded(o);
+    }
+    for (const change of replay) stream.offer(change);
+    const timeoutSeconds = Number(query['timeoutSeconds'] ?? 0);
+    if (timeoutSeconds > 0) {
+      const timer = setTimeout(() => stream.end(), timeoutSeconds * 1000);
+      res.on('close', () => clearTimeout(timer));
+    }
+  }
+}
+
+function isWatch(query: Readonly<Record<string, string>>): boolean {
+  return query['watch'] === 'true' || query['watch'] === '1';
+}
+
+function filterFor(target: ResourcePath, query: Readonly<Record<string, string>>): ObjectFilter {
+  const fields: Selector = parseSelector(query['fieldSelector']);
+  const unsupported = fields.find((t) => !SELECTABLE_FIELDS.has(t.key));
+  if (unsupported) throw new SelectorParseError(`field label not supported: ${unsupported.key}`);
+  return {
+    resource: target.resource,
+    ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
+    labels: parseSelector(query['labelSelector']),
+    fields,
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}

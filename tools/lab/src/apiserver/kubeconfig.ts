@@ -1,0 +1,47 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface LabKubeconfig {
+  readonly yaml: string;
+  /** A file holding `yaml`, in a fresh temporary folder. */
+  readonly path: string;
+  /** Deletes the file and its folder. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A kubeconfig pointing at a (fake) API server. The server speaks plain HTTP, which
+ * @kubernetes/client-node only accepts when `insecure-skip-tls-verify` is set.
+ */
+export function kubeconfigYaml(serverUrl: string, contextName = 'kpng-lab'): string {
+  const quoted = JSON.stringify(serverUrl);
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `- name: ${contextName}`,
+    '  cluster:',
+    `    server: ${quoted}`,
+    '    insecure-skip-tls-verify: true',
+    'users:',
+    `- name: ${contextName}`,
+    '  user:',
+    '    token: kpng-lab-token',
+    'contexts:',
+    `- name: ${contextName}`,
+    '  context:',
+    `    cluster: ${contextName}`,
+    `    user: ${contextName}`,
+    `current-context: ${contextName}`,
+    '',
+  ].join('\n');
+}
+
+export async function kubeconfigFor(server: { readonly url: string }): Promise<LabKubeconfig> {
+  const yaml = kubeconfigYaml(server.url);
+  const dir = await mkdtemp(join(tmpdir(), 'kpng-kubeconfig-'));
+  const path = join(dir, 'kubeconfig.yaml');
+  await writeFile(path, yaml, { mode: 0o600 });
+  return { yaml, path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
