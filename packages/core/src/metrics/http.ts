@@ -1,0 +1,39 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/** Small node:http helpers shared by the metrics, node health and service health servers. */
+
+export function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? '/', 'http://localhost').pathname;
+}
+
+export function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Listens, rejecting on the first error (e.g. EADDRINUSE) instead of leaving an unhandled event. */
+export function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Closes the server, dropping idle keep-alive connections so close does not hang on them. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

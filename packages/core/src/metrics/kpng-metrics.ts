@@ -1,0 +1,66 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { EXP_BUCKETS } from './buckets.js';
+
+/** kpng's own metrics: the model, the state stream and the sync loop, beyond what kube-proxy has. */
+export interface KpngMetrics {
+  readonly modelEventsTotal: Counter<'kind'>;
+  readonly modelRevisionsTotal: Counter;
+  readonly modelObjects: Gauge<'kind'>;
+  readonly streamClients: Gauge<'api'>;
+  readonly streamStatesSentTotal: Counter<'api'>;
+  readonly streamRevision: Gauge;
+  readonly syncFailuresTotal: Counter<'backend'>;
+  readonly nodeViewDuration: Histogram;
+}
+
+export function createKpngMetrics(registry: Registry): KpngMetrics {
+  const registers = [registry];
+  return {
+    modelEventsTotal: new Counter({
+      name: 'kpng_model_events_total',
+      help: 'API events received by the global model, by object kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    modelRevisionsTotal: new Counter({
+      name: 'kpng_model_revisions_total',
+      help: 'Revisions of the global model (transactions that changed at least one object hash)',
+      registers,
+    }),
+    modelObjects: new Gauge({
+      name: 'kpng_model_objects',
+      help: 'Objects held by the global model, by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    streamClients: new Gauge({
+      name: 'kpng_stream_clients',
+      help: 'Clients connected to a state stream, by API',
+      labelNames: ['api'] as const,
+      registers,
+    }),
+    streamStatesSentTotal: new Counter({
+      name: 'kpng_stream_states_sent_total',
+      help: 'Complete states sent to stream clients, by API',
+      labelNames: ['api'] as const,
+      registers,
+    }),
+    streamRevision: new Gauge({
+      name: 'kpng_stream_revision',
+      help: 'Latest revision served on the state streams',
+      registers,
+    }),
+    syncFailuresTotal: new Counter({
+      name: 'kpng_sync_failures_total',
+      help: 'Backend syncs that failed (each is retried as a full sync after syncPeriod)',
+      labelNames: ['backend'] as const,
+      registers,
+    }),
+    nodeViewDuration: new Histogram({
+      name: 'kpng_node_view_duration_seconds',
+      help: 'Time to recompute the node-local view after a model change, in seconds',
+      buckets: [...EXP_BUCKETS],
+      registers,
+    }),
+  };
+}
