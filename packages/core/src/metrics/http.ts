@@ -17,12 +17,15 @@ export function send(
   res.end(body);
 }
 
-/** Listens, rejecting on the first error (e.g. EADDRINUSE) instead of leaving an unhandled event. */
+/**
+ * Listens, rejecting on the first error (e.g. EADDRINUSE) instead of leaving an unhandled event.
+ * IPv6 hosts listen IPv6-only, so `0.0.0.0` and `::` can both be bound on one port.
+ */
 export function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (e: Error) => reject(e);
     server.once('error', onError);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ipv6Only: host.includes(':') }, () => {
       server.off('error', onError);
       resolve();
     });

@@ -1,0 +1,131 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LocalService } from '../nodeview/types.js';
+import { RecordingLogger } from '../sync/recording-logger.js';
+import { aLocalService } from '../sync/local-state-fixtures.js';
+import { ServiceHealthServers } from './service-health.js';
+
+/** A port that was free a moment ago: listen on 0, note the port, close. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+function lbLocal(name: string, port: number, localReadyEndpoints: number, overrides: Partial<LocalService> = {}): LocalService {
+  return aLocalService(name, {
+    type: 'LoadBalancer',
+    externalPolicyLocal: true,
+    externallyAccessible: true,
+    healthCheckNodePort: port,
+    localReadyEndpoints,
+    ...overrides,
+  });
+}
+
+async function probe(port: number): Promise<{ status: number; headers: Headers; body: unknown } | 'refused'> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  } catch {
+    return 'refused';
+  }
+}
+
+let servers: ServiceHealthServers | undefined;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+  for (const c of cleanups.splice(0)) await c();
+});
+
+function newServers(log = new RecordingLogger()) {
+  return (servers = new ServiceHealthServers({ addresses: ['127.0.0.1'], log }));
+}
+
+describe('ServiceHealthServers', () => {
+  it.each([
+    { name: 'local ready endpoints and a healthy proxy', endpoints: 2, proxy: true, status: 200 },
+    { name: 'no local ready endpoints', endpoints: 0, proxy: true, status: 503 },
+    { name: 'an unhealthy proxy', endpoints: 2, proxy: false, status: 503 },
+  ])('answers $status with $name', async ({ endpoints, proxy, status }) => {
+    const port = await freePort();
+    await newServers().sync([lbLocal('web', port, endpoints)], () => proxy);
+    const reply = await probe(port);
+    expect(reply).not.toBe('refused');
+    if (reply === 'refused') return;
+    expect(reply.status).toBe(status);
+    expect(reply.headers.get('content-type')).toBe('application/json');
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(reply.body).toEqual({
+      service: { namespace: 'default', name: 'web' },
+      localEndpoints: endpoints,
+      serviceProxyHealthy: proxy,
+    });
+  });
+
+  it('serves only Services with a health-check port and a Local external policy', async () => {
+    const [a, b] = [await freePort(), await freePort()];
+    const s = newServers();
+    await s.sync(
+      [
+        lbLocal('wanted', a, 1),
+        lbLocal('cluster-policy', b, 1, { externalPolicyLocal: false }),
+        lbLocal('no-port', 0, 1),
+      ],
+      () => true,
+    );
+    expect([...s.listening()]).toEqual([['default/wanted', a]]);
+    expect(await probe(b)).toBe('refused');
+  });
+
+  it('updates counts in place, closes removed Services and moves changed ports', async () => {
+    const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()];
+    const s = newServers();
+    let healthy = true;
+    await s.sync([lbLocal('a', p1, 0), lbLocal('b', p2, 1)], () => healthy);
+    expect(await probe(p1)).toMatchObject({ status: 503 });
+
+    await s.sync([lbLocal('a', p1, 3), lbLocal('b', p2, 1)], () => healthy);
+    expect(await probe(p1)).toMatchObject({ status: 200, body: { localEndpoints: 3 } });
+    healthy = false;
+    expect(await probe(p1)).toMatchObject({ status: 503, body: { serviceProxyHealthy: false } });
+
+    await s.sync([lbLocal('b', p3, 1)], () => true);
+    expect(await probe(p1)).toBe('refused');
+    expect(await probe(p2)).toBe('refused');
+    expect(await probe(p3)).toMatchObject({ status: 200, body: { service: { name: 'b' } } });
+    expect([...s.listening()]).toEqual([['default/b', p3]]);
+  });
+
+  it('logs a port it cannot open and opens it at a later sync', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    cleanups.push(() => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())));
+    const log = new RecordingLogger();
+    const s = newServers(log);
+    const other = await freePort();
+
+    await s.sync([lbLocal('busy', port, 1), lbLocal('fine', other, 1)], () => true);
+    expect(log.at('error')).toHaveLength(1);
+    expect(log.at('error')[0]!.fields).toMatchObject({ service: 'default/busy', port });
+    expect([...s.listening().keys()]).toEqual(['default/fine']);
+
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    await s.sync([lbLocal('busy', port, 1), lbLocal('fine', other, 1)], () => true);
+    expect(await probe(port)).toMatchObject({ status: 200 });
+  });
+
+  it('closes every listener on close', async () => {
+    const port = await freePort();
+    const s = newServers();
+    await s.sync([lbLocal('a', port, 1)], () => true);
+    await s.close();
+    expect(await probe(port)).toBe('refused');
+    expect(s.listening().size).toBe(0);
+  });
+});

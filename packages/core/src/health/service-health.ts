@@ -1,0 +1,136 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { ServiceKey } from '../model/types.js';
+import type { LocalService } from '../nodeview/types.js';
+import { toError } from '../util/errors.js';
+import { log as defaultLog, type Logger } from '../util/log.js';
+import { closeServer, listen, send } from '../metrics/http.js';
+
+export interface ServiceHealthServersOptions {
+  /** Where each health-check node port listens: `0.0.0.0` by default, or the `nodePortAddresses`. */
+  readonly addresses?: readonly string[];
+  readonly log?: Logger;
+}
+
+/** One Service's health-check node port: its listeners and what they report. */
+interface ServiceHealthEntry {
+  readonly port: number;
+  namespace: string;
+  name: string;
+  localEndpoints: number;
+  readonly servers: Server[];
+}
+
+const HEADERS = { 'X-Content-Type-Options': 'nosniff' };
+
+/**
+ * Per-Service health-check node port servers (observability doc section 6), for Services with
+ * `externalTrafficPolicy: Local` and a `healthCheckNodePort`. A load balancer probes the port and
+ * sends traffic only to nodes answering 200: the node has local ready endpoints and its proxy is
+ * healthy. `sync` reconciles the listeners with the node-local state after every successful sync.
+ */
+export class ServiceHealthServers {
+  private readonly entries = new Map<ServiceKey, ServiceHealthEntry>();
+  private readonly addresses: readonly string[];
+  private readonly log: Logger;
+  private proxyHealthy: () => boolean = () => true;
+  /** Syncs run one after another, so two of them never race to open the same port. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(opts: ServiceHealthServersOptions = {}) {
+    this.addresses = opts.addresses ?? ['0.0.0.0'];
+    this.log = opts.log ?? defaultLog;
+  }
+
+  /**
+   * Opens a port for every Service that needs one, closes ports no longer needed and updates the
+   * reported counts. A port that cannot be opened is logged and tried again on the next sync.
+   */
+  sync(services: readonly LocalService[], proxyHealthy: () => boolean): Promise<void> {
+    this.proxyHealthy = proxyHealthy;
+    return this.serialized(() => this.reconcile(services));
+  }
+
+  /** Service key -> health-check port, for every port currently served. */
+  listening(): ReadonlyMap<ServiceKey, number> {
+    return new Map([...this.entries].map(([key, entry]) => [key, entry.port]));
+  }
+
+  close(): Promise<void> {
+    return this.serialized(async () => {
+      const all = [...this.entries.values()];
+      this.entries.clear();
+      await Promise.all(all.map((entry) => closeAll(entry.servers)));
+    });
+  }
+
+  private async reconcile(services: readonly LocalService[]): Promise<void> {
+    const wanted = new Map(
+      services.filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0).map((s) => [s.key, s] as const),
+    );
+    const stale = [...this.entries].filter(([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port);
+    for (const [key] of stale) this.entries.delete(key);
+    await Promise.all(stale.map(([, entry]) => closeAll(entry.servers)));
+
+    const opening: Promise<void>[] = [];
+    for (const [key, svc] of wanted) {
+      const entry = this.entries.get(key);
+      if (entry) {
+        entry.namespace = svc.namespace;
+        entry.name = svc.name;
+        entry.localEndpoints = svc.localReadyEndpoints;
+      } else {
+        opening.push(this.open(svc));
+      }
+    }
+    await Promise.all(opening);
+  }
+
+  private async open(svc: LocalService): Promise<void> {
+    const entry: ServiceHealthEntry = {
+      port: svc.healthCheckNodePort,
+      namespace: svc.namespace,
+      name: svc.name,
+      localEndpoints: svc.localReadyEndpoints,
+      servers: [],
+    };
+    const results = await Promise.allSettled(
+      this.addresses.map(async (address) => {
+        const server = createServer((_req, res) => this.answer(entry, res));
+        entry.servers.push(server);
+        await listen(server, address, entry.port);
+      }),
+    );
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) {
+      this.log.error('failed to start service health check; retrying at next sync', {
+        service: svc.key,
+        port: entry.port,
+        err: toError(failure.reason),
+      });
+      await closeAll(entry.servers);
+      return;
+    }
+    this.entries.set(svc.key, entry);
+  }
+
+  private answer(entry: ServiceHealthEntry, res: ServerResponse): void {
+    const serviceProxyHealthy = this.proxyHealthy();
+    const status = entry.localEndpoints > 0 && serviceProxyHealthy ? 200 : 503;
+    const body = JSON.stringify({
+      service: { namespace: entry.namespace, name: entry.name },
+      localEndpoints: entry.localEndpoints,
+      serviceProxyHealthy,
+    });
+    send(res, status, 'application/json', body, HEADERS);
+  }
+
+  private serialized(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+}
+
+function closeAll(servers: readonly Server[]): Promise<unknown> {
+  return Promise.all(servers.map((s) => closeServer(s)));
+}
