@@ -1,0 +1,106 @@
+/**
+ * The node-local view, kept incrementally: each update recomputes only the Services the caller says
+ * changed, and reports only those whose local form really differs. At 10,000 Services the cost of
+ * one endpoint change is one Service's recomputation plus one array copy.
+ */
+import type { ModelReader } from '../model/reader.js';
+import type { NodeName, ServiceKey } from '../model/types.js';
+import { buildLocalService } from './build-local-service.js';
+import { localNodeEqual, localServiceEqual } from './equal.js';
+import { localNodeOf, nodeContextOf, sameNodeContext, type NodeContext } from './node-context.js';
+import { SortedServices } from './sorted-services.js';
+import type { LocalNode, LocalService, NodeLocalState } from './types.js';
+
+export interface NodeViewUpdate {
+  readonly state: NodeLocalState;
+  /** Services that appeared, disappeared or changed their local form in this update. */
+  readonly updatedServices: ReadonlySet<ServiceKey>;
+}
+
+export class NodeViewer {
+  readonly #nodeName: NodeName;
+  readonly #services = new SortedServices();
+  #state: NodeLocalState | undefined;
+  #context: NodeContext | undefined;
+
+  constructor(nodeName: NodeName) {
+    this.#nodeName = nodeName;
+  }
+
+  /**
+   * @param changed Services touched since the previous update (their Service or slices), or 'all'.
+   * @param nodeChanged this node's Node object changed; it is re-read (always on the first update).
+   *   A change of zone or addresses recomputes every Service, since hints and source ranges use them.
+   */
+  update(model: ModelReader, changed: ReadonlySet<ServiceKey> | 'all', nodeChanged: boolean): NodeViewUpdate {
+    const previous = this.#state;
+    const node = previous === undefined || nodeChanged ? this.#readNode(model, previous?.node) : previous.node;
+    const context = this.#context !== undefined && node === previous?.node ? this.#context : nodeContextOf(node);
+    const recomputeAll = changed === 'all' || this.#context === undefined || !sameNodeContext(context, this.#context);
+    this.#context = context;
+
+    const updated = recomputeAll ? this.#recomputeAll(model, context) : this.#recomputeSome(model, changed, context);
+
+    // Unchanged parts keep their identity, so consumers can compare states by reference.
+    const services = previous !== undefined && updated.size === 0 ? previous.services : this.#services.snapshot();
+    const state =
+      previous !== undefined && services === previous.services && node === previous.node
+        ? previous
+        : { node, services };
+    this.#state = state;
+    return { state, updatedServices: updated };
+  }
+
+  #recomputeSome(model: ModelReader, keys: Iterable<ServiceKey>, context: NodeContext): Set<ServiceKey> {
+    const updated = new Set<ServiceKey>();
+    for (const key of keys) {
+      const svc = model.service(key);
+      const next = svc === undefined ? undefined : buildLocalService(svc, model.slicesOf(key), context);
+      const current = this.#services.get(key);
+      if (next === undefined) {
+        if (this.#services.delete(key)) updated.add(key);
+      } else if (current === undefined || !localServiceEqual(current, next)) {
+        this.#services.set(next);
+        updated.add(key);
+      }
+    }
+    return updated;
+  }
+
+  /** Every Service again; previous objects are kept where equal, so identity still means "unchanged". */
+  #recomputeAll(model: ModelReader, context: NodeContext): Set<ServiceKey> {
+    const updated = new Set<ServiceKey>();
+    const kept = new Map<ServiceKey, LocalService>();
+    for (const key of model.serviceKeys()) {
+      const svc = model.service(key);
+      const next = svc === undefined ? undefined : buildLocalService(svc, model.slicesOf(key), context);
+      if (next === undefined) continue;
+      const current = this.#services.get(key);
+      if (current !== undefined && localServiceEqual(current, next)) {
+        kept.set(key, current);
+      } else {
+        kept.set(key, next);
+        updated.add(key);
+      }
+    }
+    for (const key of this.#services.keys()) if (!kept.has(key)) updated.add(key);
+    this.#services.reset(kept.values());
+    return updated;
+  }
+
+  /** The last state produced, if any. */
+  get state(): NodeLocalState | undefined {
+    return this.#state;
+  }
+
+  /** Keeps the previous LocalNode object when nothing in it changed, so identity means equality. */
+  #readNode(model: ModelReader, previous: LocalNode | undefined): LocalNode {
+    const node = localNodeOf(this.#nodeName, model.node(this.#nodeName));
+    return previous !== undefined && localNodeEqual(previous, node) ? previous : node;
+  }
+}
+
+/** The whole node-local state at once, without history (for --dry-run and tests). */
+export function computeNodeLocalState(model: ModelReader, nodeName: NodeName): NodeLocalState {
+  return new NodeViewer(nodeName).update(model, 'all', true).state;
+}
