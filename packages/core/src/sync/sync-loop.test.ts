@@ -1,0 +1,313 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProxyHealth } from '../health/proxy-health.js';
+import { createCoreMetrics } from '../metrics/core-metrics.js';
+import { serviceKey, type IPFamily, type ServiceKey } from '../model/types.js';
+import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
+import { FakeClock } from '../util/fake-clock.js';
+import type { Backend, SyncRequest } from './backend.js';
+import { aLocalEndpoint, aLocalPort, aLocalService, aNodeLocalState, familyEndpoints } from './local-state-fixtures.js';
+import { RecordingLogger } from './recording-logger.js';
+import { SyncLoop, type ServiceHealthSync } from './sync-loop.js';
+
+const MIN = 1_000;
+const SYNC_PERIOD = 30_000;
+const FULL_PERIOD = 3_600_000;
+const a = serviceKey('default', 'a');
+const b = serviceKey('default', 'b');
+
+/** A backend that records every request, takes `syncMs` of fake time and fails when told to. */
+class FakeBackend implements Backend {
+  readonly name = 'fake';
+  readonly requests: Array<SyncRequest & { readonly at: number }> = [];
+  setupCalls = 0;
+  failNext = 0;
+  syncMs = 0;
+
+  constructor(
+    private readonly clock: FakeClock,
+    readonly families: readonly IPFamily[],
+  ) {}
+
+  async setup(): Promise<void> {
+    this.setupCalls++;
+  }
+
+  async sync(req: SyncRequest): Promise<void> {
+    this.requests.push({ ...req, at: this.clock.monotonic() });
+    if (this.syncMs > 0) await new Promise<void>((r) => this.clock.setTimeout(r, this.syncMs));
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('nft: transaction failed');
+    }
+  }
+
+  async cleanup(): Promise<void> {}
+}
+
+class RecordingServiceHealth implements ServiceHealthSync {
+  readonly calls: Array<{ services: number; proxyHealthy: boolean }> = [];
+  async sync(services: NodeLocalState['services'], proxyHealthy: () => boolean): Promise<void> {
+    this.calls.push({ services: services.length, proxyHealthy: proxyHealthy() });
+  }
+}
+
+function changed(keys: ServiceKey[] | 'all', triggerTimes: Array<[ServiceKey, number[]]> = [], nodeChanged = false): StateChanges {
+  return { ...(keys === 'all' ? {} : { updatedServices: new Set(keys) }), triggerTimes: new Map(triggerTimes), nodeChanged };
+}
+
+let running: SyncLoop | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs = MIN) {
+  const clock = new FakeClock();
+  const registry = new Registry();
+  const metrics = createCoreMetrics(registry, { processMetrics: false });
+  const health = new ProxyHealth({ clock, syncPeriodMs: SYNC_PERIOD, metrics });
+  const backend = new FakeBackend(clock, families);
+  const serviceHealth = new RecordingServiceHealth();
+  const log = new RecordingLogger();
+  const loop = new SyncLoop({
+    backend,
+    clock,
+    minSyncPeriodMs,
+    syncPeriodMs: SYNC_PERIOD,
+    fullSyncPeriodMs: FULL_PERIOD,
+    metrics,
+    health,
+    serviceHealth,
+    log,
+  });
+  running = loop;
+  await loop.start();
+  /** The value of one exposed series, e.g. `kpng_sync_failures_total{backend="fake"}`. */
+  const series = async (name: string): Promise<number | undefined> => {
+    const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(name + ' '));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  };
+  const summary = () => backend.requests.map((r) => ({ at: r.at, full: r.full, revision: r.revision }));
+  return { clock, registry, metrics, health, backend, serviceHealth, log, loop, series, summary };
+}
+
+describe('SyncLoop cadence', () => {
+  it('sets the backend up and syncs the first state at once, in full', async () => {
+    const h = await setup();
+    expect(h.backend.setupCalls).toBe(1);
+    const state = aNodeLocalState([aLocalService('a')]);
+    h.loop.offer(state, changed([a]), 7);
+    await h.clock.tick(0);
+    expect(h.backend.requests).toHaveLength(1);
+    expect(h.backend.requests[0]).toMatchObject({ state, full: true, revision: 7 });
+  });
+
+  it('does nothing before the first state, even on the periodic tick', async () => {
+    const h = await setup();
+    await h.clock.tick(2 * FULL_PERIOD);
+    expect(h.backend.requests).toHaveLength(0);
+  });
+
+  it('coalesces states offered during a sync into one partial sync of the latest state', async () => {
+    const h = await setup();
+    h.backend.syncMs = 500;
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(100);
+    const latest = aNodeLocalState([aLocalService('a'), aLocalService('b')]);
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), changed([a], [[a, [10]]]), 2);
+    h.loop.offer(latest, changed([b], [[a, [11]], [b, [12]]]), 3);
+    await h.clock.tick(10_000);
+    expect(h.summary()).toEqual([
+      { at: 0, full: true, revision: 1 },
+      { at: 1500, full: false, revision: 3 },
+    ]);
+    const second = h.backend.requests[1]!;
+    expect(second.state).toBe(latest);
+    expect([...second.changes.updatedServices!].sort()).toEqual([a, b]);
+    expect(Object.fromEntries(second.changes.triggerTimes)).toEqual({ [a]: [10, 11], [b]: [12] });
+  });
+
+  it('runs a lone change at once when minSyncPeriod has passed', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(5_000);
+    h.loop.offer(aNodeLocalState(), changed([b]), 2);
+    await h.clock.tick(0);
+    expect(h.summary()).toEqual([
+      { at: 0, full: true, revision: 1 },
+      { at: 5_000, full: false, revision: 2 },
+    ]);
+  });
+
+  it.each([
+    { name: 'the node changed', changes: changed([], [], true) },
+    { name: 'every service is reported changed', changes: changed('all') },
+  ])('syncs in full when $name', async ({ changes }) => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState(), changes, 2);
+    await h.clock.tick(0);
+    expect(h.summary().map((r) => r.full)).toEqual([true, true]);
+  });
+
+  it('syncs in full once fullSyncPeriod has passed since the last full sync, and periodically', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(FULL_PERIOD - 10_000);
+    h.loop.offer(aNodeLocalState(), changed([a]), 2); // partial, restarts the periodic timer
+    await h.clock.tick(10_000);
+    h.loop.offer(aNodeLocalState(), changed([a]), 3); // a full period since the last full sync
+    await h.clock.tick(FULL_PERIOD); // nothing offered: the periodic run
+    expect(h.summary()).toEqual([
+      { at: 0, full: true, revision: 1 },
+      { at: FULL_PERIOD - 10_000, full: false, revision: 2 },
+      { at: FULL_PERIOD, full: true, revision: 3 },
+      { at: 2 * FULL_PERIOD, full: true, revision: 3 },
+    ]);
+  });
+
+  it('stops syncing after stop', async () => {
+    const h = await setup();
+    await h.loop.stop();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(FULL_PERIOD);
+    expect(h.backend.requests).toHaveLength(0);
+  });
+});
+
+describe('SyncLoop failures', () => {
+  it('counts and logs a failure and retries in full after syncPeriod with the changes kept', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN);
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState(), changed([a], [[a, [h.clock.now() - 2_000]]]), 2);
+    await h.clock.tick(0);
+    expect(await h.series('kpng_sync_failures_total{backend="fake"}')).toBe(1);
+    expect(h.log.at('error').map((r) => r.msg)).toEqual(['sync failed; retrying with a full sync']);
+    expect(h.log.at('error')[0]!.fields).toMatchObject({ revision: 2, retryInMs: SYNC_PERIOD });
+
+    await h.clock.tick(SYNC_PERIOD);
+    expect(h.summary()).toEqual([
+      { at: 0, full: true, revision: 1 },
+      { at: MIN, full: false, revision: 2 },
+      { at: MIN + SYNC_PERIOD, full: true, revision: 2 },
+    ]);
+    const retry = h.backend.requests[2]!;
+    expect([...retry.changes.updatedServices!]).toEqual([a]);
+    expect(retry.changes.triggerTimes.get(a)).toHaveLength(1);
+  });
+
+  it('keeps trigger times of a failed sync and observes them, retry delay included, on success', async () => {
+    const h = await setup();
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState(), changed([a], [[a, [h.clock.now() - 2_000]]]), 1);
+    await h.clock.tick(0);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBeUndefined();
+    await h.clock.tick(SYNC_PERIOD);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBe(1);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_sum{ip_family="IPv4"}')).toBe(32);
+  });
+
+  it('merges changes offered after a failure into the next attempt, which is full', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN);
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState(), changed([a]), 2);
+    await h.clock.tick(5_000);
+    h.loop.offer(aNodeLocalState(), changed([b]), 3);
+    await h.clock.tick(0);
+    const third = h.backend.requests[2]!;
+    expect({ full: third.full, revision: third.revision, at: third.at }).toEqual({ full: true, revision: 3, at: MIN + 5_000 });
+    expect([...third.changes.updatedServices!].sort()).toEqual([a, b]);
+  });
+});
+
+describe('SyncLoop metrics and health', () => {
+  it('observes sync durations per family, in the full or partial variant, and the last sync time', async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    h.backend.syncMs = 40;
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN + 40);
+    h.loop.offer(aNodeLocalState(), changed([a]), 2);
+    await h.clock.tick(40);
+    for (const family of ['IPv4', 'IPv6']) {
+      const l = `{ip_family="${family}"}`;
+      expect(await h.series(`kubeproxy_sync_proxy_rules_duration_seconds_count${l}`)).toBe(2);
+      expect(await h.series(`kubeproxy_sync_proxy_rules_duration_seconds_sum${l}`)).toBeCloseTo(0.08, 9);
+      expect(await h.series(`kubeproxy_sync_full_proxy_rules_duration_seconds_count${l}`)).toBe(1);
+      expect(await h.series(`kubeproxy_sync_partial_proxy_rules_duration_seconds_count${l}`)).toBe(1);
+      expect(await h.series(`kubeproxy_sync_proxy_rules_last_timestamp_seconds${l}`)).toBe(h.clock.now() / 1000);
+    }
+  });
+
+  it('sets the last queued time at start and on every offer', async () => {
+    const h = await setup();
+    const startedAt = h.clock.now() / 1000;
+    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(startedAt);
+    await h.clock.tick(7_000);
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(startedAt + 7);
+  });
+
+  it('sets the no-local-endpoints gauges from the synced state', async () => {
+    const h = await setup();
+    const dropped = aLocalService('a', {
+      internalPolicyLocal: true,
+      externalPolicyLocal: true,
+      ports: [aLocalPort('http', { IPv4: familyEndpoints([aLocalEndpoint('198.18.1.1', false)], true) }, a)],
+    });
+    h.loop.offer(aNodeLocalState([dropped]), changed([a]), 1);
+    await h.clock.tick(0);
+    expect(await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv4"}')).toBe(1);
+    expect(await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="external",ip_family="IPv4"}')).toBe(1);
+  });
+
+  it('observes one programming latency sample per trigger time, only after success', async () => {
+    const h = await setup();
+    h.backend.syncMs = 250;
+    const now = h.clock.now();
+    h.loop.offer(aNodeLocalState(), changed([a, b], [[a, [now - 1_000, now - 500]], [b, [now]]]), 1);
+    await h.clock.tick(0);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBeUndefined();
+    await h.clock.tick(250);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBe(3);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_sum{ip_family="IPv4"}')).toBeCloseTo(1.25 + 0.75 + 0.25, 9);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_bucket{le="0.25",ip_family="IPv4"}')).toBe(1);
+  });
+
+  it('turns unhealthy while a sync hangs past 2 x syncPeriod, and healthy again once it lands', async () => {
+    const h = await setup();
+    h.backend.syncMs = 100_000;
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(2 * SYNC_PERIOD - 1);
+    expect(h.health.isHealthy()).toBe(true);
+    await h.clock.tick(1);
+    expect(h.health.isHealthy()).toBe(false);
+    await h.clock.tick(100_000);
+    expect(h.health.isHealthy()).toBe(true);
+  });
+
+  it('reconciles service health ports after each successful sync only', async () => {
+    const h = await setup();
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState([aLocalService('a'), aLocalService('b')]), changed([a, b]), 1);
+    await h.clock.tick(0);
+    expect(h.serviceHealth.calls).toEqual([]);
+    await h.clock.tick(SYNC_PERIOD);
+    expect(h.serviceHealth.calls).toEqual([{ services: 2, proxyHealthy: true }]);
+  });
+
+  it('logs one info line per successful sync with counts and duration', async () => {
+    const h = await setup();
+    h.backend.syncMs = 12;
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), changed([a]), 4);
+    await h.clock.tick(12);
+    expect(h.log.at('info').map((r) => r.fields)).toEqual([
+      { revision: 4, full: true, services: 1, changedServices: 1, durationMs: 12 },
+    ]);
+  });
+});
