@@ -202,8 +202,8 @@ export interface ScaleShape {
 
 /**
  * `services` ClusterIP Services `scale/svc-<i>` (198.19.0.0/16), each with one slice of ready
- * endpoints. Pods take 10.0.0.0/8 here: 100,000 of them do not fit the lab's pod range, and this
- * model never reaches a kernel.
+ * endpoints. Pods stay in the test plan's 198.18.0.0/16; past 65,536 endpoints the addresses repeat
+ * across Services (as pods backing several Services do), never within one.
  */
 export function scaleModel(shape: ScaleShape): InMemoryModel {
   const model = new InMemoryModel();
@@ -223,5 +223,5 @@ export function scaleModel(shape: ScaleShape): InMemoryModel {
 }
 
 function podIP(index: number): string {
-  return `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
+  return `198.18.${(index >> 8) & 255}.${index & 255}`;
 }

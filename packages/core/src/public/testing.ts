@@ -1,2 +1,21 @@
 /** @kpng/core/testing: fakes and fixture builders for tests of core and of backends. */
 export { FakeClock } from '../util/fake-clock.js';
+export {
+  THIS_NODE,
+  OTHER_NODE,
+  nodeName,
+  aPort,
+  aService,
+  anEndpoint,
+  readyOn,
+  terminatingOn,
+  unreadyOn,
+  aSlice,
+  slicePort,
+  aNode,
+  InMemoryModel,
+  scaleModel,
+  type SliceSpec,
+  type NodeSpec,
+  type ScaleShape,
+} from '../nodeview/testing-fixtures.js';
