@@ -42,7 +42,8 @@ function readHintNames(fields: FieldErrors, value: unknown, path: string): reado
     const name = fields.string(hint?.['name'], fieldPath(fieldPath(path, i), 'name'), { required: true });
     if (name !== undefined) names.push(name);
   });
-  return names.length > 0 ? [...new Set(names)].sort() : undefined;
+  if (names.length <= 1) return names.length === 1 ? names : undefined;
+  return [...new Set(names)].sort();
 }
 
 function readEndpoint(fields: FieldErrors, value: unknown, at: string, family: IPFamily): EndpointModel | undefined {

@@ -26,7 +26,7 @@ export function classify(found: ManifestObject): Classified {
   const kind = textField(found.object, 'kind') ?? found.implied?.kind;
   const apiVersion = textField(found.object, 'apiVersion') ?? found.implied?.apiVersion;
   if (kind === undefined) return { kind: undefined, why: 'no kind' };
-  if (!(kind in API_VERSIONS)) return { kind: undefined, why: `kind ${kind} is not read` };
+  if (!Object.hasOwn(API_VERSIONS, kind)) return { kind: undefined, why: `kind ${kind} is not read` };
   const modelKind = kind as ObjectKind;
   // A hand-written manifest may leave apiVersion out; a different one is another API's object.
   if (apiVersion !== undefined && apiVersion !== API_VERSIONS[modelKind]) {

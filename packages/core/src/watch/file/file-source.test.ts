@@ -165,6 +165,7 @@ kind: List
 items:
 - {apiVersion: v1, kind: Service, metadata: {name: a}, spec: {clusterIP: 198.19.0.1, ports: [{port: 80}]}}
 - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {}}
+- {apiVersion: v1, kind: constructor, metadata: {name: c}}
 - {apiVersion: serving.knative.dev/v1, kind: Service, metadata: {name: k}, spec: {}}
 `;
     const typed = `apiVersion: v1
