@@ -56,9 +56,14 @@ function changed(keys: ServiceKey[] | 'all', triggerTimes: Array<[ServiceKey, nu
   return { ...(keys === 'all' ? {} : { updatedServices: new Set(keys) }), triggerTimes: new Map(triggerTimes), nodeChanged };
 }
 
-let running: SyncLoop | undefined;
+let running: { loop: SyncLoop; clock: FakeClock } | undefined;
 afterEach(async () => {
-  await running?.stop();
+  if (!running) return;
+  // stop() waits for a sync in flight, and fake syncs only end when fake time moves: move it (bounded).
+  let stopped = false;
+  const stopping = running.loop.stop().then(() => (stopped = true));
+  for (let i = 0; i < 100 && !stopped; i++) await running.clock.tick(SYNC_PERIOD);
+  await stopping;
   running = undefined;
 });
 
@@ -81,7 +86,7 @@ async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs =
     serviceHealth,
     log,
   });
-  running = loop;
+  running = { loop, clock };
   await loop.start();
   /** The value of one exposed series, e.g. `kpng_sync_failures_total{backend="fake"}`. */
   const series = async (name: string): Promise<number | undefined> => {
@@ -101,6 +106,36 @@ describe('SyncLoop cadence', () => {
     await h.clock.tick(0);
     expect(h.backend.requests).toHaveLength(1);
     expect(h.backend.requests[0]).toMatchObject({ state, full: true, revision: 7 });
+  });
+
+  it('syncs a state offered before start once started, and health sees it pending', async () => {
+    const clock = new FakeClock();
+    const backend = new FakeBackend(clock, ['IPv4']);
+    backend.syncMs = 3 * SYNC_PERIOD;
+    const health = new ProxyHealth({ clock, syncPeriodMs: SYNC_PERIOD });
+    const metrics = createCoreMetrics(new Registry(), { processMetrics: false });
+    const loop = new SyncLoop({
+      backend,
+      clock,
+      minSyncPeriodMs: MIN,
+      syncPeriodMs: SYNC_PERIOD,
+      fullSyncPeriodMs: FULL_PERIOD,
+      metrics,
+      health,
+      log: new RecordingLogger(),
+    });
+    running = { loop, clock };
+    loop.offer(aNodeLocalState(), changed([a]), 1);
+    await clock.tick(0);
+    expect(backend.requests).toHaveLength(0);
+    await loop.start();
+    await clock.tick(2 * SYNC_PERIOD - 1);
+    expect(backend.requests.map((r) => r.revision)).toEqual([1]);
+    expect(health.isHealthy()).toBe(true);
+    await clock.tick(1);
+    expect(health.isHealthy()).toBe(false); // start-up reset it, but the offer is still pending
+    await clock.tick(SYNC_PERIOD);
+    expect(health.isHealthy()).toBe(true);
   });
 
   it('does nothing before the first state, even on the periodic tick', async () => {

@@ -78,9 +78,14 @@ export class SyncLoop {
   /** Sets the backend up, then starts syncing (at once if a state was offered already). */
   async start(): Promise<void> {
     await this.opts.backend.setup?.();
-    this.markQueued();
-    // As upstream's SyncLoop: start-up counts as fresh, so health waits for a first state calmly.
-    for (const family of this.opts.backend.families) this.opts.health.updated(family);
+    const { metrics, health, clock, backend } = this.opts;
+    for (const family of backend.families) {
+      // As upstream's SyncLoop: start-up counts as fresh (so health waits calmly for a first
+      // state) and as a queued sync (the sources are syncing).
+      health.updated(family);
+      metrics.syncQueued(family, clock.now());
+      if (this.latest) health.queuedUpdate(family); // offered before start: still pending
+    }
     this.runner.start();
   }
 
