@@ -25,7 +25,9 @@ export function serializeScenario(scenario: Scenario, format: ScenarioFormat): s
   if (format === 'yaml') return toYaml(list);
   const { items, ...head } = list;
   const open = JSON.stringify({ ...head, items: [] }).slice(0, -2);
-  return `${open}\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]}\n`;
+  let text = `${open}\n`;
+  items.forEach((item, i) => (text += (i === 0 ? '' : ',\n') + JSON.stringify(item)));
+  return `${text}\n]}\n`;
 }
 
 export function formatFromPath(path: string): ScenarioFormat {
