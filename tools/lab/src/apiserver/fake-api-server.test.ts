@@ -185,6 +185,15 @@ describe('FakeApiServer', () => {
     expect(server.openWatches()).toBe(0);
   });
 
+  it('ends open watches cleanly after the events already sent', async () => {
+    const w = await watch(`${SERVICES}?watch=true&resourceVersion=0`);
+    await until(() => server.openWatches() === 1);
+    server.create(svc('a'));
+    expect(server.endWatches()).toBe(1);
+    await w.waitEnd();
+    expect(summary(w.events)).toEqual(['ADDED a']);
+  });
+
   it('injects failures for the next matching requests and logs every request', async () => {
     server.failNext(SERVICES, 500, { times: 2, verb: 'list' });
     server.failNext(SERVICES, 429, { verb: 'watch' });

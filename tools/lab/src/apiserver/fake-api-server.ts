@@ -81,6 +81,17 @@ export class FakeApiServer {
     return open.length;
   }
 
+  /**
+   * Ends every open watch cleanly, as the real API server does when a watch reaches its timeout:
+   * events already sent arrive first, and clients resume from the last resourceVersion they saw.
+   * Returns how many there were.
+   */
+  endWatches(): number {
+    const open = [...this.watches];
+    for (const w of open) w.end();
+    return open.length;
+  }
+
   /** The next request(s) to `path` (a path without query, e.g. `/api/v1/services`) answer `status`. */
   failNext(path: string, status: number, options?: FailureOptions): void {
     this.failures.add(path, status, options);
