@@ -1,0 +1,5 @@
+/** The `kube` source: Services, EndpointSlices and Nodes from the API server, via client-node informers. */
+export { KubeSource, type KubeSourceOptions } from './kube-source.js';
+export { loadKubeConfig, type KubeConfigLocation } from './load-kubeconfig.js';
+export { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL, nodeFieldSelector, proxyLabelSelector } from './selectors.js';
+export type { BackoffOptions } from './restart-backoff.js';

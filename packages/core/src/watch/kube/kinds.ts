@@ -1,0 +1,82 @@
+import {
+  type ModelEvent,
+  type NodeName,
+  type ObjectKind,
+  serviceKey,
+  sliceKey,
+} from '../../model/types.js';
+import { convertEndpointSlice, convertNode, convertService, type Converted } from '../convert/index.js';
+
+export type UpsertEvent = Extract<ModelEvent, { op: 'upsert' }>;
+
+/** What the kube source needs to know about one kind to turn raw objects into model events. */
+export interface KindAdapter {
+  readonly kind: ObjectKind;
+  /** The model key of a raw object, from its metadata alone (also for objects that fail conversion). */
+  keyOf(obj: unknown): string;
+  /** The upsert event, null when the proxy legitimately ignores the object, or the problems found. */
+  toUpsert(obj: unknown): Converted<UpsertEvent | null>;
+}
+
+function metadataOf(obj: unknown): { namespace: string; name: string } {
+  const meta = (obj as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
+  return {
+    namespace: typeof meta?.namespace === 'string' ? meta.namespace : '',
+    name: typeof meta?.name === 'string' ? meta.name : '',
+  };
+}
+
+function mapValue<T, U>(result: Converted<T>, fn: (value: T) => U): Converted<U> {
+  return result.ok ? { ok: true, value: fn(result.value) } : result;
+}
+
+export const serviceAdapter: KindAdapter = {
+  kind: 'Service',
+  keyOf: (obj) => {
+    const { namespace, name } = metadataOf(obj);
+    return serviceKey(namespace, name);
+  },
+  toUpsert: (obj) =>
+    mapValue(convertService(obj), (svc) =>
+      svc === null ? null : { kind: 'Service', op: 'upsert', key: serviceKey(svc.namespace, svc.name), object: svc },
+    ),
+};
+
+export const endpointSliceAdapter: KindAdapter = {
+  kind: 'EndpointSlice',
+  keyOf: (obj) => {
+    const { namespace, name } = metadataOf(obj);
+    return sliceKey(namespace, name);
+  },
+  toUpsert: (obj) =>
+    mapValue(convertEndpointSlice(obj), ({ slice, triggerTime }) =>
+      slice === null
+        ? null
+        : {
+            kind: 'EndpointSlice',
+            op: 'upsert',
+            key: sliceKey(slice.namespace, slice.name),
+            object: slice,
+            ...(triggerTime !== undefined ? { triggerTime } : {}),
+          },
+    ),
+};
+
+export const nodeAdapter: KindAdapter = {
+  kind: 'Node',
+  keyOf: (obj) => metadataOf(obj).name,
+  toUpsert: (obj) =>
+    mapValue(convertNode(obj), (node) => ({ kind: 'Node', op: 'upsert', key: node.name as NodeName, object: node })),
+};
+
+/** The deletion matching an accepted upsert. */
+export function deletionOf(upsert: UpsertEvent): ModelEvent {
+  switch (upsert.kind) {
+    case 'Service':
+      return { kind: 'Service', op: 'delete', key: upsert.key };
+    case 'EndpointSlice':
+      return { kind: 'EndpointSlice', op: 'delete', key: upsert.key };
+    case 'Node':
+      return { kind: 'Node', op: 'delete', key: upsert.key };
+  }
+}

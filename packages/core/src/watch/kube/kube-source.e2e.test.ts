@@ -1,0 +1,266 @@
+import { FakeApiServer, kubeconfigFor } from '@kpng/lab';
+import { Registry } from 'prom-client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { registerRestClientMetrics } from '../../metrics/rest-client.js';
+import { RecordingLogger } from '../../sync/recording-logger.js';
+import { KubeSource, type KubeSourceOptions } from './kube-source.js';
+import { loadKubeConfig } from './load-kubeconfig.js';
+import { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL } from './selectors.js';
+import { endpointSlice, node, service } from './testdata/objects.js';
+import { RecordingSink } from './testdata/recording-sink.js';
+
+/**
+ * API end-to-end: the kube source's real client-node informers against the fake API server over
+ * real HTTP (lists, watches, resourceVersions, 410 Gone, dropped connections, error statuses).
+ */
+
+const SERVICES = '/api/v1/services';
+const SLICES = '/apis/discovery.k8s.io/v1/endpointslices';
+const ALL_KINDS = ['EndpointSlice', 'Node', 'Service'];
+
+async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('kube source against the fake API server', () => {
+  let server: FakeApiServer;
+  const running: Array<() => Promise<void>> = [];
+
+  beforeEach(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((stop) => stop()));
+    await server.close();
+  });
+
+  async function start(options: Partial<Omit<KubeSourceOptions, 'kubeConfig'>> = {}) {
+    const kubeconfig = await kubeconfigFor(server);
+    const registry = new Registry();
+    const logger = new RecordingLogger();
+    const sink = new RecordingSink(() => server.requestMark);
+    const abort = new AbortController();
+    const source = new KubeSource({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
+      nodeName: 'node-a',
+      restClientMetrics: registerRestClientMetrics(registry),
+      backoff: { initialMs: 10, maxMs: 100, jitter: 0 },
+      logger,
+      ...options,
+    });
+    const run = source.run(sink, abort.signal);
+    const stop = async () => {
+      abort.abort();
+      await run;
+      await kubeconfig.remove();
+    };
+    running.push(stop);
+    return { sink, registry, logger, stop };
+  }
+
+  async function startSynced(options?: Partial<Omit<KubeSourceOptions, 'kubeConfig'>>) {
+    const started = await start(options);
+    await eventually(() => started.sink.syncs.length === 3, 'all kinds synced');
+    await eventually(() => server.openWatches() === 3, 'three watches open');
+    return started;
+  }
+
+  it('reports each kind synced only once its initial list is in the sink', async () => {
+    server.create(service('web'));
+    server.create(service('api', { ip: '198.19.0.11' }));
+    server.create(endpointSlice('web-1', 'web'));
+    server.create(node('node-a'));
+    server.create(node('node-b'));
+    server.failNext(SERVICES, 500, { verb: 'list', times: 2 });
+    const { sink, logger } = await start();
+    await eventually(() => sink.syncs.length === 3, 'all kinds synced');
+
+    expect([...sink.syncedKinds()].sort()).toEqual(ALL_KINDS);
+    const byKind = Object.fromEntries(sink.syncs.map((s) => [s.kind, s]));
+    expect(byKind['Service']?.keys).toEqual(['shop/api', 'shop/web']);
+    expect(byKind['EndpointSlice']?.keys).toEqual(['shop/web-1']);
+    expect(byKind['Node']?.keys).toEqual(['node-a']);
+    // A list arrives as one batch (one model transaction), not one per object.
+    expect(sink.batches.filter((b) => b.some((e) => e.kind === 'Service')).map((b) => b.length)).toEqual([2]);
+    // The Service sync came after the two failed lists and the successful one.
+    const serviceLists = server.requests({ verb: 'list', resource: 'services' });
+    expect(serviceLists.map((r) => r.status)).toEqual([500, 500, 200]);
+    expect(byKind['Service']?.context).toBeGreaterThan(serviceLists[2]!.seq);
+    expect(logger.at('warn').filter((r) => r.fields['kind'] === 'Service')).toHaveLength(2);
+  });
+
+  it('delivers adds, updates and deletes of every kind, batching same-turn events', async () => {
+    const { sink } = await startSynced();
+    server.create(service('web'));
+    server.create(endpointSlice('web-1', 'web'));
+    server.create(node('node-a'));
+    server.create(node('node-b')); // another node: not watched
+    await eventually(() => sink.keys().length === 3, 'three objects');
+    expect(sink.keys()).toEqual(['node-a', 'shop/web', 'shop/web-1']);
+
+    server.update(service('web', { port: 81 }));
+    server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5', '198.18.1.6'] }));
+    server.update(node('node-a', 'zone-b'));
+    await eventually(() => sink.get('Node', 'node-a')?.op === 'upsert' && JSON.stringify(sink.get('Node', 'node-a')).includes('zone-b'), 'node update');
+    await eventually(() => sink.events.length === 6, 'six events');
+    expect(sink.get('Service', 'shop/web')).toMatchObject({ object: { ports: [{ port: 81 }] } });
+    expect(sink.get('EndpointSlice', 'shop/web-1')).toMatchObject({ object: { endpoints: [{}, {}] } });
+
+    server.delete(service('web'));
+    server.delete(endpointSlice('web-1', 'web'));
+    server.delete(node('node-a'));
+    await eventually(() => sink.keys().length === 0, 'everything deleted');
+    expect(sink.events.slice(6).map((e) => `${e.op} ${e.kind}`).sort()).toEqual([
+      'delete EndpointSlice',
+      'delete Node',
+      'delete Service',
+    ]);
+  });
+
+  it('watches every node in central-core mode', async () => {
+    server.create(node('node-a'));
+    server.create(node('node-b'));
+    const { sink } = await startSynced({ allNodes: true });
+    expect(sink.keys('Node')).toEqual(['node-a', 'node-b']);
+    expect(server.requests({ verb: 'list', resource: 'nodes' })[0]?.query['fieldSelector']).toBeUndefined();
+  });
+
+  it('hides Services of another proxy until the label goes, and headless slices', async () => {
+    server.create(service('other', { labels: { [SERVICE_PROXY_NAME_LABEL]: 'foo-bar' } }));
+    server.create(endpointSlice('headless-1', 'db', { labels: { [HEADLESS_LABEL]: '' } }));
+    const { sink } = await startSynced();
+    server.create(service('marker', { ip: '198.19.0.99' }));
+    await eventually(() => sink.keys('Service').includes('shop/marker'), 'marker');
+    expect(sink.keys()).toEqual(['shop/marker']);
+
+    server.update(service('other'));
+    await eventually(() => sink.keys('Service').includes('shop/other'), 'label removed: visible');
+    server.update(service('other', { labels: { [SERVICE_PROXY_NAME_LABEL]: 'foo-bar' } }));
+    await eventually(() => !sink.keys('Service').includes('shop/other'), 'label added: gone');
+    expect(sink.keys('EndpointSlice')).toEqual([]);
+  });
+
+  it('with a service-proxy-name, sees only the Services labelled with it', async () => {
+    server.create(service('mine', { labels: { [SERVICE_PROXY_NAME_LABEL]: 'kpng-example' } }));
+    server.create(service('default-proxy', { ip: '198.19.0.11' }));
+    const { sink } = await startSynced({ serviceProxyName: 'kpng-example' });
+    expect(sink.keys('Service')).toEqual(['shop/mine']);
+  });
+
+  it('keeps the last good version when an update is invalid', async () => {
+    server.create(service('web'));
+    const { sink } = await startSynced();
+    const invalid = { ...service('web'), spec: { ...service('web').spec, ports: [{ name: 'http', port: 'eighty' }] } };
+    server.update(invalid);
+    server.create(service('marker', { ip: '198.19.0.99' }));
+    await eventually(() => sink.keys('Service').includes('shop/marker'), 'marker');
+    expect(sink.get('Service', 'shop/web')).toMatchObject({ op: 'upsert', object: { ports: [{ port: 80 }] } });
+    expect(sink.events.filter((e) => e.key === 'shop/web').map((e) => e.op)).toEqual(['upsert']);
+  });
+
+  it('relists after a 410 on an open watch and reports nothing when nothing changed', async () => {
+    server.create(service('web'));
+    server.create(endpointSlice('web-1', 'web'));
+    server.create(node('node-a'));
+    const { sink } = await startSynced();
+    const batchesBefore = sink.batches.length;
+    const mark = server.requestMark;
+
+    server.compact(); // every open watch gets an ERROR 410 event and ends
+    await eventually(() => server.requests({ verb: 'list', since: mark }).length === 3, 'three relists');
+    await eventually(() => server.openWatches() === 3, 'watches reopened');
+    server.create(service('marker', { ip: '198.19.0.99' }));
+    await eventually(() => sink.keys('Service').includes('shop/marker'), 'marker');
+
+    const newEvents = sink.batches.slice(batchesBefore).flat();
+    expect(newEvents.map((e) => `${e.op} ${e.key}`)).toEqual(['upsert shop/marker']);
+  });
+
+  it('delivers deletions of objects that vanished while the watch was gone (HTTP 410 then relist)', async () => {
+    server.create(service('web'));
+    server.create(service('api', { ip: '198.19.0.11' }));
+    const { sink } = await startSynced();
+    const mark = server.requestMark;
+
+    // In one synchronous step, so the source cannot reconnect in between.
+    server.dropConnections();
+    server.delete(service('api'));
+    server.update(service('web', { port: 81 }));
+    server.compact({ expireOpenWatches: false });
+
+    await eventually(() => !sink.keys('Service').includes('shop/api'), 'vanished Service deleted');
+    await eventually(() => (sink.get('Service', 'shop/web') as { object?: { ports?: Array<{ port: number }> } } | undefined)?.object?.ports?.[0]?.port === 81, 'update seen');
+    expect(server.requests({ verb: 'watch', resource: 'services', status: 410, since: mark }).length).toBeGreaterThan(0);
+    expect(server.requests({ verb: 'list', resource: 'services', since: mark }).length).toBeGreaterThan(0);
+  });
+
+  it('resumes after a watch timeout from its bookmark, without relisting after a compaction', async () => {
+    server.create(service('web'));
+    server.create(node('node-a'));
+    const { sink } = await startSynced();
+    const mark = server.requestMark;
+
+    // In one synchronous step: a change none of our watches selects moves the resourceVersion on,
+    // the bookmark tells every watch, history before it is compacted away, then each watch ends
+    // cleanly (the bookmark is read before the end).
+    server.create(node('node-b'));
+    const bookmarkVersion = String(server.resourceVersion);
+    server.sendBookmark();
+    server.compact({ expireOpenWatches: false });
+    server.endWatches();
+
+    await eventually(() => server.requests({ verb: 'watch', since: mark }).length === 3, 'three watches reopened');
+    server.delete(service('web'));
+    await eventually(() => !sink.keys('Service').includes('shop/web'), 'deletion after reconnect');
+    const reopened = server.requests({ verb: 'watch', since: mark });
+    expect(reopened.map((r) => [r.status, r.query['resourceVersion'], r.query['allowWatchBookmarks']])).toEqual(
+      Array.from({ length: 3 }, () => [200, bookmarkVersion, 'true']),
+    );
+    expect(server.requests({ verb: 'list', since: mark })).toEqual([]);
+  });
+
+  it('survives dropped connections and injected 500s and 429s, and counts requests by real status', async () => {
+    const { sink, registry, logger } = await startSynced();
+    server.failNext(SERVICES, 500, { verb: 'watch', times: 2 });
+    server.failNext(SLICES, 429, { verb: 'watch' });
+    server.dropConnections();
+    server.create(service('web'));
+    server.create(endpointSlice('web-1', 'web'));
+    await eventually(() => sink.keys().length === 2, 'changes made while disconnected arrive');
+    await eventually(() => server.openWatches() === 3, 'watches reopened');
+
+    server.update(service('web', { port: 81 }));
+    await eventually(() => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'), 'later change arrives');
+    expect(server.requests({ verb: 'watch', resource: 'services', status: 500 })).toHaveLength(2);
+    expect(logger.at('warn').some((r) => r.fields['statusCode'] === 500)).toBe(true);
+
+    const host = new URL(server.url).host;
+    const count = (text: string, code: string) =>
+      Number(new RegExp(`^rest_client_requests_total\\{code="${code}",method="GET",host="${host}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    // Every answer the server sent, counted by the status the client received.
+    await eventually(async () => count(await registry.metrics(), '200') === server.requests({ status: 200 }).length, 'all 200s counted');
+    const text = await registry.metrics();
+    expect(count(text, '500')).toBe(2);
+    expect(count(text, '429')).toBe(1);
+    expect(text).toContain(`rest_client_request_duration_seconds_count{verb="GET",url="${server.url}/api/v1/services"}`);
+    expect(text).toContain(`rest_client_request_duration_seconds_count{verb="GET",url="${server.url}/api/v1/nodes"}`);
+  });
+
+  it('stops: run resolves, watches close and nothing more reaches the sink', async () => {
+    const { sink, stop } = await startSynced();
+    await stop();
+    await eventually(() => server.openWatches() === 0, 'watches closed');
+    const batches = sink.batches.length;
+    server.create(service('late'));
+    server.create(service('later', { ip: '198.19.0.12' }));
+    // The server's request log shows whether anything reconnected to fetch them.
+    const mark = server.requestMark;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.requests({ since: mark })).toEqual([]);
+    expect(sink.batches.length).toBe(batches);
+  });
+});

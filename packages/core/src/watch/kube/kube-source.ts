@@ -1,0 +1,104 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { RestClientMetrics } from '../../metrics/rest-client.js';
+import type { ModelEvent } from '../../model/types.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { ErrorCodes, KpngError } from '../../util/errors.js';
+import { log, type Logger } from '../../util/log.js';
+import type { ModelSink, Source } from '../source.js';
+import { EventBatcher } from './event-batcher.js';
+import { instrumentKubeConfig } from './instrumented-kubeconfig.js';
+import { KindInformer } from './kind-informer.js';
+import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
+import type { BackoffOptions } from './restart-backoff.js';
+import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
+
+export interface KubeSourceOptions {
+  readonly kubeConfig: KubeConfig;
+  /** This node's name: only its Node object is watched. Required unless `allNodes`. */
+  readonly nodeName?: string;
+  /** Central-core mode: watch every Node. */
+  readonly allNodes?: boolean;
+  /** Consume only Services labelled `service.kubernetes.io/service-proxy-name=<this>` (semantics 2.1). */
+  readonly serviceProxyName?: string;
+  /** Observe every API request (`registerRestClientMetrics`). */
+  readonly restClientMetrics?: RestClientMetrics;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Restart backoff after informer failures; client-go's reflector values by default. */
+  readonly backoff?: BackoffOptions;
+  /** Bound on one LIST request. Default 60 s. */
+  readonly listTimeoutMs?: number;
+}
+
+const SERVICES_PATH = '/api/v1/services';
+const ENDPOINT_SLICES_PATH = '/apis/discovery.k8s.io/v1/endpointslices';
+const NODES_PATH = '/api/v1/nodes';
+
+/**
+ * The `kube` source: informers on Services, EndpointSlices and Nodes, converted into model events
+ * and handed to the sink in batches (one per event-loop turn). A kind is reported synced once its
+ * initial list has been applied.
+ */
+export class KubeSource implements Source {
+  readonly name = 'kube';
+  private readonly kubeConfig: KubeConfig;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: KubeSourceOptions) {
+    if (!options.allNodes && !options.nodeName) {
+      throw new KpngError(ErrorCodes.InvalidConfig, 'kube source: a node name is required unless watching all nodes');
+    }
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? log).with({ source: 'kube' });
+    this.kubeConfig = options.restClientMetrics
+      ? instrumentKubeConfig(options.kubeConfig, options.restClientMetrics, this.clock)
+      : options.kubeConfig;
+  }
+
+  async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal));
+    const labelSelector = proxyLabelSelector(this.options.serviceProxyName);
+    const fieldSelector = nodeFieldSelector(this.options.allNodes ? undefined : this.options.nodeName);
+    const specs = [
+      { adapter: serviceAdapter, path: SERVICES_PATH, labelSelector },
+      { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
+      { adapter: nodeAdapter, path: NODES_PATH, ...(fieldSelector !== undefined ? { fieldSelector } : {}) },
+    ];
+    const informers = specs.map(
+      (spec) =>
+        new KindInformer({
+          ...spec,
+          kubeConfig: this.kubeConfig,
+          emit: (event) => batcher.push(event),
+          onSynced: () => {
+            batcher.flush();
+            if (signal.aborted) return;
+            this.logger.info('initial list synced', { kind: spec.adapter.kind });
+            sink.synced(spec.adapter.kind);
+          },
+          stopping: signal,
+          clock: this.clock,
+          logger: this.logger,
+          ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+          listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
+        }),
+    );
+    this.logger.info('starting informers', { labelSelector, ...(fieldSelector ? { nodeFieldSelector: fieldSelector } : {}) });
+    for (const informer of informers) informer.start();
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    batcher.discard();
+    await Promise.all(informers.map((i) => i.stop()));
+    this.logger.info('stopped');
+  }
+
+  private deliver(sink: ModelSink, batch: readonly ModelEvent[], signal: AbortSignal): void {
+    if (signal.aborted) return;
+    try {
+      sink.apply(batch);
+    } catch (err) {
+      this.logger.error('model sink rejected a batch', { error: err, events: batch.length });
+    }
+  }
+}
