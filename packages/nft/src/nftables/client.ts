@@ -1,0 +1,92 @@
+import { detectCapabilities, type Capabilities } from './capabilities.js';
+import { NftError } from './errors.js';
+import { processExecer, type Execer } from './exec.js';
+import { parseListing } from './listing/parse-listing.js';
+import { sortForDump } from './canonical.js';
+import type { Nft, RunOptions } from './nft.js';
+import type { Element, Family, NftObject } from './objects/types.js';
+import { FAMILIES } from './objects/types.js';
+import { renderOperations } from './render-transaction.js';
+import { checkName } from './syntax.js';
+import { Transaction } from './transaction.js';
+
+export interface NftClientOptions {
+  /** Defaults to `processExecer` (execa). */
+  readonly execer?: Execer;
+  /** Run every nft command inside this network namespace (`ip netns exec NETNS nft …`). */
+  readonly netns?: string;
+  /** Defaults to `nft` (looked up in PATH). */
+  readonly nftPath?: string;
+}
+
+/**
+ * Creates a client after probing the host once: nft >= 1.0.1, native `destroy`, object comments.
+ * Throws `NftError` kind `not-supported` when nft is too old.
+ */
+export async function createNftClient(options: NftClientOptions = {}): Promise<NftClient> {
+  const execer = options.execer ?? processExecer;
+  const prefix = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+  const nft = (args: readonly string[]): string[] => [...prefix, options.nftPath ?? 'nft', ...args];
+  return new NftClient(execer, nft, await detectCapabilities(execer, nft));
+}
+
+/** Runs transactions through `nft -f -`, one atomic invocation per transaction. */
+export class NftClient implements Nft {
+  readonly capabilities: Capabilities;
+  readonly #execer: Execer;
+  readonly #nft: (args: readonly string[]) => string[];
+
+  constructor(execer: Execer, nft: (args: readonly string[]) => string[], capabilities: Capabilities) {
+    this.#execer = execer;
+    this.#nft = nft;
+    this.capabilities = capabilities;
+  }
+
+  newTransaction(): Transaction {
+    return new Transaction();
+  }
+
+  run(tx: Transaction, options: RunOptions = {}): Promise<void> {
+    return this.#apply(['-f', '-'], tx, options);
+  }
+
+  check(tx: Transaction, options: RunOptions = {}): Promise<void> {
+    return this.#apply(['--check', '-f', '-'], tx, options);
+  }
+
+  async listTable(family: Family, table: string, options: RunOptions = {}): Promise<readonly NftObject[]> {
+    const output = await this.#list(['-a', 'list', 'table', family, table], [['table', table]], family, options);
+    return sortForDump(parseListing(output));
+  }
+
+  async listElements(
+    family: Family,
+    table: string,
+    container: { readonly set: string } | { readonly map: string },
+    options: RunOptions = {},
+  ): Promise<readonly Element[]> {
+    const [kind, name] = 'set' in container ? ['set', container.set] as const : ['map', container.map] as const;
+    const output = await this.#list(['list', kind, family, table, name], [['table', table], [kind, name]], family, options);
+    return parseListing(output).filter((object): object is Element => object.kind === 'element');
+  }
+
+  async #apply(args: readonly string[], tx: Transaction, options: RunOptions): Promise<void> {
+    if (tx.error !== undefined) throw tx.error;
+    if (tx.size === 0) return;
+    const { text, lineOperations } = renderOperations(tx.operations, {
+      objectComments: this.capabilities.objectComments,
+      emulateDestroy: !this.capabilities.destroy,
+    });
+    const result = await this.#execer.run(this.#nft(args), text, options.signal);
+    if (result.exitCode !== 0) throw NftError.fromNft(result.stderr, lineOperations, tx.operations);
+  }
+
+  /** nft joins its arguments into one command line, so names are validated before use. */
+  async #list(args: readonly string[], names: readonly (readonly [string, string])[], family: Family, options: RunOptions): Promise<string> {
+    const problem = FAMILIES.includes(family) ? names.map(([what, name]) => checkName(what, name)).find(Boolean) : `unknown family ${family}`;
+    if (problem !== undefined) throw new NftError(problem, 'invalid', '');
+    const result = await this.#execer.run(this.#nft(args), '', options.signal);
+    if (result.exitCode !== 0) throw NftError.fromNft(result.stderr);
+    return result.stdout;
+  }
+}

@@ -1,0 +1,96 @@
+import type { Operation } from './operation.js';
+
+/**
+ * Stable error codes. Classification reads the errno text nft prints; nft never calls
+ * `setlocale`, so those strings are not translated.
+ */
+export type NftErrorKind = 'not-found' | 'exists' | 'busy' | 'not-supported' | 'invalid' | 'unknown';
+
+const ERRNO_TEXT: readonly (readonly [string, NftErrorKind])[] = [
+  ['No such file or directory', 'not-found'],
+  ['File exists', 'exists'],
+  ['Device or resource busy', 'busy'],
+  ['Operation not supported', 'not-supported'],
+];
+
+/** One `<input>:LINE:COL: Error: …` report, mapped back to the operation written on that line. */
+export interface NftFailure {
+  /** 1-based line of the transaction text; for validation errors, the operation's position. */
+  readonly line: number;
+  readonly message: string;
+  readonly operationIndex?: number;
+  readonly operation?: Operation;
+}
+
+/** nft names stdin `/dev/stdin` for `-f -` (checked on nft 1.0.6); older releases may differ. */
+const POSITION = /^([^\s:]+):(\d+):\d+(?:-\d+)?: Error: (.*)$/gm;
+
+export function classifyNftMessage(text: string): NftErrorKind {
+  const errorLine = text.split('\n').find((line) => line.includes('Error:')) ?? text;
+  return ERRNO_TEXT.find(([errno]) => errorLine.includes(errno))?.[1] ?? 'unknown';
+}
+
+/** The failure of a transaction (kernel, nft, or our own validation), with nft's stderr verbatim. */
+export class NftError extends Error {
+  override readonly name = 'NftError';
+  readonly kind: NftErrorKind;
+  /** Exactly what nft wrote to stderr (empty for validation errors). */
+  readonly stderr: string;
+  /** Every positioned error nft reported, in order. */
+  readonly failures: readonly NftFailure[];
+
+  constructor(message: string, kind: NftErrorKind, stderr: string, failures: readonly NftFailure[] = [], options?: ErrorOptions) {
+    super(message, options);
+    this.kind = kind;
+    this.stderr = stderr;
+    this.failures = failures;
+  }
+
+  /** The line of the first failing operation in the rendered transaction (1-based). */
+  get line(): number | undefined {
+    return this.failures[0]?.line;
+  }
+
+  /** The first operation nft complained about. */
+  get operation(): Operation | undefined {
+    return this.failures[0]?.operation;
+  }
+
+  /**
+   * Wraps nft's stderr. `lineOperations[i]` is the index of the operation written on line i + 1
+   * of the transaction text, so each reported line maps back to its operation.
+   */
+  static fromNft(stderr: string, lineOperations: readonly number[] = [], operations: readonly Operation[] = []): NftError {
+    const failures: NftFailure[] = [];
+    for (const match of stderr.matchAll(POSITION)) {
+      const line = Number(match[2]);
+      const operationIndex = lineOperations[line - 1];
+      const operation = operationIndex === undefined ? undefined : operations[operationIndex];
+      failures.push({
+        line,
+        message: match[3] as string,
+        ...(operationIndex === undefined ? {} : { operationIndex }),
+        ...(operation === undefined ? {} : { operation }),
+      });
+    }
+    const message = stderr.trim() === '' ? 'nft failed without an error message' : stderr.trimEnd();
+    return new NftError(message, classifyNftMessage(stderr), stderr, failures);
+  }
+
+  /** A validation failure latched by a transaction. */
+  static invalid(reason: string, operationIndex: number, operation: Operation): NftError {
+    return new NftError(reason, 'invalid', '', [{ line: operationIndex + 1, message: reason, operationIndex, operation }]);
+  }
+}
+
+export function isNftError(error: unknown): error is NftError {
+  return error instanceof NftError;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof NftError && error.kind === 'not-found';
+}
+
+export function isAlreadyExists(error: unknown): boolean {
+  return error instanceof NftError && error.kind === 'exists';
+}
