@@ -1,0 +1,57 @@
+/**
+ * Writes a sync into a transaction. Partial: new chains, element deletes, element adds, unused
+ * chains (referrers first). Full: re-declare the skeleton, flush what we own (never the
+ * kernel-written affinity set), sweep chains nobody wants, rewrite everything. Reset (first sync of
+ * an instance, or after a failure, when we cannot know what the kernel holds): the same from an
+ * empty table, dropped and recreated in the same atomic transaction.
+ */
+import type { Transaction } from '../nftables/index.js';
+import type { ChainSpec, ElementSpec, SetSpec } from '../render/types.js';
+import { chainObject, chainRef, elementObject, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
+import type { Delta } from './store.js';
+
+export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void {
+  for (const chain of delta.addChains) {
+    tx.add(chainObject(ref, chain));
+  }
+  for (const chain of delta.addChains) for (const rule of ruleObjects(ref, chain)) tx.add(rule);
+  for (const element of delta.deleteElements) tx.delete(elementObject(ref, element));
+  for (const element of delta.addElements) tx.add(elementObject(ref, element));
+  // Emptied first: kernels before 5.x, and the fake, refuse to delete a chain that has rules.
+  for (const name of delta.deleteChains) tx.flush(chainRef(ref, name));
+  for (const name of delta.deleteChains) tx.delete(chainRef(ref, name));
+}
+
+export interface FullWrite {
+  readonly sets: readonly SetSpec[];
+  /** Skeleton and dynamic chains, skeleton first. */
+  readonly chains: readonly ChainSpec[];
+  readonly elements: readonly ElementSpec[];
+  /** Dynamic chains the kernel holds that nobody wants any more (ignored on reset). */
+  readonly staleChains: readonly string[];
+  readonly reset: boolean;
+}
+
+export function writeFull(tx: Transaction, ref: TableRef, full: FullWrite): void {
+  const table = tableObject(ref);
+  tx.add(table);
+  if (full.reset) {
+    tx.delete(table);
+    tx.add(table);
+  }
+  for (const set of full.sets) tx.add(setObject(ref, set));
+  for (const chain of full.chains) tx.add(chainObject(ref, chain));
+  if (!full.reset) {
+    for (const chain of full.chains) tx.flush(chainRef(ref, chain.name));
+    for (const name of full.staleChains) tx.flush(chainRef(ref, name));
+    for (const set of full.sets) if (set.dynamic !== true) tx.flush(setObject(ref, set));
+    for (const name of full.staleChains) tx.delete(chainRef(ref, name));
+  }
+  for (const chain of full.chains) for (const rule of ruleObjects(ref, chain)) tx.add(rule);
+  for (const element of full.elements) tx.add(elementObject(ref, element));
+}
+
+/** Removes the table and everything in it, if it exists. */
+export function writeCleanup(tx: Transaction, ref: TableRef): void {
+  tx.destroy(tableObject(ref));
+}

@@ -1,0 +1,131 @@
+/**
+ * One family's table: render (full, or only the Services that changed), diff against what was
+ * applied, and write the difference into the sync's transaction. Nothing is recorded as applied
+ * until the caller says the transaction succeeded.
+ */
+import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/core';
+import { writeFull, writePartial } from '../apply/plan.js';
+import type { TableRef } from '../apply/objects.js';
+import { deltaSize, FamilyStore } from '../apply/store.js';
+import type { Transaction } from '../nftables/index.js';
+import type { NftConfig } from '../render/config.js';
+import { renderContext, sameChainRendering, type RenderContext } from '../render/context.js';
+import { familySyntax } from '../render/family.js';
+import { cidrContains } from '../render/ip.js';
+import { nodePortAddresses, renderNodeElements } from '../render/node.js';
+import { renderService } from '../render/service.js';
+import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
+import { SlotMemory } from '../render/slots.js';
+import type { FamilyRuleset } from '../render/types.js';
+
+const NODE_OWNER = '#node';
+
+export interface Planned {
+  /** Operations written for this family. */
+  readonly operations: number;
+  /** Record the plan as applied (call only after the transaction succeeded). */
+  commit(): void;
+}
+
+export class FamilyProgrammer {
+  readonly family: IPFamily;
+  readonly #config: NftConfig;
+  readonly #maps: ReadonlySet<string>;
+  #ctx: RenderContext | undefined;
+  #store = new FamilyStore();
+  readonly #slots = new SlotMemory();
+
+  constructor(config: NftConfig, family: IPFamily) {
+    this.family = family;
+    this.#config = config;
+    this.#maps = MAP_NAMES;
+  }
+
+  get ref(): TableRef {
+    return { syntax: familySyntax(this.family), table: this.#config.tableName, maps: this.#maps };
+  }
+
+  /** Everything, from scratch. `reset`: the kernel's table content is unknown; drop and recreate it. */
+  planFull(tx: Transaction, state: NodeLocalState, reset: boolean): Planned {
+    const ctx = renderContext(this.#config, this.family, state.node);
+    const store = new FamilyStore();
+    store.set(NODE_OWNER, { elements: renderNodeElements(ctx, state.node), chains: [] });
+    for (const svc of state.services) this.#renderInto(store, ctx, svc);
+    const wanted = store.wanted();
+    const wantedNames = new Set(wanted.chains.map((c) => c.name));
+    const staleChains = reset ? [] : this.#store.appliedChains().filter((name) => !wantedNames.has(name));
+    const before = tx.size;
+    writeFull(tx, this.ref, {
+      sets: skeletonSets(ctx),
+      chains: [...skeletonChains(ctx), ...wanted.chains],
+      elements: wanted.elements,
+      staleChains,
+      reset,
+    });
+    return {
+      operations: tx.size - before,
+      commit: () => {
+        store.commitAll();
+        this.#store = store;
+        this.#ctx = ctx;
+      },
+    };
+  }
+
+  /** Only the Services in `updated`; undefined when a partial sync cannot be done (caller goes full). */
+  planPartial(tx: Transaction, state: NodeLocalState, updated: ReadonlySet<ServiceKey>): Planned | undefined {
+    const previous = this.#ctx;
+    if (previous === undefined) return undefined;
+    const ctx = renderContext(this.#config, this.family, state.node);
+    if (!sameChainRendering(previous, ctx)) return undefined;
+    for (const key of updated) {
+      const svc = findService(state.services, key);
+      if (svc === undefined) {
+        this.#slots.forget(key);
+        this.#store.set(key, undefined);
+      } else {
+        this.#renderInto(this.#store, previous, svc);
+      }
+    }
+    this.#store.set(NODE_OWNER, { elements: renderNodeElements(previous, state.node), chains: [] });
+    const delta = this.#store.delta();
+    const before = tx.size;
+    if (deltaSize(delta) > 0) writePartial(tx, this.ref, delta);
+    return { operations: tx.size - before, commit: () => this.#store.commit() };
+  }
+
+  /** The table as the store knows it (what was applied, plus anything planned and not committed). */
+  ruleset(state: NodeLocalState): FamilyRuleset {
+    const ctx = this.#ctx ?? renderContext(this.#config, this.family, state.node);
+    const wanted = this.#store.wanted();
+    return { sets: skeletonSets(ctx), chains: [...skeletonChains(ctx), ...wanted.chains], elements: wanted.elements };
+  }
+
+  /** Whether `ip` is an address this family serves NodePorts on (for conntrack cleanup). */
+  nodePortAddressMatcher(state: NodeLocalState): (ip: string) => boolean {
+    const ctx = this.#ctx ?? renderContext(this.#config, this.family, state.node);
+    const cidrs = nodePortAddresses(ctx, state.node);
+    return (ip) => cidrs.some((cidr) => cidrContains(cidr, ip));
+  }
+
+  #renderInto(store: FamilyStore, ctx: RenderContext, svc: LocalService): void {
+    const slots = this.#slots.begin(svc.key);
+    const rendered = renderService(svc, ctx, slots);
+    this.#slots.remember(svc.key, slots);
+    store.set(svc.key, rendered.elements.length === 0 ? undefined : rendered);
+  }
+}
+
+/** `services` is sorted by key with `<` (core's SortedServices): binary search. */
+export function findService(services: readonly LocalService[], key: ServiceKey): LocalService | undefined {
+  let lo = 0;
+  let hi = services.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const candidate = services[mid] as LocalService;
+    if (candidate.key === key) return candidate;
+    if (candidate.key < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}

@@ -1,0 +1,144 @@
+import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { NftError, type Nft, type Transaction } from '../nftables/index.js';
+import { FakeNft } from '../nftables/testing.js';
+import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
+import { NftBackend } from './nft-backend.js';
+
+const web = (endpoints: string[]): ServiceFixture => ({
+  name: 'web',
+  clusterIPs: ['198.19.0.1'],
+  ports: [{ port: 80, nodePort: 30080 }],
+  endpoints: endpoints.map((ip) => ({ ip })),
+});
+const db: ServiceFixture = { name: 'db', clusterIPs: ['198.19.0.2'], endpoints: [{ ip: '198.18.1.9' }] };
+
+function full(state: NodeLocalState, revision = 1): SyncRequest {
+  return { state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision };
+}
+function partial(state: NodeLocalState, changed: string[], revision = 2): SyncRequest {
+  const updatedServices = new Set(changed.map((name) => serviceKey('default', name))) as ReadonlySet<ServiceKey>;
+  return { state, changes: { updatedServices, triggerTimes: new Map(), nodeChanged: false }, full: false, revision };
+}
+const lines = (tx: Transaction | undefined): string[] => (tx === undefined ? [] : tx.toString().trim().split('\n'));
+
+function backend(nft: Nft, registry?: Registry): NftBackend {
+  return new NftBackend({ nft, families: ['IPv4'], conntrack: false, ...(registry === undefined ? {} : { metrics: registry }) });
+}
+
+describe('NftBackend', () => {
+  it('first sync drops and recreates the table in one transaction', async () => {
+    const nft = new FakeNft();
+    await backend(nft).sync(full(nodeState([web(['198.18.1.1'])])));
+    const tx = lines(nft.lastTransaction);
+    expect(tx.slice(0, 3)).toEqual([
+      'add table ip kpng { comment "rules for kpng" ; }',
+      'delete table ip kpng',
+      'add table ip kpng { comment "rules for kpng" ; }',
+    ]);
+    expect(nft.findElement('ip', 'kpng', 'service-ips', ['198.19.0.1', 'tcp', '80'])?.value).toEqual(['goto pick-tcp-1']);
+  });
+
+  it('a partial sync writes only the changed elements', async () => {
+    const nft = new FakeNft();
+    const b = backend(nft);
+    await b.sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), db])));
+    await b.sync(partial(nodeState([web(['198.18.1.1', '198.18.1.3']), db]), ['web']));
+    expect(lines(nft.lastTransaction)).toEqual([
+      'delete element ip kpng hairpin { 198.18.1.2 . 198.18.1.2 }',
+      'delete element ip kpng endpoints-tcp { 198.19.0.1 . 80 . 1 }',
+      'delete element ip kpng endpoints-tcp { 0.0.0.0 . 30080 . 1 }',
+      'add element ip kpng endpoints-tcp { 198.19.0.1 . 80 . 1 : 198.18.1.3 . 8080 }',
+      'add element ip kpng endpoints-tcp { 0.0.0.0 . 30080 . 1 : 198.18.1.3 . 8080 }',
+      'add element ip kpng hairpin { 198.18.1.3 . 198.18.1.3 }',
+    ]);
+  });
+
+  it('a partial sync adds a chain for a new endpoint count and deletes the unused one', async () => {
+    const nft = new FakeNft();
+    const b = backend(nft);
+    await b.sync(full(nodeState([web(['198.18.1.1']), db])));
+    await b.sync(partial(nodeState([web(['198.18.1.1', '198.18.1.2']), db]), ['web']));
+    const tx = lines(nft.lastTransaction);
+    expect(tx.filter((l) => l.includes(' chain ') || l.startsWith('add rule'))).toEqual([
+      'add chain ip kpng pick-tcp-2',
+      'add chain ip kpng pick-tcp-np-2',
+      'add chain ip kpng external-pick-tcp-np-2',
+      'add rule ip kpng pick-tcp-2 meta l4proto tcp dnat ip to ip daddr . th dport . numgen random mod 2 map @endpoints-tcp',
+      'add rule ip kpng pick-tcp-np-2 meta l4proto tcp dnat ip to ip daddr & 0.0.0.0 . th dport . numgen random mod 2 map @endpoints-tcp',
+      'add rule ip kpng external-pick-tcp-np-2 jump mark-for-masquerade',
+      'add rule ip kpng external-pick-tcp-np-2 goto pick-tcp-np-2',
+      'flush chain ip kpng external-pick-tcp-np-1',
+      'flush chain ip kpng pick-tcp-np-1',
+      'delete chain ip kpng external-pick-tcp-np-1',
+      'delete chain ip kpng pick-tcp-np-1',
+    ]);
+    // pick-tcp-1 is still used by db.
+    expect(nft.rules('ip', 'kpng', 'pick-tcp-1')).toHaveLength(1);
+  });
+
+  it('a deleted Service leaves nothing behind', async () => {
+    const nft = new FakeNft();
+    const b = backend(nft);
+    await b.sync(full(nodeState([db])));
+    const before = nft.dump();
+    await b.sync(partial(nodeState([db, web(['198.18.1.1'])]), ['web']));
+    await b.sync(partial(nodeState([db]), ['web'], 3));
+    expect(nft.dump()).toBe(before);
+  });
+
+  it('a periodic full sync rewrites the same table and sweeps chains nobody uses', async () => {
+    const nft = new FakeNft();
+    const b = backend(nft);
+    await b.sync(full(nodeState([web(['198.18.1.1']), db])));
+    await b.sync(partial(nodeState([web(['198.18.1.1', '198.18.1.2']), db]), ['web']));
+    const afterPartial = nft.dump();
+    await b.sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), db]), 3));
+    expect(nft.dump()).toBe(afterPartial);
+    expect(lines(nft.lastTransaction)).not.toContain('delete table ip kpng');
+    const fresh = new FakeNft();
+    await backend(fresh).sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), db])));
+    expect(fresh.dump()).toBe(afterPartial);
+  });
+
+  it('a failed transaction throws, counts the failure, keeps the old table, and resets next time', async () => {
+    const fake = new FakeNft();
+    let failNext = false;
+    const nft: Nft = {
+      newTransaction: () => fake.newTransaction(),
+      run: async (tx) => {
+        if (failNext) {
+          failNext = false;
+          throw NftError.fromNft('/dev/stdin:1:1-5: Error: Could not process rule: No such file or directory\n', [0], tx.operations);
+        }
+        await fake.run(tx);
+      },
+      check: (tx) => fake.check(tx),
+      listTable: (f, t) => fake.listTable(f, t),
+      listElements: (f, t, c) => fake.listElements(f, t, c),
+    };
+    const registry = new Registry();
+    const b = backend(nft, registry);
+    await b.sync(full(nodeState([web(['198.18.1.1'])])));
+    const before = fake.dump();
+    failNext = true;
+    await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
+    expect(fake.dump()).toBe(before);
+    expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1');
+    await b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web'], 3));
+    expect(lines(fake.lastTransaction)[1]).toBe('delete table ip kpng');
+    expect(fake.findElement('ip', 'kpng', 'endpoints-tcp', ['198.19.0.1', '80', '0'])?.value).toEqual(['198.18.1.2', '8080']);
+  });
+
+  it('cleanup removes both tables and nothing else', async () => {
+    const nft = new FakeNft();
+    const other = nft.newTransaction();
+    other.add({ kind: 'table', family: 'inet', name: 'someone-else' });
+    await nft.run(other);
+    const b = new NftBackend({ nft, conntrack: false });
+    await b.sync(full(nodeState([web(['198.18.1.1', '2001:db8:1::1'])])));
+    await b.cleanup();
+    expect(nft.objects().map((o) => `${o.kind} ${o.family}`)).toEqual(['table inet']);
+  });
+});

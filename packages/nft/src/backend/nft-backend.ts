@@ -1,0 +1,156 @@
+/**
+ * The nftables backend: core's `Backend` over one table per family (`ip kpng`, `ip6 kpng`). Each
+ * sync renders what changed, diffs it against what was applied, and runs both families' changes
+ * as ONE atomic `nft -f -` transaction. A failed transaction changes nothing in the kernel; the
+ * error (nft's text, mapped to the failing operation) is logged and counted, and the next sync
+ * drops and recreates the tables from scratch. Stale UDP flows are cleaned after each success.
+ */
+import { ErrorCodes, KpngError, log as defaultLog, type Backend, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
+import { Registry } from 'prom-client';
+import { writeCleanup } from '../apply/plan.js';
+import { createNftClient, describeObject, NftError, processExecer, type Nft, type Transaction } from '../nftables/index.js';
+import { resolveConfig, type NftConfig } from '../render/config.js';
+import type { FamilyRuleset } from '../render/types.js';
+import { ConntrackTool, type ConntrackCleaner } from './conntrack/cleaner.js';
+import { FamilyProgrammer, findService, type Planned } from './family-programmer.js';
+import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
+import type { NftBackendOptions } from './options.js';
+
+export class NftBackend implements Backend {
+  readonly name = 'nft';
+  readonly families: readonly IPFamily[];
+  readonly config: NftConfig;
+  readonly #options: NftBackendOptions;
+  readonly #programmers: FamilyProgrammer[];
+  readonly #metrics: NftMetrics;
+  readonly #conntrack: ConntrackCleaner | undefined;
+  readonly #log: Logger;
+  #nft: Nft | undefined;
+  /** The kernel's table content is unknown (first sync, or after a failure): drop and recreate. */
+  #needReset = true;
+  #lastState: SyncRequest['state'] | undefined;
+
+  constructor(options: NftBackendOptions = {}) {
+    this.#options = options;
+    this.config = resolveConfig(options);
+    this.families = this.config.families;
+    this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
+    const metrics = options.metrics;
+    this.#metrics = metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createNftMetrics(metrics) : metrics;
+    this.#conntrack =
+      options.conntrack === false
+        ? undefined
+        : options.conntrack ?? new ConntrackTool({ execer: options.execer ?? processExecer, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+    this.#log = options.log ?? defaultLog.with({ backend: 'nft' });
+    this.#nft = options.nft;
+  }
+
+  async setup(): Promise<void> {
+    await this.#client();
+  }
+
+  async sync(req: SyncRequest): Promise<void> {
+    const nft = await this.#client();
+    const started = performance.now();
+    const updated = req.changes.updatedServices;
+    const tx = nft.newTransaction();
+    const reset = this.#needReset;
+    let full = req.full || reset || updated === undefined || req.changes.nodeChanged;
+    let plans: Planned[] = [];
+    if (!full && updated !== undefined) {
+      const partial = this.#programmers.map((p) => p.planPartial(tx, req.state, updated));
+      if (partial.every((p): p is Planned => p !== undefined)) plans = partial;
+      else full = true;
+    }
+    if (full) {
+      const fullTx = nft.newTransaction();
+      plans = this.#programmers.map((p) => p.planFull(fullTx, req.state, reset));
+      await this.#run(nft, fullTx);
+    } else {
+      await this.#run(nft, tx);
+    }
+    for (const plan of plans) plan.commit();
+    this.#needReset = false;
+    this.#lastState = req.state;
+    const operations = plans.reduce((sum, p) => sum + p.operations, 0);
+    this.#log.info('synced nftables', {
+      full,
+      reset: full && reset,
+      revision: req.revision,
+      services: req.state.services.length,
+      changed: full ? req.state.services.length : updated?.size ?? 0,
+      operations,
+      ms: Math.round(performance.now() - started),
+    });
+    await this.#cleanConntrack(req, full);
+  }
+
+  async cleanup(): Promise<void> {
+    const nft = await this.#client();
+    const tx = nft.newTransaction();
+    // Both families, whatever is configured now: a previous run may have programmed the other.
+    for (const family of ['IPv4', 'IPv6'] as const) {
+      writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
+    }
+    await nft.run(tx);
+    this.#needReset = true;
+  }
+
+  /** What the backend believes each family's table holds (after the last successful sync). */
+  rulesets(): Map<IPFamily, FamilyRuleset> {
+    const state = this.#lastState;
+    if (state === undefined) return new Map();
+    return new Map(this.#programmers.map((p) => [p.family, p.ruleset(state)]));
+  }
+
+  async #client(): Promise<Nft> {
+    if (this.#nft === undefined) {
+      const { execer, netns } = this.#options;
+      this.#nft = await createNftClient({ ...(execer === undefined ? {} : { execer }), ...(netns === undefined ? {} : { netns }) });
+    }
+    return this.#nft;
+  }
+
+  async #run(nft: Nft, tx: Transaction): Promise<void> {
+    if (tx.size === 0) return;
+    try {
+      await nft.run(tx);
+    } catch (e) {
+      this.#needReset = true;
+      const failed = e instanceof NftError ? e.operation : undefined;
+      const family: IPFamily | undefined = failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';
+      for (const f of family === undefined ? this.families : [family]) this.#metrics.syncFailed(f);
+      this.#log.error('nftables sync failed; the previous rules stay in place and the next sync is a full one', {
+        error: e instanceof Error ? e.message : String(e),
+        ...(e instanceof NftError && e.line !== undefined ? { line: e.line } : {}),
+        ...(failed === undefined ? {} : { operation: `${failed.verb} ${describeObject(failed.object)}` }),
+        operations: tx.size,
+      });
+      throw new KpngError(ErrorCodes.SyncFailed, `nft transaction failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+
+  async #cleanConntrack(req: SyncRequest, full: boolean): Promise<void> {
+    const cleaner = this.#conntrack;
+    if (cleaner === undefined) return;
+    const updated = req.changes.updatedServices;
+    const services = full || updated === undefined
+      ? req.state.services
+      : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
+    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
+    for (const programmer of this.#programmers) {
+      const started = performance.now();
+      try {
+        const deleted = await cleaner.clean({
+          family: programmer.family,
+          services,
+          isNodePortAddress: programmer.nodePortAddressMatcher(req.state),
+        });
+        this.#metrics.conntrackCleaned(programmer.family, deleted, (performance.now() - started) / 1000);
+      } catch (e) {
+        // The rules are in place; a leftover flow only delays the switch to a new endpoint.
+        this.#log.warn('stale conntrack cleanup failed', { family: programmer.family, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { Logger } from '@kpng/core';
+import type { Registry } from 'prom-client';
+import type { Execer, Nft } from '../nftables/index.js';
+import type { NftConfigInput } from '../render/config.js';
+import type { ConntrackCleaner } from './conntrack/cleaner.js';
+import type { NftMetrics } from './metrics.js';
+
+export interface NftBackendOptions extends NftConfigInput {
+  /** The nftables seam. Default: a real `nft` client (through `execer`, inside `netns`), created in `setup()`. */
+  readonly nft?: Nft;
+  /** Where processes (`nft`, `conntrack`) are started. Default: execa. */
+  readonly execer?: Execer;
+  /** Program the tables of this network namespace (`ip netns exec NAME …`). */
+  readonly netns?: string;
+  /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
+  readonly conntrack?: ConntrackCleaner | false;
+  /** Metrics: an NftMetrics, or a prom-client Registry to register kube-proxy's nftables metrics on. */
+  readonly metrics?: NftMetrics | Registry;
+  readonly log?: Logger;
+}

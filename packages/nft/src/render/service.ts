@@ -1,0 +1,166 @@
+/**
+ * One Service's share of a family's table: map and set elements plus the shared chains it uses.
+ * It renders core's categorised lists as they are (internal for ClusterIPs, external for
+ * NodePorts/external/LB IPs, cluster for externalTrafficPolicy Local short-circuits) and never
+ * re-derives policy.
+ */
+import type { LocalEndpoint, LocalService, LocalServicePort } from '@kpng/core';
+import type { RenderContext } from './context.js';
+import { clusterEntry, externalEntry, localEntry } from './entry.js';
+import {
+  CHAIN,
+  endpointsMap,
+  pickChain,
+  SET,
+  SHORT_CIRCUIT_OFFSET,
+  verdict,
+  type Pick,
+  type Proto,
+  type Target,
+} from './names.js';
+import { selectionChains } from './selection.js';
+import type { ServiceSlots } from './slots.js';
+import type { ChainSpec, ElementSpec } from './types.js';
+
+export interface ServiceRender {
+  readonly elements: readonly ElementSpec[];
+  /** Every chain the elements lead to, directly or through other chains; no duplicates. */
+  readonly chains: readonly ChainSpec[];
+}
+
+export const EMPTY_RENDER: ServiceRender = { elements: [], chains: [] };
+
+/** Comments are for humans reading a dump; anything nft could misread is dropped. */
+export function elementComment(text: string): string {
+  return text.replace(/[^A-Za-z0-9._:/-]/g, '').slice(0, 120);
+}
+
+const endpointId = (ep: LocalEndpoint): string => `${ep.ip}:${ep.port}`;
+
+class Builder {
+  readonly elements: ElementSpec[] = [];
+  readonly #chains = new Map<string, ChainSpec>();
+  readonly #seen = new Set<string>();
+
+  constructor(readonly ctx: RenderContext, readonly slots: ServiceSlots) {}
+
+  chain(chain: ChainSpec | undefined): void {
+    if (chain !== undefined && !this.#chains.has(chain.name)) this.#chains.set(chain.name, chain);
+  }
+
+  element(element: ElementSpec): void {
+    // A Service may name the same address twice (e.g. as external and LB IP): one element.
+    const id = `${element.container} ${element.key.join(' . ')}`;
+    if (this.#seen.has(id)) return;
+    this.#seen.add(id);
+    this.elements.push(element);
+  }
+
+  get chains(): ChainSpec[] {
+    return [...this.#chains.values()];
+  }
+}
+
+export function renderService(svc: LocalService, ctx: RenderContext, slots: ServiceSlots): ServiceRender {
+  const addresses = svc.families[ctx.syntax.family];
+  if (addresses === undefined) return EMPTY_RENDER;
+  const b = new Builder(ctx, slots);
+  b.element({ container: SET.clusterIPs, key: [addresses.clusterIP] });
+  for (const port of svc.ports) renderPort(b, svc, port);
+  return { elements: b.elements, chains: b.chains };
+}
+
+function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void {
+  const { family } = b.ctx.syntax;
+  const eps = port.endpoints[family];
+  const addresses = svc.families[family];
+  if (eps === undefined || addresses === undefined) return;
+  const proto = port.protocol.toLowerCase() as Proto;
+  const portText = String(port.port);
+  const comment = elementComment(port.key);
+  const externalIPs = [...addresses.externalIPs, ...addresses.loadBalancerIPs];
+  const vips = [addresses.clusterIP, ...externalIPs];
+
+  if (addresses.loadBalancerSourceRanges.length > 0) {
+    for (const lb of addresses.loadBalancerIPs) {
+      b.element({ container: SET.firewallIPs, key: [lb, proto, portText], comment });
+      for (const range of addresses.loadBalancerSourceRanges) {
+        b.element({ container: SET.firewallAllow, key: [lb, proto, portText, range] });
+      }
+    }
+  }
+  for (const ep of eps.allReachable) if (ep.isLocal) b.element({ container: SET.hairpin, key: [ep.ip, ep.ip] });
+
+  if (!eps.hasAnyEndpoints) {
+    const reject = [`goto ${CHAIN.reject}`];
+    for (const vip of vips) b.element({ container: SET.noEndpointServices, key: [vip, proto, portText], value: reject, comment });
+    if (port.nodePort > 0) {
+      b.element({ container: SET.noEndpointNodePorts, key: [proto, String(port.nodePort)], value: reject, comment });
+    }
+    return;
+  }
+
+  const affinity = svc.sessionAffinity.type === 'ClientIP' ? svc.sessionAffinity.timeoutSeconds : undefined;
+  const list = (name: string, endpoints: readonly LocalEndpoint[]): LocalEndpoint[] => {
+    const byId = new Map(endpoints.map((ep) => [endpointId(ep), ep]));
+    return b.slots.assign(`${port.key}|${family}|${name}`, [...byId.keys()]).map((id) => byId.get(id) as LocalEndpoint);
+  };
+  const pick = (endpoints: readonly LocalEndpoint[], nodePort: boolean, shortCircuit: boolean): Target => {
+    if (endpoints.length === 0) return 'drop';
+    const p: Pick = { proto, nodePort, shortCircuit, n: endpoints.length, ...(affinity === undefined ? {} : { affinity }) };
+    for (const chain of selectionChains(b.ctx, p)) b.chain(chain);
+    return { chain: pickChain(p) };
+  };
+  const endpointElements = (key: string, port: number, endpoints: readonly LocalEndpoint[], offset: number): void => {
+    for (const [i, ep] of endpoints.entries()) {
+      b.element({ container: endpointsMap(proto), key: [key, String(port), String(offset + i)], value: [ep.ip, String(ep.port)] });
+    }
+  };
+
+  // ClusterIP: the internal list.
+  const internal = list('internal', eps.internal);
+  const internalPick = pick(internal, false, false);
+  let clusterTarget: Target = internalPick;
+  if (internalPick !== 'drop') {
+    const entry = clusterEntry(b.ctx, internalPick.chain);
+    b.chain(entry.chain);
+    clusterTarget = entry.target;
+  }
+  b.element({ container: SET.serviceIPs, key: [addresses.clusterIP, proto, portText], value: [verdict(clusterTarget)], comment });
+  endpointElements(addresses.clusterIP, port.port, internal, 0);
+
+  if (externalIPs.length === 0 && port.nodePort === 0) return;
+  // External addresses and the NodePort: the external list, plus the cluster list for short-circuits.
+  const external = list('external', eps.external);
+  const shortCircuit = svc.externalPolicyLocal ? list('cluster', eps.cluster) : [];
+  const externalTarget = (nodePort: boolean): Target => {
+    const main = pick(external, nodePort, false);
+    if (svc.externalPolicyLocal) {
+      const viaCluster = pick(shortCircuit, nodePort, true);
+      if (main === 'drop' && viaCluster === 'drop') return 'drop';
+      const entry = localEntry(b.ctx, main, viaCluster);
+      b.chain(entry.chain);
+      return entry.target;
+    }
+    if (main === 'drop') return 'drop';
+    const entry = externalEntry(b.ctx, main.chain);
+    b.chain(entry.chain);
+    return entry.target;
+  };
+  const addExternal = (key: string, keyPort: number): void => {
+    endpointElements(key, keyPort, external, 0);
+    if (svc.externalPolicyLocal) endpointElements(key, keyPort, shortCircuit, SHORT_CIRCUIT_OFFSET);
+  };
+  if (externalIPs.length > 0) {
+    const value = [verdict(externalTarget(false))];
+    for (const vip of externalIPs) {
+      b.element({ container: SET.serviceIPs, key: [vip, proto, portText], value, comment });
+      addExternal(vip, port.port);
+    }
+  }
+  if (port.nodePort > 0) {
+    const value = [verdict(externalTarget(true))];
+    b.element({ container: SET.serviceNodePorts, key: [proto, String(port.nodePort)], value, comment });
+    addExternal(b.ctx.syntax.anyAddr, port.nodePort);
+  }
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { assignSlots, SlotMemory } from './slots.js';
+
+describe('assignSlots', () => {
+  const cases: { name: string; previous: string[] | undefined; current: string[]; expected: string[] }[] = [
+    { name: 'first time: list order', previous: undefined, current: ['a', 'b', 'c'], expected: ['a', 'b', 'c'] },
+    { name: 'unchanged', previous: ['c', 'a', 'b'], current: ['a', 'b', 'c'], expected: ['c', 'a', 'b'] },
+    { name: 'newcomer appended', previous: ['b', 'a'], current: ['a', 'b', 'c'], expected: ['b', 'a', 'c'] },
+    { name: 'last removed', previous: ['a', 'b', 'c'], current: ['a', 'b'], expected: ['a', 'b'] },
+    { name: 'middle removed: last moves in', previous: ['a', 'b', 'c', 'd'], current: ['a', 'c', 'd'], expected: ['a', 'd', 'c'] },
+    { name: 'newcomer fills the hole', previous: ['a', 'b', 'c'], current: ['a', 'x', 'c'], expected: ['a', 'x', 'c'] },
+    { name: 'two holes, one newcomer', previous: ['a', 'b', 'c', 'd'], current: ['d', 'x'], expected: ['x', 'd'] },
+    { name: 'all gone', previous: ['a', 'b'], current: [], expected: [] },
+    { name: 'first and last removed', previous: ['a', 'b', 'c', 'd'], current: ['b', 'c'], expected: ['c', 'b'] },
+  ];
+  it.each(cases)('$name', ({ previous, current, expected }) => {
+    expect(assignSlots(previous, current)).toEqual(expected);
+  });
+
+  it('always yields exactly the current members, whatever the history', () => {
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    let previous: string[] = [];
+    for (let round = 0; round < 200; round++) {
+      const current = Array.from({ length: random(8) }, () => `e${random(12)}`).filter((id, i, all) => all.indexOf(id) === i);
+      const slots = assignSlots(previous, current);
+      expect([...slots].sort()).toEqual([...current].sort());
+      // Survivors keep their slot unless they were moved into a hole (then they come from the end).
+      for (const [i, id] of previous.entries()) {
+        if (slots.includes(id) && slots.indexOf(id) !== i) expect(slots.indexOf(id)).toBeLessThan(i);
+      }
+      previous = slots;
+    }
+  });
+});
+
+describe('SlotMemory', () => {
+  it('continues per Service and list, and forgets unused lists and Services', () => {
+    const memory = new SlotMemory();
+    let slots = memory.begin('ns/a');
+    slots.assign('p|x', ['1', '2']);
+    slots.assign('p|y', ['9']);
+    memory.remember('ns/a', slots);
+    slots = memory.begin('ns/a');
+    expect(slots.assign('p|x', ['2', '3'])).toEqual(['3', '2']);
+    memory.remember('ns/a', slots); // p|y unused: forgotten
+    expect(memory.begin('ns/a').assign('p|y', ['8', '9'])).toEqual(['8', '9']);
+    memory.forget('ns/a');
+    expect(memory.size).toBe(0);
+    expect(memory.begin('ns/a').assign('p|x', ['2', '3'])).toEqual(['2', '3']);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Stable slot numbers for endpoint lists. An endpoint keeps its slot while it stays in the list:
+ * a newcomer fills a hole or is appended, and a hole left by a removal is filled by moving the
+ * last endpoint into it. So one endpoint change rewrites at most two map elements, and ClientIP
+ * affinity (which remembers slots) survives scaling, except for clients of a moved endpoint.
+ */
+
+/** `previous` and `current` hold endpoint ids (`ip:port`); the result is `current` in slot order. */
+export function assignSlots(previous: readonly string[] | undefined, current: readonly string[]): string[] {
+  if (previous === undefined || previous.length === 0) return [...current];
+  const wanted = new Set(current);
+  const slots: (string | undefined)[] = previous.map((id) => (wanted.has(id) ? id : undefined));
+  const placed = new Set(slots.filter((id): id is string => id !== undefined));
+  const newcomers = current.filter((id) => !placed.has(id));
+  let next = 0;
+  for (let i = 0; i < slots.length && next < newcomers.length; i++) {
+    if (slots[i] === undefined) slots[i] = newcomers[next++];
+  }
+  while (next < newcomers.length) slots.push(newcomers[next++]);
+  // Compact: trailing holes go, and each remaining hole takes the last endpoint.
+  const trim = (): void => {
+    while (slots.length > 0 && slots[slots.length - 1] === undefined) slots.pop();
+  };
+  trim();
+  for (let i = 0; i < slots.length; i++) {
+    if (slots[i] === undefined) {
+      slots[i] = slots.pop();
+      trim();
+    }
+  }
+  return slots as string[];
+}
+
+/** The slot orders of one Service's endpoint lists, as a render assigns them. */
+export class ServiceSlots {
+  readonly #previous: ReadonlyMap<string, readonly string[]> | undefined;
+  readonly lists = new Map<string, readonly string[]>();
+
+  constructor(previous?: ReadonlyMap<string, readonly string[]>) {
+    this.#previous = previous;
+  }
+
+  /** The slot order for `list` given its current members (endpoint ids). */
+  assign(list: string, current: readonly string[]): readonly string[] {
+    const slots = assignSlots(this.#previous?.get(list), current);
+    if (slots.length > 0) this.lists.set(list, slots);
+    return slots;
+  }
+}
+
+/** Slot assignments remembered between syncs, per Service and endpoint list. */
+export class SlotMemory {
+  readonly #services = new Map<string, ReadonlyMap<string, readonly string[]>>();
+
+  /** A fresh assignment for one Service, continuing from what was remembered. */
+  begin(service: string): ServiceSlots {
+    return new ServiceSlots(this.#services.get(service));
+  }
+
+  /** Remembers what a render assigned; lists it did not use are forgotten. */
+  remember(service: string, slots: ServiceSlots): void {
+    if (slots.lists.size === 0) this.#services.delete(service);
+    else this.#services.set(service, slots.lists);
+  }
+
+  forget(service: string): void {
+    this.#services.delete(service);
+  }
+
+  get size(): number {
+    return this.#services.size;
+  }
+}

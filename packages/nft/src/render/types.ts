@@ -1,0 +1,53 @@
+/**
+ * The rendered ruleset, as plain data: what the backend wants one family's table to contain.
+ * `render` produces it from the node-local state; the apply layer turns it into nft operations;
+ * the tracer walks it. Rule text is exactly what is sent to nft.
+ */
+import type { ChainHook, ChainType } from '../nftables/index.js';
+
+export interface ChainSpec {
+  readonly name: string;
+  /** Base chains only. */
+  readonly base?: { readonly type: ChainType; readonly hook: ChainHook; readonly priority: number };
+  readonly rules: readonly string[];
+  readonly comment?: string;
+}
+
+export interface SetSpec {
+  readonly kind: 'set' | 'map';
+  readonly name: string;
+  /** Exactly one of `type` and `typeof`. */
+  readonly type?: string;
+  readonly typeof?: string;
+  readonly flags?: readonly ('interval' | 'dynamic' | 'timeout')[];
+  readonly size?: number;
+  readonly comment: string;
+  /** Its elements are written by the kernel (the affinity set): never flushed on a resync. */
+  readonly dynamic?: boolean;
+}
+
+export interface ElementSpec {
+  /** The set or map this element belongs to. */
+  readonly container: string;
+  readonly key: readonly string[];
+  /** Map elements only. */
+  readonly value?: readonly string[];
+  readonly comment?: string;
+}
+
+/** One family's whole desired table. */
+export interface FamilyRuleset {
+  readonly sets: readonly SetSpec[];
+  readonly chains: readonly ChainSpec[];
+  readonly elements: readonly ElementSpec[];
+}
+
+/** Identity of an element within its table: container and key. */
+export function elementId(element: Pick<ElementSpec, 'container' | 'key'>): string {
+  return `${element.container} ${element.key.join(' . ')}`;
+}
+
+/** What an element holds beyond its identity; a change means delete + add. */
+export function elementValueId(element: ElementSpec): string {
+  return `${element.value?.join(' . ') ?? ''}#${element.comment ?? ''}`;
+}

@@ -1,0 +1,10 @@
+// The kernel lab (tools/lab), by path until @kpng/lab's index re-exports ./netns.
+export {
+  createNamespace,
+  kernelE2e,
+  Lab,
+  sweepLeftovers,
+  type LabPod,
+  type NetworkNamespace,
+  type ProbeResult,
+} from '../../../tools/lab/src/netns/index.js';
