@@ -107,7 +107,7 @@ function readService(r: ProtoReader, end: number): LocalService {
     const tag = r.varint();
     switch (tag) {
       case (1 << 3) | 2: key = r.string(); break;
-      case (2 << 3) | 2: namespace = r.string(); break;
+      case (2 << 3) | 2: namespace = r.repeatedString(); break;
       case (3 << 3) | 2: name = r.string(); break;
       case (4 << 3) | 0: type = r.varint(); break;
       case (5 << 3) | 2: {
@@ -208,16 +208,23 @@ function readFamilyEndpoints(r: ProtoReader, end: number): [IPFamily, FamilyEndp
     else r.skip(tag & 7);
   }
   r.finish(end);
-  const fe: FamilyEndpoints = {
-    cluster: resolve(lists[0]!, table),
-    local: resolve(lists[1]!, table),
-    internal: resolve(lists[2]!, table),
-    external: resolve(lists[3]!, table),
-    allReachable: resolve(lists[4]!, table),
-    hasAnyEndpoints,
-    serving: resolve(lists[5]!, table),
-  };
-  return [familyFromWire(family), fe];
+  // Equal index lists (internal is usually cluster or local) share one array, as on the server.
+  const resolved: (readonly LocalEndpoint[])[] = [];
+  for (let i = 0; i < lists.length; i++) {
+    const twin = lists.findIndex((other, j) => j < i && sameNumbers(other, lists[i]!));
+    resolved.push(twin >= 0 ? resolved[twin]! : resolve(lists[i]!, table));
+  }
+  const [cluster, local, internal, external, allReachable, serving] = resolved;
+  return [
+    familyFromWire(family),
+    { cluster: cluster!, local: local!, internal: internal!, external: external!, allReachable: allReachable!, hasAnyEndpoints, serving: serving! },
+  ];
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const EMPTY: readonly LocalEndpoint[] = Object.freeze([]);
@@ -251,14 +258,15 @@ function readEndpoint(r: ProtoReader, end: number): LocalEndpoint {
       case (4 << 3) | 0: serving = r.bool(); break;
       case (5 << 3) | 0: terminating = r.bool(); break;
       case (6 << 3) | 0: isLocal = r.bool(); break;
-      case (7 << 3) | 2: nodeName = r.string(); break;
-      case (8 << 3) | 2: zone = r.string(); break;
+      case (7 << 3) | 2: nodeName = r.repeatedString(); break;
+      case (8 << 3) | 2: zone = r.repeatedString(); break;
       default: r.skip(tag & 7);
     }
   }
   r.finish(end);
-  const ep: Mutable<LocalEndpoint> = { ip, port, ready, serving, terminating, isLocal };
-  if (nodeName !== undefined) ep.nodeName = nodeName;
-  if (zone !== undefined) ep.zone = zone;
-  return ep;
+  // One literal per shape: objects are created with their final hidden class.
+  if (nodeName !== undefined && zone !== undefined) return { ip, port, ready, serving, terminating, isLocal, nodeName, zone };
+  if (nodeName !== undefined) return { ip, port, ready, serving, terminating, isLocal, nodeName };
+  if (zone !== undefined) return { ip, port, ready, serving, terminating, isLocal, zone };
+  return { ip, port, ready, serving, terminating, isLocal };
 }

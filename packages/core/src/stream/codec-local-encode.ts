@@ -126,42 +126,51 @@ function writeFamilyEndpoints(w: ProtoWriter, family: number, fe: FamilyEndpoint
 
 function writeIndexes(w: ProtoWriter, field: number, list: readonly LocalEndpoint[]): void {
   if (list.length === 0) return;
-  const mark = w.fork(field);
-  for (const ep of list) w.varint(table.indexOf(ep));
-  w.join(mark);
+  w.packed(field, table.indexesOf(list));
 }
 
 /**
  * Lists each distinct endpoint once: by identity (the node viewer shares endpoint objects between
- * lists), else by content for small tables, so a view that copies objects still gets small messages
- * without a quadratic cost on very wide Services.
+ * lists, and often whole lists: `internal` is `cluster` or `local`), else by content for small
+ * tables, so a view that copies objects still gets small messages without a quadratic cost on very
+ * wide Services. Reused for every FamilyEndpoints (encoding is synchronous).
  */
 class EndpointTable {
   readonly endpoints: LocalEndpoint[] = [];
   readonly #byObject = new Map<LocalEndpoint, number>();
+  readonly #lists: { list: readonly LocalEndpoint[]; indexes: readonly number[] }[] = [];
 
   reset(): void {
     this.endpoints.length = 0;
     this.#byObject.clear();
+    this.#lists.length = 0;
   }
 
-  indexOf(ep: LocalEndpoint): number {
+  indexesOf(list: readonly LocalEndpoint[]): readonly number[] {
+    for (const seen of this.#lists) if (seen.list === list) return seen.indexes;
+    const indexes = list.map((ep) => this.#indexOf(ep));
+    this.#lists.push({ list, indexes });
+    return indexes;
+  }
+
+  #indexOf(ep: LocalEndpoint): number {
+    const eps = this.endpoints;
+    if (eps.length <= SMALL_TABLE) {
+      // Small tables: a linear scan beats hashing.
+      for (let i = 0; i < eps.length; i++) if (eps[i] === ep) return i;
+      for (let i = 0; i < eps.length; i++) if (eps[i]!.ip === ep.ip && sameEndpoint(eps[i]!, ep)) return i;
+      eps.push(ep);
+      if (eps.length > SMALL_TABLE) eps.forEach((e, i) => this.#byObject.set(e, i));
+      return eps.length - 1;
+    }
     const known = this.#byObject.get(ep);
     if (known !== undefined) return known;
-    const index = this.#twinOf(ep) ?? this.endpoints.push(ep) - 1;
-    this.#byObject.set(ep, index);
-    return index;
-  }
-
-  #twinOf(ep: LocalEndpoint): number | undefined {
-    const eps = this.endpoints;
-    if (eps.length > CONTENT_DEDUP_LIMIT) return undefined;
-    for (let i = 0; i < eps.length; i++) if (eps[i]!.ip === ep.ip && sameEndpoint(eps[i]!, ep)) return i;
-    return undefined;
+    this.#byObject.set(ep, eps.length);
+    return eps.push(ep) - 1;
   }
 }
 
-const CONTENT_DEDUP_LIMIT = 32;
+const SMALL_TABLE = 16;
 const table = new EndpointTable();
 
 function sameEndpoint(a: LocalEndpoint, b: LocalEndpoint): boolean {

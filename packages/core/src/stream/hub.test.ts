@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceKey } from '../model/types.js';
 import type { StateChanges } from '../nodeview/types.js';
 import { ErrorCodes } from '../util/errors.js';
+import type { StateConsumer } from '../runtime/core.js';
 import { StateHub } from './hub.js';
 
 const key = (s: string) => s as ServiceKey;
@@ -32,6 +33,7 @@ describe('StateHub', () => {
     const pending = hub.next({ instanceId: 'i1', revision: 2 }).then((x) => ((resolved = true), x));
     await Promise.resolve();
     expect(resolved).toBe(false);
+    expect(hub.waiting).toBe(1);
     hub.publish('s3', changed('a/y'));
     expect((await pending).revision).toBe(3);
   });
@@ -82,15 +84,25 @@ describe('StateHub', () => {
     expect(await hub.next({ instanceId: 'i2', revision: 9 })).toMatchObject({ revision: 2, full: true });
   });
 
+  it('plugs into the core as a state consumer', () => {
+    const hub = new StateHub<string>();
+    const consumer: StateConsumer<string> = hub;
+    hub.publish('s1', everything, 7);
+    expect(consumer).toBe(hub);
+    expect(hub.revision).toBe(7);
+  });
+
   it('gives each hub a random instance id', () => {
     expect(new StateHub().instanceId).not.toBe(new StateHub().instanceId);
   });
 
-  it('accepts caller revisions only when they increase', () => {
+  it('uses caller revisions, bumping any that would not increase', () => {
     const hub = new StateHub<string>();
     expect(hub.publish('s', everything, 10)).toBe(10);
-    expect(() => hub.publish('s', everything, 10)).toThrow(/does not follow/);
-    expect(hub.publish('s', everything)).toBe(11);
+    expect(hub.publish('s', everything, 10)).toBe(11);
+    expect(hub.publish('s', everything)).toBe(12);
+    expect(hub.publish('s', everything, 40)).toBe(40);
+    expect(() => hub.publish('s', everything, 1.5)).toThrow(/not an integer/);
   });
 
   it('rejects a waiting next on abort, and on close with StreamClosed', async () => {

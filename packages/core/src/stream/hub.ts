@@ -63,20 +63,27 @@ export class StateHub<S> implements StateSource<S> {
     return this.#latest?.revision ?? 0;
   }
 
+  /** `next` calls currently waiting for a newer state (clients that are up to date). */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
   get latest(): Published<S> | undefined {
     return this.#latest;
   }
 
   /**
-   * Makes `state` the current one. `changes` are relative to the previous publish. `revision`
-   * defaults to the previous one plus 1; a caller may pass its own (e.g. the model revision) as long
-   * as it increases. Returns the revision.
+   * Makes `state` the current one. `changes` are relative to the previous publish. `revision` is
+   * the caller's (e.g. the global model revision the state was computed from); one that does not
+   * exceed the current revision is bumped to current + 1, since clients only need it to grow.
+   * Returns the revision used.
    */
-  publish(state: S, changes: StateChanges, revision = this.revision + 1): number {
+  publish(state: S, changes: StateChanges, revision?: number): number {
     if (this.#closed) throw new KpngError(ErrorCodes.StreamClosed, 'state hub is closed');
-    if (!Number.isSafeInteger(revision) || revision <= this.revision) {
-      throw new KpngError(ErrorCodes.InvalidObject, `revision ${revision} does not follow ${this.revision}`);
+    if (revision !== undefined && !Number.isSafeInteger(revision)) {
+      throw new KpngError(ErrorCodes.InvalidObject, `revision ${revision} is not an integer`);
     }
+    revision = Math.max(revision ?? 0, this.revision + 1);
     this.#latest = { state, revision };
     this.#history.push({ revision, changes });
     while (this.#history.length > this.#historySize) this.#forgottenUpTo = this.#history.shift()!.revision;

@@ -1,5 +1,8 @@
 import { ErrorCodes, KpngError } from '../../util/errors.js';
+import { StringInterner } from './interner.js';
 import { WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT } from './writer.js';
+
+const interner = new StringInterner();
 
 export function malformed(what: string): KpngError {
   return new KpngError(ErrorCodes.InvalidObject, `malformed stream message: ${what}`);
@@ -58,6 +61,14 @@ export class ProtoReader {
   string(): string {
     const end = this.delimitedEnd();
     const s = decodeUtf8(this.buf, this.pos, end);
+    this.pos = end;
+    return s;
+  }
+
+  /** A string that likely repeats within the message (node names, zones): deduplicated. */
+  repeatedString(): string {
+    const end = this.delimitedEnd();
+    const s = interner.intern(this.buf, this.pos, end, decodeUtf8);
     this.pos = end;
     return s;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StringInterner } from './interner.js';
 import { ProtoReader } from './reader.js';
 import { ProtoWriter, WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, varintSize } from './writer.js';
 
@@ -81,5 +82,36 @@ describe('protobuf wire writer and reader', () => {
     expect(() => new ProtoReader(Buffer.from([0x05, 0x61])).string()).toThrow(/beyond the end/);
     expect(() => new ProtoReader(Buffer.from([0x01])).skip(WIRE_I64)).toThrow(/truncated/);
     expect(() => new ProtoReader(Buffer.from([0x01])).skip(3)).toThrow(/wire type 3/);
+  });
+});
+
+describe('StringInterner', () => {
+  const decode = (b: Buffer, s: number, e: number) => b.toString('utf8', s, e);
+
+  it('returns the same string for repeated bytes and the right string for every input', () => {
+    const interner = new StringInterner();
+    const words = ['node-1', 'node-2', 'zone-a', 'node-1', 'zöne', 'zöne', '', 'x'.repeat(40)];
+    const buf = Buffer.from(words.join(''));
+    let pos = 0;
+    const out = words.map((w) => {
+      const end = pos + Buffer.byteLength(w);
+      const s = interner.intern(buf, pos, end, decode);
+      pos = end;
+      return s;
+    });
+    expect(out).toEqual(words);
+  });
+
+  it('never confuses two strings that share a slot', () => {
+    const interner = new StringInterner();
+    const seen = new Map<string, string>();
+    for (let i = 0; i < 20_000; i++) {
+      const word = `n${i % 7000}`;
+      const b = Buffer.from(word);
+      const s = interner.intern(b, 0, b.length, decode);
+      expect(s).toBe(word);
+      seen.set(word, s);
+    }
+    expect(seen.size).toBe(7000);
   });
 });

@@ -1,0 +1,19 @@
+/**
+ * The full-state stream (ARCHITECTURE.md item 5): the in-process hub, the gRPC servers for the
+ * node-local (`kpng.localnet.v1`) and global (`kpng.global.v1`) APIs, and the client library.
+ * Candidates for `src/public/index.ts` are listed here by name.
+ */
+export { StateHub, type StateHubOptions, type ResumeToken, type Delivery, type StateSource } from './hub.js';
+export { unionChanges } from './changes.js';
+export { serveLocalState, type ServeLocalOptions } from './local-server.js';
+export { serveGlobalState } from './global-server.js';
+export { DEFAULT_HEARTBEAT_INTERVAL_MS, type ServeOptions, type StreamServer } from './stream-server.js';
+export type { StreamObserver } from './server-session.js';
+export type { StreamApi } from './service-definitions.js';
+export { DEFAULT_LOCAL_ADDRESS, parseServeAddress } from './stream-address.js';
+export { watchLocalState, watchGlobalState, watchHub, type WatchOptions } from './client.js';
+export { DEFAULT_MAX_MESSAGE_BYTES } from './grpc-source.js';
+export type { StateHandler, WatchInfo } from './consume.js';
+export { run, type RunOptions } from './run.js';
+export type { BackoffOptions } from './backoff.js';
+export { measureStream, type StreamMeasureOptions, type StreamMeasurement } from './measure.js';
