@@ -173,8 +173,27 @@ describe('node-local stream over gRPC', () => {
     const hub = new StateHub<NodeLocalState>();
     // One heartbeat when the stream opens, then silence for an hour.
     const server = h.server(await serveLocalState({ logger, hub, address: await socketAddress(), observer, heartbeatIntervalMs: 3_600_000 }));
-    h.watch((signal) => watchLocalState(server.address, () => {}, { signal, logger, idleTimeoutMs: 50, backoff: quickBackoff }));
+    const clientLog = new RecordingLogger();
+    h.watch((signal) => watchLocalState(server.address, () => {}, { signal, logger: clientLog, idleTimeoutMs: 50, backoff: quickBackoff }));
     await vi.waitFor(() => expect(connects).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
-    expect(logger.records.map((r) => r.fields['err'])).toContainEqual(expect.objectContaining({ message: 'no message from the server for 50 ms' }));
+    expect(clientLog.records.map((r) => r.fields['err'])).toContainEqual(expect.objectContaining({ message: 'no message from the server for 50 ms' }));
+  });
+});
+
+describe('server shutdown paths', () => {
+  it('ends client streams cleanly when the hub closes, and the client keeps trying', async () => {
+    let connects = 0;
+    const observer: StreamObserver = { clientConnected: () => connects++, clientDisconnected: () => {}, stateSent: () => {} };
+    const hub = new StateHub<NodeLocalState>();
+    const server = h.server(await serveLocalState({ logger, hub, address: await socketAddress(), observer }));
+    const clientLog = new RecordingLogger();
+    h.watch((signal) => watchLocalState(server.address, () => {}, { signal, logger: clientLog, backoff: quickBackoff }));
+    await vi.waitFor(() => expect(hub.waiting).toBe(1), { timeout: 10_000 });
+    hub.close();
+    await vi.waitFor(() => expect(connects).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    expect(clientLog.records.map((r) => r.fields['err'])).toContainEqual(
+      expect.objectContaining({ code: 'STREAM_CLOSED', message: 'the server ended the state stream' }),
+    );
+    expect(logger.records.filter((r) => r.level === 'warn' && r.msg === 'state stream session failed')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from '../util/log.js';
-import { toError } from '../util/errors.js';
+import { ErrorCodes, KpngError, toError } from '../util/errors.js';
 import { decodeWatchRequest, encodeHeartbeat } from './codec-envelope.js';
 import type { Delivery, ResumeToken, StateHub } from './hub.js';
 import type { StreamApi } from './service-definitions.js';
@@ -54,7 +54,9 @@ export class ServerSession<S> {
     try {
       await this.#serve();
     } catch (e) {
-      if (!this.#abort.signal.aborted) {
+      if (e instanceof KpngError && e.code === ErrorCodes.StreamClosed) {
+        this.end(); // the hub closed: the client reconnects and finds the next server
+      } else if (!this.#abort.signal.aborted) {
         ctx.log.warn('state stream session failed', { api: ctx.api, err: toError(e) });
         call.emit('error', { code: status.INTERNAL, details: toError(e).message });
       }
