@@ -26,6 +26,9 @@ export function serviceKey(namespace: string, name: string): ServiceKey {
 export function servicePortKey(svc: ServiceKey, portName: string, protocol: Protocol): ServicePortKey {
   return `${svc}:${portName}/${protocol}` as ServicePortKey;
 }
+export function nodeName(name: string): NodeName {
+  return name as NodeName;
+}
 export function sliceKey(namespace: string, name: string): SliceKey {
   return `${namespace}/${name}` as SliceKey;
 }

@@ -8,7 +8,8 @@ import { log } from '../util/log.js';
 
 /** Where the core publishes each new state (the stream hubs, an in-process sync loop...). */
 export interface StateConsumer<S> {
-  publish(state: S, changes: StateChanges): void;
+  /** `revision` is the global model's revision the state was computed from; it only grows. */
+  publish(state: S, changes: StateChanges, revision: number): void;
 }
 
 export interface CoreOptions {
@@ -51,13 +52,13 @@ export class Core {
   addLocalConsumer(consumer: StateConsumer<NodeLocalState>): () => void {
     this.#local.add(consumer);
     const state = this.state;
-    if (state) consumer.publish(state, { triggerTimes: new Map(), nodeChanged: true });
+    if (state) consumer.publish(state, { triggerTimes: new Map(), nodeChanged: true }, this.model.revision);
     return () => this.#local.delete(consumer);
   }
 
   addGlobalConsumer(consumer: StateConsumer<GlobalSnapshot>): () => void {
     this.#global.add(consumer);
-    if (this.model.allSynced) consumer.publish(this.model.snapshot(), { triggerTimes: new Map(), nodeChanged: true });
+    if (this.model.allSynced) consumer.publish(this.model.snapshot(), { triggerTimes: new Map(), nodeChanged: true }, this.model.revision);
     return () => this.#global.delete(consumer);
   }
 
@@ -65,7 +66,7 @@ export class Core {
     if (this.#global.size > 0) {
       const snapshot = this.model.snapshot();
       const globalChanges: StateChanges = { updatedServices: changes.services, triggerTimes: changes.triggerTimes, nodeChanged: changes.nodes.size > 0 };
-      for (const c of this.#global) c.publish(snapshot, globalChanges);
+      for (const c of this.#global) c.publish(snapshot, globalChanges, changes.revision);
     }
 
     const first = !this.#published;
@@ -85,7 +86,7 @@ export class Core {
       nodeChanged,
     };
     log.debug(2, 'node-local state updated', { revision: changes.revision, services: state.services.length, updated: updatedServices.size });
-    for (const c of this.#local) c.publish(state, localChanges);
+    for (const c of this.#local) c.publish(state, localChanges, changes.revision);
   }
 
   #lastNode: NodeLocalState['node'] | undefined;

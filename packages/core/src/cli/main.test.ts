@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from './main.js';
+
+const EXAMPLE = new URL('../../../../examples/cluster.yaml', import.meta.url).pathname;
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+  return { out: () => out.join(''), err: () => err.join('') };
+}
+
+describe('kpng main', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('--dry-run prints the node-local state of the example cluster as JSON', async () => {
+    const io = capture();
+    const code = await main(['--dry-run', '--file', EXAMPLE, '--node-name', 'node-a', '-o', 'json'], {});
+    expect(code).toBe(0);
+    const state = JSON.parse(io.out());
+    expect(state.node.name).toBe('node-a');
+    expect(state.services.map((s: { key: string }) => s.key)).toEqual([
+      'default/kubernetes',
+      'kube-system/kube-dns',
+      'shop/cart',
+      'shop/checkout',
+      'shop/frontend',
+      'shop/inventory',
+    ]);
+  });
+
+  it('with no cluster configured, uses the example cluster as node-a', async () => {
+    const io = capture();
+    const code = await main(['--dry-run'], { HOME: '/nonexistent' });
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/^node node-a \(zone zone-a\): 6 services/);
+    expect(io.err()).toMatch(/no cluster configured: the example cluster/);
+  });
+
+  it.each([
+    [['--bogus'], /kpng: Unknown option '--bogus'/],
+    [['--sync-period', 'x'], /kpng: --sync-period: invalid duration "x"/],
+    [['--output', 'xml'], /kpng: --output: must be one of summary, json, yaml/],
+  ])('rejects bad flags with exit code 2: %j', async (argv, message) => {
+    const io = capture();
+    expect(await main(argv, {})).toBe(2);
+    expect(io.err()).toMatch(message);
+  });
+
+  it('prints usage and version', async () => {
+    const io = capture();
+    expect(await main(['--help'], {})).toBe(0);
+    expect(await main(['--version'], {})).toBe(0);
+    expect(io.out()).toMatch(/Usage: kpng \[run\] \[flags\]/);
+    expect(io.out()).toMatch(/kpng \d+\.\d+\.\d+/);
+  });
+});

@@ -1,0 +1,83 @@
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import { nodeName, serviceKey, sliceKey, type ModelEvent, type ObjectKind, type ServiceKey } from '../../model/types.js';
+import { watchGlobalState, type WatchOptions } from '../../stream/client.js';
+import { log as defaultLog, type Logger } from '../../util/log.js';
+import type { ModelSink, Source } from '../source.js';
+
+export interface ApiSourceOptions {
+  /** The central core's global stream: `host:port` or `unix:///path`. */
+  readonly address: string;
+  readonly watch?: Omit<WatchOptions, 'signal'>;
+  readonly log?: Logger;
+}
+
+/**
+ * The `api` source (central-core mode): consumes another core's global model and feeds this
+ * process's model with it. Each complete state is turned into upserts for the objects whose
+ * decoded form changed (the client keeps unchanged objects identical) and deletes for the ones
+ * that vanished, so the local model and its revisions move only with real changes.
+ */
+export class ApiSource implements Source {
+  readonly name = 'api';
+  readonly #delivered = new Map<string, unknown>();
+
+  constructor(private readonly options: ApiSourceOptions) {}
+
+  async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
+    const log = (this.options.log ?? defaultLog).with({ source: 'api', address: this.options.address });
+    let synced = false;
+    await watchGlobalState(
+      this.options.address,
+      (snapshot, info) => {
+        const events = this.#diff(snapshot, info.changes.triggerTimes);
+        log.debug(2, 'global state received', { revision: info.revision, events: events.length, full: info.full });
+        if (events.length > 0) sink.apply(events);
+        if (!synced) {
+          synced = true;
+          for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) sink.synced(kind);
+        }
+      },
+      { ...this.options.watch, signal },
+    );
+  }
+
+  /** `triggerTimes`: per Service, carried over to its changed slices so node agents observe programming latency too. */
+  #diff(snapshot: GlobalSnapshot, triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    const seen = new Set<string>();
+    const visit = (id: string, object: unknown, upsert: () => ModelEvent) => {
+      seen.add(id);
+      if (this.#delivered.get(id) === object) return;
+      this.#delivered.set(id, object);
+      events.push(upsert());
+    };
+    for (const s of snapshot.services) {
+      const key = serviceKey(s.namespace, s.name);
+      visit(`Service/${key}`, s, () => ({ kind: 'Service', op: 'upsert', key, object: s }));
+    }
+    for (const s of snapshot.endpointSlices) {
+      const key = sliceKey(s.namespace, s.name);
+      const times = triggerTimes.get(serviceKey(s.namespace, s.serviceName));
+      const triggerTime = times && times.length > 0 ? Math.max(...times) : undefined;
+      visit(`EndpointSlice/${key}`, s, () => ({
+        kind: 'EndpointSlice',
+        op: 'upsert',
+        key,
+        object: s,
+        ...(triggerTime !== undefined ? { triggerTime } : {}),
+      }));
+    }
+    for (const n of snapshot.nodes) {
+      visit(`Node/${n.name}`, n, () => ({ kind: 'Node', op: 'upsert', key: nodeName(n.name), object: n }));
+    }
+    for (const id of [...this.#delivered.keys()]) {
+      if (seen.has(id)) continue;
+      this.#delivered.delete(id);
+      const slash = id.indexOf('/');
+      const kind = id.slice(0, slash) as ObjectKind;
+      const key = id.slice(slash + 1);
+      events.push({ kind, op: 'delete', key } as ModelEvent);
+    }
+    return events;
+  }
+}

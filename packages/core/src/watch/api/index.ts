@@ -1,0 +1,1 @@
+export { ApiSource, type ApiSourceOptions } from './api-source.js';
