@@ -57,3 +57,43 @@ export { createLogger, configureLogging, log, type Logger, type LogFields } from
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
 export { parseDuration, formatDuration } from '../util/duration.js';
 export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
+
+// Sources
+export { KubeSource, loadKubeConfig, type KubeSourceOptions, type KubeConfigLocation } from '../watch/kube/index.js';
+export { FileSource, type FileSourceOptions } from '../watch/file/index.js';
+export { ApiSource, type ApiSourceOptions } from '../watch/api/index.js';
+export { convertService, convertEndpointSlice, convertNode, type Converted } from '../watch/convert/index.js';
+export { parseIP, formatIP, canonicalIP, parseCIDR, canonicalCIDR, cidrContains, ipFamilyOf } from '../watch/convert/index.js';
+
+// Running a kpng process
+export { runKpng, type KpngConfig, type RunningKpng } from '../runtime/run-kpng.js';
+export { attachStreamServers, type StreamListenOptions } from '../runtime/attach-streams.js';
+export { SyncLoop, type SyncLoopOptions } from '../sync/sync-loop.js';
+export { WorkQueue } from '../sync/workqueue.js';
+export { RateLimitingQueue } from '../sync/rate-limiting-queue.js';
+export { defaultControllerRateLimiter } from '../sync/rate-limiter.js';
+
+// The full-state stream and its client library
+export {
+  StateHub,
+  serveLocalState,
+  serveGlobalState,
+  watchLocalState,
+  watchGlobalState,
+  watchHub,
+  run,
+  measureStream,
+  DEFAULT_LOCAL_ADDRESS,
+  type ResumeToken,
+  type Delivery,
+  type StateSource,
+  type StreamServer,
+  type StateHandler,
+  type WatchInfo,
+  type WatchOptions,
+  type RunOptions,
+} from '../stream/index.js';
+
+// Metrics and health (kube-proxy compatible)
+export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
+export { ProxyHealth, startHealthServer, ServiceHealthServers } from '../health/index.js';
