@@ -41,17 +41,15 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * chain, keeping their order within the chain (it is meaningful).
  */
 export function sortForDump(objects: readonly NftObject[]): NftObject[] {
-  const tableOrder = (object: NftObject): string =>
-    object.kind === 'table' ? `${object.family} ${object.name}` : `${object.family} ${object.table}`;
-  return objects
-    .map((object, position) => ({ object, position }))
-    .sort((a, b) =>
-      compare(tableOrder(a.object), tableOrder(b.object)) ||
-      KIND_ORDER.indexOf(a.object.kind) - KIND_ORDER.indexOf(b.object.kind) ||
-      compare(sortKey(a.object), sortKey(b.object)) ||
-      a.position - b.position,
-    )
-    .map(({ object }) => object);
+  const keyed = objects.map((object, position) => ({
+    object,
+    position,
+    table: object.kind === 'table' ? `${object.family} ${object.name}` : `${object.family} ${object.table}`,
+    kind: KIND_ORDER.indexOf(object.kind),
+    key: sortKey(object),
+  }));
+  keyed.sort((a, b) => compare(a.table, b.table) || a.kind - b.kind || compare(a.key, b.key) || a.position - b.position);
+  return keyed.map(({ object }) => object);
 }
 
 /** Rules without their handle or position: what a golden file should compare. */

@@ -17,7 +17,24 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/**
+ * The same few names (table, chains, sets) are checked for every operation of a large
+ * transaction; remembering the valid ones keeps a 100k-element sync cheap.
+ */
+const validNames = new Set<string>();
+const MAX_REMEMBERED_NAMES = 100_000;
+
 export function checkName(what: string, name: string): string | undefined {
+  if (validNames.has(name)) return undefined;
+  const problem = findNameProblem(what, name);
+  if (problem === undefined) {
+    if (validNames.size >= MAX_REMEMBERED_NAMES) validNames.clear();
+    validNames.add(name);
+  }
+  return problem;
+}
+
+function findNameProblem(what: string, name: string): string | undefined {
   if (name === '') return `${what} name is empty`;
   if (!NAME.test(name)) return `${what} name ${JSON.stringify(name)} must match ${NAME.source}`;
   if (byteLength(name) > MAX_NAME_BYTES) return `${what} name is longer than ${MAX_NAME_BYTES} bytes`;

@@ -14,7 +14,19 @@ const COUNTER_REFERENCE = new RegExp(`\\bcounter name "?(${NAME})"?`, 'g');
 /** `@ll`, `@nh`, `@th`, `@ih` are raw payload bases, not set references. */
 const PAYLOAD_BASES = new Set(['ll', 'nh', 'th', 'ih']);
 
+/** Rules are immutable once stored, so their references are computed once (deletes scan them all). */
+const cache = new WeakMap<Rule, References>();
+
 export function ruleReferences(rule: Rule): References {
+  let references = cache.get(rule);
+  if (references === undefined) {
+    references = findReferences(rule);
+    cache.set(rule, references);
+  }
+  return references;
+}
+
+function findReferences(rule: Rule): References {
   // Text inside quotes (interface names, log prefixes) holds no chain or set references.
   const unquoted = rule.rule.replace(/"[^"]*"/g, '""');
   return {

@@ -20,11 +20,12 @@ export function parseListing(text: string): NftObject[] {
   return new ListingParser(text.split('\n')).parse();
 }
 
+/** `start`: how many objects existed when the block opened; its declaration goes there. */
 type Block =
   | { readonly kind: 'table'; readonly family: Family; readonly name: string }
-  | { readonly kind: 'chain'; readonly family: Family; readonly table: string; chain: Chain; readonly statements: string[][] }
-  | { readonly kind: 'set' | 'map'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][] }
-  | { readonly kind: 'counter'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][] }
+  | { readonly kind: 'chain'; readonly family: Family; readonly table: string; chain: Chain; readonly statements: string[][]; readonly start: number }
+  | { readonly kind: 'set' | 'map'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][]; readonly start: number }
+  | { readonly kind: 'counter'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][]; readonly start: number }
   | { readonly kind: 'skipped' };
 
 const HANDLE = / # handle (\d+)$/;
@@ -90,10 +91,11 @@ class ListingParser {
     }
     if (tokens[tokens.length - 1] !== '{' || name === undefined) return; // table flags and the like
     const owner = { family: table.family, table: table.name };
+    const start = this.#objects.length;
     if (keyword === 'chain') {
-      this.#stack.push({ kind: 'chain', ...owner, chain: { kind: 'chain', ...owner, name }, statements: [] });
+      this.#stack.push({ kind: 'chain', ...owner, chain: { kind: 'chain', ...owner, name }, statements: [], start });
     } else if (keyword === 'set' || keyword === 'map' || keyword === 'counter') {
-      this.#stack.push({ kind: keyword, ...owner, name, statements: [] });
+      this.#stack.push({ kind: keyword, ...owner, name, statements: [], start });
     } else {
       this.#stack.push({ kind: 'skipped' });
     }
@@ -119,11 +121,16 @@ class ListingParser {
   }
 
   #elements(block: Extract<Block, { kind: 'set' | 'map' }>, first: string): void {
-    let text = first.slice('elements = '.length);
-    while (!bracesClosed(text)) {
+    // nft wraps long element lists over many lines; quoted strings never span lines.
+    const lines = [first.slice('elements = '.length)];
+    let depth = braceDepthChange(lines[0] as string);
+    while (depth > 0) {
       if (this.#next >= this.#lines.length) throw new Error('unterminated element list');
-      text += ` ${(this.#lines[this.#next++] as string).trim()}`;
+      const line = (this.#lines[this.#next++] as string).trim();
+      lines.push(line);
+      depth += braceDepthChange(line);
     }
+    const text = lines.join(' ');
     const tokens = tokenize(text);
     for (const elementTokens of splitElements(tokens.slice(1, -1))) {
       const body = parseElementBody(elementTokens);
@@ -145,21 +152,12 @@ class ListingParser {
     if (block === undefined) throw new Error('unbalanced "}"');
     if (block.kind === 'table' || block.kind === 'skipped') return;
     const owner = { family: block.family, table: block.table };
-    // Declarations go before the elements and rules already collected for them.
-    const insertAt = this.#firstObjectOf(block);
     let declared: NftObject;
     if (block.kind === 'chain') declared = canonicalChain(withChainStatements(block.chain, block.statements));
     else if (block.kind === 'counter') declared = withCounterStatements({ kind: 'counter', ...owner, name: block.name }, block.statements);
     else declared = withSetStatements({ kind: block.kind, ...owner, name: block.name } as NftSet | NftMap, block.statements);
-    this.#objects.splice(insertAt, 0, declared as Chain | Counter | NftSet | NftMap);
-  }
-
-  #firstObjectOf(block: Exclude<Block, { kind: 'table' | 'skipped' }>): number {
-    const index = this.#objects.findIndex((object) =>
-      (block.kind === 'chain' && object.kind === 'rule' && object.chain === block.chain.name) ||
-      (object.kind === 'element' && (object.set ?? object.map) === ('name' in block ? block.name : undefined) && object.table === block.table && object.family === block.family),
-    );
-    return index < 0 ? this.#objects.length : index;
+    // The declaration goes before the rules or elements collected inside its block.
+    this.#objects.splice(block.start, 0, declared as Chain | Counter | NftSet | NftMap);
   }
 }
 
@@ -178,11 +176,11 @@ function statementsOf(line: string): string[][] {
   return statements;
 }
 
-function bracesClosed(text: string): boolean {
-  let depth = 0;
-  for (const token of tokenize(text)) {
-    if (token === '{') depth++;
-    else if (token === '}') depth--;
+function braceDepthChange(line: string): number {
+  let change = 0;
+  for (const token of tokenize(line)) {
+    if (token === '{') change++;
+    else if (token === '}') change--;
   }
-  return depth === 0;
+  return change;
 }

@@ -29,7 +29,7 @@ export function checkFamily(family: Family): string | undefined {
 }
 
 export function checkOwner(object: { readonly family: Family; readonly table: string }): string | undefined {
-  return firstProblem(checkFamily(object.family), checkName('table', object.table));
+  return checkFamily(object.family) ?? checkName('table', object.table);
 }
 
 export function checkOptionalComment(comment: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { checkElementPart, checkName, quoted } from '../syntax.js';
 import { unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
-import { checkOptionalComment, checkOwner, firstProblem, parseFamily, requireToken, unsupportedVerb, type KindCodec } from './codec.js';
+import { checkOptionalComment, checkOwner, parseFamily, requireToken, unsupportedVerb, type KindCodec } from './codec.js';
 import type { Element } from './types.js';
 
 const ELEMENT_VERBS: readonly Verb[] = ['add', 'create', 'delete', 'destroy'];
@@ -18,23 +18,29 @@ function checkContainer(element: Element): string | undefined {
 
 function checkParts(element: Element, verb: Verb): string | undefined {
   if (element.key.length === 0) return 'an element needs a key';
-  const keyProblem = firstProblem(...element.key.map((part) => checkElementPart(part, false)));
-  if (keyProblem !== undefined) return keyProblem;
+  for (const part of element.key) {
+    const problem = checkElementPart(part, false);
+    if (problem !== undefined) return problem;
+  }
   const value = element.value ?? [];
   if (element.set !== undefined && value.length > 0) return 'a set element cannot have a value';
   // destroy needs the value too: where it is emulated it starts with an add.
   if (element.map !== undefined && value.length === 0 && verb !== 'delete') return `${verb} of a map element needs a value`;
-  return firstProblem(...value.map((part) => checkElementPart(part, true)));
+  for (const part of value) {
+    const problem = checkElementPart(part, true);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 export const elementCodec: KindCodec<Element> = {
   validate(element, verb) {
-    return firstProblem(
-      unsupportedVerb(verb, 'element', ELEMENT_VERBS),
-      checkOwner(element),
-      checkContainer(element),
-      checkParts(element, verb),
-      checkOptionalComment(element.comment),
+    return (
+      unsupportedVerb(verb, 'element', ELEMENT_VERBS) ??
+      checkOwner(element) ??
+      checkContainer(element) ??
+      checkParts(element, verb) ??
+      checkOptionalComment(element.comment)
     );
   },
 

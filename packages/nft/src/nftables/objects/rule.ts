@@ -23,13 +23,13 @@ function checkAddressing(rule: Rule, verb: Verb): string | undefined {
 
 export const ruleCodec: KindCodec<Rule> = {
   validate(rule, verb) {
-    return firstProblem(
-      unsupportedVerb(verb, 'rule', RULE_VERBS),
-      checkOwner(rule),
-      checkName('chain', rule.chain),
-      checkAddressing(rule, verb),
-      verb === 'delete' ? undefined : checkRuleText(rule.rule),
-      checkOptionalComment(rule.comment),
+    return (
+      unsupportedVerb(verb, 'rule', RULE_VERBS) ??
+      checkOwner(rule) ??
+      checkName('chain', rule.chain) ??
+      checkAddressing(rule, verb) ??
+      (verb === 'delete' ? undefined : checkRuleText(rule.rule)) ??
+      checkOptionalComment(rule.comment)
     );
   },
 
