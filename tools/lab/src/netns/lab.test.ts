@@ -58,6 +58,23 @@ describe.skipIf(!e2e.run)('Lab (kernel)', () => {
     expect(await lab.probe(lab.pod('pod-a'), target)).toMatchObject({ ok: true, server: 'pod-b' });
   });
 
+  test('masquerading on the node shows its pod gateway to local pods and its node IP to remote pods', async () => {
+    const node = lab.node.namespace;
+    await node.exec(['nft', '-f', '-'], {
+      input: 'add table inet lab-masq\nadd chain inet lab-masq post { type nat hook postrouting priority 100 ; }\nadd rule inet lab-masq post masquerade\n',
+    });
+    try {
+      const seen = async (to: string, family: 'ipv4' | 'ipv6'): Promise<string | undefined> =>
+        (await lab.probe(lab.external, { proto: 'tcp', ip: lab.pod(to)[family], port: 8080 })).seenSource;
+      expect(await seen('pod-b', 'ipv4')).toBe(lab.node.podGatewayV4);
+      expect(await seen('pod-b', 'ipv6')).toBe(lab.node.podGatewayV6);
+      expect(await seen('pod-c', 'ipv4')).toBe(lab.node.ipv4);
+      expect(await seen('pod-c', 'ipv6')).toBe(lab.node.ipv6);
+    } finally {
+      await node.exec(['nft', 'delete', 'table', 'inet', 'lab-masq']);
+    }
+  });
+
   test('probeRepeatedly makes bounded sequential attempts', async () => {
     const results = await lab.probeRepeatedly(lab.pod('pod-a'), { proto: 'udp', ip: lab.pod('pod-c').ipv4, port: 8080 }, 3);
     expect(results.map((result) => result.server)).toEqual(['pod-c', 'pod-c', 'pod-c']);

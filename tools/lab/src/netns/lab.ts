@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ADDRESS_PLAN, podAddresses } from './address-plan.js';
 import { startEchoServer, type EchoServer } from './echo.js';
 import { NetworkNamespace } from './namespace.js';
@@ -36,6 +37,11 @@ export interface LabClient {
 const POD_NAME = /^[a-z0-9][a-z0-9-]{0,30}$/;
 let labs = 0;
 
+/** Unique within the process even when test files share it (worker threads share one pid). */
+function labId(): string {
+  return `l${labs++}${randomBytes(2).toString('hex')}`;
+}
+
 /**
  * The kernel e2e topology: a node (where the proxy's rules go), pods routed to it, a remote node
  * with its own pods, and an external client; IPv4 and IPv6 everywhere (see `ADDRESS_PLAN`).
@@ -62,7 +68,7 @@ export class Lab implements AsyncDisposable {
     if (invalid !== undefined) throw new Error(`pod name ${JSON.stringify(invalid)} must match ${POD_NAME.source}`);
     if (new Set(names).size !== names.length) throw new Error('pod names must be unique');
 
-    const id = `lab${labs++}`;
+    const id = labId();
     const created: NetworkNamespace[] = [];
     const make = async (name: string): Promise<NetworkNamespace> => {
       const namespace = await NetworkNamespace.create(`${id}-${name}`);
