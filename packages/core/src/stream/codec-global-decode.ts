@@ -13,7 +13,7 @@ import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './codec-ch
 import { familyFromWire, protocolFromWire, serviceTypeFromWire, trafficPolicyFromWire } from './codec-enums.js';
 import { readAffinity, readMapEntry } from './codec-shared-decode.js';
 import type { Delivery } from './hub.js';
-import { DecodedItemCache } from './item-cache.js';
+import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { ProtoReader } from './wire/reader.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -23,6 +23,12 @@ export class GlobalDecodeCache {
   readonly services = new DecodedItemCache<ServiceModel>();
   readonly slices = new DecodedItemCache<EndpointSliceModel>();
   readonly nodes = new DecodedItemCache<NodeModel>();
+
+  begin(buf: Buffer, start: number, end: number): void {
+    const caches = [this.services, this.slices, this.nodes];
+    const bulk = caches.some((c) => c.isEmpty) ? bulkCopy(buf, start, end) : undefined;
+    for (const c of caches) c.begin(bulk);
+  }
 
   commit(): void {
     this.services.commit();
@@ -46,6 +52,7 @@ export function decodeGlobalState(buf: Buffer, start: number, end: number, cache
   const services: ServiceModel[] = [];
   const endpointSlices: EndpointSliceModel[] = [];
   const nodes: NodeModel[] = [];
+  cache?.begin(buf, start, end);
   try {
     while (r.pos < end) {
       const tag = r.varint();

@@ -13,7 +13,7 @@ import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './codec-ch
 import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './codec-enums.js';
 import { readAffinity, readMapEntry } from './codec-shared-decode.js';
 import type { Delivery } from './hub.js';
-import type { DecodedItemCache } from './item-cache.js';
+import { bulkCopy, type DecodedItemCache } from './item-cache.js';
 import { malformed, ProtoReader } from './wire/reader.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -33,6 +33,7 @@ export function decodeLocalState(
   let changes: DecodedChanges = NO_CHANGES_MESSAGE;
   let node = NO_NODE;
   const services: LocalService[] = [];
+  cache?.begin(cache.isEmpty ? bulkCopy(buf, start, end) : undefined);
   try {
     while (r.pos < end) {
       const tag = r.varint();

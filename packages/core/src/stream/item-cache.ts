@@ -5,6 +5,16 @@
  * per-object work in a WeakMap). Robust by construction: reuse needs identical bytes, not trust in
  * the server's change list.
  */
+export interface BulkCopy {
+  readonly bytes: Buffer;
+  /** Where `bytes` started in the buffer it was copied from. */
+  readonly offset: number;
+}
+
+export function bulkCopy(buf: Buffer, start: number, end: number): BulkCopy {
+  return { bytes: Buffer.from(buf.subarray(start, end)), offset: start };
+}
+
 interface Entry<T> {
   readonly bytes: Buffer;
   readonly value: T;
@@ -13,6 +23,21 @@ interface Entry<T> {
 export class DecodedItemCache<T> {
   #current = new Map<string, Entry<T>>();
   #next = new Map<string, Entry<T>>();
+  /** A copy of a whole state decoded while the cache was empty: its items keep slices of it. */
+  #bulk: BulkCopy | undefined;
+
+  get isEmpty(): boolean {
+    return this.#current.size === 0;
+  }
+
+  /**
+   * Announces the state about to be decoded. When nothing is cached yet (the first state) every item
+   * misses, and slices of one bulk copy are much cheaper than a copy per item; later states copy
+   * only the items that changed, so at most one bulk copy stays referenced per cold start.
+   */
+  begin(bulk: BulkCopy | undefined): void {
+    this.#bulk = this.isEmpty ? bulk : undefined;
+  }
 
   /** The object for `buf[start, end)`: the cached one when the bytes are unchanged, else `decode()`. */
   get(key: string | undefined, buf: Buffer, start: number, end: number, decode: () => T): T {
@@ -23,7 +48,9 @@ export class DecodedItemCache<T> {
       return hit.value;
     }
     const value = decode();
-    this.#next.set(key, { bytes: Buffer.from(buf.subarray(start, end)), value });
+    const bulk = this.#bulk;
+    const bytes = bulk ? bulk.bytes.subarray(start - bulk.offset, end - bulk.offset) : Buffer.from(buf.subarray(start, end));
+    this.#next.set(key, { bytes, value });
     return value;
   }
 
@@ -31,11 +58,13 @@ export class DecodedItemCache<T> {
   commit(): void {
     this.#current = this.#next;
     this.#next = new Map();
+    this.#bulk = undefined;
   }
 
   /** The state failed to decode: keep the previous generation. */
   discard(): void {
     this.#next = new Map();
+    this.#bulk = undefined;
   }
 
   get size(): number {

@@ -6,7 +6,7 @@ describe('measureStream', () => {
     const m = await measureStream({ services: 20, endpointsPerService: 3, runs: 2 });
     expect(m).toMatchObject({ services: 20, endpoints: 60 });
     expect(m.bytes).toBeGreaterThan(20 * 3 * 10);
-    for (const list of [m.coldMs, m.warmMs, m.jsonReferenceMs]) {
+    for (const list of [m.coldMs, m.coldCpuMs, m.warmMs, m.jsonReferenceMs]) {
       expect(list).toHaveLength(2);
       for (const ms of list) expect(ms).toBeGreaterThanOrEqual(0);
     }

@@ -22,6 +22,8 @@ export interface StreamMeasureOptions {
   readonly endpointsPerService?: number;
   /** Default 5; the median is what to report. */
   readonly runs?: number;
+  /** Also time the JSON reference (default true). */
+  readonly jsonReference?: boolean;
   readonly logger?: Logger;
 }
 
@@ -32,6 +34,11 @@ export interface StreamMeasurement {
   readonly bytes: number;
   /** New objects, new client: nothing cached on either side. */
   readonly coldMs: readonly number[];
+  /**
+   * CPU time (user + system, all threads of this process) of each cold delivery: close to what the
+   * wall time would be on an idle machine, since server and client share one event loop here.
+   */
+  readonly coldCpuMs: readonly number[];
   /** One Service changed since the previous state: encode and decode caches hit for the rest. */
   readonly warmMs: readonly number[];
   /** JSON.stringify + JSON.parse of the same state, in memory. */
@@ -44,7 +51,7 @@ export async function measureStream(options: StreamMeasureOptions = {}): Promise
   const shape: SyntheticShape = { services: options.services ?? 10_000, endpointsPerService: options.endpointsPerService ?? 10 };
   const logger = options.logger ?? silent;
   const dir = await mkdtemp(join(tmpdir(), 'kpng-measure-'));
-  const result = { coldMs: [] as number[], warmMs: [] as number[], jsonReferenceMs: [] as number[], bytes: 0 };
+  const result = { coldMs: [] as number[], coldCpuMs: [] as number[], warmMs: [] as number[], jsonReferenceMs: [] as number[], bytes: 0 };
   try {
     for (let run = 0; run < (options.runs ?? 5); run++) {
       const state = syntheticLocalState(shape);
@@ -59,16 +66,22 @@ export async function measureStream(options: StreamMeasureOptions = {}): Promise
       let arrived: ((at: number) => void) | undefined;
       const watch = watchLocalState(server.address, () => arrived?.(performance.now()), { signal: stop.signal, logger });
       const deliver = (s: NodeLocalState) =>
-        new Promise<number>((resolve) => {
+        new Promise<{ wall: number; cpu: number }>((resolve) => {
+          const cpu0 = process.cpuUsage();
           const t0 = performance.now();
-          arrived = (at) => resolve(at - t0);
+          arrived = (at) => {
+            const cpu = process.cpuUsage(cpu0);
+            resolve({ wall: at - t0, cpu: (cpu.user + cpu.system) / 1000 });
+          };
           hub.publish(s, { triggerTimes: new Map(), nodeChanged: false });
         });
       try {
         // The client connects and waits with credit before anything is published.
         await waitUntilWaiting(hub);
-        result.coldMs.push(await deliver(state));
-        result.warmMs.push(await deliver(withOneServiceChanged(state, run % shape.services, shape, run + 1)));
+        const cold = await deliver(state);
+        result.coldMs.push(cold.wall);
+        result.coldCpuMs.push(cold.cpu);
+        result.warmMs.push((await deliver(withOneServiceChanged(state, run % shape.services, shape, run + 1))).wall);
       } finally {
         stop.abort();
         await server.close();
@@ -80,7 +93,7 @@ export async function measureStream(options: StreamMeasureOptions = {}): Promise
   }
   // After the stream runs: the reference's garbage (80 MB of JSON at s10k) must not land in their timings.
   const state = syntheticLocalState(shape);
-  for (let run = 0; run < (options.runs ?? 5); run++) {
+  for (let run = 0; options.jsonReference !== false && run < (options.runs ?? 5); run++) {
     const t0 = performance.now();
     JSON.parse(JSON.stringify(state));
     result.jsonReferenceMs.push(performance.now() - t0);

@@ -105,7 +105,14 @@ export class ProtoReader {
   }
 }
 
-/** Buffer's native decoder: as fast as any JS loop for short strings, and right for every UTF-8 input. */
+/**
+ * Node's native UTF-8 decoder, called directly: `Buffer#toString` adds argument normalisation that
+ * costs as much as the decode itself for short strings (and a state has 300k of them at s10k).
+ */
+type NativeSlice = (this: Buffer, start: number, end: number) => string;
+const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: NativeSlice }).utf8Slice;
+
 function decodeUtf8(buf: Buffer, start: number, end: number): string {
-  return start === end ? '' : buf.toString('utf8', start, end);
+  if (start === end) return '';
+  return utf8Slice ? utf8Slice.call(buf, start, end) : buf.toString('utf8', start, end);
 }
