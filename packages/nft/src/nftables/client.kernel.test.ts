@@ -1,7 +1,7 @@
 // Kernel tests: the real nft 1.0.x, always inside a network namespace this file creates.
 // (Imports the lab by path until tools/lab's index re-exports ./netns.)
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '../../../../tools/lab/src/netns/index.js';
+import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { dumpObjects } from './canonical.js';
 import { createNftClient, type NftClient } from './client.js';
 import { isNftError } from './errors.js';

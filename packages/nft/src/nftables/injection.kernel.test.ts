@@ -3,7 +3,7 @@
 // validation or nft accepts it and builds exactly the intended objects, nothing else.
 // (Imports the lab by path until tools/lab's index re-exports ./netns.)
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '../../../../tools/lab/src/netns/index.js';
+import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { dumpObjects } from './canonical.js';
 import { createNftClient, type NftClient } from './client.js';
 import { FakeNft } from './fake/fake-nft.js';
