@@ -1,4 +1,4 @@
-import { formatListenAddress, isLoopbackHost, parseListenAddress, type ListenAddress } from '../util/address.js';
+import { isLoopbackHost, parseListenAddress, type ListenAddress } from '../util/address.js';
 import { ErrorCodes, KpngError, toError } from '../util/errors.js';
 
 /** Where core serves the node-local stream unless told otherwise. */
@@ -25,9 +25,4 @@ export function parseServeAddress(address: string, allowRemote: boolean): Listen
     );
   }
   return parsed;
-}
-
-/** The gRPC target for a parsed address (IPv6 hosts in brackets). */
-export function grpcTarget(address: ListenAddress): string {
-  return formatListenAddress(address);
 }
