@@ -99,7 +99,7 @@ export function skeletonChains(ctx: RenderContext): ChainSpec[] {
     },
     {
       name: CHAIN.clusterIPsCheck,
-      rules: [`${addr} daddr @${SET.clusterIPs} reject`, `${addr} daddr @${SET.serviceCIDRs} drop`],
+      rules: [`${addr} daddr @${SET.clusterIPs} goto ${CHAIN.reject}`, `${addr} daddr @${SET.serviceCIDRs} drop`],
     },
     { name: CHAIN.markForMasquerade, rules: [`meta mark set meta mark or ${mark}`] },
     {
@@ -111,7 +111,9 @@ export function skeletonChains(ctx: RenderContext): ChainSpec[] {
         'masquerade fully-random',
       ],
     },
-    { name: CHAIN.reject, rules: ['reject'] },
+    // A TCP reset is seen at once; an ICMP error arriving while connect() holds the socket is only
+    // soft, and the client then waits for its SYN retransmission (seen with IPv6 in the lab).
+    { name: CHAIN.reject, rules: ['meta l4proto tcp reject with tcp reset', 'reject'] },
   ];
 }
 

@@ -117,6 +117,7 @@ function concat(t: Tokens): Atom[] {
 function verdict(t: Tokens): Verdict {
   const word = t.next();
   if (word === 'jump' || word === 'goto') return { kind: word, chain: t.next() };
+  if (word === 'reject' && t.peek() === 'with') t.expect('with', 'tcp', 'reset');
   if (word === 'return' || word === 'drop' || word === 'reject' || word === 'accept') return { kind: word };
   return t.fail(`expected a verdict, got "${word}"`);
 }

@@ -1,0 +1,26 @@
+/**
+ * @kpng/nft: the nftables backend. Every export is listed by name; this file is the contract.
+ * The generic nftables library is `@kpng/nft/nftables`; fakes, the tracer and fixtures are
+ * `@kpng/nft/testing`.
+ */
+
+// The backend core's sync loop drives
+export { NftBackend } from '../backend/nft-backend.js';
+export type { NftBackendOptions } from '../backend/options.js';
+
+// Configuration (kube-proxy's nodePortAddresses, detectLocalMode, masqueradeAll, masqueradeBit)
+export { DEFAULT_CONFIG, resolveConfig } from '../render/config.js';
+export type { LocalDetectorConfig, NftConfig, NftConfigInput } from '../render/config.js';
+
+// Rendering: the desired tables as data
+export { render, renderFamily } from '../render/ruleset.js';
+export type { ChainSpec, ElementSpec, FamilyRuleset, SetSpec } from '../render/types.js';
+
+// Metrics and conntrack seams
+export { createNftMetrics, NO_METRICS, type NftMetrics } from '../backend/metrics.js';
+export {
+  ConntrackTool,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackToolOptions,
+} from '../backend/conntrack/cleaner.js';
