@@ -23,7 +23,7 @@ export type {
   ObjectKind,
   ModelEvent,
 } from '../model/types.js';
-export { IP_FAMILIES, serviceKey, servicePortKey, sliceKey } from '../model/types.js';
+export { IP_FAMILIES, nodeName, serviceKey, servicePortKey, sliceKey } from '../model/types.js';
 export type { ModelReader } from '../model/reader.js';
 export type { ChangeSet } from '../model/change-set.js';
 export { GlobalModel, type GlobalSnapshot, type ModelObserver } from '../model/global-model.js';

@@ -1,0 +1,102 @@
+import {
+  Core,
+  computeNodeLocalState,
+  convertEndpointSlice,
+  convertNode,
+  convertService,
+  measureStream,
+  nodeName,
+  serviceKey,
+  sliceKey,
+  type ModelEvent,
+  type NodeName,
+} from '@kpng/core';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { EndpointSliceObject } from '../kube/types.js';
+import { summarize } from '../runner/stats.js';
+import { defineSuite } from './suite.js';
+
+/**
+ * Core's own figures (PERFORMANCE.md): loading a scenario into the model and the node-local view,
+ * recomputing the view after ONE endpoint change (target <= 5 ms at s10k, proportional to the
+ * change), and streaming the full state over the unix socket (target <= 300 ms at s10k).
+ * References measured in the same run: a from-scratch node view (what KPNG did on every change)
+ * and a JSON round trip of the same state.
+ */
+export default defineSuite({
+  name: 'core',
+  description: 'model load, node-local recompute after one endpoint change, full-state stream',
+  scenarios: ['s1k', 's10k', 's10k-wide'],
+  async run(ctx) {
+    const objects = ctx.objects();
+    const node = nodeName(objects.benchNode);
+    const events = toEvents(objects);
+    ctx.reportValue('model.objects', events.length, 'objects');
+
+    const load = () => {
+      const core = new Core({ nodeName: node });
+      core.model.apply(events);
+      for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+      return core;
+    };
+    ctx.reportMeasurement('core.load', await ctx.measure('core.load', load, { runs: Math.min(ctx.runs, 3) }));
+
+    const core = load();
+    let flip = 0;
+    const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+    const oneEndpointChange = () => {
+      const slice = slices[flip++ % slices.length]!;
+      const changed = flipFirstEndpoint(slice, flip);
+      const converted = convertEndpointSlice(changed);
+      if (!converted.ok || !converted.value.slice) throw new Error(`bad slice ${slice.metadata.name}`);
+      core.model.apply([{ kind: 'EndpointSlice', op: 'upsert', key: sliceKey(converted.value.slice.namespace, converted.value.slice.name), object: converted.value.slice }]);
+    };
+    await ctx.measureAgainst('core.recompute.one-endpoint', oneEndpointChange, {
+      name: 'full-node-view',
+      fn: () => computeNodeLocalState(core.model, node),
+    }, { runs: Math.max(ctx.runs, 50), warmup: 20 });
+
+    const shape = streamShape(objects);
+    const stream = await measureStream({ services: shape.services, endpointsPerService: shape.endpointsPerService, runs: ctx.runs });
+    ctx.reportValue('stream.full-state.bytes', stream.bytes, 'bytes');
+    ctx.report(row(ctx.scenario, 'stream.full-state', stream.coldMs));
+    ctx.report(row(ctx.scenario, 'stream.full-state.cpu', stream.coldCpuMs));
+    ctx.report(row(ctx.scenario, 'stream.one-service-changed', stream.warmMs));
+    if (stream.jsonReferenceMs) ctx.report(row(ctx.scenario, 'stream.json-reference', stream.jsonReferenceMs));
+    ctx.log(`node view at ${ctx.scenario}: ${core.state?.services.length ?? 0} services for ${node as string}`);
+  },
+});
+
+function toEvents(s: Scenario): ModelEvent[] {
+  const events: ModelEvent[] = [];
+  for (const obj of s.services) {
+    const c = convertService(obj);
+    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
+  }
+  for (const obj of s.endpointSlices) {
+    const c = convertEndpointSlice(obj);
+    if (c.ok && c.value.slice) events.push({ kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice });
+  }
+  for (const obj of s.nodes) {
+    const c = convertNode(obj);
+    if (c.ok) events.push({ kind: 'Node', op: 'upsert', key: c.value.name as NodeName, object: c.value });
+  }
+  return events;
+}
+
+/** A Ready flip of the slice's first endpoint: the commonest real change. */
+function flipFirstEndpoint(slice: EndpointSliceObject, n: number): EndpointSliceObject {
+  const [first, ...rest] = slice.endpoints;
+  const ready = n % 2 === 0;
+  return { ...slice, endpoints: [{ ...first!, conditions: { ...first!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
+}
+
+function streamShape(s: Scenario): { services: number; endpointsPerService: number } {
+  const endpoints = s.endpointSlices.reduce((n, sl) => n + sl.endpoints.length, 0);
+  return { services: s.services.length, endpointsPerService: Math.max(1, Math.round(endpoints / s.services.length)) };
+}
+
+function row(scenario: string, metric: string, samples: readonly number[]) {
+  const s = summarize(samples);
+  return { scenario, metric, value: s.p50, unit: 'ms', n: s.n, p50: s.p50, p99: s.p99 };
+}
