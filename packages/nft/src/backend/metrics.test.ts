@@ -15,4 +15,11 @@ describe('createNftMetrics', () => {
     expect(text).toContain('kubeproxy_conntrack_reconciler_sync_duration_seconds_count{ip_family="IPv4"} 2');
     expect(text).toContain('le="16.384"');
   });
+
+  it('a second backend on the same registry shares the metrics', async () => {
+    const registry = new Registry();
+    createNftMetrics(registry).syncFailed('IPv4');
+    createNftMetrics(registry).syncFailed('IPv4');
+    expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 2');
+  });
 });

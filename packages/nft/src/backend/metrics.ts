@@ -17,21 +17,26 @@ export const NO_METRICS: NftMetrics = { syncFailed() {}, conntrackCleaned() {} }
 /** kube-proxy's EXP buckets: 0.001 s doubling, 15 bounds. */
 const EXP_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
 
+/**
+ * Registers (or, for a second backend on the same registry, e.g. after a restart in-process,
+ * reuses) the metrics.
+ */
 export function createNftMetrics(registry: Registry): NftMetrics {
   const registers = [registry];
-  const failures = new Counter({
+  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
+  const failures = existing<Counter>('kubeproxy_sync_proxy_rules_nftables_sync_failures_total') ?? new Counter({
     name: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
     help: 'Number of failed nftables syncs',
     labelNames: ['ip_family'],
     registers,
   });
-  const deleted = new Counter({
+  const deleted = existing<Counter>('kubeproxy_conntrack_reconciler_deleted_entries_total') ?? new Counter({
     name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
     help: 'Number of stale conntrack entries deleted by the conntrack reconciler',
     labelNames: ['ip_family'],
     registers,
   });
-  const duration = new Histogram({
+  const duration = existing<Histogram>('kubeproxy_conntrack_reconciler_sync_duration_seconds') ?? new Histogram({
     name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
     help: 'Duration of one stale conntrack entry cleanup, in seconds',
     labelNames: ['ip_family'],
