@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeSet } from './change-set.js';
 import { GlobalModel } from './global-model.js';
+import { aPort, aService } from '../nodeview/testing-fixtures.js';
 import {
   serviceKey,
   sliceKey,
@@ -13,21 +14,7 @@ import {
 const START = 1_000_000;
 
 function svc(name: string, patch: Partial<ServiceModel> = {}): ServiceModel {
-  return {
-    namespace: 'default',
-    name,
-    type: 'ClusterIP',
-    clusterIPs: ['198.19.0.10'],
-    externalIPs: [],
-    loadBalancerIPs: [],
-    loadBalancerSourceRanges: [],
-    ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 0, targetPort: 8080 }],
-    sessionAffinity: { type: 'None' },
-    externalTrafficPolicy: 'Cluster',
-    internalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
-    ...patch,
-  };
+  return aService({ name, clusterIPs: ['198.19.0.10'], ports: [aPort({ name: 'http' })], ...patch });
 }
 
 function slice(name: string, service: string, ips: string[]): EndpointSliceModel {

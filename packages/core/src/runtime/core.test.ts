@@ -2,23 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { serviceKey, sliceKey, type EndpointSliceModel, type ModelEvent, type NodeName, type ServiceModel } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { Core } from './core.js';
+import { aPort, aService } from '../nodeview/testing-fixtures.js';
 
 const NODE = 'node-a' as NodeName;
 
-const service: ServiceModel = {
-  namespace: 'default',
-  name: 'web',
-  type: 'ClusterIP',
-  clusterIPs: ['198.19.0.10'],
-  externalIPs: [],
-  loadBalancerIPs: [],
-  loadBalancerSourceRanges: [],
-  ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 0, targetPort: 8080 }],
-  sessionAffinity: { type: 'None' },
-  externalTrafficPolicy: 'Cluster',
-  internalTrafficPolicy: 'Cluster',
-  healthCheckNodePort: 0,
-};
+const service: ServiceModel = aService({ clusterIPs: ['198.19.0.10'], ports: [aPort({ name: 'http' })] });
 const slice = (ips: string[]): EndpointSliceModel => ({
   namespace: 'default',
   name: 'web-1',

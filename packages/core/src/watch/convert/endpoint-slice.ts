@@ -1,6 +1,6 @@
 import type { EndpointModel, EndpointSliceModel, EndpointSlicePort, IPFamily } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
-import { formatIP, parseIP } from './ip.js';
+import { formatIP, parseIP } from '../../util/ip.js';
 import { nameProblem, readMetadata } from './names.js';
 import { type Converted, finish, rejected } from './result.js';
 import { PROTOCOLS } from './service-ports.js';

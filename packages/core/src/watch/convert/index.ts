@@ -17,4 +17,4 @@ export {
   parseIP,
   type CIDR,
   type IPAddress,
-} from './ip.js';
+} from '../../util/ip.js';

@@ -1,6 +1,6 @@
 import type { NodeModel } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject, type JsonObject } from './fields.js';
-import { formatCIDR, formatIP, parseCIDR, parseIP } from './ip.js';
+import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../util/ip.js';
 import { readMetadata } from './names.js';
 import { type Converted, finish, rejected } from './result.js';
 

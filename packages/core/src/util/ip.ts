@@ -1,4 +1,4 @@
-import type { IPFamily } from '../../model/types.js';
+import type { IPFamily } from '../model/types.js';
 
 /**
  * IP and CIDR parsing with one canonical text form per address, so that equal addresses compare
