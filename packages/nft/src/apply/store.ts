@@ -13,10 +13,55 @@ export interface Contribution {
   readonly chains: readonly ChainSpec[];
 }
 
+/**
+ * Almost every element has one owner; a Map is only made for the rest (a hairpin element of a
+ * pod behind several Services, an address two Services claim).
+ */
 interface ElementEntry {
-  readonly owners: Map<string, ElementSpec>;
+  owner: string | undefined;
+  spec: ElementSpec | undefined;
+  others: Map<string, ElementSpec> | undefined;
   /** What the kernel holds, if anything. */
   applied: ElementSpec | undefined;
+}
+
+function addOwner(entry: ElementEntry, owner: string, spec: ElementSpec): void {
+  if (entry.owner === undefined || entry.owner === owner) {
+    entry.owner = owner;
+    entry.spec = spec;
+  } else {
+    (entry.others ??= new Map()).set(owner, spec);
+  }
+}
+
+function removeOwner(entry: ElementEntry, owner: string): void {
+  if (entry.owner === owner) {
+    entry.owner = undefined;
+    entry.spec = undefined;
+    const next = entry.others?.entries().next();
+    if (next !== undefined && next.done !== true) {
+      const [nextOwner, nextSpec] = next.value;
+      entry.others?.delete(nextOwner);
+      entry.owner = nextOwner;
+      entry.spec = nextSpec;
+    }
+  } else {
+    entry.others?.delete(owner);
+  }
+}
+
+/** The element a contested key resolves to: the smallest owner's (deterministic). */
+function effective(entry: ElementEntry): ElementSpec | undefined {
+  if (entry.others === undefined || entry.others.size === 0) return entry.spec;
+  let best = entry.owner;
+  let spec = entry.spec;
+  for (const [owner, candidate] of entry.others) {
+    if (best === undefined || owner < best) {
+      best = owner;
+      spec = candidate;
+    }
+  }
+  return spec;
 }
 
 interface ChainEntry {
@@ -40,13 +85,6 @@ export function deltaSize(delta: Delta): number {
   return delta.addChains.length + delta.deleteChains.length + delta.deleteElements.length + delta.addElements.length;
 }
 
-/** The element a contested key resolves to: the smallest owner's (deterministic). */
-function effective(owners: ReadonlyMap<string, ElementSpec>): ElementSpec | undefined {
-  let best: string | undefined;
-  for (const owner of owners.keys()) if (best === undefined || owner < best) best = owner;
-  return best === undefined ? undefined : owners.get(best);
-}
-
 export class FamilyStore {
   readonly #elements = new Map<string, ElementEntry>();
   readonly #chains = new Map<string, ChainEntry>();
@@ -60,7 +98,8 @@ export class FamilyStore {
     if (previous !== undefined) {
       for (const element of previous.elements) {
         const id = elementId(element);
-        this.#elements.get(id)?.owners.delete(owner);
+        const entry = this.#elements.get(id);
+        if (entry !== undefined) removeOwner(entry, owner);
         this.#touchedElements.add(id);
       }
       for (const chain of previous.chains) {
@@ -76,8 +115,8 @@ export class FamilyStore {
     for (const element of next.elements) {
       const id = elementId(element);
       let entry = this.#elements.get(id);
-      if (entry === undefined) this.#elements.set(id, (entry = { owners: new Map(), applied: undefined }));
-      entry.owners.set(owner, element);
+      if (entry === undefined) this.#elements.set(id, (entry = { owner: undefined, spec: undefined, others: undefined, applied: undefined }));
+      addOwner(entry, owner, element);
       this.#touchedElements.add(id);
     }
     for (const chain of next.chains) {
@@ -105,7 +144,7 @@ export class FamilyStore {
     for (const id of this.#touchedElements) {
       const entry = this.#elements.get(id);
       if (entry === undefined) continue;
-      const wanted = effective(entry.owners);
+      const wanted = effective(entry);
       const applied = entry.applied;
       if (applied !== undefined && (wanted === undefined || elementValueId(wanted) !== elementValueId(applied))) {
         delta.deleteElements.push(applied);
@@ -129,7 +168,7 @@ export class FamilyStore {
     for (const id of this.#touchedElements) {
       const entry = this.#elements.get(id);
       if (entry === undefined) continue;
-      entry.applied = effective(entry.owners);
+      entry.applied = effective(entry);
       if (entry.applied === undefined) this.#elements.delete(id);
     }
     this.#touchedElements = new Set();
@@ -141,7 +180,7 @@ export class FamilyStore {
     const chains = [...this.#chains.values()].filter((e) => e.owners.size > 0).map((e) => e.spec);
     const elements: ElementSpec[] = [];
     for (const entry of this.#elements.values()) {
-      const element = effective(entry.owners);
+      const element = effective(entry);
       if (element !== undefined) elements.push(element);
     }
     return { chains, elements };

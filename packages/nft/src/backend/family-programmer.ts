@@ -16,7 +16,7 @@ import { nodePortAddresses, renderNodeElements } from '../render/node.js';
 import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
-import type { FamilyRuleset } from '../render/types.js';
+import type { ElementSpec, FamilyRuleset } from '../render/types.js';
 
 const NODE_OWNER = '#node';
 
@@ -58,7 +58,7 @@ export class FamilyProgrammer {
     writeFull(tx, this.ref, {
       sets: skeletonSets(ctx),
       chains: [...skeletonChains(ctx), ...wanted.chains],
-      elements: wanted.elements,
+      elements: groupByContainer(wanted.elements),
       staleChains,
       reset,
     });
@@ -114,6 +114,17 @@ export class FamilyProgrammer {
     this.#slots.remember(svc.key, slots);
     store.set(svc.key, rendered.elements.length === 0 ? undefined : rendered);
   }
+}
+
+/** Elements of one set together: nft evaluates consecutive elements of one set more cheaply. */
+function groupByContainer(elements: readonly ElementSpec[]): ElementSpec[] {
+  const groups = new Map<string, ElementSpec[]>();
+  for (const element of elements) {
+    let group = groups.get(element.container);
+    if (group === undefined) groups.set(element.container, (group = []));
+    group.push(element);
+  }
+  return [...groups.values()].flat();
 }
 
 /** `services` is sorted by key with `<` (core's SortedServices): binary search. */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState } from '../testing/fixtures.js';
 import { clusterIPs, externalIPs, on } from '../testing/scenarios.js';
+import { RecordingLogger } from '../testing/logger.js';
 import { NftBackend } from './nft-backend.js';
 
 const GOLDEN = new URL('./testdata/small.golden.nft', import.meta.url);
@@ -16,6 +17,7 @@ describe('golden dump', () => {
     const backend = new NftBackend({
       nft,
       conntrack: false,
+      log: new RecordingLogger(),
       localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'] },
       serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
     });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NftError, type Nft, type Transaction } from '../nftables/index.js';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
+import { RecordingLogger } from '../testing/logger.js';
 import { NftBackend } from './nft-backend.js';
 
 const web = (endpoints: string[]): ServiceFixture => ({
@@ -23,11 +24,19 @@ function partial(state: NodeLocalState, changed: string[], revision = 2): SyncRe
 }
 const lines = (tx: Transaction | undefined): string[] => (tx === undefined ? [] : tx.toString().trim().split('\n'));
 
-function backend(nft: Nft, registry?: Registry): NftBackend {
-  return new NftBackend({ nft, families: ['IPv4'], conntrack: false, ...(registry === undefined ? {} : { metrics: registry }) });
+function backend(nft: Nft, registry?: Registry, log = new RecordingLogger()): NftBackend {
+  return new NftBackend({ nft, families: ['IPv4'], conntrack: false, log, ...(registry === undefined ? {} : { metrics: registry }) });
 }
 
 describe('NftBackend', () => {
+  it('logs one info line per sync with counts, never the ruleset', async () => {
+    const log = new RecordingLogger();
+    await backend(new FakeNft(), undefined, log).sync(full(nodeState([web(['198.18.1.1']), db])));
+    expect(log.lines).toEqual([
+      { level: 'info', msg: 'synced nftables', fields: expect.objectContaining({ full: true, reset: true, services: 2, operations: expect.any(Number) }) },
+    ]);
+  });
+
   it('first sync drops and recreates the table in one transaction', async () => {
     const nft = new FakeNft();
     await backend(nft).sync(full(nodeState([web(['198.18.1.1'])])));
@@ -119,13 +128,16 @@ describe('NftBackend', () => {
       listElements: (f, t, c) => fake.listElements(f, t, c),
     };
     const registry = new Registry();
-    const b = backend(nft, registry);
+    const log = new RecordingLogger();
+    const b = backend(nft, registry, log);
     await b.sync(full(nodeState([web(['198.18.1.1'])])));
     const before = fake.dump();
     failNext = true;
     await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
     expect(fake.dump()).toBe(before);
     expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1');
+    const failure = log.lines.find((l) => l.level === 'error');
+    expect(failure?.fields).toMatchObject({ line: 1, operation: expect.stringMatching(/^delete element .* of ip kpng /) });
     await b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web'], 3));
     expect(lines(fake.lastTransaction)[1]).toBe('delete table ip kpng');
     expect(fake.findElement('ip', 'kpng', 'endpoints-tcp', ['198.19.0.1', '80', '0'])?.value).toEqual(['198.18.1.2', '8080']);
@@ -136,7 +148,7 @@ describe('NftBackend', () => {
     const other = nft.newTransaction();
     other.add({ kind: 'table', family: 'inet', name: 'someone-else' });
     await nft.run(other);
-    const b = new NftBackend({ nft, conntrack: false });
+    const b = new NftBackend({ nft, conntrack: false, log: new RecordingLogger() });
     await b.sync(full(nodeState([web(['198.18.1.1', '2001:db8:1::1'])])));
     await b.cleanup();
     expect(nft.objects().map((o) => `${o.kind} ${o.family}`)).toEqual(['table inet']);

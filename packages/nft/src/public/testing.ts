@@ -19,4 +19,5 @@ export {
   type PortFixture,
   type ServiceFixture,
 } from '../testing/fixtures.js';
+export { RecordingLogger } from '../testing/logger.js';
 export { allFeatures, clusterIPs, externalIPs, on, POD, REMOTE_NODE, type PodName } from '../testing/scenarios.js';
