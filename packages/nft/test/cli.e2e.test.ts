@@ -1,0 +1,78 @@
+// The kpng-nft program in-process (core over a manifest file + this backend), programming the
+// lab's node: a Service becomes reachable, follows an edit of the manifest, and --cleanup removes
+// the tables. Metrics and health servers are disabled (they would listen in the root namespace).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { createLab } from './e2e-helpers.js';
+import { kernelE2e, sweepLeftovers, type Lab } from './lab.js';
+
+const e2e = await kernelE2e('kpng-nft program');
+
+function manifest(endpoint: string): string {
+  return `apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+spec: {podCIDRs: [198.18.1.0/24]}
+status: {addresses: [{type: InternalIP, address: 198.18.255.1}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {type: NodePort, clusterIP: 198.19.0.10, clusterIPs: [198.19.0.10], ipFamilies: [IPv4], ports: [{port: 80, targetPort: 8080, nodePort: 30080, protocol: TCP}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-v4, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{port: 8080, protocol: TCP, name: ""}]
+endpoints: [{addresses: [${endpoint}], nodeName: node-a, conditions: {ready: true}}]
+`;
+}
+
+describe.skipIf(!e2e.run)('kpng-nft in the lab', () => {
+  let lab: Lab;
+  const dir = mkdtempSync(join(tmpdir(), 'kpng-nft-cli-'));
+  const file = join(dir, 'cluster.yaml');
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await createLab();
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await lab?.delete();
+  });
+
+  /** Polls (bounded) until the external client, via the NodePort, is answered by `pod`. */
+  const waitFor = async (pod: string): Promise<string | undefined> => {
+    let last: string | undefined;
+    for (let i = 0; i < 60; i++) {
+      const result = await lab.probe(lab.external, { proto: 'tcp', ip: lab.node.ipv4, port: 30080, timeoutMs: 500 });
+      last = result.server ?? result.error;
+      if (last === pod) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return last;
+  };
+
+  it('runs core + backend from a manifest, follows edits, and cleans up', async () => {
+    writeFileSync(file, manifest('198.18.1.10'));
+    const stop = new AbortController();
+    const flags = ['--netns', lab.node.namespace.name, '--metrics-bind-address', '', '--healthz-bind-address', ''];
+    const running = main(['--file', file, '--node-name', 'node-a', '--cluster-cidr', '198.18.0.0/22', ...flags], {}, stop.signal);
+    try {
+      expect(await waitFor('pod-a')).toBe('pod-a');
+      writeFileSync(file, manifest('198.18.1.11'));
+      expect(await waitFor('pod-b')).toBe('pod-b');
+    } finally {
+      stop.abort();
+    }
+    expect(await running).toBe(0);
+    expect(await main(['--cleanup', ...flags], {})).toBe(0);
+    const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
+    expect(stdout.trim()).toBe('');
+  });
+});
