@@ -24,6 +24,16 @@ export const RESOURCES: readonly ResourceType[] = [
     namespaced: true,
   },
   { plural: 'nodes', kind: 'Node', listKind: 'NodeList', apiVersion: 'v1', namespaced: false },
+  // For the latency test clients (@kpng/test-clients): target pods, network policies, namespaces.
+  { plural: 'pods', kind: 'Pod', listKind: 'PodList', apiVersion: 'v1', namespaced: true },
+  { plural: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', apiVersion: 'v1', namespaced: false },
+  {
+    plural: 'networkpolicies',
+    kind: 'NetworkPolicy',
+    listKind: 'NetworkPolicyList',
+    apiVersion: 'networking.k8s.io/v1',
+    namespaced: true,
+  },
 ];
 
 export function resourceForKind(kind: unknown): ResourceType | undefined {
