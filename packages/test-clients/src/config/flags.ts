@@ -1,0 +1,177 @@
+import { formatDuration, parseDuration } from '../util/duration.js';
+
+/**
+ * Command-line flags the way Go's `flag` package reads them, so upstream invocations work
+ * unchanged: `-Name=value`, `-Name value`, `--Name=value`, booleans as `-Name` or `-Name=false`;
+ * parsing stops at the first non-flag argument or after `--`. Every flag also has a kebab-case
+ * alias (`--target-namespace`), accepted with one or two dashes.
+ */
+
+export type FlagKind = 'string' | 'int' | 'bool' | 'duration';
+type ValueOf<K extends FlagKind> = K extends 'string' ? string : K extends 'bool' ? boolean : number;
+
+export interface FlagSpec<K extends FlagKind = FlagKind> {
+  /** The upstream (CamelCase) name, e.g. `TargetNamespace`. */
+  readonly name: string;
+  /** The kebab-case alias, e.g. `target-namespace`. */
+  readonly alias: string;
+  readonly kind: K;
+  readonly default: ValueOf<K>;
+  readonly usage: string;
+}
+
+export class FlagError extends Error {
+  override readonly name = 'FlagError';
+}
+
+/** `-help`, `-h` or `--help` was given. */
+export class HelpRequested extends Error {
+  override readonly name = 'HelpRequested';
+}
+
+export type FlagValues = ReadonlyMap<string, string | number | boolean>;
+
+export class FlagSet {
+  readonly #specs: FlagSpec[] = [];
+
+  constructor(readonly program: string) {}
+
+  define<K extends FlagKind>(spec: FlagSpec<K>): this {
+    const clash = this.#specs.find((s) => [s.name, s.alias].some((n) => n === spec.name || n === spec.alias));
+    if (clash) throw new Error(`flag ${spec.name} defined twice`);
+    this.#specs.push(spec as FlagSpec);
+    return this;
+  }
+
+  get specs(): readonly FlagSpec[] {
+    return this.#specs;
+  }
+
+  /** Parses `argv` (without node and script). Throws FlagError or HelpRequested. */
+  parse(argv: readonly string[]): ParsedFlags {
+    const values = new Map<string, string | number | boolean>();
+    for (const spec of this.#specs) values.set(spec.name, spec.default);
+    const set = new Set<string>();
+    let i = 0;
+    for (; i < argv.length; i++) {
+      const arg = argv[i] as string;
+      if (arg === '--') {
+        i++;
+        break;
+      }
+      if (!arg.startsWith('-') || arg === '-') break;
+      const body = arg.slice(arg.startsWith('--') ? 2 : 1);
+      if (body === '' || body.startsWith('-') || body.startsWith('=')) throw new FlagError(`bad flag syntax: ${arg}`);
+      const eq = body.indexOf('=');
+      const name = eq < 0 ? body : body.slice(0, eq);
+      const spec = this.lookup(name);
+      if (!spec) {
+        if (name === 'help' || name === 'h') throw new HelpRequested(this.usage());
+        throw new FlagError(`flag provided but not defined: -${name}`);
+      }
+      let raw: string;
+      if (eq >= 0) raw = body.slice(eq + 1);
+      else if (spec.kind === 'bool') raw = 'true';
+      else {
+        const next = argv[i + 1];
+        if (next === undefined) throw new FlagError(`flag needs an argument: -${name}`);
+        raw = next;
+        i++;
+      }
+      values.set(spec.name, convert(spec, raw, name));
+      set.add(spec.name);
+    }
+    return new ParsedFlags(values, set, argv.slice(i));
+  }
+
+  lookup(name: string): FlagSpec | undefined {
+    return this.#specs.find((s) => s.name === name || s.alias === name);
+  }
+
+  usage(): string {
+    const lines = [`Usage of ${this.program}:`];
+    for (const spec of [...this.#specs].sort((a, b) => a.name.localeCompare(b.name))) {
+      const type = spec.kind === 'bool' ? '' : ` ${spec.kind === 'duration' ? 'duration' : spec.kind === 'int' ? 'int' : 'string'}`;
+      lines.push(`  -${spec.name}${type}   (alias --${spec.alias})`);
+      lines.push(`    \t${spec.usage}${defaultText(spec)}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+export class ParsedFlags {
+  constructor(
+    private readonly values: Map<string, string | number | boolean>,
+    private readonly explicitly: ReadonlySet<string>,
+    /** Arguments after the flags. */
+    readonly args: readonly string[],
+  ) {}
+
+  string(name: string): string {
+    return this.get(name, 'string') as string;
+  }
+  int(name: string): number {
+    return this.get(name, 'number') as number;
+  }
+  /** Milliseconds. */
+  duration(name: string): number {
+    return this.get(name, 'number') as number;
+  }
+  bool(name: string): boolean {
+    return this.get(name, 'boolean') as boolean;
+  }
+  /** Was the flag given on the command line (rather than left at its default)? */
+  isSet(name: string): boolean {
+    return this.explicitly.has(name);
+  }
+
+  /** Every flag as `--Name=value`, for the start-up log (upstream logs the same through VisitAll). */
+  all(specs: readonly FlagSpec[]): Record<string, string | number | boolean> {
+    const out: Record<string, string | number | boolean> = {};
+    for (const spec of [...specs].sort((a, b) => a.name.localeCompare(b.name))) {
+      const v = this.values.get(spec.name) as string | number | boolean;
+      out[spec.name] = spec.kind === 'duration' ? formatDuration(v as number) : v;
+    }
+    return out;
+  }
+
+  private get(name: string, type: 'string' | 'number' | 'boolean'): unknown {
+    const v = this.values.get(name);
+    if (typeof v !== type) throw new Error(`flag ${name} is not defined as a ${type}`);
+    return v;
+  }
+}
+
+function convert(spec: FlagSpec, raw: string, given: string): string | number | boolean {
+  switch (spec.kind) {
+    case 'string':
+      return raw;
+    case 'int': {
+      if (!/^[+-]?\d+$/.test(raw.trim())) throw new FlagError(`invalid value ${JSON.stringify(raw)} for flag -${given}: not an integer`);
+      return Number(raw);
+    }
+    case 'bool': {
+      const v = BOOL[raw];
+      if (v === undefined) throw new FlagError(`invalid boolean value ${JSON.stringify(raw)} for -${given}`);
+      return v;
+    }
+    case 'duration': {
+      const ms = parseDuration(raw);
+      if (ms === undefined) throw new FlagError(`invalid value ${JSON.stringify(raw)} for flag -${given}: not a duration (e.g. 100ms, 1s, 5m)`);
+      return ms;
+    }
+  }
+}
+
+/** Go's strconv.ParseBool. */
+const BOOL: Readonly<Record<string, boolean>> = {
+  '1': true, t: true, T: true, true: true, TRUE: true, True: true,
+  '0': false, f: false, F: false, false: false, FALSE: false, False: false,
+};
+
+function defaultText(spec: FlagSpec): string {
+  if (spec.kind === 'bool') return spec.default ? ' (default true)' : '';
+  if (spec.kind === 'string') return spec.default === '' ? '' : ` (default ${JSON.stringify(spec.default)})`;
+  if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
+  return spec.default === 0 ? '' : ` (default ${spec.default})`;
+}

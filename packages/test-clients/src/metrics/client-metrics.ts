@@ -1,0 +1,88 @@
+import { Histogram, type Registry } from 'prom-client';
+import { LATENCY_BUCKETS, NPL_BUCKETS } from './buckets.js';
+import { TrackingMetrics } from './tracking.js';
+
+/** Exposed names. The first three are upstream's, unchanged; the others follow their style. */
+export const METRIC_NAMES = {
+  podIpAssigned: 'pod_ip_address_assigned_latency_seconds',
+  podReachability: 'pod_creation_reachability_latency_seconds',
+  policyCreation: 'policy_enforcement_latency_policy_creation_seconds',
+  policyDeletion: 'policy_enforcement_latency_policy_deletion_seconds',
+  serviceProgramming: 'service_programming_latency_seconds',
+} as const;
+
+/** Upstream histograms are plain (no labels), as clusterloader2's queries expect. */
+function upstreamHistogram(registry: Registry, name: string, help: string): Histogram {
+  return new Histogram({ name, help, buckets: [...LATENCY_BUCKETS], registers: [registry] });
+}
+
+export interface PodCreationMetrics {
+  readonly ipAssigned: Histogram;
+  readonly reachability: Histogram;
+  readonly tracking: TrackingMetrics;
+}
+
+export function podCreationMetrics(registry: Registry): PodCreationMetrics {
+  const tracking = new TrackingMetrics(registry);
+  tracking.init('pod_ip_address_assigned');
+  tracking.init('pod_creation_reachability');
+  return {
+    ipAssigned: upstreamHistogram(
+      registry,
+      METRIC_NAMES.podIpAssigned,
+      'Latency from pod creation (creationTimestamp) until the test client saw the pod with an IP address assigned.',
+    ),
+    reachability: upstreamHistogram(
+      registry,
+      METRIC_NAMES.podReachability,
+      'Latency from the test client seeing a new pod with an IP address until it first connected to the pod.',
+    ),
+    tracking,
+  };
+}
+
+export interface PolicyMetrics {
+  readonly creation: Histogram;
+  readonly deletion: Histogram;
+  readonly tracking: TrackingMetrics;
+}
+
+export function policyMetrics(registry: Registry): PolicyMetrics {
+  const tracking = new TrackingMetrics(registry);
+  tracking.init('policy_creation');
+  tracking.init('policy_deletion');
+  return {
+    creation: upstreamHistogram(
+      registry,
+      METRIC_NAMES.policyCreation,
+      'Latency from the creation of a network policy allowing traffic to a target pod until the test client first connected to it.',
+    ),
+    deletion: upstreamHistogram(
+      registry,
+      METRIC_NAMES.policyDeletion,
+      'Latency from the deletion of the allow policy (or the creation of a deny policy) until connections to a target pod first failed.',
+    ),
+    tracking,
+  };
+}
+
+export interface ServiceMetrics {
+  readonly programming: Histogram<'path' | 'ip_family'>;
+  readonly tracking: TrackingMetrics;
+}
+
+export function serviceMetrics(registry: Registry): ServiceMetrics {
+  const tracking = new TrackingMetrics(registry);
+  tracking.init('service_programming');
+  return {
+    programming: new Histogram({
+      name: METRIC_NAMES.serviceProgramming,
+      help:
+        'Latency from an EndpointSlice change (endpoints.kubernetes.io/last-change-trigger-time, or the watch event when absent) until the new endpoint answered through the Service. Buckets as kubeproxy_network_programming_duration_seconds.',
+      labelNames: ['path', 'ip_family'],
+      buckets: [...NPL_BUCKETS],
+      registers: [registry],
+    }),
+    tracking,
+  };
+}

@@ -1,0 +1,75 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { bucketBounds } from '../testing/metrics.js';
+import { FINE_BUCKETS, LATENCY_BUCKETS, NPL_BUCKETS } from './buckets.js';
+import { podCreationMetrics, policyMetrics, serviceMetrics } from './client-metrics.js';
+
+const UPSTREAM_BOUNDS = [0.1, 0.5, 1, 3, 5, 10, 30, 60, 300, 600, 1800, 3600];
+
+describe('metric names and buckets', () => {
+  it("upstream's buckets, exactly", () => {
+    expect(LATENCY_BUCKETS).toEqual(UPSTREAM_BOUNDS);
+  });
+
+  it("kube-proxy's NPL buckets: 0, 0.25, 0.5, 1..59, 60..115 by 5, 120..300 by 30 (81 bounds)", () => {
+    expect(NPL_BUCKETS).toHaveLength(81);
+    expect(NPL_BUCKETS.slice(0, 5)).toEqual([0, 0.25, 0.5, 1, 2]);
+    expect(NPL_BUCKETS.slice(61, 63)).toEqual([59, 60]);
+    expect(NPL_BUCKETS.slice(-8)).toEqual([115, 120, 150, 180, 210, 240, 270, 300]);
+  });
+
+  it('fine buckets run from 5 ms to 82 s', () => {
+    expect(FINE_BUCKETS).toHaveLength(15);
+    expect(FINE_BUCKETS[0]).toBe(0.005);
+    expect(FINE_BUCKETS[14]).toBeCloseTo(81.92);
+  });
+
+  it('pod-creation exposes the two upstream histograms, unlabelled, with upstream buckets', async () => {
+    const registry = new Registry();
+    const m = podCreationMetrics(registry);
+    m.ipAssigned.observe(6.3);
+    m.reachability.observe(0.48);
+    const text = await registry.metrics();
+    for (const name of ['pod_ip_address_assigned_latency_seconds', 'pod_creation_reachability_latency_seconds']) {
+      expect(text).toContain(`# TYPE ${name} histogram`);
+      expect(bucketBounds(text, name)).toEqual(UPSTREAM_BOUNDS);
+      expect(text).toMatch(new RegExp(`^${name}_bucket\\{le="\\+Inf"\\} 1$`, 'm'));
+      expect(text).toMatch(new RegExp(`^${name}_count 1$`, 'm'));
+    }
+  });
+
+  it('policy clients expose creation and deletion histograms with upstream buckets', async () => {
+    const registry = new Registry();
+    const m = policyMetrics(registry);
+    m.creation.observe(0.7);
+    m.deletion.observe(0.2);
+    const text = await registry.metrics();
+    for (const name of ['policy_enforcement_latency_policy_creation_seconds', 'policy_enforcement_latency_policy_deletion_seconds']) {
+      expect(text).toContain(`# TYPE ${name} histogram`);
+      expect(bucketBounds(text, name)).toEqual(UPSTREAM_BOUNDS);
+      expect(text).toMatch(new RegExp(`^${name}_count 1$`, 'm'));
+    }
+  });
+
+  it('service programming latency uses the NPL buckets, labelled by path and family', async () => {
+    const registry = new Registry();
+    const m = serviceMetrics(registry);
+    m.programming.observe({ path: 'ClusterIP', ip_family: 'IPv4' }, 0.3);
+    const text = await registry.metrics();
+    expect(bucketBounds(text, 'service_programming_latency_seconds')).toEqual([...NPL_BUCKETS]);
+    expect(text).toContain('service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4"} 0');
+    expect(text).toContain('service_programming_latency_seconds_bucket{le="0.5",path="ClusterIP",ip_family="IPv4"} 1');
+  });
+
+  it("kpng's tracking metrics exist from the start, at zero", async () => {
+    const registry = new Registry();
+    podCreationMetrics(registry);
+    const text = await registry.metrics();
+    expect(text).toContain('kpng_test_client_targets_in_flight{measurement="pod_creation_reachability"} 0');
+    expect(text).toContain('kpng_test_client_complete{measurement="pod_creation_reachability"} 0');
+    expect(text).toContain('kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"} 0');
+    expect(text).toContain('# TYPE kpng_test_client_probe_attempts_total counter');
+    expect(bucketBounds(text, 'kpng_test_client_latency_seconds')).toEqual([...FINE_BUCKETS]);
+  });
+
+});

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../testing/fake-clock.js';
+import { FakeDialer } from '../testing/fake-dialer.js';
+import { connectMatcher, replyPrefixMatcher } from './matcher.js';
+import { probeUntil, type AttemptRecord, type ProbeLoopOptions, type ProbeOutcome } from './probe-loop.js';
+
+const HOST = '198.18.1.10';
+const PORT = 8080;
+
+function setup(rttMs = 1) {
+  const clock = new FakeClock();
+  const dialer = new FakeDialer(clock, rttMs);
+  const t0 = clock.now();
+  const attempts: AttemptRecord[] = [];
+  const start = (options: Partial<ProbeLoopOptions> = {}) => {
+    let outcome: ProbeOutcome | undefined;
+    const promise = probeUntil({
+      dialer,
+      clock,
+      host: HOST,
+      port: PORT,
+      goal: 'reachable',
+      matcher: connectMatcher,
+      intervalMs: 100,
+      attemptTimeoutMs: 1_000,
+      onAttempt: (a) => attempts.push(a),
+      ...options,
+    }).then((o) => (outcome = o));
+    return { promise, result: () => outcome };
+  };
+  return { clock, dialer, t0, attempts, start };
+}
+
+describe('probeUntil (reachable)', () => {
+  it('succeeds at the first attempt that connects, timestamped when the connection completed', async () => {
+    const { clock, dialer, t0, start } = setup(3);
+    dialer.answersFrom(HOST, PORT, t0 + 450);
+    const run = start();
+    await clock.advanceUntil(() => run.result() !== undefined, 2_000);
+    // Attempts at 0, 100, ..., 500: the one started at 500 connects 3 ms later.
+    expect(run.result()).toEqual({ status: 'done', at: t0 + 503, attempts: 6 });
+  });
+
+  it('starts attempts on a fixed interval even when a rejecting target answers at once (no tight spin)', async () => {
+    const { clock, dialer, t0, start, attempts } = setup();
+    dialer.answersFrom(HOST, PORT, t0 + 1_000);
+    const run = start({ intervalMs: 50 });
+    await clock.advanceUntil(() => run.result() !== undefined, 2_000);
+    expect(attempts.map((a) => a.startedAt - t0)).toEqual(Array.from({ length: 21 }, (_, i) => i * 50));
+    expect(attempts.slice(0, -1).every((a) => a.result === 'refused')).toBe(true);
+  });
+
+  it('overlaps attempts on a dropping datapath, so resolution is the interval, not the timeout', async () => {
+    const { clock, dialer, t0, start } = setup(2);
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 730 ? { kind: 'answer' } : { kind: 'drop' }));
+    const run = start({ intervalMs: 100, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 3_000);
+    // The attempt started at 800 is the first after the drop ended; upstream would wait for a 1 s timeout.
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 802 });
+  });
+
+  it('caps attempts in flight', async () => {
+    const { clock, dialer, start } = setup();
+    dialer.on(HOST, PORT, { kind: 'drop' });
+    start({ intervalMs: 10, attemptTimeoutMs: 1_000, maxInFlight: 4, deadline: clock.now() + 500 });
+    await clock.advance(500);
+    expect(dialer.attemptsTo(HOST)).toBe(4);
+  });
+
+  it('gives up at the deadline with the last result', async () => {
+    const { clock, dialer, t0, start } = setup();
+    dialer.on(HOST, PORT, { kind: 'refuse' });
+    const run = start({ deadline: t0 + 1_000 });
+    await clock.advance(1_000);
+    expect(run.result()).toEqual({ status: 'deadline', attempts: 10, lastResult: 'refused' });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('bounds each attempt by the time left before the deadline', async () => {
+    const { clock, dialer, t0, start, attempts } = setup();
+    dialer.on(HOST, PORT, { kind: 'drop' });
+    const run = start({ intervalMs: 100, attemptTimeoutMs: 1_000, maxInFlight: 1, deadline: t0 + 250 });
+    await clock.advance(250);
+    expect(run.result()).toMatchObject({ status: 'deadline' });
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]!.endedAt - attempts[0]!.startedAt).toBe(250);
+  });
+
+  it('stops when the signal aborts, and aborts the dials in flight', async () => {
+    const { clock, dialer, start } = setup();
+    dialer.on(HOST, PORT, { kind: 'drop' });
+    const stop = new AbortController();
+    const run = start({ signal: stop.signal });
+    await clock.advance(250);
+    stop.abort();
+    await clock.advance(0);
+    expect(run.result()).toEqual({ status: 'stopped', attempts: 0 });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('with a reply matcher, only the expected server counts; others are mismatches', async () => {
+    const { clock, dialer, t0, start, attempts } = setup();
+    let n = 0;
+    dialer.on(HOST, PORT, (now) => ({ kind: 'answer', reply: now >= t0 + 200 && n++ % 2 === 1 ? 'web-2 198.18.1.20' : 'web-1 198.18.1.20' }));
+    const run = start({ matcher: replyPrefixMatcher('web-2') });
+    await clock.advanceUntil(() => run.result() !== undefined, 2_000);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 301, reply: 'web-2 198.18.1.20' });
+    expect(attempts.map((a) => a.result)).toEqual(['mismatch', 'mismatch', 'mismatch', 'success']);
+  });
+
+  it('several connections per attempt find one endpoint among many sooner', async () => {
+    const { clock, dialer, start } = setup();
+    let n = 0;
+    dialer.on(HOST, PORT, () => ({ kind: 'answer', reply: `web-${n++ % 4}` }));
+    const run = start({ matcher: replyPrefixMatcher('web-3'), connectionsPerAttempt: 4 });
+    await clock.advanceUntil(() => run.result() !== undefined, 2_000);
+    expect(run.result()).toMatchObject({ status: 'done', attempts: 1, reply: 'web-3' });
+  });
+});
+
+describe('probeUntil (unreachable)', () => {
+  it('reports the start of the first failing attempt, after every earlier one succeeded', async () => {
+    const { clock, dialer, t0, start } = setup(2);
+    // Dropped from 420 on: the attempt started at 500 is the first to fail, noticed only at its timeout.
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 420 ? { kind: 'drop' } : { kind: 'answer' }));
+    const run = start({ goal: 'unreachable', attemptTimeoutMs: 300 });
+    await clock.advance(790);
+    expect(run.result()).toBeUndefined();
+    await clock.advance(10);
+    expect(run.result()).toEqual({ status: 'done', at: t0 + 500, attempts: 6 });
+  });
+
+  it('judges attempts in start order: a later quick failure waits for an earlier slow one', async () => {
+    const { clock, dialer, t0, start } = setup(1);
+    // The attempt at 0 is dropped (times out at 300); the one at 100 is refused at once.
+    dialer.on(HOST, PORT, (now) => (now < t0 + 50 ? { kind: 'drop' } : { kind: 'refuse' }));
+    const run = start({ goal: 'unreachable', attemptTimeoutMs: 300 });
+    await clock.advance(150);
+    expect(run.result()).toBeUndefined();
+    await clock.advance(200);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 });
+  });
+
+  it('a mismatch still counts as reachable', async () => {
+    const { clock, dialer, t0, start } = setup();
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 300 ? { kind: 'refuse' } : { kind: 'answer', reply: 'someone-else' }));
+    const run = start({ goal: 'unreachable', matcher: replyPrefixMatcher('web-1') });
+    await clock.advanceUntil(() => run.result() !== undefined, 2_000);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 300 });
+  });
+});

@@ -1,0 +1,81 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tcpDialer } from './tcp-dialer.js';
+
+// Real sockets, on 127.0.0.1 only.
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+
+async function listen(onConnection: (socket: Socket) => void, host = '127.0.0.1'): Promise<number> {
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    onConnection(socket);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A port nothing listens on: bind one, note it, close it. */
+async function closedPort(): Promise<number> {
+  const port = await listen(() => {});
+  await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
+  return port;
+}
+
+afterEach(async () => {
+  for (const s of sockets) s.destroy();
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+});
+
+describe('tcpDialer', () => {
+  it('succeeds on connect when no reply is needed', async () => {
+    const port = await listen(() => {});
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: false })).toEqual({ ok: true });
+  });
+
+  it('reads the first line of the reply', async () => {
+    const port = await listen((s) => s.end('pod-a 127.0.0.1\nmore\n'));
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-a 127.0.0.1' });
+  });
+
+  it('takes a reply without a newline when the server closes', async () => {
+    const port = await listen((s) => s.end('pod-b'));
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-b' });
+  });
+
+  it('reports refused for a closed port', async () => {
+    const port = await closedPort();
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: false })).toEqual({ ok: false, error: 'refused' });
+  });
+
+  it('times out when the reply never comes', async () => {
+    const port = await listen(() => {});
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 100, readReply: true })).toEqual({ ok: false, error: 'timeout' });
+  });
+
+  it('reports reset when the server closes without a word', async () => {
+    const port = await listen((s) => s.end());
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: false, error: 'reset' });
+  });
+
+  it('stops at once when aborted', async () => {
+    const port = await listen(() => {});
+    const stop = new AbortController();
+    const dial = tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 10_000, readReply: true, signal: stop.signal });
+    stop.abort();
+    expect(await dial).toEqual({ ok: false, error: 'aborted' });
+  });
+
+  it('dials IPv6 addresses as they are, without brackets', async (ctx) => {
+    let port = 0;
+    try {
+      port = await listen((s) => s.end('v6\n'), '::1');
+    } catch {
+      ctx.skip('no IPv6 loopback on this host');
+    }
+    expect(await tcpDialer.dial({ host: '::1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'v6' });
+  });
+});

@@ -1,0 +1,51 @@
+import type { DialRequest, DialResult, Dialer } from '../probe/dialer.js';
+import { sleep, type Clock } from '../util/clock.js';
+
+/** What a fake target does with a connection attempt made at `now`. */
+export type Behaviour =
+  | { readonly kind: 'answer'; readonly reply?: string }
+  | { readonly kind: 'refuse' }
+  | { readonly kind: 'drop' };
+
+/**
+ * A dialer over a FakeClock: each `host:port` behaves as its rule says at the moment of the
+ * attempt. Answers and refusals take `rttMs`; drops take the whole attempt timeout.
+ */
+export class FakeDialer implements Dialer {
+  readonly attempts: { readonly host: string; readonly port: number; readonly at: number }[] = [];
+  private readonly rules = new Map<string, (now: number) => Behaviour>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly rttMs = 1,
+    private readonly fallback: Behaviour = { kind: 'refuse' },
+  ) {}
+
+  /** Sets how `host:port` behaves: a fixed behaviour or one that depends on the time. */
+  on(host: string, port: number, rule: Behaviour | ((now: number) => Behaviour)): this {
+    this.rules.set(`${host}:${port}`, typeof rule === 'function' ? rule : () => rule);
+    return this;
+  }
+
+  /** Answers from `at` on (`reply` when given); before that, `before` (refuse by default). */
+  answersFrom(host: string, port: number, at: number, reply?: string, before: Behaviour = { kind: 'refuse' }): this {
+    return this.on(host, port, (now) => (now >= at ? { kind: 'answer', ...(reply !== undefined ? { reply } : {}) } : before));
+  }
+
+  attemptsTo(host: string): number {
+    return this.attempts.filter((a) => a.host === host).length;
+  }
+
+  async dial(request: DialRequest): Promise<DialResult> {
+    const now = this.clock.now();
+    this.attempts.push({ host: request.host, port: request.port, at: now });
+    const behaviour = (this.rules.get(`${request.host}:${request.port}`) ?? (() => this.fallback))(now);
+    const wait = behaviour.kind === 'drop' ? request.timeoutMs : Math.min(this.rttMs, request.timeoutMs);
+    await sleep(this.clock, wait, request.signal);
+    if (request.signal?.aborted) return { ok: false, error: 'aborted' };
+    if (behaviour.kind === 'drop' || (behaviour.kind === 'answer' && this.rttMs > request.timeoutMs)) return { ok: false, error: 'timeout' };
+    if (behaviour.kind === 'refuse') return { ok: false, error: 'refused' };
+    if (!request.readReply) return { ok: true };
+    return behaviour.reply === undefined ? { ok: false, error: 'timeout' } : { ok: true, reply: behaviour.reply };
+  }
+}
