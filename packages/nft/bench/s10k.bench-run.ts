@@ -7,6 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { it } from 'vitest';
 import { NftBackend } from '../src/backend/nft-backend.js';
 import { createNftClient, type Nft, type Transaction } from '../src/nftables/index.js';
@@ -66,6 +68,7 @@ it(`nft backend at s${SHAPE.services / 1000}k`, async () => {
   for (let run = 0; run < RUNS; run++) {
     const ns = await createNamespace(`bench-kpng-${run}`);
     try {
+      const heapBefore = run === 0 ? heapNow() : 0;
       const nft = new TimedNft(await createNftClient({ netns: ns.name }));
       const backend = new NftBackend({ nft, conntrack: false, families: ['IPv4'], log: silent });
       let start = performance.now();
@@ -86,8 +89,8 @@ it(`nft backend at s${SHAPE.services / 1000}k`, async () => {
         partial.push((performance.now() - start) / 1000);
       }
       if (run === 0) {
-        const rss = process.memoryUsage().rss / 2 ** 20;
-        report('process RSS after syncs (state + backend)', [rss], 'MiB');
+        report('heap held by the backend (tables in memory)', [heapNow() - heapBefore], 'MiB');
+        report('process RSS (vitest worker, state, backend)', [process.memoryUsage().rss / 2 ** 20], 'MiB');
       }
     } finally {
       await ns.delete();
@@ -116,5 +119,12 @@ it(`nft backend at s${SHAPE.services / 1000}k`, async () => {
   report('ratio kpng full sync / reference', [kpngFull / ref], 'x');
   console.log(`\n${rows.join('\n')}`);
 });
+
+/** Heap in use after a full garbage collection, MiB. */
+function heapNow(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, with() { return silent; } };
