@@ -1,0 +1,126 @@
+// The compat binary's front door, in process: everything up to (not including) programming the
+// kernel or watching an API server. Running for real is test/kube-proxy.e2e.test.ts.
+import { describe, expect, it } from 'vitest';
+import { decodeConfiguration } from '../config/decode.js';
+import { FLAGS } from '../flags/table.js';
+import { main } from './main.js';
+import { VERSION } from './version.js';
+
+const HEAD = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
+
+async function run(argv: string[], files: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const written: Record<string, string> = {};
+  const code = await main(argv, {}, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readFile: (path) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      return text;
+    },
+    writeFile: (path, text) => void (written[path] = text),
+    signal: AbortSignal.abort(),
+  });
+  return { code, stdout, stderr, written };
+}
+
+describe('kube-proxy main', () => {
+  it.each([[['--version']], [['--version=true']]])('%j prints the version', async (argv) => {
+    expect(await run(argv)).toMatchObject({ code: 0, stdout: `kube-proxy (kpng) v${VERSION}\n`, stderr: '' });
+  });
+
+  it('--version=raw prints details as JSON', async () => {
+    const { code, stdout } = await run(['--version=raw']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['nftables'] });
+  });
+
+  it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])('%j prints usage listing every flag', async (argv) => {
+    const { code, stdout, stderr } = await run(argv);
+    expect([code, stderr]).toEqual([0, '']);
+    expect(stdout).toMatch(/^kube-proxy \(kpng\)/);
+    for (const flag of FLAGS.filter((f) => !f.deprecated && !f.hidden)) expect(stdout).toContain(`--${flag.name}`);
+    expect(stdout).toContain('  -v, --v Level');
+  });
+
+  it.each([
+    [['--nftables-sync-period=30s'], "Error: unknown flag: --nftables-sync-period\nRun 'kube-proxy --help' for usage.\n"],
+    [
+      ['--masquerade-all=maybe'],
+      'Error: invalid argument "maybe" for "--masquerade-all" flag: strconv.ParseBool: parsing "maybe": invalid syntax\nRun \'kube-proxy --help\' for usage.\n',
+    ],
+    [['--config=/nope.yaml'], 'Error: failed complete: open /nope.yaml: no such file or directory\n'],
+  ])('%j exits 1: %j', async (argv, message) => {
+    expect(await run(argv)).toMatchObject({ code: 1, stdout: '', stderr: message });
+  });
+
+  it('refuses the modes this build lacks, saying which it has', async () => {
+    const { code, stderr } = await run(['--proxy-mode=iptables']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "iptables": proxy mode "iptables" is not available in this build of kube-proxy (kpng); available modes: "nftables" (set by --proxy-mode)\n',
+    );
+  });
+
+  it('names the flag behind an invalid field', async () => {
+    const { code, stderr } = await run(['--iptables-sync-period=0s', '--iptables-min-sync-period=0s', '--conntrack-min=-1']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'Error: failed validate: [KubeProxyConfiguration.nftables.syncPeriod: Invalid value: 0s: must be greater than 0 (set by --iptables-sync-period), ' +
+        'KubeProxyConfiguration.conntrack.min: Invalid value: -1: must be greater than or equal to 0 (set by --conntrack-min)]\n',
+    );
+  });
+
+  it('reports a config file error with its field path', async () => {
+    // minSyncPeriod: 0s in a file defaults to 1s (upstream's defaulting), hence the second error.
+    const files = { '/etc/kp.yaml': `${HEAD}mode: nftables\nnftables:\n  syncPeriod: -5s\n  minSyncPeriod: 0s\n` };
+    const { code, stderr } = await run(['--config=/etc/kp.yaml'], files);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'Error: failed validate: [KubeProxyConfiguration.nftables.syncPeriod: Invalid value: -5s: must be greater than 0, ' +
+        'KubeProxyConfiguration.nftables.syncPeriod: Invalid value: 1s: must be greater than or equal to KubeProxyConfiguration.nftables.minSyncPeriod]\n',
+    );
+  });
+
+  it('warns about every feature gate, ignored flags and removed fields, then carries on', async () => {
+    const files = { '/etc/kp.yaml': `${HEAD}mode: nftables\nudpIdleTimeout: 250ms\nfeatureGates:\n  NFTablesProxyMode: true\n` };
+    const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=Other=false', '--init-only'], files);
+    expect(code).toBe(0);
+    const warnings = stderr.split('\n').filter((l) => l.startsWith('W '));
+    expect(warnings.map((l) => l.replace(/^W \S+ /, ''))).toEqual([
+      '/etc/kp.yaml: field "udpIdleTimeout" is no longer used by kube-proxy and is ignored component="kube-proxy"',
+      'these flags are ignored because --config is given (as upstream kube-proxy does): --feature-gates component="kube-proxy"',
+      'feature gate NFTablesProxyMode=true is not used by kpng\'s kube-proxy and is ignored component="kube-proxy"',
+    ]);
+  });
+
+  it('warns about flag feature gates without --config', async () => {
+    const { code, stderr } = await run(['--feature-gates=A=true,B=false', '--init-only', '--logging-format=json']);
+    expect(code).toBe(0);
+    const warnings = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn');
+    expect(warnings.map((w) => w.msg)).toEqual([
+      expect.stringContaining('mode is blank: using nftables'),
+      "feature gate A=true is not used by kpng's kube-proxy and is ignored",
+      "feature gate B=false is not used by kpng's kube-proxy and is ignored",
+    ]);
+  });
+
+  it('--write-config-to writes the effective configuration, which reads back to the same', async () => {
+    const argv = ['--proxy-mode=nftables', '--cluster-cidr=198.18.0.0/16', '--iptables-sync-period=10s', '--masquerade-all', '--hostname-override=Node-A'];
+    const first = await run([...argv, '--write-config-to=/tmp/kp.yaml']);
+    expect(first.code).toBe(0);
+    const yaml = first.written['/tmp/kp.yaml']!;
+    expect(decodeConfiguration(yaml).config).toMatchObject({
+      mode: 'nftables',
+      clusterCIDR: '198.18.0.0/16',
+      hostnameOverride: 'node-a',
+      detectLocalMode: 'ClusterCIDR',
+      nodePortAddresses: ['primary'],
+      nftables: { syncPeriod: 10_000, masqueradeAll: true },
+    });
+    const second = await run(['--config=/tmp/kp.yaml', '--write-config-to=/tmp/kp2.yaml'], { '/tmp/kp.yaml': yaml });
+    expect(second.written['/tmp/kp2.yaml']).toBe(yaml);
+  });
+});

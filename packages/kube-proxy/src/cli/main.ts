@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * `kube-proxy`: kube-proxy's command line and KubeProxyConfiguration in front of kpng's core and
+ * backends, in one process. Errors exit 1 with the message on stderr, as upstream's do.
+ */
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { configureLogging, createLogger, type Logger, type RunningKpng } from '@kpng/core';
+import { completeConfiguration, CompleteError, type Completed } from '../config/complete.js';
+import { configurationYaml } from '../config/encode.js';
+import { aggregate, FieldError } from '../config/field-error.js';
+import { PROXY_MODES } from '../config/types.js';
+import { concerns } from '../config/changed-fields.js';
+import { validateConfiguration } from '../config/validate.js';
+import { FlagError, parseFlags, type ParsedFlags } from '../flags/parse.js';
+import { BindError } from '../run/bind-check.js';
+import { conntrackSysctls } from '../run/conntrack.js';
+import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
+import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
+import { serve } from '../run/serve.js';
+import { usage } from './usage.js';
+import { versionText } from './version.js';
+
+export interface MainIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Stops the running proxy. Default: SIGINT or SIGTERM. */
+  readonly signal?: AbortSignal;
+  readonly readFile: (path: string) => string;
+  readonly writeFile: (path: string, text: string) => void;
+  /** Called once the proxy runs (tests read server addresses here). */
+  readonly onStarted?: (running: RunningKpng) => void;
+  readonly cpuCores: number;
+}
+
+const PROCESS_IO: MainIO = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  readFile: (path) => readFileSync(path, 'utf8'),
+  writeFile: (path, text) => writeFileSync(path, text),
+  cpuCores: availableParallelism(),
+};
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, overrides: Partial<MainIO> = {}): Promise<number> {
+  const io: MainIO = { ...PROCESS_IO, ...overrides };
+  const fail = (message: string) => (io.stderr(`Error: ${message}\n`), 1);
+
+  let flags: ParsedFlags;
+  try {
+    flags = parseFlags(argv);
+  } catch (e) {
+    if (!(e instanceof FlagError)) throw e;
+    return fail(`${e.message}\nRun 'kube-proxy --help' for usage.`);
+  }
+  if (flags.get('help') === true) return io.stdout(usage()), 0;
+  const version = flags.get<boolean | 'raw'>('version');
+  if (version !== undefined && version !== false) return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+
+  let completed: Completed;
+  try {
+    completed = completeConfiguration(flags, { defaultMode: DEFAULT_MODE, readFile: io.readFile });
+  } catch (e) {
+    if (!(e instanceof CompleteError)) throw e;
+    return fail(`failed complete: ${e.message}`);
+  }
+  const { config } = completed;
+  configureLogging({
+    verbosity: config.logging.verbosity,
+    format: config.logging.format === 'json' ? 'json' : 'text',
+    write: (line) => io.stderr(`${line}\n`),
+  });
+  const log = createLogger({ component: 'kube-proxy' });
+  for (const warning of [...completed.warnings, ...featureGateWarnings(config.featureGates), ...unsupportedSettingWarnings(config)]) {
+    log.warn(warning);
+  }
+
+  const running = !completed.cleanup && completed.writeConfigTo === undefined;
+  const errors = validateConfiguration(config, { availableModes: running ? AVAILABLE_MODES : PROXY_MODES });
+  if (errors.length > 0) return fail(`failed validate: ${aggregate(errors.map((e) => withFlag(e, completed.fieldFlags)))}`);
+
+  if (completed.writeConfigTo !== undefined) {
+    io.writeFile(completed.writeConfigTo, configurationYaml(config));
+    log.info('wrote configuration', { file: completed.writeConfigTo });
+    return 0;
+  }
+  const netns = env['KPNG_NETNS'] || undefined;
+  if (completed.cleanup) return cleanup(config, netns, log, fail);
+  if (completed.initOnly) {
+    log.info('--init-only: kpng needs no privileged initialisation; exiting');
+    return 0;
+  }
+  logConntrackPlan(config.conntrack, io.cpuCores, log);
+  try {
+    return await serve(completed, { env, log, signal: io.signal ?? processSignal(), ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
+  } catch (e) {
+    if (e instanceof BindError) return fail(e.message);
+    return fail(`running kube-proxy: ${(e as Error).message}`);
+  }
+}
+
+/** A validation error on a field a flag set names that flag. */
+function withFlag(error: FieldError, fieldFlags: ReadonlyMap<string, string>): string {
+  for (const [field, flag] of fieldFlags) if (concerns(error.field, field)) return `${error.toString()} (set by ${flag})`;
+  return error.toString();
+}
+
+async function cleanup(config: Completed['config'], netns: string | undefined, log: Logger, fail: (m: string) => number): Promise<number> {
+  try {
+    for (const [mode, backend] of MODES) {
+      const removed = await backend.cleanup(config, netns !== undefined ? { netns } : {});
+      log.info('cleaned up', { mode, tables: removed, ...(netns !== undefined ? { netns } : {}) });
+    }
+    return 0;
+  } catch (e) {
+    return fail(`cleanup failed: ${(e as Error).message}`);
+  }
+}
+
+function logConntrackPlan(ct: Completed['config']['conntrack'], cores: number, log: Logger): void {
+  const settings = conntrackSysctls(ct, cores);
+  if (settings.length === 0) return;
+  log.info('conntrack settings upstream kube-proxy would apply (kpng leaves sysctls to the node and does not write them)', {
+    sysctls: Object.fromEntries(settings.map((s) => [s.name, s.value])),
+  });
+}
+
+function processSignal(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return controller.signal;
+}
+
+// Run when executed as a program (not when imported by tests).
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`Error: ${(e as Error).stack ?? String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

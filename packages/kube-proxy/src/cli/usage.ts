@@ -1,0 +1,29 @@
+/** `kube-proxy --help`, generated from the flag table so it cannot drift from what is accepted. */
+import { FLAGS } from '../flags/table.js';
+import type { FlagSpec } from '../flags/spec.js';
+
+const HEADER = `kube-proxy (kpng): the Kubernetes network proxy, as a drop-in for kube-proxy.
+
+It watches Services, EndpointSlices and this Node, and programs the kernel through kpng's
+nftables backend. Only the nftables mode is available in this build; a blank mode means nftables.
+
+Usage:
+  kube-proxy [flags]
+
+Flags:
+`;
+
+export function usage(): string {
+  const rows = FLAGS.filter((f) => !f.hidden && !f.deprecated).map((f) => [left(f), right(f)] as const);
+  const width = Math.max(...rows.map(([l]) => l.length)) + 3;
+  return HEADER + rows.map(([l, r]) => `${l.padEnd(width)}${r}`).join('\n') + '\n';
+}
+
+function left(f: FlagSpec): string {
+  const names = f.shorthand ? `  -${f.shorthand}, --${f.name}` : `      --${f.name}`;
+  return f.type === '' ? names : `${names} ${f.type}`;
+}
+
+function right(f: FlagSpec): string {
+  return f.defaultText === undefined ? f.usage : `${f.usage} (default ${f.defaultText})`;
+}

@@ -1,0 +1,92 @@
+/**
+ * Running the proxy: kube source (kubeconfig / --master, this node's name), the mode's backend in
+ * process, metrics on metricsBindAddress (with /proxyMode and /configz), health on
+ * healthzBindAddress, sync periods from the mode's section. Returns when `signal` aborts (0) or the
+ * source fails for good (1).
+ */
+import { hostname } from 'node:os';
+import { KubeSource, loadKubeConfig, nodeName as toNodeName, runKpng, type Logger, type RunningKpng } from '@kpng/core';
+import { Registry } from 'prom-client';
+import type { Completed } from '../config/complete.js';
+import { encodeConfiguration } from '../config/encode.js';
+import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
+import { serverAddress } from './bind-check.js';
+import { MODES } from './modes.js';
+
+/** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
+export const FULL_SYNC_PERIOD_MS = 3_600_000;
+
+export interface ServeContext {
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  /** Called once the proxy is running (tests read the servers' addresses here). */
+  readonly onStarted?: (running: RunningKpng) => void;
+}
+
+export async function serve(completed: Completed, ctx: ServeContext): Promise<number> {
+  const { config } = completed;
+  const { log } = ctx;
+  const mode = MODES.get(config.mode);
+  if (mode === undefined) throw new Error(`no backend for mode ${config.mode}`); // validation prevents this
+  const nodeName = nodeNameOf(config);
+  const netns = ctx.env['KPNG_NETNS'] || undefined;
+  const kubeConfig = loadKubeConfig({
+    ...(config.clientConnection.kubeconfig !== '' ? { kubeconfigPath: config.clientConnection.kubeconfig } : {}),
+    ...(completed.master !== undefined ? { server: completed.master } : {}),
+  });
+  const registry = new Registry();
+  const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
+  for (const warning of warnings) log.warn(warning);
+
+  const hardFail = config.bindAddressHardFail;
+  const metricsBindAddress = await serverAddress('metrics', config.metricsBindAddress, hardFail, log);
+  const healthzBindAddress = await serverAddress('healthz', config.healthzBindAddress, hardFail, log);
+  const section = sectionOf(config);
+  log.info('starting kube-proxy (kpng)', {
+    mode: config.mode,
+    node: nodeName,
+    server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
+    ...(netns !== undefined ? { netns } : {}),
+  });
+  const kpng = await runKpng({
+    nodeName: toNodeName(nodeName),
+    source: new KubeSource({
+      kubeConfig,
+      nodeName,
+      ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
+    }),
+    backend,
+    ...(metricsBindAddress ? { metricsBindAddress } : {}),
+    ...(healthzBindAddress ? { healthzBindAddress } : {}),
+    minSyncPeriodMs: section.minSyncPeriod,
+    syncPeriodMs: section.syncPeriod,
+    fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
+    proxyMode: config.mode,
+    configz: { [GROUP]: encodeConfiguration(config) },
+    extraRegistries: [registry],
+  });
+  ctx.onStarted?.(kpng);
+
+  const outcome = await Promise.race([
+    kpng.done.then(() => 'source ended' as const, () => 'source failed' as const),
+    aborted(ctx.signal).then(() => 'stopped' as const),
+  ]);
+  log.info('stopping kube-proxy (kpng)', { reason: outcome });
+  await kpng.stop();
+  return outcome === 'source failed' ? 1 : 0;
+}
+
+/** `nodeutil.GetHostname`: the override, else the hostname, trimmed and lower-cased. */
+export function nodeNameOf(config: KubeProxyConfiguration, host: () => string = hostname): string {
+  return (config.hostnameOverride.trim() || host()).trim().toLowerCase();
+}
+
+function sectionOf(config: KubeProxyConfiguration): { syncPeriod: number; minSyncPeriod: number } {
+  return config.mode === 'ipvs' ? config.ipvs : config.mode === 'nftables' ? config.nftables : config.iptables;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
