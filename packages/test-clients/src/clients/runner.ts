@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, register, Registry } from 'prom-client';
 import type { ServeSettings } from '../config/common.js';
@@ -74,6 +75,7 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(spe
   logger.info('starting', { flags: flags.all(flagSet.specs) });
   const signals = deps.signals ?? process;
   const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
   const onSignal = (name: string) => () => {
     if (!stop.signal.aborted) logger.info('shutting down', { signal: name });
     stop.abort();

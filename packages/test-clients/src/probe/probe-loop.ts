@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Cancel, Clock } from '../util/clock.js';
 import type { DialError, Dialer, DialResult } from './dialer.js';
 import type { SuccessMatcher } from './matcher.js';
@@ -66,6 +67,7 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
   const perAttempt = Math.max(1, options.connectionsPerAttempt ?? 1);
   const maxInFlight = options.maxInFlight ?? Math.min(MAX_IN_FLIGHT, Math.max(1, Math.ceil(attemptTimeoutMs / intervalMs)));
   const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // one listener per dial in flight
 
   return new Promise<ProbeOutcome>((resolve) => {
     let finished = false;

@@ -1,8 +1,9 @@
-import type { EndpointSlice, KubeObject, Pod, Service } from '../kube/objects.js';
+import type { EndpointSlice, KubeObject, ObjectMeta, Pod, Service } from '../kube/objects.js';
 
-/** Test objects, shaped as the API server sends them. */
+/** Test objects, shaped as the API server sends them (and as the fake API server accepts them). */
+export type Api<T extends KubeObject> = T & { readonly [field: string]: unknown; readonly kind: string; readonly metadata: ObjectMeta & { readonly name: string; readonly [field: string]: unknown } };
 
-export function pod(name: string, options: { ip?: string; ips?: string[]; created?: number; namespace?: string; labels?: Record<string, string> } = {}): Pod {
+export function pod(name: string, options: { ip?: string; ips?: string[]; created?: number; namespace?: string; labels?: Record<string, string> } = {}): Api<Pod> {
   const ips = options.ips ?? (options.ip !== undefined ? [options.ip] : []);
   return {
     kind: 'Pod',
@@ -17,7 +18,7 @@ export function pod(name: string, options: { ip?: string; ips?: string[]; create
   };
 }
 
-export function policy(name: string, options: { created?: number; createdAtAnnotation?: number; namespace?: string } = {}): KubeObject {
+export function policy(name: string, options: { created?: number; createdAtAnnotation?: number; namespace?: string } = {}): Api<KubeObject> {
   return {
     kind: 'NetworkPolicy',
     metadata: {
@@ -30,7 +31,7 @@ export function policy(name: string, options: { created?: number; createdAtAnnot
   };
 }
 
-export function service(name: string, options: { clusterIPs?: string[]; port?: number; nodePort?: number; namespace?: string } = {}): Service {
+export function service(name: string, options: { clusterIPs?: string[]; port?: number; nodePort?: number; namespace?: string } = {}): Api<Service> {
   return {
     kind: 'Service',
     metadata: { name, namespace: options.namespace ?? 'default' },
@@ -47,7 +48,7 @@ export interface SliceEndpoint {
   readonly ready?: boolean;
 }
 
-export function slice(name: string, service: string, endpoints: readonly SliceEndpoint[], options: { family?: 'IPv4' | 'IPv6'; triggerTime?: number; namespace?: string; rv?: string } = {}): EndpointSlice {
+export function slice(name: string, service: string, endpoints: readonly SliceEndpoint[], options: { family?: 'IPv4' | 'IPv6'; triggerTime?: number; namespace?: string; rv?: string } = {}): Api<EndpointSlice> {
   return {
     kind: 'EndpointSlice',
     metadata: {

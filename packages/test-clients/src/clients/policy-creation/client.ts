@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ProbeSettings, TargetSettings } from '../../config/common.js';
 import { familyOf, keyOf, podIP, type Pod } from '../../kube/objects.js';
 import type { ObjectEvent, ObjectStream } from '../../kube/stream.js';
@@ -60,6 +61,7 @@ export class PolicyCreationClient {
     if (!options.measureDeletion) this.deletion.close();
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
     this.logger = ctx.logger.with({ measurement: 'policy_creation' });
+    setMaxListeners(0, this.stopping.signal); // every target waiting for revocation listens
   }
 
   /** Resolves when every target has been measured (reached or not), or when `signal` aborts. */
