@@ -21,7 +21,6 @@ import {
 
 const str = (text: string) => text;
 const withConfig = { withConfig: true } as const;
-const IGNORED_WITH_CONFIG = ' Ignored when --config is given.';
 
 export const FLAGS: readonly FlagSpec[] = [
   // The command itself
@@ -31,7 +30,7 @@ export const FLAGS: readonly FlagSpec[] = [
   boolFlag('init-only', parseBool, 'Do the privileged initialisation and exit (kpng: nothing to do).', undefined, withConfig),
   boolFlag('help', parseBool, 'Help for kube-proxy.', undefined, { shorthand: 'h', withConfig: true }),
   { ...boolFlag('version', (t) => (t === 'raw' ? 'raw' : parseBool(t)), 'Print version information and quit; --version=raw prints details.', undefined, withConfig), type: 'version[=true]' },
-  valueFlag('feature-gates', 'mapStringBool', parseMapStringBool, `Feature gates, e.g. A=true,B=false. kpng accepts them and warns about each (none changes its behaviour).${IGNORED_WITH_CONFIG}`, (c, v) => Object.assign(c.featureGates, v)),
+  valueFlag('feature-gates', 'mapStringBool', parseMapStringBool, `Feature gates, e.g. A=true,B=false. kpng accepts them and warns about each (none changes its behaviour).`, (c, v) => Object.assign(c.featureGates, v)),
 
   // API server
   valueFlag('kubeconfig', 'string', str, 'Path to a kubeconfig file (the server can be overridden by --master).', (c, v) => (c.clientConnection.kubeconfig = v)),
@@ -43,16 +42,16 @@ export const FLAGS: readonly FlagSpec[] = [
 
   // Node and servers
   valueFlag('hostname-override', 'string', str, 'The name of this Node (default: the hostname).', undefined, withConfig),
-  valueFlag('bind-address', 'ip', parseIPFlag, `Overrides kube-proxy's idea of the node's primary IP.${IGNORED_WITH_CONFIG}`, (c, v) => (c.bindAddress = v), { defaultText: '0.0.0.0' }),
-  valueFlag('healthz-bind-address', 'ipport', parseIPPortFlag, `Address of the health server (/healthz, /livez); empty disables it.${IGNORED_WITH_CONFIG}`, (c, v) => (c.healthzBindAddress = v), { defaultText: '0.0.0.0:10256' }),
-  valueFlag('metrics-bind-address', 'ipport', parseIPPortFlag, `Address of the metrics server (/metrics, /proxyMode, /configz); empty disables it.${IGNORED_WITH_CONFIG}`, (c, v) => (c.metricsBindAddress = v), { defaultText: '127.0.0.1:10249' }),
+  valueFlag('bind-address', 'ip', parseIPFlag, `Overrides kube-proxy's idea of the node's primary IP.`, (c, v) => (c.bindAddress = v), { defaultText: '0.0.0.0' }),
+  valueFlag('healthz-bind-address', 'ipport', parseIPPortFlag, `Address of the health server (/healthz, /livez); empty disables it.`, (c, v) => (c.healthzBindAddress = v), { defaultText: '0.0.0.0:10256' }),
+  valueFlag('metrics-bind-address', 'ipport', parseIPPortFlag, `Address of the metrics server (/metrics, /proxyMode, /configz); empty disables it.`, (c, v) => (c.metricsBindAddress = v), { defaultText: '127.0.0.1:10249' }),
   boolFlag('bind-address-hard-fail', parseBool, 'Exit when the health or metrics server cannot bind its port.', (c, v) => (c.bindAddressHardFail = v)),
-  boolFlag('profiling', parseBool, `Enable /debug/pprof (not supported by kpng; warns).${IGNORED_WITH_CONFIG}`, (c, v) => (c.enableProfiling = v)),
-  valueFlag('show-hidden-metrics-for-version', 'string', str, `The previous minor version whose hidden metrics to show (accepted, ignored).${IGNORED_WITH_CONFIG}`, (c, v) => (c.showHiddenMetricsForVersion = v)),
-  valueFlag('oom-score-adj', 'int32', int32, `The oom-score-adj for the process, in [-1000, 1000] (validated, not applied by kpng).${IGNORED_WITH_CONFIG}`, (c, v) => (c.oomScoreAdj = v), { defaultText: '-999' }),
+  boolFlag('profiling', parseBool, `Enable /debug/pprof (not supported by kpng; warns).`, (c, v) => (c.enableProfiling = v)),
+  valueFlag('show-hidden-metrics-for-version', 'string', str, `The previous minor version whose hidden metrics to show (accepted, ignored).`, (c, v) => (c.showHiddenMetricsForVersion = v)),
+  valueFlag('oom-score-adj', 'int32', int32, `The oom-score-adj for the process, in [-1000, 1000] (validated, not applied by kpng).`, (c, v) => (c.oomScoreAdj = v), { defaultText: '-999' }),
 
   // Mode
-  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: nftables (the only mode in this build; also what blank means), iptables, ipvs or kernelspace.${IGNORED_WITH_CONFIG}`, (c, v) => (c.mode = v)),
+  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: nftables (the only mode in this build; also what blank means), iptables, ipvs or kernelspace.`, (c, v) => (c.mode = v)),
   boolFlag('masquerade-all', parseBool, 'SNAT all traffic sent to Service cluster IPs.'),
   valueFlag('iptables-masquerade-bit', 'int32', int32, 'The fwmark bit for packets to SNAT in iptables/ipvs mode, in [0, 31] (nftables mode uses nftables.masqueradeBit).', (c, v) => (c.iptables.masqueradeBit = v), { defaultText: '14' }),
   boolFlag('iptables-localhost-nodeports', parseBool, 'iptables mode only: allow NodePorts on localhost.', (c, v) => (c.iptables.localhostNodePorts = v), { defaultText: 'true' }),
@@ -68,11 +67,11 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag('ipvs-udp-timeout', 'duration', duration, 'Timeout of IPVS UDP packets; 0 leaves it as is.', (c, v) => (c.ipvs.udpTimeout = v)),
 
   // Traffic classification
-  valueFlag('detect-local-mode', 'LocalMode', oneOf(['', ...LOCAL_MODES]), `How to tell local (pod) traffic: ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix.${IGNORED_WITH_CONFIG}`, (c, v) => (c.detectLocalMode = v), { defaultText: 'ClusterCIDR' }),
+  valueFlag('detect-local-mode', 'LocalMode', oneOf(['', ...LOCAL_MODES]), `How to tell local (pod) traffic: ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix.`, (c, v) => (c.detectLocalMode = v), { defaultText: 'ClusterCIDR' }),
   valueFlag('pod-bridge-interface', 'string', str, 'With --detect-local-mode=BridgeInterface: the pods\' bridge.', (c, v) => (c.detectLocal.bridgeInterface = v)),
   valueFlag('pod-interface-name-prefix', 'string', str, 'With --detect-local-mode=InterfaceNamePrefix: the pods\' interface name prefix.', (c, v) => (c.detectLocal.interfaceNamePrefix = v)),
-  valueFlag('cluster-cidr', 'string', str, `The pods' CIDR (a dual-stack pair allowed, comma-separated), for --detect-local-mode=ClusterCIDR.${IGNORED_WITH_CONFIG}`),
-  valueFlag('nodeport-addresses', 'strings', parseStringSlice, `CIDRs of the node IPs that accept NodePorts, or "primary" (nftables default: primary).${IGNORED_WITH_CONFIG}`, (c, v) => (c.nodePortAddresses = v)),
+  valueFlag('cluster-cidr', 'string', str, `The pods' CIDR (a dual-stack pair allowed, comma-separated), for --detect-local-mode=ClusterCIDR.`),
+  valueFlag('nodeport-addresses', 'strings', parseStringSlice, `CIDRs of the node IPs that accept NodePorts, or "primary" (nftables default: primary).`, (c, v) => (c.nodePortAddresses = v)),
 
   // Conntrack
   valueFlag('conntrack-max-per-core', 'int32', int32, 'Maximum tracked connections per CPU core (0 leaves the limit and ignores --conntrack-min).', (c, v) => (c.conntrack.maxPerCore = v), { defaultText: '32768' }),

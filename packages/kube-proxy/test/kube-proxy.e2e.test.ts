@@ -1,0 +1,151 @@
+// The compat binary end to end: `main()` in process, with a KubeProxyConfiguration file and
+// flags, watching the fake API server and programming the nft backend inside the lab's node
+// namespace (KPNG_NETNS). A pod's TCP connection to the ClusterIP must reach the endpoint; the
+// status servers must answer like kube-proxy's; `--cleanup` must leave no kpng (or upstream
+// kube-proxy) table behind and nobody else's table touched.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig, type LabPod, type ProbeResult } from '@kpng/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/index.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from './objects.js';
+
+const e2e = await kernelE2e('kube-proxy compat binary');
+
+/** Bounded polling: every probe has a 1 s timeout, at most `attempts` of them. */
+async function probeUntil(lab: Lab, from: LabPod, accept: (r: ProbeResult) => boolean, attempts = 30): Promise<ProbeResult> {
+  let last: ProbeResult | undefined;
+  for (let i = 0; i < attempts; i++) {
+    last = await lab.probe(from, { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 });
+    if (accept(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no accepted answer after ${attempts} probes; last: ${JSON.stringify(last)}`);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function tables(lab: Lab): Promise<string[]> {
+  const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
+  return stdout.trim().split('\n').filter((line) => line !== '').sort();
+}
+
+describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
+  let lab: Lab;
+  let server: FakeApiServer;
+  let kubeconfig: LabKubeconfig;
+  let dir: string;
+  let configPath: string;
+  let env: NodeJS.ProcessEnv;
+  let metricsPort: number;
+  let healthzPort: number;
+  const stop = new AbortController();
+  let running: Promise<number>;
+  let logs = '';
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await Lab.create({ pods: ['pod-a', 'pod-b', 'pod-c'] });
+    await Promise.all(['pod-b', 'pod-c'].map((pod) => lab.startEcho(pod, [ECHO_PORT])));
+    server = await FakeApiServer.start();
+    server.create(node());
+    server.create(service());
+    server.create(endpointSlice([lab.pod('pod-b')]));
+    kubeconfig = await kubeconfigFor(server);
+    [metricsPort, healthzPort] = [await freePort(), await freePort()];
+    dir = await mkdtemp(join(tmpdir(), 'kpng-kube-proxy-'));
+    configPath = join(dir, 'config.yaml');
+    await writeFile(
+      configPath,
+      [
+        'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+        'kind: KubeProxyConfiguration',
+        'mode: nftables',
+        'clientConnection:',
+        `  kubeconfig: ${kubeconfig.path}`,
+        `metricsBindAddress: 127.0.0.1:${metricsPort}`,
+        `healthzBindAddress: 127.0.0.1:${healthzPort}`,
+        'detectLocalMode: ClusterCIDR',
+        'clusterCIDR: 198.18.0.0/22,2001:db8::/46',
+        'nftables:',
+        '  minSyncPeriod: 100ms',
+        '  syncPeriod: 30s',
+        'conntrack:',
+        '  maxPerCore: 0',
+        '',
+      ].join('\n'),
+    );
+    env = { KPNG_NETNS: lab.node.namespace.name };
+    // The flag overrides the node name even with --config (and is lower-cased), as upstream.
+    running = main(['--config', configPath, '--hostname-override=Lab-Node', '-v=2'], env, {
+      stdout: () => {},
+      stderr: (text) => void (logs += text),
+      signal: stop.signal,
+    });
+  });
+
+  afterAll(async () => {
+    stop.abort();
+    await running?.catch(() => 1);
+    await lab?.delete();
+    await server?.close();
+    await kubeconfig?.remove();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('programs the ClusterIP: a pod connects through it to the endpoint', async () => {
+    const result = await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok).catch((e: Error) => {
+      throw new Error(`${e.message}\nkube-proxy logs:\n${logs}`);
+    });
+    expect(result).toMatchObject({ ok: true, server: 'pod-b', seenSource: lab.pod('pod-a').ipv4 });
+    expect(await tables(lab)).toEqual(['table ip kpng', 'table ip6 kpng']);
+  });
+
+  it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
+    const mode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`);
+    expect(await mode.text()).toBe('nftables');
+    const configz = (await (await fetch(`http://127.0.0.1:${metricsPort}/configz`)).json()) as Record<string, Record<string, unknown>>;
+    expect(configz['kubeproxy.config.k8s.io']).toMatchObject({
+      apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+      kind: 'KubeProxyConfiguration',
+      mode: 'nftables',
+      hostnameOverride: 'lab-node',
+      clusterCIDR: '198.18.0.0/22,2001:db8::/46',
+      nodePortAddresses: ['primary'],
+      nftables: { minSyncPeriod: '100ms', syncPeriod: '30s', masqueradeBit: 14 },
+    });
+    const healthz = await fetch(`http://127.0.0.1:${healthzPort}/healthz`);
+    expect(healthz.status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toContain('kubeproxy_sync_proxy_rules_duration_seconds');
+  });
+
+  it('follows an EndpointSlice change to the other pod', async () => {
+    server.update(endpointSlice([lab.pod('pod-c')]));
+    const result = await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok && r.server === 'pod-c');
+    expect(result.server).toBe('pod-c');
+  });
+
+  it('--cleanup removes the kpng and upstream kube-proxy tables and nothing else', async () => {
+    stop.abort();
+    expect(await running).toBe(0);
+    const ns = lab.node.namespace;
+    await ns.exec(['nft', 'add', 'table', 'ip', 'kube-proxy']);
+    await ns.exec(['nft', 'add', 'table', 'inet', 'someone-else']);
+    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kpng']);
+
+    let out = '';
+    const code = await main(['--config', configPath, '--cleanup'], env, { stdout: () => {}, stderr: (t) => void (out += t) });
+    expect(code, out).toBe(0);
+    expect(await tables(lab)).toEqual(['table inet someone-else']);
+    expect((await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok).toBe(false);
+  });
+});
