@@ -7,4 +7,4 @@ export {
   type LabPod,
   type NetworkNamespace,
   type ProbeResult,
-} from '../../../tools/lab/src/netns/index.js';
+} from '@kpng/lab';
