@@ -96,4 +96,5 @@ export {
 
 // Metrics and health (kube-proxy compatible)
 export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
+export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';
 export { ProxyHealth, startHealthServer, ServiceHealthServers } from '../health/index.js';

@@ -5,8 +5,8 @@
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { KubeSource, loadKubeConfig, nodeName as toNodeName, runKpng, type Logger, type RunningKpng } from '@kpng/core';
-import { Registry } from 'prom-client';
+import { KubeSource, loadKubeConfig, nodeName as toNodeName, registerRestClientMetrics, runKpng, type Logger, type RunningKpng } from '@kpng/core';
+import { Registry, register } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
@@ -54,6 +54,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     source: new KubeSource({
       kubeConfig,
       nodeName,
+      restClientMetrics: registerRestClientMetrics(registry),
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
     }),
     backend,
@@ -64,7 +65,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
-    extraRegistries: [registry],
+    // prom-client's default registry holds the invalid-object counter of core's converters.
+    extraRegistries: [registry, register],
   });
   ctx.onStarted?.(kpng);
 
