@@ -17,6 +17,12 @@ describe('pod-creation configuration', () => {
     expect(pod(UPSTREAM.filter((f) => !f.startsWith('-MaxTargets'))).targets.maxTargets).toBe(100);
   });
 
+  it("accepts clusterloader2's invocation, as its `sh -c` hands it over", () => {
+    // dep-test-client-pod-creation.yaml: ./pod-creation-reachability-latency -HostNamespace="{{.Namespace}}" -TargetLabelSelector="{{.TargetLabelSelector}}" ...
+    const config = pod(['-HostNamespace=net-policy-test', '-TargetLabelSelector=net-pol-test = enforcement-latency', '-TargetNamespace=test-ns-1', '-TargetPort=80', '-MaxTargets=100', '-MetricsPort=9160']);
+    expect(config.targets).toMatchObject({ targetLabelSelector: 'net-pol-test = enforcement-latency', maxTargets: 100 });
+  });
+
   it('accepts the kebab-case aliases', () => {
     const config = pod(['--host-namespace=a', '--target-label-selector=x=y', '--target-namespace=b', '--target-port=8080', '--probe-interval=20ms', '--ip-family=IPv6', '--target-timeout=0']);
     expect(config.targets.targetPort).toBe(8080);
