@@ -67,10 +67,16 @@ describe('PodCreationClient', () => {
   it('measures exactly MaxTargets pods, counts the rest as skipped, then stops watching and completes', async () => {
     const { clock, dialer, pods, registry, finished } = setup({ maxTargets: 2 });
     await clock.advance(0);
+    dialer.on('198.18.1.10', 80, { kind: 'drop' });
     for (const [i, name] of ['a', 'b', 'c'].entries()) {
-      dialer.on(`198.18.1.${10 + i}`, 80, { kind: 'answer' });
+      if (i > 0) dialer.on(`198.18.1.${10 + i}`, 80, { kind: 'answer' });
       pods.emit('added', pod(name, { ip: `198.18.1.${10 + i}`, created: clock.now() }));
     }
+    pods.emit('modified', pod('c', { ip: '198.18.1.12', created: clock.now(), labels: { target: 'test-policy', more: 'x' } }));
+    await clock.advance(10);
+    expect(finished()).toBe(false); // a is still being probed
+    dialer.on('198.18.1.10', 80, { kind: 'answer' });
+    await clock.advance(1_000);
     await clock.advance(10);
     expect(finished()).toBe(true);
     expect(pods.running).toBe(false);

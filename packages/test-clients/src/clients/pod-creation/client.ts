@@ -31,7 +31,8 @@ export class PodCreationClient {
   readonly ipBook: TargetBook;
   readonly book: TargetBook;
   private readonly prober: Prober;
-  private readonly preexisting = new Set<string>();
+  /** Pods that will never be measured (pre-existing, no address in the family, beyond MaxTargets). */
+  private readonly ignored = new Set<string>();
   private readonly probes = new Set<Promise<void>>();
   private readonly logger;
 
@@ -57,7 +58,7 @@ export class PodCreationClient {
     const stream = this.options.pods.run(
       {
         event: (event) => this.onEvent(event),
-        synced: () => this.logger.info('initial list synced', { preexistingPods: this.preexisting.size }),
+        synced: () => this.logger.info('initial list synced', { preexistingPods: this.ignored.size }),
       },
       watching.signal,
     );
@@ -90,21 +91,24 @@ export class PodCreationClient {
       this.prober.stop(uid, 'deleted');
       return;
     }
-    if (this.preexisting.has(uid) || this.book.has(uid)) return;
+    if (this.ignored.has(uid) || this.book.has(uid)) return;
     const anyIP = podIP(pod);
     if (event.initial && anyIP !== undefined) {
-      this.preexisting.add(uid);
+      this.ignored.add(uid);
       this.book.skip('pre-existing');
       return;
     }
     if (anyIP === undefined) return; // wait for the update that assigns an IP
     const ip = podIP(pod, this.options.probe.ipFamily);
     if (ip === undefined) {
-      this.preexisting.add(uid);
+      this.ignored.add(uid);
       this.book.skip('no-address-in-family');
       return;
     }
-    if (this.book.claim(uid) !== 'claimed') return;
+    if (this.book.claim(uid) !== 'claimed') {
+      this.ignored.add(uid); // counted once, as beyond-max-targets
+      return;
+    }
     this.ipBook.claim(uid);
     this.start(uid, pod, ip, event.receivedAt);
   }
