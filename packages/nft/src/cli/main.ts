@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 /**
  * `kpng-nft`: the nftables backend as a program. In-process (a core over a file or the API
  * server, one process, like kube-proxy) or split (`--connect`: consume a core's stream).
@@ -27,6 +28,8 @@ import { Registry } from 'prom-client';
 import { NftBackend } from '../backend/nft-backend.js';
 import { parseOptions, USAGE, UsageError, type NftCliOptions } from './options.js';
 
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /** @param signal stops the program (tests); SIGINT and SIGTERM always do. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<number> {
   let opts: NftCliOptions;
@@ -38,6 +41,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return 2;
   }
   if (opts.help) return void process.stdout.write(USAGE), 0;
+  if (opts.version) return void process.stdout.write(`kpng-nft ${VERSION}\n`), 0;
   configureLogging({ verbosity: opts.verbosity });
   const registry = new Registry();
   const backend = new NftBackend({ ...opts.config, ...(opts.netns === undefined ? {} : { netns: opts.netns }), metrics: registry });

@@ -17,6 +17,7 @@ export type SourceOption =
 
 export interface NftCliOptions {
   readonly help: boolean;
+  readonly version: boolean;
   readonly cleanup: boolean;
   readonly source: SourceOption;
   readonly nodeName: string;
@@ -58,6 +59,7 @@ Cadence and servers:
   --min-sync-period D (default 0s)  --sync-period D (30s)  --full-sync-period D (1h)
   --metrics-bind-address A (127.0.0.1:10249)  --healthz-bind-address A (0.0.0.0:10256); "" disables
   -v, --v N                      log verbosity
+  --version, -h/--help
 `;
 
 const csv = (text: string | undefined): string[] => (text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean));
@@ -116,6 +118,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       allowPositionals: false,
       options: {
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
         cleanup: { type: 'boolean' },
         connect: { type: 'string' },
         file: { type: 'string' },
@@ -175,6 +178,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const healthzBindAddress = listen(v['healthz-bind-address'], '0.0.0.0:10256', '--healthz-bind-address');
   return {
     help: v.help === true,
+    version: v.version === true,
     cleanup: v.cleanup === true,
     source,
     nodeName: v['node-name'] ?? env['NODE_NAME'] ?? hostname,
