@@ -200,6 +200,16 @@ describe('PolicyCreationClient: revocation (policy deletion)', () => {
     expect(s.log.find('target pod unreachable after revocation')[0]).toMatchObject({ latencySeconds: 0.1, startSource: 'watch' });
   });
 
+  it('without watch permission, revocation cannot be seen: counted, and the client completes', async () => {
+    const s = setup({ pods: targets(1), measureDeletion: true, watchForbidden: true });
+    await s.clock.advance(100);
+    s.createAllow();
+    s.dialer.on('198.18.1.10', 80, { kind: 'answer' });
+    await s.clock.advanceUntil(s.finished, 1_000);
+    expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(1);
+    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...D, reason: 'no-watch-permission' })).toBe(1);
+  });
+
   it('shutdown before revocation counts the waiting targets as unreached', async () => {
     const s = setup({ pods: targets(1), measureDeletion: true });
     await s.clock.advance(100);

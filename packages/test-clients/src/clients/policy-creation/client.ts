@@ -202,8 +202,14 @@ export class PolicyCreationClient {
   }
 
   private async measureDeletion(target: Target, ip: string, fields: Record<string, unknown>): Promise<void> {
-    const revoked = await Promise.race([this.options.policies.revoked, aborted(this.stopping.signal)]);
+    const { policies } = this.options;
+    const revoked = await Promise.race([policies.revoked, policies.watchLost, aborted(this.stopping.signal)]);
     if (revoked === 'aborted') return; // abandoned as 'shutdown' by run()
+    if (typeof revoked === 'string') {
+      // Without a watch on networkpolicies revocation cannot be seen: say so rather than wait forever.
+      this.deletion.unreached(target.key, revoked === 'forbidden' ? 'no-watch-permission' : 'watch-failed');
+      return;
+    }
     const outcome = await this.prober.run({
       key: target.key,
       measurement: 'policy_deletion',

@@ -36,6 +36,9 @@ export class PolicyTracker {
   #revokedAt: StartTime | undefined;
   /** Resolves when revocation is seen (never, without a watch). */
   readonly revoked: Promise<StartTime> = new Promise((resolve) => (this.#revoke = resolve));
+  #watchLost!: (state: WatchState) => void;
+  /** Resolves if the watch is refused or fails for good: revocation can then never be seen. */
+  readonly watchLost: Promise<WatchState> = new Promise((resolve) => (this.#watchLost = resolve));
 
   constructor(private readonly options: PolicyTrackerOptions) {}
 
@@ -55,6 +58,7 @@ export class PolicyTracker {
     } catch (error) {
       const forbidden = (error as { statusCode?: unknown }).statusCode === 403;
       this.#state = forbidden ? 'forbidden' : 'failed';
+      this.#watchLost(this.#state);
       this.options.logger.warn(
         forbidden ? 'no permission to watch networkpolicies: allow-policy times come from GET (whole seconds); revocation cannot be measured' : 'networkpolicy watch failed',
         { error },
