@@ -112,7 +112,7 @@ describe('FakeApiServer', () => {
     const one = await fetch(`${server.url}/api/v1/namespaces/one/services/a`);
     expect(((await one.json()) as { metadata: { name: string } }).metadata.name).toBe('a');
     expect((await fetch(`${server.url}/api/v1/namespaces/one/services/b`)).status).toBe(404);
-    expect((await fetch(`${server.url}/api/v1/pods`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/configmaps`)).status).toBe(404);
     expect((await fetch(`${server.url}/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue`)).status).toBe(400);
     expect((await fetch(`${server.url}${SERVICES}`, { method: 'POST', body: '{}' })).status).toBe(405);
   });

@@ -18,7 +18,7 @@ export interface CompactOptions {
 /**
  * A real HTTP server on 127.0.0.1 speaking enough of the Kubernetes API for list/watch clients:
  * LIST and WATCH (with resourceVersion, label and field selectors, bookmarks, 410 Gone) and GET of
- * one object, for Services, EndpointSlices and Nodes. Tests change objects through the methods
+ * one object, for Services, EndpointSlices, Nodes, Pods, Namespaces and NetworkPolicies. Tests change objects through the methods
  * below, and can break things on purpose: compaction, dropped connections, injected error statuses.
  */
 export class FakeApiServer {

@@ -52,7 +52,7 @@ describe('ObjectStore', () => {
     ['create twice', (s: ObjectStore) => (s.create(svc('a')), s.create(svc('a')))],
     ['update missing', (s: ObjectStore) => s.update(svc('a'))],
     ['delete missing', (s: ObjectStore) => s.delete(svc('a'))],
-    ['unknown kind', (s: ObjectStore) => s.create({ kind: 'Pod', metadata: { name: 'p' } })],
+    ['unknown kind', (s: ObjectStore) => s.create({ kind: 'ConfigMap', metadata: { name: 'p' } })],
   ])('refuses to %s', (_name, act) => {
     expect(() => act(new ObjectStore())).toThrow(StoreError);
   });
