@@ -1,6 +1,6 @@
 /**
- * Writes a sync into a transaction. Partial: new chains, element deletes, element adds, unused
- * chains (referrers first). Full: re-declare the skeleton, flush what we own (never the
+ * Writes a sync into a transaction. Partial: new chains, rewritten chains, element deletes, element
+ * adds, unused chains (referrers first). Full: re-declare the skeleton, flush what we own (never the
  * kernel-written affinity set), sweep chains nobody wants, rewrite everything. Reset (first sync of
  * an instance, or after a failure, when we cannot know what the kernel holds): the same from an
  * empty table, dropped and recreated in the same atomic transaction.
@@ -15,6 +15,10 @@ export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void
     tx.add(chainObject(ref, chain));
   }
   for (const chain of delta.addChains) for (const rule of ruleObjects(ref, chain)) tx.add(rule);
+  for (const chain of delta.rewriteChains) {
+    tx.flush(chainRef(ref, chain.name));
+    for (const rule of ruleObjects(ref, chain)) tx.add(rule);
+  }
   for (const element of delta.deleteElements) tx.delete(elementObject(ref, element));
   for (const element of delta.addElements) tx.add(elementObject(ref, element));
   // Emptied first: kernels before 5.x, and the fake, refuse to delete a chain that has rules.

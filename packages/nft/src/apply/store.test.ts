@@ -6,6 +6,7 @@ const el = (key: string, value?: string): ElementSpec => ({ container: 'm', key:
 const chain = (name: string): ChainSpec => ({ name, rules: ['accept'] });
 const show = (d: Delta): Record<string, string[]> => ({
   addChains: d.addChains.map((c) => c.name),
+  ...(d.rewriteChains.length === 0 ? {} : { rewriteChains: d.rewriteChains.map((c) => `${c.name}: ${c.rules.join(', ')}`) }),
   deleteChains: d.deleteChains,
   deleteElements: d.deleteElements.map((e) => `${e.key[0]}=${e.value?.[0] ?? ''}`),
   addElements: d.addElements.map((e) => `${e.key[0]}=${e.value?.[0] ?? ''}`),
@@ -52,10 +53,25 @@ describe('FamilyStore', () => {
     });
   });
 
-  it('deletes entry chains before the picks they use', () => {
+  it('deletes entry chains before the sticky lookups and picks they use', () => {
     const store = new FamilyStore();
-    step(store, [['s', [], [chain('slot-tcp-0-60'), chain('sticky-tcp-1-60'), chain('external-sticky-tcp-1-60')]]]);
-    expect(step(store, [['s', undefined]]).deleteChains).toEqual(['external-sticky-tcp-1-60', 'sticky-tcp-1-60', 'slot-tcp-0-60']);
+    const chains = [chain('pick-tcp-1'), chain('affinity-3-record'), chain('affinity-3-external'), chain('local-affinity-3-external.drop')];
+    step(store, [['s', [], chains]]);
+    expect(step(store, [['s', undefined]]).deleteChains).toEqual([
+      'local-affinity-3-external.drop', 'affinity-3-external', 'affinity-3-record', 'pick-tcp-1',
+    ]);
+  });
+
+  it('rewrites a chain whose rules changed under the same name, once', () => {
+    const store = new FamilyStore();
+    const lookups = (...rules: string[]): ChainSpec => ({ name: 'affinity-1-internal', rules });
+    step(store, [['s', [], [lookups('a', 'goto pick-tcp-1')]]]);
+    expect(step(store, [['s', [], [lookups('a', 'b', 'goto pick-tcp-2')]]])).toEqual({
+      addChains: [], rewriteChains: ['affinity-1-internal: a, b, goto pick-tcp-2'], deleteChains: [], deleteElements: [], addElements: [],
+    });
+    expect(step(store, [['s', [], [lookups('a', 'b', 'goto pick-tcp-2')]]])).toEqual({
+      addChains: [], deleteChains: [], deleteElements: [], addElements: [],
+    });
   });
 
   it('wanted() lists what the owners want, after commitAll everything is applied', () => {

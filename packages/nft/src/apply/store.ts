@@ -67,22 +67,29 @@ function effective(entry: ElementEntry): ElementSpec | undefined {
 interface ChainEntry {
   readonly owners: Set<string>;
   spec: ChainSpec;
-  applied: boolean;
+  /** What the kernel holds, if anything. */
+  applied: ChainSpec | undefined;
+}
+
+function sameRules(a: ChainSpec, b: ChainSpec): boolean {
+  return a === b || (a.rules.length === b.rules.length && a.rules.every((rule, i) => rule === b.rules[i]));
 }
 
 export interface Delta {
   readonly addChains: ChainSpec[];
+  /** Chains whose rules changed (a sticky port's lookups name its endpoints): flush and re-add. */
+  readonly rewriteChains: ChainSpec[];
   readonly deleteChains: string[];
   readonly deleteElements: ElementSpec[];
   readonly addElements: ElementSpec[];
 }
 
 export function emptyDelta(): Delta {
-  return { addChains: [], deleteChains: [], deleteElements: [], addElements: [] };
+  return { addChains: [], rewriteChains: [], deleteChains: [], deleteElements: [], addElements: [] };
 }
 
 export function deltaSize(delta: Delta): number {
-  return delta.addChains.length + delta.deleteChains.length + delta.deleteElements.length + delta.addElements.length;
+  return delta.addChains.length + delta.rewriteChains.length + delta.deleteChains.length + delta.deleteElements.length + delta.addElements.length;
 }
 
 export class FamilyStore {
@@ -121,7 +128,7 @@ export class FamilyStore {
     }
     for (const chain of next.chains) {
       let entry = this.#chains.get(chain.name);
-      if (entry === undefined) this.#chains.set(chain.name, (entry = { owners: new Set(), spec: chain, applied: false }));
+      if (entry === undefined) this.#chains.set(chain.name, (entry = { owners: new Set(), spec: chain, applied: undefined }));
       entry.owners.add(owner);
       entry.spec = chain;
       this.#touchedChains.add(chain.name);
@@ -138,8 +145,9 @@ export class FamilyStore {
     for (const name of this.#touchedChains) {
       const entry = this.#chains.get(name);
       if (entry === undefined) continue;
-      if (entry.owners.size > 0 && !entry.applied) delta.addChains.push(entry.spec);
-      if (entry.owners.size === 0 && entry.applied) delta.deleteChains.push(name);
+      if (entry.owners.size > 0 && entry.applied === undefined) delta.addChains.push(entry.spec);
+      else if (entry.owners.size > 0 && entry.applied !== undefined && !sameRules(entry.applied, entry.spec)) delta.rewriteChains.push(entry.spec);
+      if (entry.owners.size === 0 && entry.applied !== undefined) delta.deleteChains.push(name);
     }
     for (const id of this.#touchedElements) {
       const entry = this.#elements.get(id);
@@ -163,7 +171,7 @@ export class FamilyStore {
       const entry = this.#chains.get(name);
       if (entry === undefined) continue;
       if (entry.owners.size === 0) this.#chains.delete(name);
-      else entry.applied = true;
+      else entry.applied = entry.spec;
     }
     for (const id of this.#touchedElements) {
       const entry = this.#elements.get(id);
@@ -188,7 +196,7 @@ export class FamilyStore {
 
   /** Names of chains the kernel holds according to this store. */
   appliedChains(): string[] {
-    return [...this.#chains.entries()].filter(([, e]) => e.applied).map(([name]) => name);
+    return [...this.#chains.entries()].filter(([, e]) => e.applied !== undefined).map(([name]) => name);
   }
 
   /** Marks everything wanted as applied and forgets the rest (after a full rewrite). */
@@ -203,11 +211,12 @@ export class FamilyStore {
   }
 }
 
-/** Entry chains refer to pick chains, which refer to slot chains: delete in that order. */
+/** Entry chains refer to a sticky port's lookup chains, which refer to pick chains: delete in that order. */
 function chainRank(name: string): number {
   if (/^(cluster|external|local)-/.test(name)) return 0;
-  if (/^(pick|sticky)-/.test(name)) return 1;
-  return isDynamicChain(name) ? 2 : 3;
+  if (/^affinity-/.test(name)) return 1;
+  if (/^pick-/.test(name)) return 2;
+  return isDynamicChain(name) ? 3 : 4;
 }
 
 function byReferrerFirst(a: string, b: string): number {

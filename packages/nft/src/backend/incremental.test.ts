@@ -40,7 +40,7 @@ function packets(family: IPFamily): TracePacket[] {
     out.push({ family, src: POD.b[v], proto: 'tcp', dst: vip, dport: 80 });
     out.push({ family, src: POD.d[v], proto: 'udp', dst: vip, dport: 53 });
   }
-  for (const port of [30080, 30053, 30082, 30083, 30084, 30085, 30086, 30088]) {
+  for (const port of [30080, 30053, 30082, 30083, 30084, 30085, 30086, 30088, 30089]) {
     out.push({ family, src: family === 'IPv4' ? '203.0.113.2' : '2001:db8:ee::2', proto: port === 30053 ? 'udp' : 'tcp', dst: node, dport: port });
     out.push({ family, src: node, proto: 'tcp', dst: node, dport: port, fromHost: true });
   }
@@ -70,7 +70,7 @@ describe('incremental syncs', () => {
         for (const packet of packets(family)) {
           const got = incremental.trace(packet);
           const want = reference.trace(packet);
-          const summary = (r: typeof got): unknown => [r.verdict, r.endpoints, r.masquerade, r.masqueradedEndpoints, r.sticky];
+          const summary = (r: typeof got): unknown => [r.verdict, r.endpoints, r.masquerade, r.masqueradedEndpoints, r.sticky, r.recorded.map((e) => e.endpoint)];
           expect(summary(got), `step ${step} ${family} ${packet.src} -> ${packet.dst}:${packet.dport}/${packet.proto}`).toEqual(summary(want));
         }
         // The fake kernel holds exactly the elements the store believes it applied.
@@ -78,6 +78,10 @@ describe('incremental syncs', () => {
         const held = nft.objects(table, 'kpng').filter((o) => o.kind === 'element').map((o) => o.kind === 'element' ? `${o.set ?? o.map} ${o.key.join('.')} ${o.value?.join('.') ?? ''}` : '').sort();
         const believed = backend.rulesets().get(family)!.elements.map((e) => `${e.container} ${e.key.join('.')} ${e.value?.join('.') ?? ''}`).sort();
         expect(held).toEqual(believed);
+        // ... and every chain with exactly the rules the store believes (sticky lookups are rewritten).
+        const heldRules = nft.objects(table, 'kpng').flatMap((o) => (o.kind === 'rule' ? [`${o.chain}: ${o.rule}`] : [])).sort();
+        const believedRules = backend.rulesets().get(family)!.chains.flatMap((c) => c.rules.map((r) => `${c.name}: ${r}`)).sort();
+        expect(heldRules).toEqual(believedRules);
       }
     }
   });

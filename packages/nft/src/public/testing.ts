@@ -6,7 +6,7 @@
 export { FakeNft, ScriptedExecer, type ScriptedCall } from '../nftables/testing.js';
 export { RulesetTracer } from '../tracer/tracer.js';
 export { UnknownRuleError } from '../tracer/parse.js';
-export type { TraceNode, TracePacket, TraceResult, TraceVerdict } from '../tracer/types.js';
+export type { TraceNode, TraceOptions, TracePacket, TraceRecord, TraceResult, TraceVerdict } from '../tracer/types.js';
 export {
   fixtureModel,
   nodeState,

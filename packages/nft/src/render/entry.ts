@@ -11,9 +11,12 @@ import type { RenderContext } from './context.js';
 import { CHAIN, clusterEntryChain, externalEntryChain, localEntryChain, verdict, type Target } from './names.js';
 import type { ChainSpec } from './types.js';
 
-const MARK = `jump ${CHAIN.markForMasquerade}`;
+/** Marks the packet for masquerading in postrouting. */
+export const MARK = `jump ${CHAIN.markForMasquerade}`;
 
+/** Entry chains depend on their name only; those of a sticky port's chains go with the port. */
 function cached(ctx: RenderContext, name: string, rules: () => string[]): ChainSpec {
+  if (name.includes('affinity-')) return { name, rules: rules() };
   let chain = ctx.chainCache.get(name);
   if (chain === undefined) ctx.chainCache.set(name, (chain = { name, rules: rules() }));
   return chain;

@@ -21,6 +21,8 @@ export const SET = {
   podCIDRs: 'pod-cidrs',
   hairpin: 'hairpin',
   affinity: 'affinity',
+  affinityIPs: 'affinity-ips',
+  affinityNodePorts: 'affinity-nodeports',
 } as const;
 
 export function endpointsMap(proto: Proto): string {
@@ -44,6 +46,7 @@ export const CHAIN = {
   markForMasquerade: 'mark-for-masquerade',
   masquerading: 'masquerading',
   reject: 'reject-chain',
+  affinityRecord: 'affinity-record',
 } as const;
 
 /**
@@ -61,8 +64,6 @@ export interface Pick {
   readonly shortCircuit: boolean;
   /** Number of endpoints, >= 1. */
   readonly n: number;
-  /** ClientIP affinity timeout in seconds. */
-  readonly affinity?: number;
 }
 
 function pickSuffix(p: Pick): string {
@@ -70,12 +71,24 @@ function pickSuffix(p: Pick): string {
 }
 
 export function pickChain(p: Pick): string {
-  return p.affinity === undefined ? `pick-${pickSuffix(p)}-${p.n}` : `sticky-${pickSuffix(p)}-${p.n}-${p.affinity}`;
+  return `pick-${pickSuffix(p)}-${p.n}`;
 }
 
-/** The chain that records and applies one affinity slot (the slot number includes the offset). */
-export function slotChain(p: Pick, slot: number): string {
-  return `slot-${p.proto}${p.nodePort ? '-np' : ''}-${slot}-${p.affinity ?? 0}`;
+/**
+ * ClientIP affinity belongs to a service port, whichever of its addresses the client used
+ * (semantics 3.7): each sticky port gets a number, unique in its family's table for the life of
+ * the backend, that keys its `affinity` entries and names its chains.
+ */
+export type AffinityList = 'internal' | 'external' | 'cluster';
+
+/** Looks the client up among one endpoint list of a sticky port, then falls through to its pick. */
+export function affinityChain(port: number, list: AffinityList, nodePort: boolean): string {
+  return `affinity-${port}-${list}${nodePort ? '-np' : ''}`;
+}
+
+/** Records (or refreshes) the endpoint a client of a sticky port was sent to, after DNAT. */
+export function affinityRecordChain(port: number): string {
+  return `affinity-${port}-record`;
 }
 
 /** Where a dispatch ends: a chain, or drop (endpoints exist, none usable by this traffic). */
@@ -100,5 +113,5 @@ export function localEntryChain(local: Target, shortCircuit: Target): string {
 
 /** Chains whose names come from parameters (the apply layer sweeps these when unused). */
 export function isDynamicChain(name: string): boolean {
-  return /^(pick|sticky|slot|cluster|external|local)-/.test(name);
+  return /^(pick|cluster|external|local)-/.test(name) || /^affinity-\d/.test(name);
 }

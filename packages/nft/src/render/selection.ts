@@ -1,69 +1,84 @@
 /**
- * The shared chains that pick an endpoint. One chain per distinct (protocol, key kind, list,
- * endpoint count[, affinity timeout]) serves every service with that shape: the endpoints
- * themselves are elements of `endpoints-<proto>`, keyed by service address, port and slot.
+ * The chains that pick an endpoint. One shared chain per distinct (protocol, key kind, list,
+ * endpoint count) serves every service with that shape: the endpoints themselves are elements of
+ * `endpoints-<proto>`, keyed by service address, port and slot.
  *
- * Plain:  `meta l4proto tcp dnat ip to ip daddr . th dport . numgen random mod 3 map @endpoints-tcp`
- * Sticky: one rule per slot looks the client up in `@affinity` (slot as a mark-typed constant),
- *         else a random slot; each slot chain refreshes the client's entry and DNATs to that slot.
+ *   `meta l4proto tcp dnat ip to ip daddr . th dport . numgen random mod 3 map @endpoints-tcp`
+ *
+ * ClientIP affinity belongs to the service PORT (semantics 3.7), so a sticky port has chains of
+ * its own, numbered per family (`affinity-<K>-…`):
+ * - one lookup chain per endpoint list it uses: a rule per endpoint, `client . K . endpoint` in
+ *   `@affinity` DNATs straight to that endpoint; otherwise the shared random pick;
+ * - one record chain, reached after DNAT through `affinity-ips` / `affinity-nodeports` by the
+ *   ORIGINAL destination of the connection (any address of the port): it writes
+ *   `client . K . endpoint` with the Service's timeout.
+ * The entry names the endpoint, not a slot, so it holds whichever address or list the client
+ * uses next, and survives any scaling of the other endpoints.
  */
 import type { RenderContext } from './context.js';
-import { endpointsMap, pickChain, SET, SHORT_CIRCUIT_OFFSET, slotChain, type Pick } from './names.js';
+import { affinityChain, affinityRecordChain, endpointsMap, pickChain, SET, SHORT_CIRCUIT_OFFSET, type AffinityList, type Pick } from './names.js';
 import type { ChainSpec } from './types.js';
 
-/** The expression the endpoint and affinity keys start with. */
+/** The expression the endpoint keys start with. */
 function serviceAddress(ctx: RenderContext, pick: Pick): string {
   const { addr, anyAddr } = ctx.syntax;
   return pick.nodePort ? `${addr} daddr & ${anyAddr}` : `${addr} daddr`;
 }
 
-function offsetOf(pick: Pick): number {
-  return pick.shortCircuit ? SHORT_CIRCUIT_OFFSET : 0;
-}
-
-/** A constant of the affinity set's `mark` type: the mark is masked to 0, then the slot or-ed in. */
-function slotConstant(slot: number): string {
-  return `meta mark & 0x0 | ${slot}`;
-}
-
-function affinityKey(ctx: RenderContext, pick: Pick, slot: number): string {
-  return `${ctx.syntax.addr} saddr . ${serviceAddress(ctx, pick)} . meta l4proto . th dport . ${slotConstant(slot)}`;
-}
-
-function dnat(ctx: RenderContext, pick: Pick, index: string): string {
-  return `meta l4proto ${pick.proto} dnat ${ctx.syntax.addr} to ${serviceAddress(ctx, pick)} . th dport . ${index} map @${endpointsMap(pick.proto)}`;
-}
-
-function cached(ctx: RenderContext, name: string, build: () => ChainSpec): ChainSpec {
+/** The shared chain picking one of `pick.n` endpoints at random. */
+export function pickSelection(ctx: RenderContext, pick: Pick): ChainSpec {
+  const name = pickChain(pick);
   let chain = ctx.chainCache.get(name);
-  if (chain === undefined) ctx.chainCache.set(name, (chain = build()));
+  if (chain === undefined) {
+    const offset = pick.shortCircuit ? ` offset ${SHORT_CIRCUIT_OFFSET}` : '';
+    const { addr } = ctx.syntax;
+    const rule = `meta l4proto ${pick.proto} dnat ${addr} to ${serviceAddress(ctx, pick)} . th dport . numgen random mod ${pick.n}${offset} map @${endpointsMap(pick.proto)}`;
+    ctx.chainCache.set(name, (chain = { name, rules: [rule] }));
+  }
   return chain;
 }
 
-/** The chains a pick needs: the pick chain first, then (sticky) its slot chains. */
-export function selectionChains(ctx: RenderContext, pick: Pick): ChainSpec[] {
-  const offset = offsetOf(pick);
-  const random = `numgen random mod ${pick.n}${offset === 0 ? '' : ` offset ${offset}`}`;
-  if (pick.affinity === undefined) {
-    return [cached(ctx, pickChain(pick), () => ({ name: pickChain(pick), rules: [dnat(ctx, pick, random)] }))];
-  }
-  const timeout = pick.affinity;
-  const slots = Array.from({ length: pick.n }, (_, i) => offset + i);
-  const slotChains = slots.map((slot) =>
-    cached(ctx, slotChain(pick, slot), () => ({
-      name: slotChain(pick, slot),
-      rules: [
-        `update @${SET.affinity} { ${affinityKey(ctx, pick, slot)} timeout ${timeout}s }`,
-        dnat(ctx, pick, `numgen inc mod 1 offset ${slot}`),
-      ],
-    })),
-  );
-  const sticky = cached(ctx, pickChain(pick), () => ({
-    name: pickChain(pick),
-    rules: [
-      ...slots.map((slot) => `${affinityKey(ctx, pick, slot)} @${SET.affinity} goto ${slotChain(pick, slot)}`),
-      `numgen random mod ${pick.n} vmap { ${slots.map((slot, i) => `${i} : goto ${slotChain(pick, slot)}`).join(', ')} }`,
-    ],
-  }));
-  return [sticky, ...slotChains];
+export interface StickyEndpoint {
+  readonly ip: string;
+  readonly port: number;
+}
+
+/** A constant inside a concatenation (nft 1.0.6 takes no literal there): the field masked to 0, or-ed. */
+function constant(field: string, zero: string, value: string | number): string {
+  return `${field} & ${zero} | ${value}`;
+}
+
+/** `client . K . endpoint`, the key of one sticky port's entry for one endpoint, as a lookup sees it. */
+function affinityLookupKey(ctx: RenderContext, port: number, ep: StickyEndpoint): string {
+  const { addr, anyAddr } = ctx.syntax;
+  return `${addr} saddr . ${constant('meta mark', '0x0', port)} . ${constant(`${addr} daddr`, anyAddr, ep.ip)} . ${constant('th dport', '0', ep.port)}`;
+}
+
+function dnatTo(ctx: RenderContext, ep: StickyEndpoint): string {
+  const { addr } = ctx.syntax;
+  return `dnat ${addr} to ${addr === 'ip6' ? `[${ep.ip}]` : ep.ip}:${ep.port}`;
+}
+
+/**
+ * One sticky port's lookup chain for one list: `first` (the masquerade marking an entry chain
+ * would otherwise add), then one rule per endpoint, then the shared random pick. Never cached:
+ * its rules name the endpoints and change with them.
+ */
+export function affinitySelection(
+  ctx: RenderContext,
+  pick: Pick,
+  port: number,
+  list: AffinityList,
+  endpoints: readonly StickyEndpoint[],
+  first: readonly string[] = [],
+): ChainSpec {
+  const lookups = endpoints.map((ep) => `${affinityLookupKey(ctx, port, ep)} @${SET.affinity} meta l4proto ${pick.proto} ${dnatTo(ctx, ep)}`);
+  return { name: affinityChain(port, list, pick.nodePort), rules: [...first, ...lookups, `goto ${pickChain(pick)}`] };
+}
+
+/** Writes `client . K . endpoint` after DNAT (the destination is then the endpoint) with the timeout. */
+export function affinityRecord(ctx: RenderContext, port: number, timeoutSeconds: number): ChainSpec {
+  const { addr } = ctx.syntax;
+  const key = `${addr} saddr . ${constant('meta mark', '0x0', port)} . ${addr} daddr . th dport`;
+  return { name: affinityRecordChain(port), rules: [`update @${SET.affinity} { ${key} timeout ${timeoutSeconds}s }`] };
 }

@@ -6,19 +6,21 @@
  */
 import type { LocalEndpoint, LocalService, LocalServicePort } from '@kpng/core';
 import type { RenderContext } from './context.js';
-import { clusterEntry, externalEntry, localEntry } from './entry.js';
+import { clusterEntry, externalEntry, localEntry, MARK } from './entry.js';
 import {
+  affinityRecordChain,
   CHAIN,
   endpointsMap,
   pickChain,
   SET,
   SHORT_CIRCUIT_OFFSET,
   verdict,
+  type AffinityList,
   type Pick,
   type Proto,
   type Target,
 } from './names.js';
-import { selectionChains } from './selection.js';
+import { affinityRecord, affinitySelection, pickSelection } from './selection.js';
 import type { ServiceSlots } from './slots.js';
 import type { ChainSpec, ElementSpec } from './types.js';
 
@@ -100,28 +102,42 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
     return;
   }
 
-  const affinity = svc.sessionAffinity.type === 'ClientIP' ? svc.sessionAffinity.timeoutSeconds : undefined;
-  const list = (name: string, endpoints: readonly LocalEndpoint[]): LocalEndpoint[] => {
+  const sticky = svc.sessionAffinity.type === 'ClientIP'
+    ? { port: b.slots.portId(port.key), timeout: svc.sessionAffinity.timeoutSeconds }
+    : undefined;
+  const list = (name: AffinityList, endpoints: readonly LocalEndpoint[]): LocalEndpoint[] => {
     const byId = new Map(endpoints.map((ep) => [endpointId(ep), ep]));
     return b.slots.assign(`${port.key}|${family}|${name}`, [...byId.keys()]).map((id) => byId.get(id) as LocalEndpoint);
   };
-  const pick = (endpoints: readonly LocalEndpoint[], nodePort: boolean, shortCircuit: boolean): Target => {
+  /** The chain choosing from `endpoints`; a sticky port's own lookup chain starts with `first`. */
+  const pick = (endpoints: readonly LocalEndpoint[], nodePort: boolean, shortCircuit: boolean, name: AffinityList, first: readonly string[] = []): Target => {
     if (endpoints.length === 0) return 'drop';
-    const p: Pick = { proto, nodePort, shortCircuit, n: endpoints.length, ...(affinity === undefined ? {} : { affinity }) };
-    for (const chain of selectionChains(b.ctx, p)) b.chain(chain);
-    return { chain: pickChain(p) };
+    const p: Pick = { proto, nodePort, shortCircuit, n: endpoints.length };
+    b.chain(pickSelection(b.ctx, p));
+    if (sticky === undefined) return { chain: pickChain(p) };
+    const chain = affinitySelection(b.ctx, p, sticky.port, name, endpoints, first);
+    b.chain(chain);
+    return { chain: chain.name };
   };
   const endpointElements = (key: string, port: number, endpoints: readonly LocalEndpoint[], offset: number): void => {
     for (const [i, ep] of endpoints.entries()) {
       b.element({ container: endpointsMap(proto), key: [key, String(port), String(offset + i)], value: [ep.ip, String(ep.port)] });
     }
   };
+  if (sticky !== undefined) {
+    // After DNAT, any address of the port leads to the chain recording the client's endpoint.
+    b.chain(affinityRecord(b.ctx, sticky.port, sticky.timeout));
+    const record = [`goto ${affinityRecordChain(sticky.port)}`];
+    for (const vip of vips) b.element({ container: SET.affinityIPs, key: [vip, proto, portText], value: record, comment });
+    if (port.nodePort > 0) b.element({ container: SET.affinityNodePorts, key: [proto, String(port.nodePort)], value: record, comment });
+  }
 
-  // ClusterIP: the internal list.
+  // ClusterIP: the internal list (a sticky port's lookup chain does the masquerade marking itself).
   const internal = list('internal', eps.internal);
-  const internalPick = pick(internal, false, false);
+  const masquerade = b.ctx.clusterMasquerade;
+  const internalPick = pick(internal, false, false, 'internal', masquerade === undefined ? [] : [masquerade]);
   let clusterTarget: Target = internalPick;
-  if (internalPick !== 'drop') {
+  if (internalPick !== 'drop' && sticky === undefined) {
     const entry = clusterEntry(b.ctx, internalPick.chain);
     b.chain(entry.chain);
     clusterTarget = entry.target;
@@ -134,15 +150,16 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   const external = list('external', eps.external);
   const shortCircuit = svc.externalPolicyLocal ? list('cluster', eps.cluster) : [];
   const externalTarget = (nodePort: boolean): Target => {
-    const main = pick(external, nodePort, false);
     if (svc.externalPolicyLocal) {
-      const viaCluster = pick(shortCircuit, nodePort, true);
+      const main = pick(external, nodePort, false, 'external');
+      const viaCluster = pick(shortCircuit, nodePort, true, 'cluster');
       if (main === 'drop' && viaCluster === 'drop') return 'drop';
       const entry = localEntry(b.ctx, main, viaCluster);
       b.chain(entry.chain);
       return entry.target;
     }
-    if (main === 'drop') return 'drop';
+    const main = pick(external, nodePort, false, 'external', [MARK]);
+    if (main === 'drop' || sticky !== undefined) return main;
     const entry = externalEntry(b.ctx, main.chain);
     b.chain(entry.chain);
     return entry.target;

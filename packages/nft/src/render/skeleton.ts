@@ -37,14 +37,16 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
     {
       kind: 'set',
       name: SET.affinity,
-      // The slot is a mark-typed constant: a typeof numgen key loses its size in dynamic sets
-      // and makes nft 1.0.6 abort when listing them.
-      type: `${addrType} . ${addrType} . inet_proto . inet_service . mark`,
+      // The sticky port's number is a mark-typed constant (`meta mark & 0x0 | K`): nft 1.0.6 takes
+      // no literal inside a concatenation.
+      type: `${addrType} . mark . ${addrType} . inet_service`,
       flags: ['dynamic', 'timeout'],
       size: ctx.config.affinitySetSize,
-      comment: 'ClientIP affinity: client, service address, slot',
+      comment: 'ClientIP affinity: client, sticky port, endpoint',
       dynamic: true,
     },
+    { kind: 'map', name: SET.affinityIPs, type: `${vipKey} : verdict`, comment: 'sticky service ports by address: where to record' },
+    { kind: 'map', name: SET.affinityNodePorts, type: 'inet_proto . inet_service : verdict', comment: 'sticky NodePorts: where to record' },
   ];
   for (const proto of PROTOS) {
     sets.push({
@@ -69,21 +71,28 @@ export function skeletonChains(ctx: RenderContext): ChainSpec[] {
   const nodePortMatch = `${addr} daddr @${SET.nodePortIPs} fib daddr type local ${addr} daddr != ${loopback}`;
   const mark = masqueradeMark(ctx.config);
   const isNew = 'ct state new';
+  // After DNAT the destination is the endpoint: the connection's original one names the port.
+  const record = `${isNew} ct status dnat jump ${CHAIN.affinityRecord}`;
+  const original = `ct original ${addr} daddr`;
+  // `ct original proto-dst` needs a transport protocol in context.
+  const l4 = 'meta l4proto { tcp, udp, sctp }';
   return [
     base(CHAIN.filterPrerouting, 'filter', 'prerouting', FILTER_PRIORITY, [`${isNew} jump ${CHAIN.firewallCheck}`]),
     base(CHAIN.filterInput, 'filter', 'input', FILTER_PRIORITY, [
       `${isNew} jump ${CHAIN.nodePortEndpointsCheck}`,
       `${isNew} jump ${CHAIN.serviceEndpointsCheck}`,
+      record,
     ]),
     base(CHAIN.filterForward, 'filter', 'forward', FILTER_PRIORITY, [
       `${isNew} jump ${CHAIN.serviceEndpointsCheck}`,
       `${isNew} jump ${CHAIN.clusterIPsCheck}`,
+      record,
     ]),
     base(CHAIN.filterOutput, 'filter', 'output', FILTER_PRIORITY, [
       `${isNew} jump ${CHAIN.serviceEndpointsCheck}`,
       `${isNew} jump ${CHAIN.firewallCheck}`,
     ]),
-    base(CHAIN.filterOutputPostDnat, 'filter', 'output', POST_DNAT_PRIORITY, [`${isNew} jump ${CHAIN.clusterIPsCheck}`]),
+    base(CHAIN.filterOutputPostDnat, 'filter', 'output', POST_DNAT_PRIORITY, [`${isNew} jump ${CHAIN.clusterIPsCheck}`, record]),
     base(CHAIN.natPrerouting, 'nat', 'prerouting', NAT_DSTNAT, [`jump ${CHAIN.services}`]),
     base(CHAIN.natOutput, 'nat', 'output', NAT_DSTNAT, [`jump ${CHAIN.services}`]),
     base(CHAIN.natPostrouting, 'nat', 'postrouting', NAT_SRCNAT, [`jump ${CHAIN.masquerading}`]),
@@ -100,6 +109,13 @@ export function skeletonChains(ctx: RenderContext): ChainSpec[] {
     {
       name: CHAIN.clusterIPsCheck,
       rules: [`${addr} daddr @${SET.clusterIPs} goto ${CHAIN.reject}`, `${addr} daddr @${SET.serviceCIDRs} drop`],
+    },
+    {
+      name: CHAIN.affinityRecord,
+      rules: [
+        `${l4} ${original} . meta l4proto . ct original proto-dst vmap @${SET.affinityIPs}`,
+        `${original} @${SET.nodePortIPs} ${original} != ${loopback} ${l4} meta l4proto . ct original proto-dst vmap @${SET.affinityNodePorts}`,
+      ],
     },
     { name: CHAIN.markForMasquerade, rules: [`meta mark set meta mark or ${mark}`] },
     {
@@ -123,5 +139,7 @@ export const MAP_NAMES: ReadonlySet<string> = new Set([
   SET.serviceNodePorts,
   SET.noEndpointServices,
   SET.noEndpointNodePorts,
+  SET.affinityIPs,
+  SET.affinityNodePorts,
   ...PROTOS.map(endpointsMap),
 ]);

@@ -50,3 +50,18 @@ describe('SlotMemory', () => {
     expect(memory.begin('ns/a').assign('p|x', ['2', '3'])).toEqual(['2', '3']);
   });
 });
+
+describe('sticky port numbers', () => {
+  it('are kept while a port stays sticky, and never reused', () => {
+    const memory = new SlotMemory();
+    let slots = memory.begin('ns/a');
+    expect([slots.portId('ns/a:http/TCP'), slots.portId('ns/a:dns/UDP'), slots.portId('ns/a:http/TCP')]).toEqual([1, 2, 1]);
+    memory.remember('ns/a', slots);
+    slots = memory.begin('ns/a');
+    expect(slots.portId('ns/a:http/TCP')).toBe(1);
+    memory.remember('ns/a', slots); // dns/UDP no longer sticky: forgotten
+    expect(memory.begin('ns/a').portId('ns/a:dns/UDP')).toBe(3);
+    memory.forget('ns/a');
+    expect(memory.begin('ns/a').portId('ns/a:http/TCP')).toBe(4);
+  });
+});

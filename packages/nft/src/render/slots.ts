@@ -31,36 +31,58 @@ export function assignSlots(previous: readonly string[] | undefined, current: re
   return slots as string[];
 }
 
-/** The slot orders of one Service's endpoint lists, as a render assigns them. */
-export class ServiceSlots {
-  readonly #previous: ReadonlyMap<string, readonly string[]> | undefined;
-  readonly lists = new Map<string, readonly string[]>();
+/** What one Service's render assigned: slot orders per endpoint list, and sticky port numbers. */
+interface Assigned {
+  readonly lists: ReadonlyMap<string, readonly string[]>;
+  readonly ports: ReadonlyMap<string, number>;
+}
 
-  constructor(previous?: ReadonlyMap<string, readonly string[]>) {
+/** The slot orders (and sticky port numbers) of one Service, as a render assigns them. */
+export class ServiceSlots {
+  readonly #previous: Assigned | undefined;
+  readonly #allocate: () => number;
+  readonly lists = new Map<string, readonly string[]>();
+  readonly ports = new Map<string, number>();
+
+  constructor(previous?: Assigned, allocate?: () => number) {
     this.#previous = previous;
+    let next = 1;
+    this.#allocate = allocate ?? (() => next++);
   }
 
   /** The slot order for `list` given its current members (endpoint ids). */
   assign(list: string, current: readonly string[]): readonly string[] {
-    const slots = assignSlots(this.#previous?.get(list), current);
+    const slots = assignSlots(this.#previous?.lists.get(list), current);
     if (slots.length > 0) this.lists.set(list, slots);
     return slots;
   }
+
+  /**
+   * The number of a sticky service port: kept while the port stays sticky, never reused within
+   * the memory it comes from (a stale kernel entry can then never match another port).
+   */
+  portId(port: string): number {
+    let id = this.ports.get(port) ?? this.#previous?.ports.get(port);
+    if (id === undefined) id = this.#allocate();
+    this.ports.set(port, id);
+    return id;
+  }
 }
 
-/** Slot assignments remembered between syncs, per Service and endpoint list. */
+/** Slot assignments and sticky port numbers remembered between syncs, per Service. */
 export class SlotMemory {
-  readonly #services = new Map<string, ReadonlyMap<string, readonly string[]>>();
+  readonly #services = new Map<string, Assigned>();
+  #nextPortId = 1;
 
   /** A fresh assignment for one Service, continuing from what was remembered. */
   begin(service: string): ServiceSlots {
-    return new ServiceSlots(this.#services.get(service));
+    return new ServiceSlots(this.#services.get(service), () => this.#nextPortId++);
   }
 
-  /** Remembers what a render assigned; lists it did not use are forgotten. */
+  /** Remembers what a render assigned; lists and ports it did not use are forgotten. */
   remember(service: string, slots: ServiceSlots): void {
-    if (slots.lists.size === 0) this.#services.delete(service);
-    else this.#services.set(service, slots.lists);
+    if (slots.lists.size === 0 && slots.ports.size === 0) this.#services.delete(service);
+    else this.#services.set(service, { lists: slots.lists, ports: slots.ports });
   }
 
   forget(service: string): void {

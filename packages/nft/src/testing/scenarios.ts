@@ -71,7 +71,22 @@ export function allFeatures(): ServiceFixture[] {
     { name: 'local-none', clusterIPs: clusterIPs(16), ports: [{ port: 80, nodePort: 30085 }], externalLocal: true, endpoints: on('c') },
     { name: 'internal', clusterIPs: clusterIPs(17), internalLocal: true, endpoints: on('a', 'c') },
     { name: 'internal-none', clusterIPs: clusterIPs(18), internalLocal: true, endpoints: on('c') },
-    { name: 'sticky', clusterIPs: clusterIPs(19), ports: [{ port: 80, nodePort: 30088 }], affinity: 60, endpoints: on('a', 'b') },
+    {
+      name: 'sticky',
+      clusterIPs: clusterIPs(19),
+      ports: [{ port: 80, nodePort: 30088 }],
+      externalIPs: externalIPs(73),
+      affinity: 60,
+      endpoints: on('a', 'b'),
+    },
     { name: 'sctp', clusterIPs: clusterIPs(20), ports: [{ protocol: 'SCTP', port: 9, targetPort: 8080 }], endpoints: on('b') },
+    {
+      name: 'sticky-local',
+      clusterIPs: clusterIPs(21),
+      ports: [{ port: 80, nodePort: 30089 }],
+      affinity: 60,
+      externalLocal: true,
+      endpoints: on('a', 'c'),
+    },
   ];
 }

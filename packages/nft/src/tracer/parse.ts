@@ -9,7 +9,11 @@ export type Atom =
   | { readonly kind: 'addr'; readonly which: 'saddr' | 'daddr'; readonly mask?: string }
   | { readonly kind: 'l4proto' }
   | { readonly kind: 'dport' }
-  | { readonly kind: 'slot'; readonly value: number }
+  /** `FIELD & 0 | VALUE`: a constant inside a concatenation. */
+  | { readonly kind: 'const'; readonly value: string }
+  /** The connection's original destination (before DNAT). */
+  | { readonly kind: 'ct-original-daddr' }
+  | { readonly kind: 'ct-original-dport' }
   | { readonly kind: 'numgen'; readonly mode: 'random' | 'inc'; readonly mod: number; readonly offset: number };
 
 export type Verdict =
@@ -21,7 +25,7 @@ export type Statement =
   | { readonly kind: 'ct-dnat' }
   | { readonly kind: 'fib-local'; readonly which: 'saddr' | 'daddr' }
   | { readonly kind: 'iifname'; readonly negate: boolean; readonly pattern: string }
-  | { readonly kind: 'l4proto-is'; readonly proto: string }
+  | { readonly kind: 'l4proto-is'; readonly protos: readonly string[] }
   | { readonly kind: 'lookup'; readonly key: readonly Atom[]; readonly negate: boolean; readonly set: string }
   | { readonly kind: 'vmap'; readonly key: readonly Atom[]; readonly map: string }
   | { readonly kind: 'not-cidr'; readonly key: Atom; readonly cidr: string }
@@ -30,6 +34,7 @@ export type Statement =
   | { readonly kind: 'masquerade' }
   | { readonly kind: 'update'; readonly set: string; readonly key: readonly Atom[] }
   | { readonly kind: 'dnat'; readonly key: readonly Atom[]; readonly map: string }
+  | { readonly kind: 'dnat-to'; readonly ip: string; readonly port: number }
   | { readonly kind: 'numgen-vmap'; readonly mod: number; readonly targets: ReadonlyMap<number, Verdict> }
   | { readonly kind: 'verdict'; readonly verdict: Verdict };
 
@@ -67,11 +72,18 @@ const int = (t: Tokens, text: string): number => {
   return Number(text);
 };
 
+/** `& ZERO | VALUE` after a field: the constant VALUE. */
+function constant(t: Tokens, zero: string): Atom {
+  t.expect('&', zero, '|');
+  return { kind: 'const', value: t.next() };
+}
+
 function atom(t: Tokens): Atom {
   const word = t.next();
   if (word === 'ip' || word === 'ip6') {
     const which = t.next();
     if (which !== 'saddr' && which !== 'daddr') t.fail('expected saddr or daddr');
+    if (t.peek() === '&' && t.peek(2) === '|') return constant(t, t.peek(1) as string);
     if (t.peek() === '&') {
       t.next();
       return { kind: 'addr', which, mask: t.next() };
@@ -80,15 +92,26 @@ function atom(t: Tokens): Atom {
   }
   if (word === 'th') {
     t.expect('dport');
+    if (t.peek() === '&') return constant(t, '0');
     return { kind: 'dport' };
+  }
+  if (word === 'ct') {
+    t.expect('original');
+    const what = t.next();
+    if (what === 'proto-dst') return { kind: 'ct-original-dport' };
+    if (what !== 'ip' && what !== 'ip6') t.fail('expected ct original ip|ip6|proto-dst');
+    t.expect('daddr');
+    return { kind: 'ct-original-daddr' };
   }
   if (word === 'meta' && t.peek() === 'l4proto') {
     t.next();
     return { kind: 'l4proto' };
   }
   if (word === 'meta' && t.peek() === 'mark') {
-    t.expect('mark', '&', '0x0', '|');
-    return { kind: 'slot', value: int(t, t.next()) };
+    t.expect('mark');
+    const value = constant(t, '0x0');
+    if (value.kind === 'const') int(t, value.value);
+    return value;
   }
   if (word === 'numgen') {
     const mode = t.next();
@@ -145,7 +168,20 @@ function statement(t: Tokens): Statement {
   }
   if (a === 'meta' && b === 'l4proto' && c !== undefined && /^(tcp|udp|sctp)$/.test(c)) {
     t.next(), t.next(), t.next();
-    return { kind: 'l4proto-is', proto: c };
+    return { kind: 'l4proto-is', protos: [c] };
+  }
+  if (a === 'meta' && b === 'l4proto' && c === '{') {
+    t.expect('meta', 'l4proto', '{');
+    const protos: string[] = [];
+    for (;;) {
+      const proto = t.next();
+      if (!/^(tcp|udp|sctp)$/.test(proto)) t.fail(`unknown protocol "${proto}"`);
+      protos.push(proto);
+      const sep = t.next();
+      if (sep === '}') break;
+      if (sep !== ',') t.fail('expected , or }');
+    }
+    return { kind: 'l4proto-is', protos };
   }
   if (a === 'meta' && b === 'mark' && c === 'set') {
     t.expect('meta', 'mark', 'set', 'meta', 'mark');
@@ -174,6 +210,11 @@ function statement(t: Tokens): Statement {
     t.next();
     if (!/^ip6?$/.test(t.next())) t.fail('expected dnat ip|ip6');
     t.expect('to');
+    const target = /^(?:\[([0-9a-f:]+)\]|([\d.]+)):(\d+)$/.exec(t.peek() ?? '');
+    if (target !== null) {
+      t.next();
+      return { kind: 'dnat-to', ip: (target[1] ?? target[2]) as string, port: Number(target[3]) };
+    }
     const key = concat(t);
     t.expect('map');
     return { kind: 'dnat', key, map: setName(t, t.next()) };

@@ -7,14 +7,15 @@
  * Arriving packets: filter-prerouting, nat-prerouting, then filter-input (to a local address) or
  * filter-forward, then nat-postrouting. Packets from the host: filter-output, nat-output,
  * filter-output-post-dnat, nat-postrouting (and filter-input when the destination is local).
- * Dynamic sets (ClientIP affinity) are seen empty: the packet is a new client's first.
+ * Dynamic sets (ClientIP affinity) hold what the caller says the kernel wrote (empty by default:
+ * the packet is a new client's first); what the packet writes comes back in `recorded`.
  */
 import { cidrContains, familyOfAddress } from '../render/ip.js';
 import { CHAIN } from '../render/names.js';
 import type { ChainSpec, ElementSpec, FamilyRuleset } from '../render/types.js';
 import { familySyntax } from '../render/family.js';
 import { parseRule, type Atom, type Statement, type Verdict } from './parse.js';
-import type { TracePacket, TraceNode, TraceResult, TraceVerdict } from './types.js';
+import type { TraceOptions, TracePacket, TraceNode, TraceRecord, TraceResult, TraceVerdict } from './types.js';
 
 interface State {
   readonly dst: string;
@@ -22,7 +23,8 @@ interface State {
   readonly mark: number;
   readonly dnat?: string;
   readonly masquerade: boolean;
-  readonly sticky: boolean;
+  /** Entries this packet writes into dynamic sets (ClientIP affinity). */
+  readonly recorded: readonly { readonly set: string; readonly key: readonly string[] }[];
   readonly matched: readonly string[];
 }
 
@@ -39,6 +41,7 @@ export class RulesetTracer {
   readonly #chains: Map<string, { spec: ChainSpec; rules: Statement[][] }>;
   readonly #elements = new Map<string, ElementSpec[]>();
   readonly #dynamic: Set<string>;
+  #written: TraceOptions['dynamic'];
 
   constructor(readonly ruleset: FamilyRuleset, readonly node: TraceNode) {
     this.#chains = new Map(ruleset.chains.map((spec) => [spec.name, { spec, rules: spec.rules.map(parseRule) }]));
@@ -50,11 +53,16 @@ export class RulesetTracer {
     this.#dynamic = new Set(ruleset.sets.filter((s) => s.dynamic === true).map((s) => s.name));
   }
 
-  trace(packet: TracePacket): TraceResult {
+  /**
+   * Where `packet` can go. `options.dynamic` is what the kernel wrote into dynamic sets so far
+   * (e.g. the `recorded` entries of earlier traces); they are empty otherwise.
+   */
+  trace(packet: TracePacket, options: TraceOptions = {}): TraceResult {
     if (familyOfAddress(packet.src) !== packet.family || familyOfAddress(packet.dst) !== packet.family) {
       throw new Error(`packet addresses are not ${packet.family}: ${packet.src} -> ${packet.dst}`);
     }
-    const start: State = { dst: packet.dst, dport: packet.dport, mark: 0, masquerade: false, sticky: false, matched: [] };
+    this.#written = options.dynamic;
+    const start: State = { dst: packet.dst, dport: packet.dport, mark: 0, masquerade: false, recorded: [], matched: [] };
     const before = packet.fromHost === true
       ? [CHAIN.filterOutput, CHAIN.natOutput, CHAIN.filterOutputPostDnat]
       : [CHAIN.filterPrerouting, CHAIN.natPrerouting];
@@ -138,7 +146,7 @@ export class RulesetTracer {
         return hit !== st.negate ? [s] : [nomatch];
       }
       case 'l4proto-is':
-        return packet.proto === st.proto ? [s] : [nomatch];
+        return st.protos.includes(packet.proto) ? [s] : [nomatch];
       case 'not-cidr':
         return this.#value(packet, s, st.key).every((v) => !cidrContains(hostOrCidr(st.cidr), v)) ? [s] : [nomatch];
       case 'lookup': {
@@ -160,9 +168,14 @@ export class RulesetTracer {
         return (s.mark & st.bits) === 0 ? [s] : [nomatch];
       case 'masquerade':
         return [{ state: note({ ...s, masquerade: true }), flow: 'accept' }];
-      case 'update':
+      case 'update': {
         if (!this.#dynamic.has(st.set)) throw new Error(`tracer: update of a non-dynamic set ${st.set}`);
-        return [{ ...s, sticky: true }];
+        const keys = this.#keys(packet, s, st.key);
+        if (keys.length !== 1) throw new Error(`tracer: update key must be single-valued: ${where}`);
+        return [{ ...s, recorded: [...s.recorded, { set: st.set, key: keys[0] as string[] }] }];
+      }
+      case 'dnat-to':
+        return [{ state: note({ ...s, dst: st.ip, dport: st.port, dnat: endpoint(st.ip, String(st.port)) }), flow: 'accept' }];
       case 'dnat':
         return this.#keys(packet, s, st.key).map((key): Outcome => {
           const value = this.#find(st.map, key)?.value;
@@ -217,8 +230,12 @@ export class RulesetTracer {
         return [packet.proto];
       case 'dport':
         return [String(s.dport)];
-      case 'slot':
-        return [String(atom.value)];
+      case 'const':
+        return [atom.value];
+      case 'ct-original-daddr':
+        return [packet.dst];
+      case 'ct-original-dport':
+        return [String(packet.dport)];
       case 'numgen':
         return atom.mode === 'inc' && atom.mod !== 1
           ? (() => { throw new Error('tracer: numgen inc is only used as a constant (mod 1)'); })()
@@ -238,7 +255,10 @@ export class RulesetTracer {
 
   /** Set/map lookup; element parts holding a CIDR match by containment (interval sets). */
   #find(container: string, key: readonly string[]): ElementSpec | undefined {
-    if (this.#dynamic.has(container)) return undefined;
+    if (this.#dynamic.has(container)) {
+      const hit = this.#written?.get(container)?.some((entry) => entry.length === key.length && entry.every((part, i) => part === key[i]));
+      return hit === true ? { container, key } : undefined;
+    }
     return this.#elements.get(container)?.find(
       (e) => e.key.length === key.length && e.key.every((part, i) => (part.includes('/') ? cidrContains(part, key[i] as string) : part === key[i])),
     );
@@ -269,7 +289,12 @@ function summarize(packet: TracePacket, outcomes: readonly Outcome[]): TraceResu
   }
   const endpoints = new Set<string>();
   const masqueraded = new Set<string>();
+  const recorded = new Map<string, TraceRecord>();
   for (const o of outcomes) {
+    for (const { set, key } of o.state.recorded) {
+      const record = { endpoint: o.state.dnat ?? '', set, key };
+      recorded.set(`${record.endpoint} ${set} ${key.join(' . ')}`, record);
+    }
     if (o.state.dnat === undefined) continue;
     endpoints.add(o.state.dnat);
     if (o.state.masquerade) masqueraded.add(o.state.dnat);
@@ -280,7 +305,8 @@ function summarize(packet: TracePacket, outcomes: readonly Outcome[]): TraceResu
     endpoints: [...endpoints].sort(),
     masquerade: outcomes.length > 0 && outcomes.every((o) => o.state.masquerade),
     masqueradedEndpoints: [...masqueraded].sort(),
-    sticky: outcomes.some((o) => o.state.sticky),
+    sticky: recorded.size > 0,
+    recorded: [...recorded.keys()].sort().map((id) => recorded.get(id) as TraceRecord),
     matched,
   };
 }

@@ -32,6 +32,21 @@ export interface TraceResult {
   readonly masqueradedEndpoints: readonly string[];
   /** The endpoint choice records ClientIP affinity. */
   readonly sticky: boolean;
+  /** What the packet writes into dynamic sets, per endpoint it may go to (deduplicated, sorted). */
+  readonly recorded: readonly TraceRecord[];
   /** Chain and rule text of every rule that matched, in order, for readable failures. */
   readonly matched: readonly string[];
+}
+
+/** One dynamic-set entry a traced packet writes. */
+export interface TraceRecord {
+  /** The endpoint (`ip:port`, `[ip6]:port`) of the branch that writes it. */
+  readonly endpoint: string;
+  readonly set: string;
+  readonly key: readonly string[];
+}
+
+export interface TraceOptions {
+  /** Entries in dynamic sets (by set name), e.g. the `recorded` entries of earlier packets. */
+  readonly dynamic?: ReadonlyMap<string, readonly (readonly string[])[]>;
 }
