@@ -52,6 +52,12 @@ describe('client binaries: command line', () => {
     expect(stdout.text).toContain('Usage of pod-creation-reachability-latency:');
     expect(stdout.text).toContain('-MetricsPort int   (alias --metrics-port)');
   });
+
+  it.each(['-version', '--version'])('%s prints the program and package version and exits 0', async (flag) => {
+    const stdout = new Output();
+    expect(await podCreationMain([flag], { stdout, stderr: new Output() })).toBe(0);
+    expect(stdout.text).toMatch(/^pod-creation-reachability-latency \d+\.\d+\.\d+ \(@kpng\/test-clients\)\n$/);
+  });
 });
 
 /** A port free on 127.0.0.1 right now, and a way to hold one busy. */

@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, register, Registry } from 'prom-client';
 import type { ServeSettings } from '../config/common.js';
-import { FlagError, HelpRequested, type FlagSet, type ParsedFlags } from '../config/flags.js';
+import { FlagError, HelpRequested, VersionRequested, type FlagSet, type ParsedFlags } from '../config/flags.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import type { Dialer } from '../probe/dialer.js';
@@ -61,6 +62,10 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(spe
   } catch (error) {
     if (error instanceof HelpRequested) {
       stdout.write(error.message);
+      return 0;
+    }
+    if (error instanceof VersionRequested) {
+      stdout.write(`${spec.program} ${PACKAGE_VERSION} (@kpng/test-clients)\n`);
       return 0;
     }
     if (error instanceof FlagError) {

@@ -29,6 +29,11 @@ export class HelpRequested extends Error {
   override readonly name = 'HelpRequested';
 }
 
+/** `-version` or `--version` was given (a kpng addition; upstream's clients have no such flag). */
+export class VersionRequested extends Error {
+  override readonly name = 'VersionRequested';
+}
+
 export type FlagValues = ReadonlyMap<string, string | number | boolean>;
 
 export class FlagSet {
@@ -67,6 +72,7 @@ export class FlagSet {
       const spec = this.lookup(name);
       if (!spec) {
         if (name === 'help' || name === 'h') throw new HelpRequested(this.usage());
+        if (name === 'version') throw new VersionRequested();
         throw new FlagError(`flag provided but not defined: -${name}`);
       }
       let raw: string;
