@@ -104,6 +104,25 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
     expect(error).toMatchObject({ kind: 'exists', operation: { verb: 'create', object: chain } });
   });
 
+  test('batched element lines: a failure maps to its own element, by column (also after multibyte comments)', async () => {
+    const [table, chain] = sample('ip') as [Table, Chain];
+    const map: NftMap = { kind: 'map', family: 'ip', table: 'kpng', name: 'm', type: 'ipv4_addr . inet_service : verdict' };
+    const element = (n: number, value: string, comment?: string): Element => ({
+      kind: 'element', family: 'ip', table: 'kpng', map: 'm', key: [`198.19.0.${n}`, '80'], value: [value], ...(comment === undefined ? {} : { comment }),
+    });
+    const bad = element(3, 'goto nope');
+    const tx = newTx([table, chain, map, element(1, 'accept', 'ünïcødé 日本'), element(2, 'drop', 'x'), bad, element(4, 'accept')]);
+    const error = await client.run(tx).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'not-found', line: 4, operation: { verb: 'add', object: bad } });
+    expect((error as { stderr: string }).stderr).toContain('add element ip kpng m { 198.19.0.1 . 80 comment');
+
+    await client.run(newTx([table, chain, map, element(1, 'accept'), element(2, 'drop')]));
+    const missing = element(7, 'accept');
+    const deletes = newTx([element(1, 'accept'), missing, element(2, 'drop')], 'delete');
+    await expect(client.run(deletes)).rejects.toMatchObject({ kind: 'not-found', line: 1, operation: { verb: 'delete', object: missing } });
+    expect((await client.listElements('ip', 'kpng', { map: 'm' })).length).toBe(2);
+  });
+
   test('destroy deletes when present and is quiet when absent', async () => {
     const [table] = sample('ip') as [Table];
     const set: NftSet = { kind: 'set', family: 'ip', table: 'kpng', name: 'temp', type: 'ipv4_addr' };

@@ -73,12 +73,13 @@ export class NftClient implements Nft {
   async #apply(args: readonly string[], tx: Transaction, options: RunOptions): Promise<void> {
     if (tx.error !== undefined) throw tx.error;
     if (tx.size === 0) return;
-    const { text, lineOperations } = renderOperations(tx.operations, {
+    const rendered = renderOperations(tx.operations, {
       objectComments: this.capabilities.objectComments,
       emulateDestroy: !this.capabilities.destroy,
+      batchElements: true,
     });
-    const result = await this.#execer.run(this.#nft(args), text, options.signal);
-    if (result.exitCode !== 0) throw NftError.fromNft(result.stderr, lineOperations, tx.operations);
+    const result = await this.#execer.run(this.#nft(args), rendered.text, options.signal);
+    if (result.exitCode !== 0) throw NftError.fromNft(result.stderr, rendered.lineOperations, tx.operations, rendered);
   }
 
   /** nft joins its arguments into one command line, so names are validated before use. */

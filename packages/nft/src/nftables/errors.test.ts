@@ -40,6 +40,21 @@ describe('NftError.fromNft', () => {
     expect(isAlreadyExists(error)).toBe(false);
   });
 
+  test('a report on a batched line maps to the element at its column, or to the whole line', () => {
+    const elements = [1, 2, 3].map((n): Operation => ({ verb: 'delete', object: { kind: 'element', family: 'ip', table: 't', set: 's', key: [`10.0.0.${n}`] } }));
+    const all = [op('a'), ...elements];
+    // Line 2: `delete element ip t s { 10.0.0.1, 10.0.0.2, 10.0.0.3 }`, elements at columns 25, 35, 45.
+    const layout = { lineCounts: [1, 3], operationColumns: [0, 25, 35, 45] };
+    const at = (column: number): NftError =>
+      NftError.fromNft(`/dev/stdin:2:${column}-${column + 7}: Error: Could not process rule: No such file or directory\n`, [0, 1], all, layout);
+    expect(at(35)).toMatchObject({ line: 2, operation: elements[1], failures: [{ column: 35, operationIndex: 2 }] });
+    expect(at(45).operation).toBe(elements[2]);
+    expect(at(25).failures[0]?.operations).toBeUndefined();
+    const whole = at(1);
+    expect(whole.operation).toBe(elements[0]);
+    expect(whole.failures[0]?.operations).toEqual(elements);
+  });
+
   test('lines outside the transaction have no operation', () => {
     const error = NftError.fromNft(stderr, [0], operations);
     expect(error.failures[0]?.operation).toBeUndefined();

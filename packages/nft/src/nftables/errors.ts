@@ -17,13 +17,27 @@ const ERRNO_TEXT: readonly (readonly [string, NftErrorKind])[] = [
 export interface NftFailure {
   /** 1-based line of the transaction text; for validation errors, the operation's position. */
   readonly line: number;
+  /** 1-based column (bytes) where nft's report starts, when it gave one. */
+  readonly column?: number;
   readonly message: string;
+  /**
+   * The operation nft complained about. On a line holding several (batched elements): the one
+   * whose element starts at or before the reported column, else the line's first.
+   */
   readonly operationIndex?: number;
   readonly operation?: Operation;
+  /** Every operation of a batched line whose column did not single one out (nft blamed the line). */
+  readonly operations?: readonly Operation[];
+}
+
+/** Where batched lines put their operations (see `RenderedTransaction`). */
+export interface LineLayout {
+  readonly lineCounts: readonly number[];
+  readonly operationColumns: ArrayLike<number>;
 }
 
 /** nft names stdin `/dev/stdin` for `-f -` (checked on nft 1.0.6); older releases may differ. */
-const POSITION = /^([^\s:]+):(\d+):\d+(?:-\d+)?: Error: (.*)$/gm;
+const POSITION = /^([^\s:]+):(\d+):(\d+)(?:-\d+)?: Error: (.*)$/gm;
 
 export function classifyNftMessage(text: string): NftErrorKind {
   const errorLine = text.split('\n').find((line) => line.includes('Error:')) ?? text;
@@ -57,20 +71,32 @@ export class NftError extends Error {
   }
 
   /**
-   * Wraps nft's stderr. `lineOperations[i]` is the index of the operation written on line i + 1
-   * of the transaction text, so each reported line maps back to its operation.
+   * Wraps nft's stderr. `lineOperations[i]` is the index of the (first) operation written on line
+   * i + 1 of the transaction text, so each reported line maps back to its operation; `layout`
+   * tells which lines hold several, and where, so a report on a batched line maps to its element.
    */
-  static fromNft(stderr: string, lineOperations: readonly number[] = [], operations: readonly Operation[] = []): NftError {
+  static fromNft(stderr: string, lineOperations: readonly number[] = [], operations: readonly Operation[] = [], layout?: LineLayout): NftError {
     const failures: NftFailure[] = [];
     for (const match of stderr.matchAll(POSITION)) {
       const line = Number(match[2]);
-      const operationIndex = lineOperations[line - 1];
+      const column = Number(match[3]);
+      const first = lineOperations[line - 1];
+      const count = layout?.lineCounts[line - 1] ?? 1;
+      let operationIndex = first;
+      let group: Operation[] | undefined;
+      if (first !== undefined && count > 1 && layout !== undefined) {
+        const hit = batchMember(layout.operationColumns, first, count, column);
+        if (hit === undefined) group = operations.slice(first, first + count);
+        else operationIndex = hit;
+      }
       const operation = operationIndex === undefined ? undefined : operations[operationIndex];
       failures.push({
         line,
-        message: match[3] as string,
+        column,
+        message: match[4] as string,
         ...(operationIndex === undefined ? {} : { operationIndex }),
         ...(operation === undefined ? {} : { operation }),
+        ...(group === undefined ? {} : { operations: group }),
       });
     }
     const message = stderr.trim() === '' ? 'nft failed without an error message' : stderr.trimEnd();
@@ -81,6 +107,19 @@ export class NftError extends Error {
   static invalid(reason: string, operationIndex: number, operation: Operation): NftError {
     return new NftError(reason, 'invalid', '', [{ line: operationIndex + 1, message: reason, operationIndex, operation }]);
   }
+}
+
+/** The operation of a batched line whose element starts last at or before `column`. */
+function batchMember(columns: ArrayLike<number>, first: number, count: number, column: number): number | undefined {
+  let lo = first;
+  let hi = first + count - 1;
+  if (column < (columns[lo] ?? 0)) return undefined;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((columns[mid] ?? 0) <= column) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 export function isNftError(error: unknown): error is NftError {

@@ -16,7 +16,7 @@ export { STANDARD_PRIORITIES, priorityValue } from './objects/priority.js';
 export { checkComment, checkName, MAX_COMMENT_BYTES, MAX_NAME_BYTES } from './syntax.js';
 export { RESERVED_WORDS } from './reserved-words.js';
 
-export { isAlreadyExists, isNftError, isNotFound, NftError, type NftErrorKind, type NftFailure } from './errors.js';
+export { isAlreadyExists, isNftError, isNotFound, NftError, type LineLayout, type NftErrorKind, type NftFailure } from './errors.js';
 export { processExecer, type Execer, type ExecResult } from './exec.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';

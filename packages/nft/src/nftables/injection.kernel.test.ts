@@ -74,7 +74,7 @@ function withComment<T extends NftObject>(object: T, comment: string | undefined
 function randomObjects(gen: Generator): { family: Family; table: string; objects: NftObject[] } {
   const family = gen.pick(['ip', 'ip6', 'inet'] as const);
   const addrType = family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr';
-  const address = family === 'ip6' ? '2001:db8:5e::1' : '198.19.0.1';
+  const address = family === 'ip6' ? '2001:db8:5e::1' : '198.19.0.1'; // + one more digit
   const match = family === 'ip6' ? 'ip6 daddr' : 'ip daddr';
   const names = new Set<string>();
   const fresh = (): string => {
@@ -99,8 +99,9 @@ function randomObjects(gen: Generator): { family: Family; table: string; objects
       withComment({ kind: 'set', ...t, name: set, type: addrType }, gen.comment()),
       withComment({ kind: 'map', ...t, name: map, type: `${addrType} : verdict` }, gen.comment()),
       withComment({ kind: 'counter', ...t, name: counter }, gen.comment()),
-      withComment({ kind: 'element', ...t, set, key: [address] }, gen.comment()),
-      withComment({ kind: 'element', ...t, map, key: [address], value: [`goto ${target}`] }, gen.comment()),
+      // Several elements of one set or map: written as one batched line.
+      ...[1, 2, 3].map((n) => withComment({ kind: 'element', ...t, set, key: [`${address}${n}`] }, gen.comment()) as NftObject),
+      ...[1, 2].map((n) => withComment({ kind: 'element', ...t, map, key: [`${address}${n}`], value: [`goto ${target}`] }, gen.comment()) as NftObject),
       withComment({ kind: 'rule', ...t, chain, rule: `${match} @${set} jump ${target}` }, gen.comment()),
       withComment({ kind: 'rule', ...t, chain, rule: `${match} vmap @${map}` }, gen.comment()),
       withComment({ kind: 'rule', ...t, chain, rule: `counter name "${counter}"` }, gen.comment()),

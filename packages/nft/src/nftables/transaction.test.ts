@@ -80,3 +80,49 @@ describe('renderOperations', () => {
     expect(rendered.lineOperations).toEqual([0, 1, 1, 2, 2, 3]);
   });
 });
+
+describe('renderOperations, batchElements', () => {
+  const el = (set: string, key: string, comment?: string): Element => ({
+    kind: 'element', family: 'ip', table: 'kpng', set, key: [key], ...(comment === undefined ? {} : { comment }),
+  });
+  const tx = new Transaction();
+  tx.add(table);
+  tx.add(el('a', '198.19.0.1', 'ü'));
+  tx.add(el('a', '198.19.0.2'));
+  tx.add(el('a', '198.19.0.3'));
+  tx.delete(el('a', '198.19.0.4'));
+  tx.delete(el('a', '198.19.0.5'));
+  tx.add(el('b', '198.19.0.6'));
+  tx.destroy(el('b', '198.19.0.7'));
+  tx.destroy(el('b', '198.19.0.8'));
+
+  test('writes consecutive operations on one container with one verb as one line, mapping columns to operations', () => {
+    const rendered = renderOperations(tx.operations, { objectComments: true, emulateDestroy: false, batchElements: true });
+    const lines = rendered.text.trimEnd().split('\n');
+    expect(lines).toEqual([
+      'add table ip kpng',
+      'add element ip kpng a { 198.19.0.1 comment "ü", 198.19.0.2, 198.19.0.3 }',
+      'delete element ip kpng a { 198.19.0.4, 198.19.0.5 }',
+      'add element ip kpng b { 198.19.0.6 }',
+      'destroy element ip kpng b { 198.19.0.7 }',
+      'destroy element ip kpng b { 198.19.0.8 }',
+    ]);
+    expect(rendered.lineOperations).toEqual([0, 1, 4, 6, 7, 8]);
+    expect(rendered.lineCounts).toEqual([1, 3, 2, 1, 1, 1]);
+    // 1-based byte columns where each batched element starts ("ü" is two bytes).
+    const column = (prefix: string): number => Buffer.byteLength(prefix) + 1;
+    expect(Array.from(rendered.operationColumns).slice(1, 6)).toEqual([
+      column('add element ip kpng a { '),
+      column('add element ip kpng a { 198.19.0.1 comment "ü", '),
+      column('add element ip kpng a { 198.19.0.1 comment "ü", 198.19.0.2, '),
+      column('delete element ip kpng a { '),
+      column('delete element ip kpng a { 198.19.0.4, '),
+    ]);
+  });
+
+  test('honours maxBatch, and writes one element per line by default', () => {
+    const small = renderOperations(tx.operations, { objectComments: true, emulateDestroy: false, batchElements: true, maxBatch: 2 });
+    expect(small.lineCounts).toEqual([1, 2, 1, 2, 1, 1, 1]);
+    expect(renderOperations(tx.operations, { objectComments: true, emulateDestroy: false }).lineCounts.every((n) => n === 1)).toBe(true);
+  });
+});

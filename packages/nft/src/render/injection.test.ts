@@ -62,5 +62,13 @@ describe('injection', () => {
     const { text } = renderOperations(tx?.operations ?? [], { objectComments: true, emulateDestroy: false });
     expect(text.trimEnd().split('\n')).toHaveLength(tx?.size ?? -1);
     expect(text).not.toMatch(/flush ruleset|delete table ip kpng;/);
+    // As the client writes it: elements batched per set, every line still one command.
+    const batched = renderOperations(tx?.operations ?? [], { objectComments: true, emulateDestroy: false, batchElements: true });
+    const lines = batched.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(batched.lineCounts.length);
+    expect(batched.lineCounts.reduce((a, b) => a + b, 0)).toBe(tx?.size);
+    expect(lines.length).toBeLessThan(tx?.size ?? 0);
+    for (const line of lines) expect(line).toMatch(/^(add|flush|delete) (table|chain|set|map|element|rule) ip kpng/);
+    expect(batched.text).not.toMatch(/flush ruleset|delete table ip kpng;/);
   });
 });

@@ -45,12 +45,7 @@ export const elementCodec: KindCodec<Element> = {
   },
 
   render(element, verb) {
-    let line = `${verb} element ${element.family} ${element.table} ${elementContainer(element)} { ${element.key.join(' . ')}`;
-    if (verb === 'add' || verb === 'create') {
-      if (element.comment !== undefined) line += ` comment ${quoted(element.comment)}`;
-      if (element.value !== undefined && element.value.length > 0) line += ` : ${element.value.join(' . ')}`;
-    }
-    return `${line} }`;
+    return `${elementHead(element, verb)} { ${elementBody(element, verb)} }`;
   },
 
   /** Dump lines name the container only, so whether it is a set or a map is told by the value. */
@@ -71,6 +66,34 @@ export const elementCodec: KindCodec<Element> = {
     };
   },
 };
+
+/** `VERB element FAMILY TABLE CONTAINER`: what every element of one batched line shares. */
+export function elementHead(element: Element, verb: Verb): string {
+  return `${verb} element ${element.family} ${element.table} ${elementContainer(element)}`;
+}
+
+/** What goes between the braces for one element: `KEY [comment "C"] [: VALUE]` (key only for deletes). */
+export function elementBody(element: Element, verb: Verb): string {
+  const key = concatenation(element.key);
+  if (verb !== 'add' && verb !== 'create') return key;
+  const comment = element.comment === undefined ? '' : ` comment ${quoted(element.comment)}`;
+  const value = element.value === undefined || element.value.length === 0 ? '' : ` : ${concatenation(element.value)}`;
+  return key + comment + value;
+}
+
+/** `a . b . c` (the common short cases without an array join). */
+function concatenation(parts: readonly string[]): string {
+  switch (parts.length) {
+    case 1:
+      return parts[0] as string;
+    case 2:
+      return `${parts[0]} . ${parts[1]}`;
+    case 3:
+      return `${parts[0]} . ${parts[1]} . ${parts[2]}`;
+    default:
+      return parts.join(' . ');
+  }
+}
 
 export interface ElementBody {
   readonly key: readonly string[];
