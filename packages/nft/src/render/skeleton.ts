@@ -37,12 +37,12 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
     {
       kind: 'set',
       name: SET.affinity,
-      // The sticky port's number is a mark-typed constant (`meta mark & 0x0 | K`): nft 1.0.6 takes
-      // no literal inside a concatenation.
-      type: `${addrType} . mark . ${addrType} . inet_service`,
+      // The endpoint's hash (seeded with the sticky port's number) is a mark-typed constant in
+      // lookups (`meta mark & 0x0 | H`): nft 1.0.6 takes no literal inside a concatenation.
+      type: `${addrType} . mark`,
       flags: ['dynamic', 'timeout'],
       size: ctx.config.affinitySetSize,
-      comment: 'ClientIP affinity: client, sticky port, endpoint',
+      comment: 'ClientIP affinity: client, hash of endpoint and sticky port',
       dynamic: true,
     },
     { kind: 'map', name: SET.affinityIPs, type: `${vipKey} : verdict`, comment: 'sticky service ports by address: where to record' },

@@ -49,9 +49,11 @@ describe.each(['IPv4', 'IPv6'] as const)('ClientIP affinity is per service port 
     expect(result.recorded.map((r) => r.endpoint)).toEqual([endpoint('a'), endpoint('b')].sort());
     for (const r of result.recorded) {
       expect(r.set).toBe('affinity');
+      expect(r.key).toHaveLength(2);
       expect(r.key[0]).toBe(EXTERNAL_CLIENT[family]);
-      expect(`${family === 'IPv4' ? r.key[2] : `[${r.key[2]}]`}:${r.key[3]}`).toBe(r.endpoint);
     }
+    // The second part hashes the endpoint with the port's number: one value per endpoint.
+    expect(new Set(result.recorded.map((r) => r.key[1])).size).toBe(2);
   });
 
   it.each([

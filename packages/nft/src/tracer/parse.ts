@@ -14,7 +14,9 @@ export type Atom =
   /** The connection's original destination (before DNAT). */
   | { readonly kind: 'ct-original-daddr' }
   | { readonly kind: 'ct-original-dport' }
-  | { readonly kind: 'numgen'; readonly mode: 'random' | 'inc'; readonly mod: number; readonly offset: number };
+  | { readonly kind: 'numgen'; readonly mode: 'random' | 'inc'; readonly mod: number; readonly offset: number }
+  /** `jhash ADDR daddr . th dport mod N seed S` (the affinity hash of the DNATed destination). */
+  | { readonly kind: 'jhash'; readonly key: readonly Atom[]; readonly mod: number; readonly seed: number };
 
 export type Verdict =
   | { readonly kind: 'jump' | 'goto'; readonly chain: string }
@@ -112,6 +114,17 @@ function atom(t: Tokens): Atom {
     const value = constant(t, '0x0');
     if (value.kind === 'const') int(t, value.value);
     return value;
+  }
+  if (word === 'jhash') {
+    const key = [atom(t)];
+    while (t.peek() === '.') {
+      t.next();
+      key.push(atom(t));
+    }
+    t.expect('mod');
+    const mod = int(t, t.next());
+    t.expect('seed');
+    return { kind: 'jhash', key, mod, seed: int(t, t.next()) };
   }
   if (word === 'numgen') {
     const mode = t.next();

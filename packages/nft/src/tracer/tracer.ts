@@ -11,6 +11,7 @@
  * the packet is a new client's first); what the packet writes comes back in `recorded`.
  */
 import { cidrContains, familyOfAddress } from '../render/ip.js';
+import { AFFINITY_HASH_MOD, endpointHash } from '../render/jhash.js';
 import { CHAIN } from '../render/names.js';
 import type { ChainSpec, ElementSpec, FamilyRuleset } from '../render/types.js';
 import { familySyntax } from '../render/family.js';
@@ -236,6 +237,14 @@ export class RulesetTracer {
         return [packet.dst];
       case 'ct-original-dport':
         return [String(packet.dport)];
+      case 'jhash': {
+        const [address, port] = atom.key;
+        if (atom.key.length !== 2 || address?.kind !== 'addr' || address.which !== 'daddr' || address.mask !== undefined || port?.kind !== 'dport') {
+          throw new Error('tracer: jhash is only used over the destination address and port');
+        }
+        if (atom.mod !== AFFINITY_HASH_MOD) throw new Error(`tracer: jhash mod ${atom.mod} is not the affinity hash`);
+        return [String(endpointHash(packet.family, s.dst, s.dport, atom.seed))];
+      }
       case 'numgen':
         return atom.mode === 'inc' && atom.mod !== 1
           ? (() => { throw new Error('tracer: numgen inc is only used as a constant (mod 1)'); })()
