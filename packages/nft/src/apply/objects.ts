@@ -1,7 +1,7 @@
 /** Rendered specs -> the nftables library's objects, for one family's table. */
 import type { Chain, Element, NftMap, NftSet, Rule, Table } from '../nftables/index.js';
 import type { FamilySyntax } from '../render/family.js';
-import type { ChainSpec, ElementSpec, SetSpec } from '../render/types.js';
+import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 
 export interface TableRef {
   readonly syntax: FamilySyntax;
@@ -43,15 +43,33 @@ export function setObject(ref: TableRef, spec: SetSpec): NftSet | NftMap {
   return spec.kind === 'map' ? { kind: 'map', ...common } : { kind: 'set', ...common };
 }
 
+/** Called for every element of a full sync: built directly, without spreads. */
 export function elementObject(ref: TableRef, spec: ElementSpec): Element {
-  const container = ref.maps.has(spec.container) ? { map: spec.container } : { set: spec.container };
-  return {
+  const family = ref.syntax.nft;
+  const { table } = ref;
+  const isMap = ref.maps.has(spec.container);
+  if (spec.value === undefined && spec.comment === undefined) {
+    return isMap ? { kind: 'element', family, table, map: spec.container, key: spec.key } : { kind: 'element', family, table, set: spec.container, key: spec.key };
+  }
+  const element: { -readonly [K in keyof Element]: Element[K] } = { kind: 'element', family, table, key: spec.key };
+  if (isMap) element.map = spec.container;
+  else element.set = spec.container;
+  if (spec.value !== undefined) element.value = spec.value;
+  if (spec.comment !== undefined) element.comment = spec.comment;
+  return element;
+}
+
+/** A list's slots as map elements, built directly (most elements of a full sync are these). */
+export function listElementObjects(ref: TableRef, list: EndpointListSpec): Element[] {
+  const family = ref.syntax.nft;
+  const { table } = ref;
+  const port = String(list.port);
+  return list.endpoints.map((ep, i): Element => ({
     kind: 'element',
-    family: ref.syntax.nft,
-    table: ref.table,
-    ...container,
-    key: spec.key,
-    ...(spec.value === undefined ? {} : { value: spec.value }),
-    ...(spec.comment === undefined ? {} : { comment: spec.comment }),
-  };
+    family,
+    table,
+    map: list.container,
+    key: [list.address, port, String(list.offset + i)],
+    value: [ep.ip, String(ep.port)],
+  }));
 }

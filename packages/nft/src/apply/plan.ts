@@ -6,8 +6,8 @@
  * empty table, dropped and recreated in the same atomic transaction.
  */
 import type { Transaction } from '../nftables/index.js';
-import type { ChainSpec, ElementSpec, SetSpec } from '../render/types.js';
-import { chainObject, chainRef, elementObject, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
+import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
+import { chainObject, chainRef, elementObject, listElementObjects, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
 import type { Delta } from './store.js';
 
 export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void {
@@ -30,7 +30,10 @@ export interface FullWrite {
   readonly sets: readonly SetSpec[];
   /** Skeleton and dynamic chains, skeleton first. */
   readonly chains: readonly ChainSpec[];
+  /** Grouped by container (nft takes a line of elements of one set at once). */
   readonly elements: readonly ElementSpec[];
+  /** Endpoint lists, grouped by map. */
+  readonly lists?: readonly EndpointListSpec[];
   /** Dynamic chains the kernel holds that nobody wants any more (ignored on reset). */
   readonly staleChains: readonly string[];
   readonly reset: boolean;
@@ -53,6 +56,7 @@ export function writeFull(tx: Transaction, ref: TableRef, full: FullWrite): void
   }
   for (const chain of full.chains) for (const rule of ruleObjects(ref, chain)) tx.add(rule);
   for (const element of full.elements) tx.add(elementObject(ref, element));
+  for (const list of full.lists ?? []) for (const element of listElementObjects(ref, list)) tx.add(element);
 }
 
 /** Removes the table and everything in it, if it exists. */

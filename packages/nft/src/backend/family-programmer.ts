@@ -16,7 +16,7 @@ import { nodePortAddresses, renderNodeElements } from '../render/node.js';
 import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
-import type { ElementSpec, FamilyRuleset } from '../render/types.js';
+import type { FamilyRuleset } from '../render/types.js';
 
 const NODE_OWNER = '#node';
 
@@ -48,17 +48,18 @@ export class FamilyProgrammer {
   /** Everything, from scratch. `reset`: the kernel's table content is unknown; drop and recreate it. */
   planFull(tx: Transaction, state: NodeLocalState, reset: boolean): Planned {
     const ctx = renderContext(this.#config, this.family, state.node);
-    const store = new FamilyStore();
+    const store = new FamilyStore({ bulk: true });
     store.set(NODE_OWNER, { elements: renderNodeElements(ctx, state.node), chains: [] });
     for (const svc of state.services) this.#renderInto(store, ctx, svc);
-    const wanted = store.wanted();
+    const wanted = store.wantedForWrite();
     const wantedNames = new Set(wanted.chains.map((c) => c.name));
     const staleChains = reset ? [] : this.#store.appliedChains().filter((name) => !wantedNames.has(name));
     const before = tx.size;
     writeFull(tx, this.ref, {
       sets: skeletonSets(ctx),
       chains: [...skeletonChains(ctx), ...wanted.chains],
-      elements: groupByContainer(wanted.elements),
+      elements: wanted.elements,
+      lists: wanted.lists,
       staleChains,
       reset,
     });
@@ -112,19 +113,8 @@ export class FamilyProgrammer {
     const slots = this.#slots.begin(svc.key);
     const rendered = renderService(svc, ctx, slots);
     this.#slots.remember(svc.key, slots);
-    store.set(svc.key, rendered.elements.length === 0 ? undefined : rendered);
+    store.set(svc.key, rendered.elements.length === 0 && rendered.lists.length === 0 ? undefined : rendered);
   }
-}
-
-/** Elements of one set together: nft evaluates consecutive elements of one set more cheaply. */
-function groupByContainer(elements: readonly ElementSpec[]): ElementSpec[] {
-  const groups = new Map<string, ElementSpec[]>();
-  for (const element of elements) {
-    let group = groups.get(element.container);
-    if (group === undefined) groups.set(element.container, (group = []));
-    group.push(element);
-  }
-  return [...groups.values()].flat();
 }
 
 /** `services` is sorted by key with `<` (core's SortedServices): binary search. */

@@ -58,9 +58,9 @@ describe('NftBackend', () => {
       'delete element ip kpng hairpin { 198.18.1.2 . 198.18.1.2 }',
       'delete element ip kpng endpoints-tcp { 198.19.0.1 . 80 . 1 }',
       'delete element ip kpng endpoints-tcp { 0.0.0.0 . 30080 . 1 }',
+      'add element ip kpng hairpin { 198.18.1.3 . 198.18.1.3 }',
       'add element ip kpng endpoints-tcp { 198.19.0.1 . 80 . 1 : 198.18.1.3 . 8080 }',
       'add element ip kpng endpoints-tcp { 0.0.0.0 . 30080 . 1 : 198.18.1.3 . 8080 }',
-      'add element ip kpng hairpin { 198.18.1.3 . 198.18.1.3 }',
     ]);
   });
 

@@ -10,7 +10,7 @@ import { renderNodeElements } from './node.js';
 import { renderService } from './service.js';
 import { skeletonChains, skeletonSets } from './skeleton.js';
 import { SlotMemory } from './slots.js';
-import type { ChainSpec, ElementSpec, FamilyRuleset } from './types.js';
+import { listElements, type ChainSpec, type ElementSpec, type FamilyRuleset } from './types.js';
 
 export function renderFamily(state: NodeLocalState, config: NftConfig, family: IPFamily, slots = new SlotMemory()): FamilyRuleset {
   const ctx = renderContext(config, family, state.node);
@@ -26,6 +26,7 @@ export function renderFamily(state: NodeLocalState, config: NftConfig, family: I
     const rendered = renderService(svc, ctx, assignment);
     slots.remember(svc.key, assignment);
     rendered.elements.forEach(add);
+    for (const list of rendered.lists) listElements(list).forEach(add);
     for (const chain of rendered.chains) if (!chains.has(chain.name)) chains.set(chain.name, chain);
   }
   return { sets: skeletonSets(ctx), chains: [...chains.values()], elements: [...elements.values()] };

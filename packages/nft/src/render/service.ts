@@ -22,27 +22,31 @@ import {
 } from './names.js';
 import { affinityRecord, affinitySelection, pickSelection } from './selection.js';
 import type { ServiceSlots } from './slots.js';
-import type { ChainSpec, ElementSpec } from './types.js';
+import type { ChainSpec, ElementSpec, EndpointListSpec } from './types.js';
 
 export interface ServiceRender {
   readonly elements: readonly ElementSpec[];
+  /** The endpoint map elements, as lists. */
+  readonly lists: readonly EndpointListSpec[];
   /** Every chain the elements lead to, directly or through other chains; no duplicates. */
   readonly chains: readonly ChainSpec[];
 }
 
-export const EMPTY_RENDER: ServiceRender = { elements: [], chains: [] };
+export const EMPTY_RENDER: ServiceRender = { elements: [], lists: [], chains: [] };
 
 /** Comments are for humans reading a dump; anything nft could misread is dropped. */
 export function elementComment(text: string): string {
   return text.replace(/[^A-Za-z0-9._:/-]/g, '').slice(0, 120);
 }
 
-const endpointId = (ep: LocalEndpoint): string => `${ep.ip}:${ep.port}`;
-
+/**
+ * Collects one Service's elements and chains. An element may come twice (an address named as
+ * external and LB IP, a pod's hairpin entry from two ports): the store and `render` keep one.
+ */
 class Builder {
   readonly elements: ElementSpec[] = [];
+  readonly lists: EndpointListSpec[] = [];
   readonly #chains = new Map<string, ChainSpec>();
-  readonly #seen = new Set<string>();
 
   constructor(readonly ctx: RenderContext, readonly slots: ServiceSlots) {}
 
@@ -51,11 +55,11 @@ class Builder {
   }
 
   element(element: ElementSpec): void {
-    // A Service may name the same address twice (e.g. as external and LB IP): one element.
-    const id = `${element.container} ${element.key.join(' . ')}`;
-    if (this.#seen.has(id)) return;
-    this.#seen.add(id);
     this.elements.push(element);
+  }
+
+  list(list: EndpointListSpec): void {
+    if (list.endpoints.length > 0) this.lists.push(list);
   }
 
   get chains(): ChainSpec[] {
@@ -69,7 +73,7 @@ export function renderService(svc: LocalService, ctx: RenderContext, slots: Serv
   const b = new Builder(ctx, slots);
   b.element({ container: SET.clusterIPs, key: [addresses.clusterIP] });
   for (const port of svc.ports) renderPort(b, svc, port);
-  return { elements: b.elements, chains: b.chains };
+  return { elements: b.elements, lists: b.lists, chains: b.chains };
 }
 
 function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void {
@@ -105,10 +109,9 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   const sticky = svc.sessionAffinity.type === 'ClientIP'
     ? { port: b.slots.portId(port.key), timeout: svc.sessionAffinity.timeoutSeconds }
     : undefined;
-  const list = (name: AffinityList, endpoints: readonly LocalEndpoint[]): LocalEndpoint[] => {
-    const byId = new Map(endpoints.map((ep) => [endpointId(ep), ep]));
-    return b.slots.assign(`${port.key}|${family}|${name}`, [...byId.keys()]).map((id) => byId.get(id) as LocalEndpoint);
-  };
+  // core lists endpoints distinct by ip:port.
+  const list = (name: AffinityList, endpoints: readonly LocalEndpoint[]): readonly LocalEndpoint[] =>
+    b.slots.assign(`${port.key}|${family}|${name}`, endpoints);
   /** The chain choosing from `endpoints`; a sticky port's own lookup chain starts with `first`. */
   const pick = (endpoints: readonly LocalEndpoint[], nodePort: boolean, shortCircuit: boolean, name: AffinityList, first: readonly string[] = []): Target => {
     if (endpoints.length === 0) return 'drop';
@@ -119,10 +122,8 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
     b.chain(chain);
     return { chain: chain.name };
   };
-  const endpointElements = (key: string, port: number, endpoints: readonly LocalEndpoint[], offset: number): void => {
-    for (const [i, ep] of endpoints.entries()) {
-      b.element({ container: endpointsMap(proto), key: [key, String(port), String(offset + i)], value: [ep.ip, String(ep.port)] });
-    }
+  const endpointElements = (address: string, port: number, endpoints: readonly LocalEndpoint[], offset: number): void => {
+    b.list({ container: endpointsMap(proto), address, port, offset, endpoints });
   };
   if (sticky !== undefined) {
     // After DNAT, any address of the port leads to the chain recording the client's endpoint.

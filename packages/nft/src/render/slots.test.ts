@@ -35,19 +35,34 @@ describe('assignSlots', () => {
 });
 
 describe('SlotMemory', () => {
+  const ep = (n: number): { ip: string; port: number } => ({ ip: `198.18.1.${n}`, port: 8080 });
+  const ids = (eps: readonly { ip: string }[]): string[] => eps.map((e) => e.ip.split('.')[3] as string);
+
   it('continues per Service and list, and forgets unused lists and Services', () => {
     const memory = new SlotMemory();
     let slots = memory.begin('ns/a');
-    slots.assign('p|x', ['1', '2']);
-    slots.assign('p|y', ['9']);
+    slots.assign('p|x', [ep(1), ep(2)]);
+    slots.assign('p|y', [ep(9)]);
     memory.remember('ns/a', slots);
     slots = memory.begin('ns/a');
-    expect(slots.assign('p|x', ['2', '3'])).toEqual(['3', '2']);
+    expect(ids(slots.assign('p|x', [ep(2), ep(3)]))).toEqual(['3', '2']);
     memory.remember('ns/a', slots); // p|y unused: forgotten
-    expect(memory.begin('ns/a').assign('p|y', ['8', '9'])).toEqual(['8', '9']);
+    expect(ids(memory.begin('ns/a').assign('p|y', [ep(8), ep(9)]))).toEqual(['8', '9']);
     memory.forget('ns/a');
     expect(memory.size).toBe(0);
-    expect(memory.begin('ns/a').assign('p|x', ['2', '3'])).toEqual(['2', '3']);
+    expect(ids(memory.begin('ns/a').assign('p|x', [ep(2), ep(3)]))).toEqual(['2', '3']);
+  });
+
+  it('returns an unchanged list as it is (same members, same order)', () => {
+    const memory = new SlotMemory();
+    let slots = memory.begin('ns/a');
+    slots.assign('p|x', [ep(1), ep(2)]);
+    memory.remember('ns/a', slots);
+    slots = memory.begin('ns/a');
+    const current = [ep(1), ep(2)];
+    expect(slots.assign('p|x', current)).toBe(current);
+    // A different port is a different endpoint.
+    expect(ids(memory.begin('ns/a').assign('p|x', [{ ip: '198.18.1.2', port: 9 }, ep(1)]))).toEqual(['1', '2']);
   });
 });
 

@@ -1,8 +1,10 @@
+import type { EndpointTarget } from './types.js';
+
 /**
  * Stable slot numbers for endpoint lists. An endpoint keeps its slot while it stays in the list:
  * a newcomer fills a hole or is appended, and a hole left by a removal is filled by moving the
- * last endpoint into it. So one endpoint change rewrites at most two map elements, and ClientIP
- * affinity (which remembers slots) survives scaling, except for clients of a moved endpoint.
+ * last endpoint into it. So one endpoint change rewrites at most two map elements. What is
+ * remembered is the previous list itself (references to core's endpoints, no copies).
  */
 
 /** `previous` and `current` hold endpoint ids (`ip:port`); the result is `current` in slot order. */
@@ -33,15 +35,25 @@ export function assignSlots(previous: readonly string[] | undefined, current: re
 
 /** What one Service's render assigned: slot orders per endpoint list, and sticky port numbers. */
 interface Assigned {
-  readonly lists: ReadonlyMap<string, readonly string[]>;
+  readonly lists: ReadonlyMap<string, readonly EndpointTarget[]>;
   readonly ports: ReadonlyMap<string, number>;
+}
+
+const endpointId = (ep: EndpointTarget): string => `${ep.ip}:${ep.port}`;
+
+/** `current` in slot order, continuing from `previous` (same members in the same order: as they are). */
+function continueSlots<T extends EndpointTarget>(previous: readonly EndpointTarget[] | undefined, current: readonly T[]): readonly T[] {
+  if (previous === undefined || previous.length === 0) return current;
+  if (previous.length === current.length && previous.every((ep, i) => ep.ip === current[i]?.ip && ep.port === current[i]?.port)) return current;
+  const byId = new Map(current.map((ep) => [endpointId(ep), ep]));
+  return assignSlots(previous.map(endpointId), [...byId.keys()]).map((id) => byId.get(id) as T);
 }
 
 /** The slot orders (and sticky port numbers) of one Service, as a render assigns them. */
 export class ServiceSlots {
   readonly #previous: Assigned | undefined;
   readonly #allocate: () => number;
-  readonly lists = new Map<string, readonly string[]>();
+  readonly lists = new Map<string, readonly EndpointTarget[]>();
   readonly ports = new Map<string, number>();
 
   constructor(previous?: Assigned, allocate?: () => number) {
@@ -50,9 +62,9 @@ export class ServiceSlots {
     this.#allocate = allocate ?? (() => next++);
   }
 
-  /** The slot order for `list` given its current members (endpoint ids). */
-  assign(list: string, current: readonly string[]): readonly string[] {
-    const slots = assignSlots(this.#previous?.lists.get(list), current);
+  /** `current` (distinct endpoints) in slot order for `list`; remembered for the next render. */
+  assign<T extends EndpointTarget>(list: string, current: readonly T[]): readonly T[] {
+    const slots = continueSlots(this.#previous?.lists.get(list), current);
     if (slots.length > 0) this.lists.set(list, slots);
     return slots;
   }

@@ -35,6 +35,40 @@ export interface ElementSpec {
   readonly comment?: string;
 }
 
+/** An endpoint as a map element's value: the DNAT target. */
+export interface EndpointTarget {
+  readonly ip: string;
+  readonly port: number;
+}
+
+/**
+ * One endpoint list of one service address, in slot order: the map elements
+ * `address . port . offset+i : ip . port` of `container` (an `endpoints-<proto>` map). Kept as a
+ * list, not as elements, from render to the store: most of a table's elements are these, and a
+ * list costs an array of references to core's own endpoints.
+ */
+export interface EndpointListSpec {
+  readonly container: string;
+  /** The service address, or the all-zero address for a NodePort's list. */
+  readonly address: string;
+  /** The service port, or the NodePort. */
+  readonly port: number;
+  /** Slot of the first endpoint (0, or the short-circuit offset). */
+  readonly offset: number;
+  readonly endpoints: readonly EndpointTarget[];
+}
+
+/** Slot `index` of a list, as an element. */
+export function listElement(list: EndpointListSpec, index: number): ElementSpec {
+  const ep = list.endpoints[index] as EndpointTarget;
+  return { container: list.container, key: [list.address, String(list.port), String(list.offset + index)], value: [ep.ip, String(ep.port)] };
+}
+
+/** Every slot of a list, as elements. */
+export function listElements(list: EndpointListSpec): ElementSpec[] {
+  return list.endpoints.map((_, i) => listElement(list, i));
+}
+
 /** One family's whole desired table. */
 export interface FamilyRuleset {
   readonly sets: readonly SetSpec[];
