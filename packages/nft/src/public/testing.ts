@@ -19,5 +19,9 @@ export {
   type PortFixture,
   type ServiceFixture,
 } from '../testing/fixtures.js';
-export { RecordingLogger } from '../testing/logger.js';
+export { RecordingLogger, SILENT_LOGGER } from '../testing/logger.js';
+// Benchmarks (tools/bench `--suite nft`)
+export { kubeProxyShape } from '../testing/bench/kube-proxy-shape.js';
+export { TimedNft, type TimedRun } from '../testing/bench/timed-nft.js';
+export { kpngNftEntry, measurePipelineRss, peakRss, type PipelineRss, type PipelineRssOptions } from '../testing/bench/pipeline-rss.js';
 export { allFeatures, clusterIPs, externalIPs, on, POD, REMOTE_NODE, type PodName } from '../testing/scenarios.js';

@@ -26,3 +26,12 @@ export class RecordingLogger implements Logger {
     return new RecordingLogger({ ...this.#base, ...fields }, this.lines);
   }
 }
+
+/** A Logger that drops everything (benchmarks: no log cost, no memory kept). */
+export const SILENT_LOGGER: Logger = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+  with: () => SILENT_LOGGER,
+};

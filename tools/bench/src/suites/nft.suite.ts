@@ -1,0 +1,195 @@
+import { rm } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Core,
+  convertEndpointSlice,
+  convertNode,
+  convertService,
+  nodeName,
+  serviceKey,
+  sliceKey,
+  type ModelEvent,
+  type NodeLocalState,
+  type NodeName,
+  type StateChanges,
+  type SyncRequest,
+} from '@kpng/core';
+import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
+import { NftBackend } from '@kpng/nft';
+import { createNftClient } from '@kpng/nft/nftables';
+import { kubeProxyShape, measurePipelineRss, SILENT_LOGGER, TimedNft } from '@kpng/nft/testing';
+import type { EndpointSliceObject } from '../kube/types.js';
+import { measurementOf } from '../runner/measure.js';
+import { serializeScenario } from '../scenarios/write.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { defineSuite, type SuiteContext } from './suite.js';
+
+/**
+ * The nft backend on the real nft, inside network namespaces this suite creates and deletes
+ * (root only). PERFORMANCE.md's figures:
+ * - `nft.full-sync`: first full sync of an instance, event to rules applied (target <= 2 s at s10k),
+ *   `.inside-nft` the part spent in nft's process and the kernel, `.ours` the rest (render + diff);
+ * - `nft.reference.kube-proxy-shape`: `nft -f` of the same state in kube-proxy's structure, and
+ *   `nft.full-sync.vs.kube-proxy-shape`, the ratio of medians measured in this run (target <= 0.05);
+ * - `nft.partial-sync.one-endpoint`: one endpoint change from core's model to rules applied,
+ *   median and p99 over `--partials` changes (default 21; target <= 30 ms median);
+ * - `nft.resync`: the periodic full resync of an instance that already programmed the state;
+ * - `nft.pipeline.peak-rss`: VmHWM of `kpng-nft --file` (core + backend) in a child process after
+ *   its first full sync (target <= 250 MiB at s10k).
+ * Options: `--reference-runs=N` (default 1: the reference takes minutes at s10k; 0 skips it),
+ * `--partials=N`, `--no-rss`.
+ */
+export default defineSuite({
+  name: 'nft',
+  description: 'nft backend: full sync, partial sync, resync, kube-proxy-shaped reference, peak RSS of core + backend',
+  scenarios: ['s1k', 's10k', 's10k-wide'],
+  async run(ctx) {
+    const capability = await canCreateNamespaces();
+    if (!capability.ok) throw new Error(`the nft suite needs to create network namespaces: ${capability.reason}`);
+    await sweepLeftovers();
+    const objects = ctx.objects();
+    const node = nodeName(objects.benchNode);
+    const core = new Core({ nodeName: node });
+    let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
+    core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
+    core.model.apply(toEvents(objects));
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+    const first = published;
+    if (first === undefined) throw new Error('core published no state');
+    ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
+    const full = (revision: number): SyncRequest => ({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision });
+
+    const totals: number[] = [];
+    const inside: number[] = [];
+    const resyncs: number[] = [];
+    const partials: number[] = [];
+    let operations = 0;
+    const partialCount = Number(ctx.options['partials'] ?? 21);
+    for (let run = 0; run < ctx.runs; run++) {
+      await inNamespace(ctx, `nft-bench-${run}`, async (ns) => {
+        const nft = new TimedNft(await createNftClient({ netns: ns.name }));
+        const backend = new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER });
+        totals.push(await timed(() => backend.sync(full(1))));
+        inside.push(nft.last?.ms ?? 0);
+        operations = nft.last?.operations ?? 0;
+        resyncs.push(await timed(() => backend.sync(full(2))));
+        if (run > 0) return;
+        // One endpoint change at a time: the model, the node view, the backend.
+        const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+        for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
+          const index = (i * 7919) % slices.length;
+          const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+          slices[index] = slice;
+          partials.push(await timed(async () => {
+            published = undefined;
+            core.model.apply([sliceEvent(slice)]);
+            const next = published as typeof first | undefined;
+            if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
+            await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
+          }));
+        }
+      });
+    }
+    const fullSync = measurementOf('nft.full-sync', totals);
+    ctx.reportMeasurement('nft.full-sync', fullSync);
+    ctx.reportMeasurement('nft.full-sync.inside-nft', measurementOf('inside-nft', inside));
+    ctx.reportMeasurement('nft.full-sync.ours', measurementOf('ours', totals.map((t, i) => t - (inside[i] ?? 0))));
+    ctx.reportValue('nft.full-sync.operations', operations, 'count');
+    ctx.reportMeasurement('nft.resync', measurementOf('resync', resyncs));
+    if (partials.length > 0) ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
+
+    const referenceRuns = Number(ctx.options['reference-runs'] ?? 1);
+    if (referenceRuns > 0) {
+      const file = join(tmpdir(), `kpng-nft-reference-${process.pid}.nft`);
+      await writeFile(file, kubeProxyShape(first.state));
+      const reference: number[] = [];
+      try {
+        for (let run = 0; run < referenceRuns && !ctx.signal.aborted; run++) {
+          ctx.log(`nft: kube-proxy-shaped reference, run ${run + 1}/${referenceRuns}`);
+          await inNamespace(ctx, `nft-ref-${run}`, async (ns) => {
+            reference.push(await timed(() => ns.exec(['nft', '-f', file], { timeoutMs: 3_600_000 })));
+          });
+        }
+      } finally {
+        await rm(file, { force: true });
+      }
+      const ref = measurementOf('reference', reference);
+      ctx.reportMeasurement('nft.reference.kube-proxy-shape', ref);
+      const ratio = fullSync.p50 / ref.p50;
+      ctx.report({ scenario: ctx.scenario, metric: 'nft.full-sync.vs.kube-proxy-shape', value: ratio, unit: 'x', n: 1, p50: ratio, p99: ratio });
+    }
+
+    if (ctx.options['no-rss'] === undefined) await pipelineRss(ctx, objects);
+  },
+});
+
+/** `kpng-nft --file` in a child process; its sources need the same TypeScript loader as this process. */
+async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> {
+  const file = join(tmpdir(), `kpng-nft-scenario-${process.pid}.json`);
+  await writeFile(file, serializeScenario(objects, 'json'));
+  const hooks = new URL('../../scripts/ts-hooks.mjs', import.meta.url).href;
+  const nodeArgs = import.meta.url.endsWith('.ts')
+    ? ['--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)})`]
+    : [];
+  try {
+    await inNamespace(ctx, 'nft-rss', async (ns) => {
+      ctx.log('nft: core + backend in a child process (kpng-nft --file)');
+      const rss = await measurePipelineRss({ file, nodeName: objects.benchNode, netns: ns.name, nodeArgs, signal: ctx.signal });
+      ctx.reportValue('nft.pipeline.peak-rss', rss.peakRssBytes, 'bytes');
+      ctx.reportValue('nft.pipeline.first-sync', rss.syncMs, 'ms');
+    });
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
+  if (ctx.signal.aborted) throw new Error('aborted');
+  const ns = await createNamespace(name);
+  const onAbort = (): void => void ns.delete();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await fn(ns);
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    await ns.delete();
+  }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+function toEvents(s: Scenario): ModelEvent[] {
+  const events: ModelEvent[] = [];
+  for (const obj of s.services) {
+    const c = convertService(obj);
+    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
+  }
+  for (const obj of s.endpointSlices) {
+    const event = sliceEvent(obj);
+    if (event !== undefined) events.push(event);
+  }
+  for (const obj of s.nodes) {
+    const c = convertNode(obj);
+    if (c.ok) events.push({ kind: 'Node', op: 'upsert', key: c.value.name as NodeName, object: c.value });
+  }
+  return events;
+}
+
+function sliceEvent(obj: EndpointSliceObject): ModelEvent & { kind: 'EndpointSlice' } {
+  const c = convertEndpointSlice(obj);
+  if (!c.ok || !c.value.slice) throw new Error(`bad EndpointSlice ${obj.metadata.name}`);
+  return { kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice };
+}
+
+/** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
+function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
+  const [head, ...rest] = slice.endpoints;
+  const ready = head?.conditions.ready !== true;
+  return { ...slice, endpoints: [{ ...head!, conditions: { ...head!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
+}
