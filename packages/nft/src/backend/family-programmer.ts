@@ -5,14 +5,14 @@
  */
 import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/core';
 import { writeFull, writePartial } from '../apply/plan.js';
-import type { TableRef } from '../apply/objects.js';
+import { elementObject, type TableRef } from '../apply/objects.js';
 import { deltaSize, FamilyStore } from '../apply/store.js';
 import type { Transaction } from '../nftables/index.js';
 import type { NftConfig } from '../render/config.js';
 import { renderContext, sameChainRendering, type RenderContext } from '../render/context.js';
 import { familySyntax } from '../render/family.js';
 import { cidrContains } from '../render/ip.js';
-import { nodePortAddresses, renderNodeElements } from '../render/node.js';
+import { canaryElement, nodePortAddresses, renderNodeElements } from '../render/node.js';
 import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
@@ -92,6 +92,34 @@ export class FamilyProgrammer {
     const delta = this.#store.delta();
     const before = tx.size;
     if (deltaSize(delta) > 0) writePartial(tx, this.ref, delta);
+    return { operations: tx.size - before, commit: () => this.#store.commit() };
+  }
+
+  /**
+   * A periodic full resync without rewriting: every Service re-rendered and diffed against what
+   * was applied (repairs any drift of the incremental path), plus a probe of the canary element
+   * that aborts the transaction if the table was deleted or flushed behind our back. Listing the
+   * kernel instead costs ~2 s at s10k with nft 1.0.6 (any read fetches every element). Undefined
+   * when chains would render differently (the caller rewrites).
+   */
+  planResync(tx: Transaction, state: NodeLocalState): Planned | undefined {
+    const previous = this.#ctx;
+    if (previous === undefined) return undefined;
+    if (!sameChainRendering(previous, renderContext(this.#config, this.family, state.node))) return undefined;
+    const present = new Set<string>(state.services.map((svc) => svc.key));
+    for (const owner of [...this.#store.owners()]) {
+      if (owner === NODE_OWNER || present.has(owner)) continue;
+      this.#slots.forget(owner);
+      this.#store.set(owner, undefined);
+    }
+    for (const svc of state.services) this.#renderInto(this.#store, previous, svc);
+    this.#store.set(NODE_OWNER, { elements: renderNodeElements(previous, state.node), chains: [] });
+    const delta = this.#store.delta();
+    const before = tx.size;
+    if (deltaSize(delta) > 0) writePartial(tx, this.ref, delta);
+    const canary = elementObject(this.ref, canaryElement(previous));
+    tx.delete(canary);
+    tx.add(canary);
     return { operations: tx.size - before, commit: () => this.#store.commit() };
   }
 

@@ -97,7 +97,7 @@ describe('NftBackend', () => {
     expect(nft.dump()).toBe(before);
   });
 
-  it('a periodic full sync rewrites the same table and sweeps chains nobody uses', async () => {
+  it('a periodic full sync re-renders everything but writes only the differences, and probes the canary', async () => {
     const nft = new FakeNft();
     const b = backend(nft);
     await b.sync(full(nodeState([web(['198.18.1.1']), db])));
@@ -105,10 +105,41 @@ describe('NftBackend', () => {
     const afterPartial = nft.dump();
     await b.sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), db]), 3));
     expect(nft.dump()).toBe(afterPartial);
-    expect(lines(nft.lastTransaction)).not.toContain('delete table ip kpng');
+    expect(lines(nft.lastTransaction)).toEqual([
+      'delete element ip kpng resync-canary { 0.0.0.0 }',
+      'add element ip kpng resync-canary { 0.0.0.0 }',
+    ]);
+    // A change nobody reported (a missed event) is written by the resync.
+    await b.sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), { ...db, endpoints: [{ ip: '198.18.1.8' }] }]), 4));
+    expect(lines(nft.lastTransaction)).toEqual([
+      'delete element ip kpng hairpin { 198.18.1.9 . 198.18.1.9 }',
+      'delete element ip kpng endpoints-tcp { 198.19.0.2 . 80 . 0 }',
+      'add element ip kpng hairpin { 198.18.1.8 . 198.18.1.8 }',
+      'add element ip kpng endpoints-tcp { 198.19.0.2 . 80 . 0 : 198.18.1.8 . 8080 }',
+      'delete element ip kpng resync-canary { 0.0.0.0 }',
+      'add element ip kpng resync-canary { 0.0.0.0 }',
+    ]);
     const fresh = new FakeNft();
-    await backend(fresh).sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), db])));
-    expect(fresh.dump()).toBe(afterPartial);
+    await backend(fresh).sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), { ...db, endpoints: [{ ip: '198.18.1.8' }] }])));
+    expect(fresh.dump()).toBe(nft.dump());
+  });
+
+  it('a resync that finds the table deleted behind its back rewrites it, without a failure', async () => {
+    const nft = new FakeNft();
+    const registry = new Registry();
+    const log = new RecordingLogger();
+    const b = backend(nft, registry, log);
+    const state = nodeState([web(['198.18.1.1']), db]);
+    await b.sync(full(state));
+    const before = nft.dump();
+    const vandal = nft.newTransaction();
+    vandal.delete({ kind: 'table', family: 'ip', name: 'kpng' });
+    await nft.run(vandal);
+    await b.sync(full(state, 2));
+    expect(nft.dump()).toBe(before);
+    expect(lines(nft.lastTransaction).slice(0, 2)).toEqual(['add table ip kpng { comment "rules for kpng" ; }', 'delete table ip kpng']);
+    expect(log.lines.map((l) => [l.level, l.msg])).toContainEqual(['warn', 'the kpng tables drifted (canary gone); rewriting them']);
+    expect(await registry.metrics()).not.toContain('sync_failures_total{ip_family="IPv4"} 1');
   });
 
   it('a failed transaction throws, counts the failure, keeps the old table, and resets next time', async () => {

@@ -3,12 +3,13 @@
  * sync renders what changed, diffs it against what was applied, and runs both families' changes
  * as ONE atomic `nft -f -` transaction. A failed transaction changes nothing in the kernel; the
  * error (nft's text, mapped to the failing operation) is logged and counted, and the next sync
- * drops and recreates the tables from scratch. Stale UDP flows are cleaned after each success.
+ * drops and recreates the tables from scratch. A periodic full sync re-renders everything but
+ * writes only the differences (and probes a canary). Stale UDP flows are cleaned after each success.
  */
 import { ErrorCodes, KpngError, log as defaultLog, type Backend, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { writeCleanup } from '../apply/plan.js';
-import { createNftClient, describeObject, NftError, processExecer, type Nft, type Transaction } from '../nftables/index.js';
+import { createNftClient, describeObject, isNotFound, NftError, processExecer, type Nft, type Transaction } from '../nftables/index.js';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { ConntrackTool, type ConntrackCleaner } from './conntrack/cleaner.js';
@@ -53,20 +54,26 @@ export class NftBackend implements Backend {
     const nft = await this.#client();
     const started = performance.now();
     const updated = req.changes.updatedServices;
-    const tx = nft.newTransaction();
     const reset = this.#needReset;
-    let full = req.full || reset || updated === undefined || req.changes.nodeChanged;
-    let plans: Planned[] = [];
-    if (!full && updated !== undefined) {
-      const partial = this.#programmers.map((p) => p.planPartial(tx, req.state, updated));
-      if (partial.every((p): p is Planned => p !== undefined)) plans = partial;
-      else full = true;
+    const partial = !req.full && updated !== undefined && !req.changes.nodeChanged;
+    let kind: 'partial' | 'resync' | 'rewrite' = 'rewrite';
+    let plans: Planned[] | undefined;
+    if (!reset) {
+      // Partial: the changed Services. Resync: every Service, diffed (no flush, no rewrite).
+      const tx = nft.newTransaction();
+      const planned = this.#programmers.map((p) => (partial ? p.planPartial(tx, req.state, updated) : p.planResync(tx, req.state)));
+      if (planned.every((p): p is Planned => p !== undefined)) {
+        kind = partial ? 'partial' : 'resync';
+        // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
+        if (await this.#run(nft, tx, { drift: kind === 'resync' })) plans = planned;
+      }
     }
-    if (full) {
-      const fullTx = nft.newTransaction();
-      plans = this.#programmers.map((p) => p.planFull(fullTx, req.state, reset));
-      await this.#run(nft, fullTx);
-    } else {
+    const rewriteReset = reset || (kind === 'resync' && plans === undefined);
+    if (plans === undefined) {
+      if (kind === 'resync') this.#log.warn('the kpng tables drifted (canary gone); rewriting them', { revision: req.revision });
+      kind = 'rewrite';
+      const tx = nft.newTransaction();
+      plans = this.#programmers.map((p) => p.planFull(tx, req.state, rewriteReset));
       await this.#run(nft, tx);
     }
     for (const plan of plans) plan.commit();
@@ -74,15 +81,16 @@ export class NftBackend implements Backend {
     this.#lastState = req.state;
     const operations = plans.reduce((sum, p) => sum + p.operations, 0);
     this.#log.info('synced nftables', {
-      full,
-      reset: full && reset,
+      full: kind !== 'partial',
+      reset: rewriteReset,
+      mode: kind,
       revision: req.revision,
       services: req.state.services.length,
-      changed: full ? req.state.services.length : updated?.size ?? 0,
+      changed: kind === 'partial' ? updated?.size ?? 0 : req.state.services.length,
       operations,
       ms: Math.round(performance.now() - started),
     });
-    await this.#cleanConntrack(req, full);
+    await this.#cleanConntrack(req, kind !== 'partial');
   }
 
   async cleanup(): Promise<void> {
@@ -111,11 +119,17 @@ export class NftBackend implements Backend {
     return this.#nft;
   }
 
-  async #run(nft: Nft, tx: Transaction): Promise<void> {
-    if (tx.size === 0) return;
+  /**
+   * Runs one transaction. With `drift`, a not-found failure (the canary probe) resolves false
+   * instead of failing the sync: nothing was applied, and the caller rewrites everything.
+   */
+  async #run(nft: Nft, tx: Transaction, options: { readonly drift?: boolean } = {}): Promise<boolean> {
+    if (tx.size === 0) return true;
     try {
       await nft.run(tx);
+      return true;
     } catch (e) {
+      if (options.drift === true && isNotFound(e)) return false;
       this.#needReset = true;
       const failed = e instanceof NftError ? e.operation : undefined;
       const family: IPFamily | undefined = failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';

@@ -23,6 +23,7 @@ export const SET = {
   affinity: 'affinity',
   affinityIPs: 'affinity-ips',
   affinityNodePorts: 'affinity-nodeports',
+  canary: 'resync-canary',
 } as const;
 
 export function endpointsMap(proto: Proto): string {

@@ -17,11 +17,17 @@ export function nodePortAddresses(ctx: RenderContext, node: LocalNode): string[]
   return primary === undefined ? [] : [hostCidr(primary)];
 }
 
+/** The one element of the resync canary set (`0.0.0.0` / `::`). */
+export function canaryElement(ctx: RenderContext): ElementSpec {
+  return { container: SET.canary, key: [ctx.syntax.anyAddr] };
+}
+
 export function renderNodeElements(ctx: RenderContext, node: LocalNode): ElementSpec[] {
   const { config, syntax } = ctx;
   const interval = (container: string, cidrs: readonly string[]): ElementSpec[] =>
     [...new Set(cidrs)].map((cidr) => ({ container, key: [cidr] }));
   return [
+    canaryElement(ctx),
     ...interval(SET.nodePortIPs, nodePortAddresses(ctx, node)),
     ...interval(SET.podCIDRs, podCIDRsFor(config, syntax.family, node)),
     ...interval(SET.serviceCIDRs, cidrsOfFamily(config.serviceCIDRs, syntax.family)),

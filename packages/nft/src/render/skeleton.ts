@@ -45,6 +45,9 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
       comment: 'ClientIP affinity: client, hash of endpoint and sticky port',
       dynamic: true,
     },
+    // Referenced by nothing: a periodic resync deletes and re-adds its one element, which fails
+    // (and aborts the transaction) when the table or the set was deleted or flushed behind our back.
+    { kind: 'set', name: SET.canary, type: addrType, comment: 'probed by periodic resyncs' },
     { kind: 'map', name: SET.affinityIPs, type: `${vipKey} : verdict`, comment: 'sticky service ports by address: where to record' },
     { kind: 'map', name: SET.affinityNodePorts, type: 'inet_proto . inet_service : verdict', comment: 'sticky NodePorts: where to record' },
   ];
