@@ -1,7 +1,7 @@
-import { rm } from 'node:fs/promises';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   Core,
   convertEndpointSlice,
@@ -19,7 +19,7 @@ import {
 import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
-import { kubeProxyShape, measurePipelineRss, SILENT_LOGGER, TimedNft } from '@kpng/nft/testing';
+import { compiledCopy, kubeProxyShape, measurePipelineRss, SILENT_LOGGER, TimedNft } from '@kpng/nft/testing';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
@@ -36,8 +36,9 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `nft.partial-sync.one-endpoint`: one endpoint change from core's model to rules applied,
  *   median and p99 over `--partials` changes (default 21; target <= 30 ms median);
  * - `nft.resync`: the periodic full resync of an instance that already programmed the state;
- * - `nft.pipeline.peak-rss`: VmHWM of `kpng-nft --file` (core + backend) in a child process after
- *   its first full sync (target <= 250 MiB at s10k).
+ * - `nft.pipeline.peak-rss`: VmHWM of `kpng-nft --file` (core + backend, compiled) in a child
+ *   process after its first full sync (target <= 250 MiB at s10k); `.no-services`: the same over
+ *   the cluster's nodes alone (the program's own footprint).
  * Options: `--reference-runs=N` (default 1: the reference takes minutes at s10k; 0 skips it),
  * `--partials=N`, `--no-rss`.
  */
@@ -125,23 +126,36 @@ export default defineSuite({
   },
 });
 
-/** `kpng-nft --file` in a child process; its sources need the same TypeScript loader as this process. */
+/**
+ * `kpng-nft --file` in a child process, run from a compiled copy of core and the backend (what
+ * production runs: no TypeScript loader in the process). Also measured over the same cluster with
+ * no Services, so the figure splits into the program's own footprint and the cluster's.
+ */
 async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> {
-  const file = join(tmpdir(), `kpng-nft-scenario-${process.pid}.json`);
-  await writeFile(file, serializeScenario(objects, 'json'));
-  const hooks = new URL('../../scripts/ts-hooks.mjs', import.meta.url).href;
-  const nodeArgs = import.meta.url.endsWith('.ts')
-    ? ['--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)})`]
-    : [];
+  const packageDir = (name: string): string => fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
+  const copies = await compiledCopy(
+    ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
+    fileURLToPath(new URL('../../node_modules/.cache/nft-rss/', import.meta.url)),
+  );
+  const entry = join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+  const files = {
+    full: join(tmpdir(), `kpng-nft-scenario-${process.pid}.json`),
+    empty: join(tmpdir(), `kpng-nft-empty-${process.pid}.json`),
+  };
+  await writeFile(files.full, serializeScenario(objects, 'json'));
+  await writeFile(files.empty, serializeScenario({ ...objects, services: [], endpointSlices: [] }, 'json'));
   try {
-    await inNamespace(ctx, 'nft-rss', async (ns) => {
-      ctx.log('nft: core + backend in a child process (kpng-nft --file)');
-      const rss = await measurePipelineRss({ file, nodeName: objects.benchNode, netns: ns.name, nodeArgs, signal: ctx.signal });
-      ctx.reportValue('nft.pipeline.peak-rss', rss.peakRssBytes, 'bytes');
-      ctx.reportValue('nft.pipeline.first-sync', rss.syncMs, 'ms');
-    });
+    for (const which of ['empty', 'full'] as const) {
+      await inNamespace(ctx, `nft-rss-${which}`, async (ns) => {
+        ctx.log(`nft: core + backend in a child process (kpng-nft --file, ${which === 'empty' ? 'no Services' : ctx.scenario})`);
+        const rss = await measurePipelineRss({ file: files[which], nodeName: objects.benchNode, netns: ns.name, entry, signal: ctx.signal });
+        const metric = which === 'empty' ? 'nft.pipeline.peak-rss.no-services' : 'nft.pipeline.peak-rss';
+        ctx.reportValue(metric, rss.peakRssBytes, 'bytes');
+        if (which === 'full') ctx.reportValue('nft.pipeline.first-sync', rss.syncMs, 'ms');
+      });
+    }
   } finally {
-    await rm(file, { force: true });
+    await Promise.all(Object.values(files).map((file) => rm(file, { force: true })));
   }
 }
 

@@ -2,7 +2,8 @@
  * Peak memory of the real pipeline, core + nft backend, measured from outside: the `kpng-nft`
  * program runs in a CHILD process over a scenario file (core's FileSource, model, node view, the
  * backend) and programs a network namespace; once its first full sync is logged, its peak resident
- * set (`VmHWM` in /proc/<pid>/status) is read and the child is stopped. Linux only.
+ * set (`VmHWM` in /proc/<pid>/status) is read and the child is stopped. Linux only. Run a compiled
+ * copy (`compiledCopy`) to measure what production runs.
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -15,6 +16,8 @@ export interface PipelineRssOptions {
   readonly nodeName: string;
   /** The namespace the child programs (`--netns`); create and delete it around the call. */
   readonly netns: string;
+  /** The kpng-nft program to run (default `kpngNftEntry()`), e.g. a compiled copy's `dist/cli/main.js`. */
+  readonly entry?: string;
   /** Node options the child needs, e.g. `--import` of a TypeScript loader when running sources. */
   readonly nodeArgs?: readonly string[];
   /** Extra kpng-nft flags. */
@@ -59,7 +62,7 @@ interface SyncedLine {
 export async function measurePipelineRss(options: PipelineRssOptions): Promise<PipelineRss> {
   const args = [
     ...(options.nodeArgs ?? []),
-    kpngNftEntry(),
+    options.entry ?? kpngNftEntry(),
     '--file', options.file,
     '--node-name', options.nodeName,
     '--netns', options.netns,
