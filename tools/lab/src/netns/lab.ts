@@ -1,15 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { ADDRESS_PLAN, podAddresses } from './address-plan.js';
-import { startEchoServer, type EchoServer } from './echo.js';
+import { startEchoServer, type EchoOptions, type EchoServer } from './echo.js';
+import { holdConnection, type HeldConnection, type HoldTarget } from './held.js';
 import { NetworkNamespace } from './namespace.js';
 import { probe, probeRepeatedly, type ProbeOptions, type ProbeResult } from './probe.js';
-import { hostCommands, linkCommands, podCommands, ROUTER_SYSCTLS, NO_DAD_SYSCTLS } from './topology.js';
+import { hostCommands, linkCommands, nodeDefaultRouteCommands, podCommands, ROUTER_SYSCTLS, NO_DAD_SYSCTLS } from './topology.js';
 
 export interface LabOptions {
   /** Pods on the node under test, e.g. `['pod-a', 'pod-b']`. */
   readonly pods?: readonly string[];
   /** Pods on the remote node: endpoints "elsewhere". */
   readonly remotePods?: readonly string[];
+  /**
+   * Give the node default routes via the external client (which does not forward), as a real
+   * node has, so Service traffic the rules leave alone reaches the filter hooks instead of dying
+   * in routing. Off by default: without it such traffic is refused as unreachable at once.
+   */
+  readonly nodeDefaultRoute?: boolean;
 }
 
 export interface LabHost {
@@ -82,6 +89,7 @@ export class Lab implements AsyncDisposable {
       if (nodeNs === undefined || remoteNs === undefined || externalNs === undefined) throw new Error('namespaces missing');
       const pods = podsOf(options, podNs);
       await wire(nodeNs, remoteNs, externalNs, pods);
+      if (options.nodeDefaultRoute === true) await nodeNs.ipBatch(nodeDefaultRouteCommands());
       const host = (namespace: NetworkNamespace, plan: typeof ADDRESS_PLAN.node | typeof ADDRESS_PLAN.remote): LabHost => ({
         namespace, ipv4: plan.ipv4, ipv6: plan.ipv6, podGatewayV4: plan.podGatewayV4, podGatewayV6: plan.podGatewayV6,
       });
@@ -108,9 +116,17 @@ export class Lab implements AsyncDisposable {
     return pod;
   }
 
-  /** Starts an echo server answering `NAME CLIENT_IP` in a pod (TCP and UDP, v4 and v6). */
-  startEcho(podName: string, ports: readonly number[]): Promise<EchoServer> {
-    return startEchoServer(this.pod(podName).namespace, podName, ports);
+  /**
+   * Starts an echo server answering `NAME CLIENT_IP` in a pod (TCP and UDP, v4 and v6); TCP on
+   * `options.holdPorts` keeps connections open and answers each line with `NAME LINE`.
+   */
+  startEcho(podName: string, ports: readonly number[], options: EchoOptions = {}): Promise<EchoServer> {
+    return startEchoServer(this.pod(podName).namespace, podName, ports, options);
+  }
+
+  /** Opens one TCP connection from `from` and keeps it open (see `HeldConnection`). */
+  hold(from: NetworkNamespace | { readonly namespace: NetworkNamespace }, target: HoldTarget): Promise<HeldConnection> {
+    return holdConnection(from instanceof NetworkNamespace ? from : from.namespace, target);
   }
 
   probe(from: NetworkNamespace | { readonly namespace: NetworkNamespace }, options: ProbeOptions): Promise<ProbeResult> {

@@ -7,6 +7,11 @@ export interface ProbeOptions {
   readonly port: number;
   /** Per attempt; defaults to 1 s. */
   readonly timeoutMs?: number;
+  /**
+   * UDP only: send from this source port, so every attempt belongs to one conntrack flow (a
+   * stale flow to a removed endpoint shows until it is cleaned). Random when omitted.
+   */
+  readonly sourcePort?: number;
 }
 
 /** `refused` is a reject (RST / ICMP port unreachable); `timeout` a silent drop. */
@@ -39,7 +44,11 @@ export async function probe(namespace: NetworkNamespace, options: ProbeOptions):
 export async function probeRepeatedly(namespace: NetworkNamespace, options: ProbeOptions, count: number): Promise<ProbeResult[]> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_ATTEMPTS) throw new Error(`count must be 1..${MAX_ATTEMPTS}`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const request = JSON.stringify({ proto: options.proto, ip: options.ip, port: options.port, timeoutMs, count });
+  if (options.sourcePort !== undefined) {
+    if (options.proto !== 'udp') throw new Error('a fixed source port is for UDP probes only');
+    if (!Number.isInteger(options.sourcePort) || options.sourcePort < 1 || options.sourcePort > 65535) throw new Error(`invalid source port ${options.sourcePort}`);
+  }
+  const request = JSON.stringify({ proto: options.proto, ip: options.ip, port: options.port, timeoutMs, count, sourcePort: options.sourcePort });
   const { stdout } = await namespace.exec([process.execPath, labScript('probe-client.mjs'), request], {
     timeoutMs: STARTUP_BUDGET_MS + count * timeoutMs,
   });

@@ -70,3 +70,13 @@ export function podCommands(pod: { readonly host: 'node' | 'remote'; readonly ip
     'route add default via fe80::1 dev eth0',
   ];
 }
+
+/**
+ * Default routes for the node through the external client, as a real node has: without them a
+ * packet to a Service address the rules did not DNAT dies in routing (net unreachable) before
+ * the proxy's filter rules can reject or drop it. The external client does not forward, so such
+ * packets end there, as they would on the Internet.
+ */
+export function nodeDefaultRouteCommands(): string[] {
+  return [`route add default via ${ADDRESS_PLAN.external.ipv4}`, `route add default via ${ADDRESS_PLAN.external.ipv6}`];
+}

@@ -1,16 +1,19 @@
-// Lab echo server, run inside a pod namespace: `node echo-server.mjs NAME PORT[,PORT...]`.
+// Lab echo server, run inside a pod namespace: `node echo-server.mjs NAME PORT[,PORT...] [HOLD,...]`.
 // Every TCP connection and UDP datagram, on IPv4 and IPv6, is answered with one line
 // "NAME CLIENT_IP" (the source address as this pod sees it), then TCP connections are closed.
+// TCP connections on the HOLD ports stay open; every line L is answered with "NAME L".
 // Prints "ready" once every socket listens. Plain JavaScript so it runs with `node` alone.
 import dgram from 'node:dgram';
 import net from 'node:net';
 
-const [name, portList] = process.argv.slice(2);
-if (!name || !portList) {
-  console.error('usage: echo-server.mjs NAME PORT[,PORT...]');
+const [name, portList, holdList] = process.argv.slice(2);
+if (!name || portList === undefined) {
+  console.error('usage: echo-server.mjs NAME PORT[,PORT...] [HOLD_PORT,...]');
   process.exit(2);
 }
-const ports = portList.split(',').map(Number);
+const numbers = (list) => (list ? list.split(',').filter(Boolean).map(Number) : []);
+const ports = numbers(portList);
+const holdPorts = numbers(holdList);
 const plain = (address) => (address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address);
 const answer = (address) => `${name} ${plain(address)}\n`;
 
@@ -38,6 +41,29 @@ for (const port of ports) {
     udp.on('error', fail);
     udp.on('message', (_message, peer) => udp.send(answer(peer.address), peer.port, peer.address));
     udp.bind(port, host, listening);
+  }
+}
+
+/** Answers every line of a held connection with "NAME LINE". */
+function hold(socket) {
+  socket.on('error', () => {});
+  let buffer = '';
+  socket.on('data', (chunk) => {
+    buffer += chunk.toString();
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      socket.write(`${name} ${buffer.slice(0, nl)}\n`);
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+}
+
+for (const port of holdPorts) {
+  for (const host of ['0.0.0.0', '::']) {
+    pending += 1;
+    const tcp = net.createServer(hold);
+    tcp.on('error', fail);
+    tcp.listen({ host, port, ipv6Only: host === '::' }, listening);
   }
 }
 

@@ -1,11 +1,11 @@
 // Lab probe, run inside a namespace: `node probe-client.mjs '{"proto":"tcp","ip":"198.19.0.1",
-// "port":80,"timeoutMs":1000,"count":1}'`. Makes `count` sequential attempts and prints one JSON
+// "port":80,"timeoutMs":1000,"count":1}'` (UDP may add "sourcePort"). Makes `count` sequential attempts and prints one JSON
 // array of {ok, reply} / {ok: false, error} where error is refused | timeout | unreachable |
 // reset | another errno code. Every attempt is bounded by timeoutMs.
 import dgram from 'node:dgram';
 import net from 'node:net';
 
-const { proto, ip, port, timeoutMs, count } = JSON.parse(process.argv[2] ?? '{}');
+const { proto, ip, port, timeoutMs, count, sourcePort } = JSON.parse(process.argv[2] ?? '{}');
 
 const ERRORS = {
   ECONNREFUSED: 'refused',
@@ -45,12 +45,15 @@ function tcpAttempt() {
 
 function udpAttempt() {
   return attempt((settle, cleanups) => {
-    const socket = dgram.createSocket(net.isIPv6(ip) ? 'udp6' : 'udp4');
+    const socket = dgram.createSocket({ type: net.isIPv6(ip) ? 'udp6' : 'udp4', reuseAddr: true });
     cleanups.push(() => socket.close());
     socket.on('message', (message) => settle({ ok: true, reply: message.toString('utf8').trim() }));
     // A connected UDP socket reports ICMP port-unreachable as ECONNREFUSED.
     socket.on('error', (error) => settle(failure(error)));
-    socket.connect(port, ip, () => socket.send('probe'));
+    const send = () => socket.connect(port, ip, () => socket.send('probe'));
+    // A fixed source port keeps every attempt in one conntrack flow.
+    if (sourcePort === undefined) send();
+    else socket.bind(sourcePort, send);
   });
 }
 
