@@ -1,13 +1,14 @@
 // Shared pieces of the kernel e2e files: the lab topology the scenarios assume, addresses per
 // family, sync requests, and small clients the lab does not provide.
 import { serviceKey, type IPFamily, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
-import { fileURLToPath } from 'node:url';
 import type { NftConfigInput } from '../src/render/config.js';
 import { clusterIPs, externalIPs, POD, type PodName } from '../src/testing/scenarios.js';
 import { Lab, type NetworkNamespace } from './lab.js';
 
 export const LAB_PODS = { pods: ['pod-a', 'pod-b'], remotePods: ['pod-c', 'pod-d'] } as const;
 export const ECHO_PORT = 8080;
+/** Every pod's echo server also holds TCP connections open on this port (`lab.hold`). */
+export const HOLD_PORT = 9090;
 
 /** The configuration every kernel e2e uses: ClusterCIDR covering both nodes' pods only. */
 export const E2E_CONFIG: NftConfigInput = {
@@ -18,16 +19,14 @@ export const E2E_CONFIG: NftConfigInput = {
 export const EXTERNAL_CLIENT = { IPv4: '203.0.113.2', IPv6: '2001:db8:ee::2' } as const;
 
 /**
- * Creates the lab, starts echo servers on every pod and gives the node a default route (towards
- * the external side), as a real node has: without it, traffic to a Service address that is not
- * NATed dies in routing (net unreachable) before the proxy's filter rules can reject or drop it.
+ * Creates the lab with echo servers on every pod. The node has a default route, as a real node
+ * has: without it, traffic to a Service address that is not NATed dies in routing (net
+ * unreachable) before the proxy's filter rules can reject or drop it.
  */
 export async function createLab(): Promise<Lab> {
-  const lab = await Lab.create(LAB_PODS);
+  const lab = await Lab.create({ ...LAB_PODS, nodeDefaultRoute: true });
   try {
-    await Promise.all(lab.pods.map((pod) => lab.startEcho(pod.name, [ECHO_PORT])));
-    await lab.node.namespace.exec(['ip', 'route', 'add', 'default', 'via', EXTERNAL_CLIENT.IPv4]);
-    await lab.node.namespace.exec(['ip', '-6', 'route', 'add', 'default', 'via', EXTERNAL_CLIENT.IPv6]);
+    await Promise.all(lab.pods.map((pod) => lab.startEcho(pod.name, [ECHO_PORT], { holdPorts: [HOLD_PORT] })));
     return lab;
   } catch (error) {
     await lab.delete();
@@ -70,12 +69,4 @@ export function fullSync(state: NodeLocalState, revision = 1): SyncRequest {
 export function partialSync(state: NodeLocalState, changed: readonly string[], revision: number): SyncRequest {
   const updatedServices = new Set(changed.map((name) => serviceKey('default', name))) as ReadonlySet<ServiceKey>;
   return { state, changes: { updatedServices, triggerTimes: new Map(), nodeChanged: false }, full: false, revision };
-}
-
-export const script = (name: string): string => fileURLToPath(new URL(`./scripts/${name}`, import.meta.url));
-
-/** One UDP datagram from a fixed source port: the same conntrack flow every time. */
-export async function udpFromFixedPort(ns: NetworkNamespace, ip: string, port: number, sourcePort: number): Promise<string> {
-  const { stdout } = await ns.exec([process.execPath, script('udp-client.mjs'), ip, String(port), String(sourcePort)], { timeoutMs: 15_000 });
-  return stdout.trim();
 }
