@@ -27,7 +27,7 @@ export interface NftConfig {
   readonly masqueradeBit: number;
   /** The cluster's service CIDRs: traffic to an unallocated address in them is dropped (semantics 3.2). */
   readonly serviceCIDRs: readonly string[];
-  /** Maximum number of (client, service address, slot) affinity entries per family. */
+  /** Maximum number of ClientIP affinity entries (client, sticky port's endpoint) per family. */
   readonly affinitySetSize: number;
 }
 

@@ -75,13 +75,3 @@ export interface FamilyRuleset {
   readonly chains: readonly ChainSpec[];
   readonly elements: readonly ElementSpec[];
 }
-
-/** Identity of an element within its table: container and key. */
-export function elementId(element: Pick<ElementSpec, 'container' | 'key'>): string {
-  return `${element.container} ${element.key.join(' . ')}`;
-}
-
-/** What an element holds beyond its identity; a change means delete + add. */
-export function elementValueId(element: ElementSpec): string {
-  return `${element.value?.join(' . ') ?? ''}#${element.comment ?? ''}`;
-}
