@@ -72,11 +72,9 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
   beforeAll(async () => {
     configureLogging({ write: (line) => void coreLog.push(line) });
     await sweepLeftovers();
-    lab = await Lab.create({ pods: ['client', 'web-1', 'web-2', 'web-3'], remotePods: ['web-r'] });
-    await Promise.all(['web-1', 'web-2', 'web-3', 'web-r'].map((name) => lab.startEcho(name, [PORT])));
     // A real node has a default route; without one, unNATed Service traffic dies in routing.
-    await lab.node.namespace.exec(['ip', 'route', 'add', 'default', 'via', lab.external.ipv4]);
-    await lab.node.namespace.exec(['ip', '-6', 'route', 'add', 'default', 'via', lab.external.ipv6]);
+    lab = await Lab.create({ pods: ['client', 'web-1', 'web-2', 'web-3'], remotePods: ['web-r'], nodeDefaultRoute: true });
+    await Promise.all(['web-1', 'web-2', 'web-3', 'web-r'].map((name) => lab.startEcho(name, [PORT])));
 
     server = await FakeApiServer.start();
     kubeconfig = await kubeconfigFor(server);
