@@ -1,19 +1,8 @@
-import {
-  Core,
-  computeNodeLocalState,
-  convertEndpointSlice,
-  convertNode,
-  convertService,
-  measureStream,
-  nodeName,
-  serviceKey,
-  sliceKey,
-  type ModelEvent,
-  type NodeName,
-} from '@kpng/core';
+import { Core, computeNodeLocalState, measureStream, nodeName } from '@kpng/core';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { summarize } from '../runner/stats.js';
+import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import { defineSuite } from './suite.js';
 
 /**
@@ -30,7 +19,7 @@ export default defineSuite({
   async run(ctx) {
     const objects = ctx.objects();
     const node = nodeName(objects.benchNode);
-    const events = toEvents(objects);
+    const events = toModelEvents(objects);
     ctx.reportValue('model.objects', events.length, 'objects');
 
     const load = () => {
@@ -46,10 +35,7 @@ export default defineSuite({
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
     const oneEndpointChange = () => {
       const slice = slices[flip++ % slices.length]!;
-      const changed = flipFirstEndpoint(slice, flip);
-      const converted = convertEndpointSlice(changed);
-      if (!converted.ok || !converted.value.slice) throw new Error(`bad slice ${slice.metadata.name}`);
-      core.model.apply([{ kind: 'EndpointSlice', op: 'upsert', key: sliceKey(converted.value.slice.namespace, converted.value.slice.name), object: converted.value.slice }]);
+      core.model.apply([sliceEvent(flipFirstEndpoint(slice, flip))]);
     };
     await ctx.measureAgainst('core.recompute.one-endpoint', oneEndpointChange, {
       name: 'full-node-view',
@@ -67,22 +53,6 @@ export default defineSuite({
   },
 });
 
-function toEvents(s: Scenario): ModelEvent[] {
-  const events: ModelEvent[] = [];
-  for (const obj of s.services) {
-    const c = convertService(obj);
-    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
-  }
-  for (const obj of s.endpointSlices) {
-    const c = convertEndpointSlice(obj);
-    if (c.ok && c.value.slice) events.push({ kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice });
-  }
-  for (const obj of s.nodes) {
-    const c = convertNode(obj);
-    if (c.ok) events.push({ kind: 'Node', op: 'upsert', key: c.value.name as NodeName, object: c.value });
-  }
-  return events;
-}
 
 /** A Ready flip of the slice's first endpoint: the commonest real change. */
 function flipFirstEndpoint(slice: EndpointSliceObject, n: number): EndpointSliceObject {

@@ -2,20 +2,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Core,
-  convertEndpointSlice,
-  convertNode,
-  convertService,
-  nodeName,
-  serviceKey,
-  sliceKey,
-  type ModelEvent,
-  type NodeLocalState,
-  type NodeName,
-  type StateChanges,
-  type SyncRequest,
-} from '@kpng/core';
+import { Core, nodeName, type NodeLocalState, type StateChanges, type SyncRequest } from '@kpng/core';
 import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
@@ -24,6 +11,7 @@ import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
 import type { Scenario } from '../scenarios/scenario.js';
+import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -55,7 +43,7 @@ export default defineSuite({
     const core = new Core({ nodeName: node });
     let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
     core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
-    core.model.apply(toEvents(objects));
+    core.model.apply(toModelEvents(objects));
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
     const first = published;
     if (first === undefined) throw new Error('core published no state');
@@ -178,28 +166,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-function toEvents(s: Scenario): ModelEvent[] {
-  const events: ModelEvent[] = [];
-  for (const obj of s.services) {
-    const c = convertService(obj);
-    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
-  }
-  for (const obj of s.endpointSlices) {
-    const event = sliceEvent(obj);
-    if (event !== undefined) events.push(event);
-  }
-  for (const obj of s.nodes) {
-    const c = convertNode(obj);
-    if (c.ok) events.push({ kind: 'Node', op: 'upsert', key: c.value.name as NodeName, object: c.value });
-  }
-  return events;
-}
 
-function sliceEvent(obj: EndpointSliceObject): ModelEvent & { kind: 'EndpointSlice' } {
-  const c = convertEndpointSlice(obj);
-  if (!c.ok || !c.value.slice) throw new Error(`bad EndpointSlice ${obj.metadata.name}`);
-  return { kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice };
-}
 
 /** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
 function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {

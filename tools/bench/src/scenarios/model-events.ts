@@ -1,0 +1,36 @@
+import {
+  convertEndpointSlice,
+  convertNode,
+  convertService,
+  nodeName,
+  serviceKey,
+  sliceKey,
+  type ModelEvent,
+} from '@kpng/core';
+import type { EndpointSliceObject } from '../kube/types.js';
+import type { Scenario } from './scenario.js';
+
+/**
+ * A scenario's raw objects as core's model events, through core's own converters (what the kube and
+ * file sources do). Benchmarks feed these straight into `Core.model` to leave parsing out of the figures.
+ */
+export function toModelEvents(s: Scenario): ModelEvent[] {
+  const events: ModelEvent[] = [];
+  for (const obj of s.services) {
+    const c = convertService(obj);
+    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
+  }
+  for (const obj of s.endpointSlices) events.push(sliceEvent(obj));
+  for (const obj of s.nodes) {
+    const c = convertNode(obj);
+    if (c.ok) events.push({ kind: 'Node', op: 'upsert', key: nodeName(c.value.name), object: c.value });
+  }
+  return events;
+}
+
+/** One EndpointSlice as an upsert event; a generated slice that does not convert is a bug. */
+export function sliceEvent(obj: EndpointSliceObject): ModelEvent & { kind: 'EndpointSlice' } {
+  const c = convertEndpointSlice(obj);
+  if (!c.ok || !c.value.slice) throw new Error(`bad EndpointSlice ${obj.metadata.name}`);
+  return { kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice };
+}
