@@ -10,6 +10,7 @@ import { writeChanges } from './codec-changes.js';
 import { assembleStateResponse } from './codec-envelope.js';
 import type { Delivery } from './hub.js';
 import { ProtoWriter } from './wire/writer.js';
+import { localEndpointEqual } from '../nodeview/equal.js';
 
 const encodedServices = new WeakMap<LocalService, Buffer>();
 const itemWriter = new ProtoWriter();
@@ -158,7 +159,7 @@ class EndpointTable {
     if (eps.length <= SMALL_TABLE) {
       // Small tables: a linear scan beats hashing.
       for (let i = 0; i < eps.length; i++) if (eps[i] === ep) return i;
-      for (let i = 0; i < eps.length; i++) if (eps[i]!.ip === ep.ip && sameEndpoint(eps[i]!, ep)) return i;
+      for (let i = 0; i < eps.length; i++) if (eps[i]!.ip === ep.ip && localEndpointEqual(eps[i]!, ep)) return i;
       eps.push(ep);
       if (eps.length > SMALL_TABLE) eps.forEach((e, i) => this.#byObject.set(e, i));
       return eps.length - 1;
@@ -172,16 +173,3 @@ class EndpointTable {
 
 const SMALL_TABLE = 16;
 const table = new EndpointTable();
-
-function sameEndpoint(a: LocalEndpoint, b: LocalEndpoint): boolean {
-  return (
-    a.ip === b.ip &&
-    a.port === b.port &&
-    a.ready === b.ready &&
-    a.serving === b.serving &&
-    a.terminating === b.terminating &&
-    a.isLocal === b.isLocal &&
-    a.nodeName === b.nodeName &&
-    a.zone === b.zone
-  );
-}
