@@ -20,3 +20,4 @@ export {
   type ScaleShape,
 } from '../nodeview/testing-fixtures.js';
 export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
+export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';

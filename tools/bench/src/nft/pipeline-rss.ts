@@ -36,10 +36,9 @@ export interface PipelineRss {
   readonly services: number;
 }
 
-/** The kpng-nft entry next to this file: `main.ts` when running sources, `main.js` when built. */
+/** The built kpng-nft program of the workspace's @kpng/nft. */
 export function kpngNftEntry(): string {
-  const source = import.meta.url.endsWith('.ts');
-  return fileURLToPath(new URL(`../../cli/main.${source ? 'ts' : 'js'}`, import.meta.url));
+  return fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/nft/package.json')));
 }
 
 /** `VmHWM` (peak resident set) of a process, in bytes. */

@@ -2,7 +2,7 @@
  * An `Nft` that times every transaction it runs (nft's process and the kernel, plus writing the
  * text): benchmarks split a sync into "inside nft" and "ours" with it.
  */
-import type { Nft, Transaction } from '../../nftables/index.js';
+import type { Nft, Transaction } from '@kpng/nft/nftables';
 
 export interface TimedRun {
   readonly ms: number;
