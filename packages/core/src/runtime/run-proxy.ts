@@ -7,7 +7,7 @@ import { ServiceHealthServers } from '../health/service-health.js';
 import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
-import { watchLocalState } from '../stream/client.js';
+import { watchLocalState } from '../stream/client/client.js';
 import type { Backend } from '../sync/backend.js';
 import { SyncLoop } from '../sync/sync-loop.js';
 import type { ListenAddress } from '../util/address.js';

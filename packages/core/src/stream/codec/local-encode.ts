@@ -3,14 +3,14 @@
  * identity: the node viewer keeps unchanged LocalService objects identical between revisions, so a
  * new full state costs the encoding of the changed Services plus one concatenation.
  */
-import { IP_FAMILIES } from '../model/types.js';
-import type { FamilyEndpoints, LocalEndpoint, LocalNode, LocalService, NodeLocalState } from '../nodeview/types.js';
-import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE } from './codec-enums.js';
-import { writeChanges } from './codec-changes.js';
-import { assembleStateResponse } from './codec-envelope.js';
-import type { Delivery } from './hub.js';
+import { IP_FAMILIES } from '../../model/types.js';
+import type { FamilyEndpoints, LocalEndpoint, LocalNode, LocalService, NodeLocalState } from '../../nodeview/types.js';
+import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE } from './enums.js';
+import { writeChanges } from './changes.js';
+import { assembleStateResponse } from './envelope.js';
+import type { Delivery } from '../hub.js';
 import { ProtoWriter } from './wire/writer.js';
-import { localEndpointEqual } from '../nodeview/equal.js';
+import { localEndpointEqual } from '../../nodeview/equal.js';
 
 const encodedServices = new WeakMap<LocalService, Buffer>();
 const itemWriter = new ProtoWriter();

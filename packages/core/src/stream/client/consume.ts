@@ -1,9 +1,9 @@
-import type { StateChanges } from '../nodeview/types.js';
-import { toError } from '../util/errors.js';
-import type { Logger } from '../util/log.js';
+import type { StateChanges } from '../../nodeview/types.js';
+import { toError } from '../../util/errors.js';
+import type { Logger } from '../../util/log.js';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
-import { triggerTimesAfter } from './changes.js';
-import type { Delivery, ResumeToken, StateSource } from './hub.js';
+import { triggerTimesAfter } from '../changes.js';
+import type { Delivery, ResumeToken, StateSource } from '../hub.js';
 
 /** What the handler learns besides the state itself. */
 export interface WatchInfo {

@@ -1,5 +1,5 @@
 /** kpng.localnet.v1 bytes -> NodeLocalState, reusing unchanged Services through a DecodedItemCache. */
-import type { IPFamily, NodeName, ServiceKey, ServicePortKey, SessionAffinity } from '../model/types.js';
+import type { IPFamily, NodeName, ServiceKey, ServicePortKey, SessionAffinity } from '../../model/types.js';
 import type {
   FamilyAddresses,
   FamilyEndpoints,
@@ -8,11 +8,11 @@ import type {
   LocalService,
   LocalServicePort,
   NodeLocalState,
-} from '../nodeview/types.js';
-import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './codec-changes.js';
-import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './codec-enums.js';
-import { readAffinity, readMapEntry } from './codec-shared-decode.js';
-import type { Delivery } from './hub.js';
+} from '../../nodeview/types.js';
+import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
+import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './enums.js';
+import { readAffinity, readMapEntry } from './shared-decode.js';
+import type { Delivery } from '../hub.js';
 import { bulkCopy, type DecodedItemCache } from './item-cache.js';
 import { malformed, ProtoReader } from './wire/reader.js';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceKey } from '../model/types.js';
-import type { LocalService, NodeLocalState, StateChanges } from '../nodeview/types.js';
-import { decodeLocalState } from './codec-local-decode.js';
-import { encodeLocalService, encodeLocalStateResponse } from './codec-local-encode.js';
-import { decodeResponse } from './codec-envelope.js';
-import type { Delivery } from './hub.js';
+import type { ServiceKey } from '../../model/types.js';
+import type { LocalService, NodeLocalState, StateChanges } from '../../nodeview/types.js';
+import { decodeLocalState } from './local-decode.js';
+import { encodeLocalService, encodeLocalStateResponse } from './local-encode.js';
+import { decodeResponse } from './envelope.js';
+import type { Delivery } from '../hub.js';
 import { DecodedItemCache } from './item-cache.js';
-import { loadProto, toObjectOptions } from './testdata/proto-reflection.js';
-import { aRichLocalState, syntheticLocalState, withOneServiceChanged } from './testing-fixtures.js';
+import { loadProto, toObjectOptions } from '../testdata/proto-reflection.js';
+import { aRichLocalState, syntheticLocalState, withOneServiceChanged } from '../testing-fixtures.js';
 
 const key = (s: string) => s as ServiceKey;
 const changes: StateChanges = {

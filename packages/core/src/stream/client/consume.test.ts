@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ServiceKey } from '../model/types.js';
-import { RecordingLogger } from '../sync/recording-logger.js';
+import type { ServiceKey } from '../../model/types.js';
+import { RecordingLogger } from '../../sync/recording-logger.js';
 import { watchHub } from './client.js';
 import type { WatchInfo } from './consume.js';
-import { StateHub } from './hub.js';
-import { changed, everything, gate } from './testdata/harness.js';
+import { StateHub } from '../hub.js';
+import { changed, everything, gate } from '../testdata/harness.js';
 
 const logger = new RecordingLogger();
 let stop: AbortController;

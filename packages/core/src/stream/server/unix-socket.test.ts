@@ -2,12 +2,12 @@ import { link, mkdir, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NodeLocalState } from '../nodeview/types.js';
-import { RecordingLogger } from '../sync/recording-logger.js';
-import { ErrorCodes } from '../util/errors.js';
-import { StateHub } from './hub.js';
+import type { NodeLocalState } from '../../nodeview/types.js';
+import { RecordingLogger } from '../../sync/recording-logger.js';
+import { ErrorCodes } from '../../util/errors.js';
+import { StateHub } from '../hub.js';
 import { serveLocalState } from './local-server.js';
-import { harness } from './testdata/harness.js';
+import { harness } from '../testdata/harness.js';
 
 const h = harness();
 const logger = new RecordingLogger();

@@ -1,5 +1,5 @@
 /** Messages both APIs share: map<string, string> entries and ClientIPAffinity. */
-import type { SessionAffinity } from '../model/types.js';
+import type { SessionAffinity } from '../../model/types.js';
 import type { ProtoReader } from './wire/reader.js';
 
 export function readMapEntry(r: ProtoReader, end: number): [string, string] {

@@ -1,9 +1,9 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { Logger } from '../util/log.js';
-import { ErrorCodes, KpngError, toError } from '../util/errors.js';
-import { decodeWatchRequest, encodeHeartbeat } from './codec-envelope.js';
-import type { Delivery, ResumeToken, StateHub } from './hub.js';
-import type { StreamApi } from './service-definitions.js';
+import type { Logger } from '../../util/log.js';
+import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
+import { decodeWatchRequest, encodeHeartbeat } from '../codec/envelope.js';
+import type { Delivery, ResumeToken, StateHub } from '../hub.js';
+import type { StreamApi } from '../service-definitions.js';
 
 /** Stream metrics hooks (`kpng_stream_clients` and friends); the metrics module implements them. */
 export interface StreamObserver {

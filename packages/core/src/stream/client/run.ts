@@ -1,7 +1,7 @@
-import type { NodeLocalState } from '../nodeview/types.js';
+import type { NodeLocalState } from '../../nodeview/types.js';
 import { watchLocalState, type WatchOptions } from './client.js';
 import type { StateHandler } from './consume.js';
-import { DEFAULT_LOCAL_ADDRESS } from './stream-address.js';
+import { DEFAULT_LOCAL_ADDRESS } from '../stream-address.js';
 
 export interface RunOptions extends WatchOptions {
   /** Default: `$KPNG_ADDRESS`, else `unix:///run/kpng/kpng.sock`. */

@@ -1,15 +1,15 @@
-import type { GlobalSnapshot } from '../model/global-model.js';
-import type { LocalService, NodeLocalState } from '../nodeview/types.js';
-import { toError } from '../util/errors.js';
-import { log as defaultLog, type Logger } from '../util/log.js';
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import type { LocalService, NodeLocalState } from '../../nodeview/types.js';
+import { toError } from '../../util/errors.js';
+import { log as defaultLog, type Logger } from '../../util/log.js';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
-import { decodeGlobalState, GlobalDecodeCache } from './codec-global-decode.js';
-import { decodeLocalState } from './codec-local-decode.js';
+import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
+import { decodeLocalState } from '../codec/local-decode.js';
 import { consume, type StateHandler, type WatchCursor } from './consume.js';
 import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './grpc-source.js';
-import type { StateSource } from './hub.js';
-import { DecodedItemCache } from './item-cache.js';
-import type { StreamApi } from './service-definitions.js';
+import type { StateSource } from '../hub.js';
+import { DecodedItemCache } from '../codec/item-cache.js';
+import type { StreamApi } from '../service-definitions.js';
 
 export interface WatchOptions extends GrpcSourceOptions {
   /** Stops the watch; the returned promise then resolves. */

@@ -1,7 +1,7 @@
 import { lstat, mkdir, mkdtemp, chmod, rename, rm, stat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { ErrorCodes, KpngError } from '../util/errors.js';
+import { ErrorCodes, KpngError } from '../../util/errors.js';
 
 /** Linux's sun_path holds 108 bytes including the terminating NUL. */
 const MAX_SOCKET_PATH = 107;

@@ -1,6 +1,6 @@
 /** The `Changes` message, identical in localnet.v1 and global.v1. */
-import type { ServiceKey } from '../model/types.js';
-import type { StateChanges } from '../nodeview/types.js';
+import type { ServiceKey } from '../../model/types.js';
+import type { StateChanges } from '../../nodeview/types.js';
 import type { ProtoReader } from './wire/reader.js';
 import type { ProtoWriter } from './wire/writer.js';
 

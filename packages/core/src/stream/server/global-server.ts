@@ -1,5 +1,5 @@
-import type { GlobalSnapshot } from '../model/global-model.js';
-import { encodeGlobalStateResponse } from './codec-global-encode.js';
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import { encodeGlobalStateResponse } from '../codec/global-encode.js';
 import { serveStateStream, type ServeOptions, type StreamServer } from './stream-server.js';
 
 /**

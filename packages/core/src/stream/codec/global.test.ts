@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { GlobalSnapshot } from '../model/global-model.js';
-import type { ServiceKey } from '../model/types.js';
-import type { StateChanges } from '../nodeview/types.js';
-import { decodeResponse } from './codec-envelope.js';
-import { decodeGlobalState, GlobalDecodeCache } from './codec-global-decode.js';
-import { encodeGlobalStateResponse } from './codec-global-encode.js';
-import type { Delivery } from './hub.js';
-import { loadProto, toObjectOptions } from './testdata/proto-reflection.js';
-import { aRichGlobalSnapshot } from './testing-fixtures.js';
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import type { ServiceKey } from '../../model/types.js';
+import type { StateChanges } from '../../nodeview/types.js';
+import { decodeResponse } from './envelope.js';
+import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
+import { encodeGlobalStateResponse } from './global-encode.js';
+import type { Delivery } from '../hub.js';
+import { loadProto, toObjectOptions } from '../testdata/proto-reflection.js';
+import { aRichGlobalSnapshot } from '../testing-fixtures.js';
 
 const changes: StateChanges = {
   updatedServices: new Set(['shop/front' as ServiceKey]),

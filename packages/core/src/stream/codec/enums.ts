@@ -1,5 +1,5 @@
 /** Wire numbers of the enums both .proto files declare (same values in localnet.v1 and global.v1). */
-import type { IPFamily, Protocol, ServiceType, TrafficPolicy } from '../model/types.js';
+import type { IPFamily, Protocol, ServiceType, TrafficPolicy } from '../../model/types.js';
 import { malformed } from './wire/reader.js';
 
 export const SERVICE_TYPE_WIRE: Readonly<Record<ServiceType, number>> = { ClusterIP: 1, NodePort: 2, LoadBalancer: 3 };

@@ -1,5 +1,5 @@
 /** kpng.global.v1 bytes -> GlobalSnapshot, reusing unchanged objects through DecodedItemCaches. */
-import type { GlobalSnapshot } from '../model/global-model.js';
+import type { GlobalSnapshot } from '../../model/global-model.js';
 import type {
   EndpointModel,
   EndpointSliceModel,
@@ -8,11 +8,11 @@ import type {
   ServiceModel,
   ServicePortSpec,
   SessionAffinity,
-} from '../model/types.js';
-import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './codec-changes.js';
-import { familyFromWire, protocolFromWire, serviceTypeFromWire, trafficPolicyFromWire } from './codec-enums.js';
-import { readAffinity, readMapEntry } from './codec-shared-decode.js';
-import type { Delivery } from './hub.js';
+} from '../../model/types.js';
+import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
+import { familyFromWire, protocolFromWire, serviceTypeFromWire, trafficPolicyFromWire } from './enums.js';
+import { readAffinity, readMapEntry } from './shared-decode.js';
+import type { Delivery } from '../hub.js';
 import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { ProtoReader } from './wire/reader.js';
 

@@ -2,12 +2,12 @@
  * GlobalSnapshot -> kpng.global.v1 bytes. Model objects are immutable and the global model keeps
  * unchanged ones identical between revisions, so each is encoded once and cached by identity.
  */
-import type { GlobalSnapshot } from '../model/global-model.js';
-import type { EndpointModel, EndpointSliceModel, NodeModel, ServiceModel } from '../model/types.js';
-import { writeChanges } from './codec-changes.js';
-import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE, TRAFFIC_POLICY_WIRE } from './codec-enums.js';
-import { assembleStateResponse } from './codec-envelope.js';
-import type { Delivery } from './hub.js';
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import type { EndpointModel, EndpointSliceModel, NodeModel, ServiceModel } from '../../model/types.js';
+import { writeChanges } from './changes.js';
+import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE, TRAFFIC_POLICY_WIRE } from './enums.js';
+import { assembleStateResponse } from './envelope.js';
+import type { Delivery } from '../hub.js';
 import { ProtoWriter } from './wire/writer.js';
 
 const itemWriter = new ProtoWriter();

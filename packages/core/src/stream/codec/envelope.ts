@@ -3,7 +3,7 @@
  * `WatchResponse{oneof {State state=1; Heartbeat heartbeat=2}}`. A State is assembled by copying
  * pre-encoded items (Services, slices, nodes) after a small head, never re-encoding them.
  */
-import type { ResumeToken } from './hub.js';
+import type { ResumeToken } from '../hub.js';
 import { ProtoReader } from './wire/reader.js';
 import { ProtoWriter, putVarint, varintSize } from './wire/writer.js';
 

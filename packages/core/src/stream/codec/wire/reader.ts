@@ -1,4 +1,4 @@
-import { ErrorCodes, KpngError } from '../../util/errors.js';
+import { ErrorCodes, KpngError } from '../../../util/errors.js';
 import { StringInterner } from './interner.js';
 import { WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT } from './writer.js';
 

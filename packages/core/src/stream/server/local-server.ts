@@ -1,7 +1,7 @@
-import type { NodeLocalState } from '../nodeview/types.js';
-import { encodeLocalStateResponse } from './codec-local-encode.js';
-import type { StateHub } from './hub.js';
-import { DEFAULT_LOCAL_ADDRESS } from './stream-address.js';
+import type { NodeLocalState } from '../../nodeview/types.js';
+import { encodeLocalStateResponse } from '../codec/local-encode.js';
+import type { StateHub } from '../hub.js';
+import { DEFAULT_LOCAL_ADDRESS } from '../stream-address.js';
 import { serveStateStream, type ServeOptions, type StreamServer } from './stream-server.js';
 
 export type ServeLocalOptions = Omit<ServeOptions<NodeLocalState>, 'address'> & {

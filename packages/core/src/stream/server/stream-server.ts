@@ -1,10 +1,10 @@
 import { Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
-import { formatListenAddress } from '../util/address.js';
-import { log as defaultLog, type Logger } from '../util/log.js';
-import type { Delivery, StateHub } from './hub.js';
+import { formatListenAddress } from '../../util/address.js';
+import { log as defaultLog, type Logger } from '../../util/log.js';
+import type { Delivery, StateHub } from '../hub.js';
 import { ServerSession, type StreamObserver } from './server-session.js';
-import { WATCH_METHODS, type StreamApi } from './service-definitions.js';
-import { parseServeAddress } from './stream-address.js';
+import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
+import { parseServeAddress } from '../stream-address.js';
 import { bindPrivateUnixSocket, type BoundSocket } from './unix-socket.js';
 
 export interface ServeOptions<S> {
