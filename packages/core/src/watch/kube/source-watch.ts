@@ -1,4 +1,6 @@
+import { createInterface } from 'node:readline';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { apiGet, statusError } from './api-request.js';
 import { trimObject } from './trim-object.js';
 
 type WatchArgs = Parameters<Watch['watch']>;
@@ -16,14 +18,19 @@ export interface WatchHooks {
   closed(): void;
 }
 
+/** client-node sets the same keep-alive on its watch sockets. */
+const KEEPALIVE_MS = 30_000;
+
 /**
- * client-node's Watch with the additions the kube source needs:
+ * The WATCH request for client-node's informer (its `Watch` contract: `callback` per event, `done`
+ * once, before `watch` returns when the request fails), made with `apiGet` like our LISTs rather
+ * than client-node's fetch, because the retry schedule needs what client-node drops:
+ * - a failed answer keeps its `Retry-After` (`ApiStatusError`), which the reconnect rounds honour;
  * - `hooks` report each request, and when a watch opens and ends (reconnect metrics and logs).
- * - Bookmarks are requested: they keep the resume point current while nothing we select changes,
- *   so a reconnect after a compaction resumes instead of relisting.
- * - Objects lose their `managedFields` before the informer caches them (`trimObject`).
- * - Once the source is stopping, no new watch is opened: an informer whose LIST was in flight when
- *   it was stopped would otherwise open one that nobody closes.
+ * Also: bookmarks are requested (they keep the resume point current while nothing we select
+ * changes, so a reconnect after a compaction resumes instead of relisting); objects lose their
+ * `managedFields` before the informer caches them (`trimObject`); once the source is stopping, no
+ * new watch is opened (an informer whose LIST was in flight would open one that nobody closes).
  */
 export class SourceWatch extends Watch {
   constructor(
@@ -40,27 +47,56 @@ export class SourceWatch extends Watch {
     callback: WatchArgs[2],
     done: WatchArgs[3],
   ): Promise<AbortController> {
+    const controller = new AbortController();
     if (this.stopping.aborted) {
-      const closed = new AbortController();
-      closed.abort();
-      return closed;
+      controller.abort();
+      return controller;
     }
     this.hooks.opening();
-    const trimmed: WatchArgs[2] = (phase, obj, watchObj) => callback(phase, trimObject(obj), watchObj);
-    // client-node calls `done` before `watch` returns when the request fails (refused, or not 200),
-    // and later when an open watch ends: whether it was called by then tells the two apart.
     let open = false;
     let ended = false;
-    const reportingDone: WatchArgs[3] = (err) => {
+    const finish = (err: unknown) => {
+      if (ended) return;
       ended = true;
+      controller.abort();
       if (open) this.hooks.closed();
       done(err);
     };
-    const controller = await super.watch(path, { ...queryParams, allowWatchBookmarks: true }, trimmed, reportingDone);
-    if (!ended) {
+    try {
+      const query = { ...stringValues(queryParams), watch: 'true', allowWatchBookmarks: 'true' };
+      const { url, res } = await apiGet(this.config, path, query, controller.signal);
+      if (res.statusCode !== 200) throw await statusError('WATCH', url, res);
+      res.socket?.setKeepAlive(true, KEEPALIVE_MS);
       open = true;
       this.hooks.opened();
+      // A stream cut short ends with an 'error' (ECONNRESET) before 'close'; a clean end only closes.
+      res.on('error', finish);
+      res.on('close', () => finish(res.complete ? null : prematureClose()));
+      const lines = createInterface({ input: res, crlfDelay: Infinity });
+      lines.on('error', finish); // readline re-emits the input's errors
+      lines.on('line', (line) => {
+        let event: { type: string; object: unknown };
+        try {
+          event = JSON.parse(line) as typeof event;
+        } catch {
+          return; // as client-node: a line that is not JSON is skipped
+        }
+        callback(event.type, trimObject(event.object), event);
+      });
+    } catch (err) {
+      finish(err);
     }
     return controller;
   }
+}
+
+function stringValues(params: WatchArgs[1]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params ?? {})) if (value !== undefined && value !== null) out[key] = String(value);
+  return out;
+}
+
+/** What node-fetch reports for a body cut short (classified as `unreachable`). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
