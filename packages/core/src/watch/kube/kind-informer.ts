@@ -6,6 +6,7 @@ import type { Logger } from '../../util/log.js';
 import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
 import { classifyFailure } from './failure-class.js';
 import type { KindAdapter } from './kinds.js';
+import { ApiStatusError } from './api-request.js';
 import { listRaw } from './list-request.js';
 import { ObjectTracker } from './object-tracker.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
@@ -104,11 +105,16 @@ export class KindInformer {
     this.retryPending = true;
     const failure = classifyFailure(err);
     const attempts = this.outage.failed();
-    const delayMs = this.options.rounds.retryLater(failure, () => {
-      this.retryPending = false;
-      if (!this.options.stopping.aborted) this.start();
-    });
     const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
+    const retryAfterMs = serverRetryAfterMs(err);
+    const delayMs = this.options.rounds.retryLater(
+      failure,
+      () => {
+        this.retryPending = false;
+        if (!this.options.stopping.aborted) this.start();
+      },
+      retryAfterMs,
+    );
     const fields = {
       kind: this.kind,
       error: toError(err).message,
@@ -116,6 +122,7 @@ export class KindInformer {
       failure,
       attempts,
       delayMs,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
     // While the server is away every attempt fails the same way, about twice a second: the first
     // failure and the "watch is back" line (with the count) say it all. Error answers are backed
@@ -123,4 +130,10 @@ export class KindInformer {
     if (failure === 'unreachable' && attempts > 1) this.options.logger.debug(2, 'informer failed; retrying', fields);
     else this.options.logger.warn('informer failed; retrying', fields);
   }
+}
+
+/** The `Retry-After` of a 429 or 5xx answer, which client-go's REST client waits for (`checkWait`). */
+function serverRetryAfterMs(err: unknown): number | undefined {
+  if (!(err instanceof ApiStatusError) || err.retryAfterSeconds === undefined) return undefined;
+  return err.statusCode === 429 || err.statusCode >= 500 ? err.retryAfterSeconds * 1000 : undefined;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../util/fake-clock.js';
 import type { FailureClass } from './failure-class.js';
-import { ReconnectRounds } from './reconnect-rounds.js';
+import { MAX_RETRY_AFTER_IN_A_ROW, ReconnectRounds } from './reconnect-rounds.js';
 
 /**
  * A kind whose every attempt fails the same way until `backAt` (monotonic ms), recording when it
@@ -100,6 +100,25 @@ describe('ReconnectRounds', () => {
     clock.advance(60_000);
     expect(retried).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it(`waits as long as the server's Retry-After asks, ${MAX_RETRY_AFTER_IN_A_ROW} times in a row, then backs off`, () => {
+    const clock = new FakeClock();
+    const rounds = new ReconnectRounds(clock, {}, () => 0);
+    const delays = Array.from({ length: 12 }, () => {
+      const delay = rounds.retryLater('answered', () => {}, 1_000);
+      clock.advance(delay);
+      return delay;
+    });
+    // The honoured delays did not advance the backoff: it starts at its first step.
+    expect(delays).toEqual([...Array.from({ length: MAX_RETRY_AFTER_IN_A_ROW }, () => 1_000), 800, 1_600]);
+    rounds.reachable();
+    expect(rounds.retryLater('answered', () => {}, 0)).toBe(0);
+  });
+
+  it('never waits longer than the answered cap for a Retry-After', () => {
+    const rounds = new ReconnectRounds(new FakeClock(), { answered: { maxMs: 5_000 } });
+    expect(rounds.retryLater('answered', () => {}, 3_600_000)).toBe(5_000);
   });
 
   it('honours configured schedules', () => {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { FailureClass } from './failure-class.js';
-import { RestartBackoff, type BackoffOptions } from './restart-backoff.js';
+import { REFLECTOR_BACKOFF, RestartBackoff, type BackoffOptions } from './restart-backoff.js';
 
 /**
  * While the API server is unreachable, how often to try again. The delay doubles from 200 ms to
@@ -16,6 +16,12 @@ export const UNREACHABLE_BACKOFF: Required<BackoffOptions> = Object.freeze({
   resetAfterMs: 120_000,
   jitter: 1,
 });
+
+/**
+ * How many server-directed delays (`Retry-After`) are honoured in a row before the backoff takes
+ * over again: client-go's REST client retries that often (`maxRetries`) before failing the call.
+ */
+export const MAX_RETRY_AFTER_IN_A_ROW = 10;
 
 export interface ReconnectRoundsOptions {
   /** After error answers; client-go's reflector schedule by default. */
@@ -33,27 +39,34 @@ export interface ReconnectRoundsOptions {
  */
 export class ReconnectRounds {
   private readonly backoffs: Record<FailureClass, RestartBackoff>;
+  private readonly answeredCapMs: number;
   private waiting: Array<() => void> = [];
   private round: { readonly timer: { cancel(): void }; readonly dueAt: number } | undefined;
+  private retryAftersInARow = 0;
 
   constructor(
     private readonly clock: Clock,
     options: ReconnectRoundsOptions = {},
     random: () => number = Math.random,
   ) {
+    this.answeredCapMs = options.answered?.maxMs ?? REFLECTOR_BACKOFF.maxMs;
     this.backoffs = {
       answered: new RestartBackoff(clock, options.answered, random),
       unreachable: new RestartBackoff(clock, options.unreachable, random, UNREACHABLE_BACKOFF),
     };
   }
 
-  /** Runs `retry` at the next round; returns how long until then (ms). */
-  retryLater(failure: FailureClass, retry: () => void): number {
+  /**
+   * Runs `retry` at the next round; returns how long until then (ms). `retryAfterMs` is the delay
+   * the server asked for (`Retry-After` on a 429 or 5xx): a server that is starting or shedding
+   * load says when it can take the request, and client-go honours that instead of backing off
+   * (up to `MAX_RETRY_AFTER_IN_A_ROW` times, never longer than the answered cap).
+   */
+  retryLater(failure: FailureClass, retry: () => void, retryAfterMs?: number): number {
     this.waiting.push(retry);
     const now = this.clock.monotonic();
     if (this.round) return this.round.dueAt - now;
-    // Rounded down: jitter stays below 100%, so a capped delay stays below twice the cap.
-    const delayMs = Math.floor(this.backoffs[failure].nextDelayMs());
+    const delayMs = this.nextDelayMs(failure, retryAfterMs);
     this.round = { timer: this.clock.setTimeout(() => this.fire(), delayMs), dueAt: now + delayMs };
     return delayMs;
   }
@@ -65,6 +78,7 @@ export class ReconnectRounds {
    */
   reachable(): void {
     this.backoffs.unreachable.reset();
+    this.retryAftersInARow = 0;
   }
 
   /** Drops every pending retry (the source is stopping). */
@@ -72,6 +86,15 @@ export class ReconnectRounds {
     this.round?.timer.cancel();
     this.round = undefined;
     this.waiting = [];
+  }
+
+  private nextDelayMs(failure: FailureClass, retryAfterMs: number | undefined): number {
+    if (retryAfterMs !== undefined && this.retryAftersInARow < MAX_RETRY_AFTER_IN_A_ROW) {
+      this.retryAftersInARow += 1;
+      return Math.max(0, Math.min(retryAfterMs, this.answeredCapMs));
+    }
+    // Rounded down: jitter stays below 100%, so a capped delay stays below twice the cap.
+    return Math.floor(this.backoffs[failure].nextDelayMs());
   }
 
   private fire(): void {
