@@ -3,11 +3,12 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerKubeWatchMetrics } from '../../metrics/kube-watch.js';
 import { GlobalModel } from '../../model/global-model.js';
-import type { NodeName, ObjectKind } from '../../model/types.js';
+import type { ModelEvent, NodeName, ObjectKind } from '../../model/types.js';
 import { computeNodeLocalState } from '../../nodeview/node-viewer.js';
 import { RecordingLogger, type LogRecord } from '../../sync/recording-logger.js';
 import type { LogFields, Logger } from '../../util/log.js';
 import { eventually } from '../file/testing.js';
+import type { ModelSink } from '../source.js';
 import { KubeSource } from './kube-source.js';
 import { loadKubeConfig } from './load-kubeconfig.js';
 import { endpointSlice, node, service } from './testdata/objects.js';
@@ -66,28 +67,45 @@ describe('kube source across an API server restart (production retry schedule)',
     await server.close();
   });
 
+  /** The kube source with production settings, into a real model; node-local state on demand. */
+  async function startWatching() {
+    const model = new GlobalModel(Date.now());
+    const batches: (readonly ModelEvent[])[] = [];
+    const sink: ModelSink = {
+      apply: (events) => {
+        batches.push(events);
+        model.apply(events);
+      },
+      synced: (kind) => model.synced(kind),
+    };
+    const localServices = () => computeNodeLocalState(model, NODE).services;
+    const endpoints = (key = 'shop/web') =>
+      localServices()
+        .find((s) => s.key === key)
+        ?.ports[0]?.endpoints.IPv4?.internal.map((e) => e.ip)
+        .join();
+    const registry = new Registry();
+    const logger = new TimedLogger();
+    const source = new KubeSource({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
+      nodeName: 'node-a',
+      watchMetrics: registerKubeWatchMetrics(registry),
+      logger,
+    });
+    running = source.run(sink, abort.signal);
+    await eventually('synced and watching', () => model.allSynced && server.openWatches() === 3);
+    // The server counts a watch as open before the client has read the answer: wait for the client.
+    const allBack = () => eventually('every kind watching again', () => logger.backAt.size === KINDS.length);
+    return { model, batches, localServices, endpoints, registry, logger, allBack };
+  }
+
   it(
     `applies an endpoint change made 100 ms after a ${OUTAGE_MS / 1000} s outage ends, without relisting`,
     async () => {
       server.create(node('node-a'));
       server.create(service('web'));
       server.create(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5'] }));
-      const model = new GlobalModel(Date.now());
-      const endpoints = () =>
-        computeNodeLocalState(model, NODE)
-          .services.find((s) => s.key === 'shop/web')
-          ?.ports[0]?.endpoints.IPv4?.internal.map((e) => e.ip)
-          .join();
-      const registry = new Registry();
-      const logger = new TimedLogger();
-      const source = new KubeSource({
-        kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
-        nodeName: 'node-a',
-        watchMetrics: registerKubeWatchMetrics(registry),
-        logger,
-      });
-      running = source.run(model, abort.signal);
-      await eventually('synced and watching', () => model.allSynced && server.openWatches() === 3);
+      const { endpoints, registry, logger, allBack } = await startWatching();
       expect(endpoints()).toBe('198.18.1.5');
 
       await server.stop();
@@ -102,8 +120,7 @@ describe('kube source across an API server restart (production retry schedule)',
       server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.7'] }));
       await eventually('change in the node-local state', () => endpoints() === '198.18.1.7', 10_000);
       const appliedMs = performance.now() - changedAt;
-      // The server counts a watch as open before the client has read the answer: wait for the client.
-      await eventually('every kind watching again', () => logger.backAt.size === KINDS.length);
+      await allBack();
       const backAt = KINDS.map((k) => logger.backAt.get(k) ?? NaN);
       const spreadMs = Math.max(...backAt) - Math.min(...backAt);
       console.log(
@@ -137,4 +154,38 @@ describe('kube source across an API server restart (production retry schedule)',
     },
     OUTAGE_MS + 30_000,
   );
+
+  it('relists after history was compacted while it was down: the served state stays, only differences are applied', async () => {
+    server.create(node('node-a'));
+    server.create(service('web'));
+    server.create(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5'] }));
+    server.create(service('api', { ip: '198.19.0.11' }));
+    server.create(endpointSlice('api-1', 'api', { addresses: ['198.18.1.9'] }));
+    const { model, batches, localServices, endpoints, allBack } = await startWatching();
+    const served: string[][] = [];
+    model.onChange(() => served.push(localServices().map((s) => s.key)));
+    expect(endpoints('shop/api')).toBe('198.18.1.9');
+
+    await server.stop();
+    // Changed and compacted while this node could not see it: resuming is impossible (410 Gone).
+    server.delete(service('api'));
+    server.delete(endpointSlice('api-1', 'api'));
+    server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.7'] }));
+    server.compact();
+    const batchesBefore = batches.length;
+    const mark = server.requestMark;
+    await new Promise((r) => setTimeout(r, 1_000));
+    await server.restart();
+    await eventually('relisted state served', () => endpoints() === '198.18.1.7' && endpoints('shop/api') === undefined, 10_000);
+    await allBack();
+
+    expect(server.requests({ verb: 'watch', status: 410, since: mark })).toHaveLength(3);
+    expect(server.requests({ verb: 'list', status: 200, since: mark })).toHaveLength(3);
+    // Only what changed reached the model: no delete-everything-and-re-add.
+    const applied = batches.slice(batchesBefore).flat().map((e) => `${e.op} ${e.kind} ${e.key}`);
+    expect(applied.sort()).toEqual(['delete EndpointSlice shop/api-1', 'delete Service shop/api', 'upsert EndpointSlice shop/web-1']);
+    // And shop/web was served at every revision in between.
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.every((keys) => keys.includes('shop/web'))).toBe(true);
+  });
 });
