@@ -79,6 +79,30 @@ describe('ReconnectRounds', () => {
     expect(services.attempts[0]).toBe(399);
   });
 
+  it('pulls a long error-backoff round in when another kind finds the server unreachable', () => {
+    const clock = new FakeClock();
+    const rounds = new ReconnectRounds(clock, {}, () => 0);
+    const services = failingKind(clock, rounds, 'answered', 30_000);
+    services.fail();
+    clock.advance(30_000); // Services failed at 0.8, 2.4, 5.6, 12 and 24.8 s, and now waits 25.6 s
+    expect(clock.msUntilNextTimer()).toBe(20_400);
+    const slices = failingKind(clock, rounds, 'unreachable', 30_000);
+    slices.fail(); // its watch is cut: the server just restarted
+    clock.advance(1_000);
+    expect(slices.attempts).toEqual([30_200]);
+    expect(services.attempts.at(-1)).toBe(30_200);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('lets an unreachable failure join a round that comes sooner anyway', () => {
+    const clock = new FakeClock();
+    const rounds = new ReconnectRounds(clock, {}, () => 0);
+    expect(rounds.retryLater('answered', () => {})).toBe(800);
+    clock.advance(700);
+    expect(rounds.retryLater('unreachable', () => {})).toBe(100);
+    expect(clock.pendingTimers()).toBe(1);
+  });
+
   it('starts the unreachable schedule over once the server answered', () => {
     const clock = new FakeClock();
     const rounds = new ReconnectRounds(clock, {}, () => 0);

@@ -41,7 +41,7 @@ export class ReconnectRounds {
   private readonly backoffs: Record<FailureClass, RestartBackoff>;
   private readonly answeredCapMs: number;
   private waiting: Array<() => void> = [];
-  private round: { readonly timer: { cancel(): void }; readonly dueAt: number } | undefined;
+  private round: { readonly timer: { cancel(): void }; readonly dueAt: number; readonly failure: FailureClass } | undefined;
   private retryAftersInARow = 0;
 
   constructor(
@@ -65,9 +65,14 @@ export class ReconnectRounds {
   retryLater(failure: FailureClass, retry: () => void, retryAfterMs?: number): number {
     this.waiting.push(retry);
     const now = this.clock.monotonic();
-    if (this.round) return this.round.dueAt - now;
+    const pending = this.round;
+    if (pending && !(failure === 'unreachable' && pending.failure === 'answered')) return pending.dueAt - now;
     const delayMs = this.nextDelayMs(failure, retryAfterMs);
-    this.round = { timer: this.clock.setTimeout(() => this.fire(), delayMs), dueAt: now + delayMs };
+    // A watch cut off while other kinds wait out an error backoff (up to a minute) must not wait
+    // that long too: the round is pulled in, and the kinds backing off retry early, once.
+    if (pending && pending.dueAt <= now + delayMs) return pending.dueAt - now;
+    pending?.timer.cancel();
+    this.round = { timer: this.clock.setTimeout(() => this.fire(), delayMs), dueAt: now + delayMs, failure };
     return delayMs;
   }
 
