@@ -49,4 +49,8 @@ export default tseslint.config(
     files: ['packages/nft/src/nftables/**/*.ts'],
     rules: { 'no-restricted-imports': restrict(privateTools, noCore) },
   },
+  {
+    files: TEST_CODE.map((glob) => `packages/nft/src/nftables/${glob}`),
+    rules: { 'no-restricted-imports': restrict(noCore) },
+  },
 );
