@@ -94,6 +94,17 @@ export {
   type RunOptions,
 } from '../stream/index.js';
 
+// Stale UDP conntrack cleanup (the Linux backends)
+export {
+  ConntrackTool,
+  createConntrackMetrics,
+  type CommandRunner,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackObserver,
+  type ConntrackToolOptions,
+} from '../conntrack/index.js';
+
 // Metrics and health (kube-proxy compatible)
 export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
 export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';

@@ -19,3 +19,13 @@ export {
   type NodeSpec,
   type ScaleShape,
 } from '../nodeview/testing-fixtures.js';
+export {
+  fixtureModel,
+  nodeState,
+  NODE_IPV4,
+  NODE_IPV6,
+  type EndpointFixture,
+  type NodeFixture,
+  type PortFixture,
+  type ServiceFixture,
+} from '../nodeview/state-fixtures.js';
