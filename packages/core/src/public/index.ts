@@ -40,6 +40,7 @@ export type {
   StateChanges,
 } from '../nodeview/types.js';
 export { NodeViewer, computeNodeLocalState } from '../nodeview/node-viewer.js';
+export { findService } from '../nodeview/find-service.js';
 
 // Sources
 export type { Source, ModelSink } from '../watch/source.js';

@@ -29,3 +29,14 @@ export {
   type PortFixture,
   type ServiceFixture,
 } from '../nodeview/state-fixtures.js';
+export {
+  allFeatures,
+  CLIENT_RANGES,
+  clusterIPs,
+  externalIPs,
+  on,
+  OTHER_RANGES,
+  POD,
+  REMOTE_NODE,
+  type PodName,
+} from '../nodeview/state-scenarios.js';
