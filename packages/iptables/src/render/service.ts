@@ -27,6 +27,15 @@ export function renderService(svc: LocalService, ctx: RenderContext): RenderedSe
   return out;
 }
 
+/**
+ * Upstream's plain REJECT answers with ICMP port unreachable. For IPv6 TCP that error did not
+ * reach clients in the lab's kernel e2e (they timed out, from pods and from the node itself),
+ * where a TCP reset does, as the nft backend sends: "connection refused" either way.
+ */
+function reject(ctx: RenderContext, port: LocalServicePort): string {
+  return ctx.family === 'IPv6' && port.protocol === 'TCP' ? 'REJECT --reject-with tcp-reset' : 'REJECT';
+}
+
 /** `1/n` as upstream prints it (`%0.10f`). */
 function probability(n: number): string {
   return (1 / n).toFixed(10);
@@ -56,7 +65,7 @@ function renderPort(
   const usesFirewall = hasEndpoints && lbIPs.length > 0 && ranges.length > 0;
   const lbTarget = usesFirewall ? chains.firewall : chains.external;
   // No endpoints at all: REJECT; endpoints elsewhere but none for this policy: DROP.
-  const [filterTarget, filterComment] = hasEndpoints ? ['DROP', `${name} has no local endpoints`] : ['REJECT', `${name} has no endpoints`];
+  const [filterTarget, filterComment] = hasEndpoints ? ['DROP', `${name} has no local endpoints`] : [reject(ctx, port), `${name} has no endpoints`];
   const refuse = `${comment(filterComment)}`;
 
   // Capture the ClusterIP.
