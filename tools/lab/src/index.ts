@@ -56,6 +56,7 @@ export {
 
 // The Service behaviours every Linux backend shows in the lab, and the lab they run on.
 export {
+  affinityCases,
   BEHAVIOURS,
   behaviourCases,
   clientAddress,

@@ -90,3 +90,21 @@ export function allFeatures(): ServiceFixture[] {
     },
   ];
 }
+
+/** Seconds of the `brief` Service's ClientIP affinity in `affinityScenario()`. */
+export const BRIEF_AFFINITY_SECONDS = 2;
+
+/** ClientIP affinity across a port's addresses (`sticky`: ClusterIP 19, NodePort 30088, external 73) and its expiry (`brief`: ClusterIP 22). */
+export function affinityScenario(): ServiceFixture[] {
+  return [
+    {
+      name: 'sticky',
+      clusterIPs: clusterIPs(19),
+      ports: [{ port: 80, nodePort: 30088 }],
+      externalIPs: externalIPs(73),
+      affinity: 300,
+      endpoints: on('a', 'b', 'c', 'd'),
+    },
+    { name: 'brief', clusterIPs: clusterIPs(22), ports: [{ port: 80 }], affinity: BRIEF_AFFINITY_SECONDS, endpoints: on('a', 'b', 'c', 'd') },
+  ];
+}

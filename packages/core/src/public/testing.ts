@@ -30,7 +30,9 @@ export {
   type ServiceFixture,
 } from '../nodeview/state-fixtures.js';
 export {
+  affinityScenario,
   allFeatures,
+  BRIEF_AFFINITY_SECONDS,
   CLIENT_RANGES,
   clusterIPs,
   externalIPs,
