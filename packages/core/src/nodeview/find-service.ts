@@ -1,7 +1,10 @@
 import type { ServiceKey } from '../model/types.js';
 import type { LocalService } from './types.js';
 
-/** A Service of a node-local state by key: `services` is sorted by key with `<` (SortedServices), so a binary search. */
+/**
+ * `NodeLocalState.services` is sorted by key, comparing UTF-16 code units with `<` (locale
+ * independent; see SortedServices): a binary search finds one Service in O(log n).
+ */
 export function findService(services: readonly LocalService[], key: ServiceKey): LocalService | undefined {
   let lo = 0;
   let hi = services.length - 1;

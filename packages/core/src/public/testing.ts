@@ -42,3 +42,4 @@ export {
   REMOTE_NODE,
   type PodName,
 } from '../nodeview/state-scenarios.js';
+export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
