@@ -76,4 +76,5 @@ export {
   type Client,
   type LabFamily,
   type Pod,
+  webManifest,
 } from './behaviours/index.js';

@@ -44,6 +44,7 @@ export { findService } from '../nodeview/find-service.js';
 export type { Backend, SyncRequest } from '../sync/backend.js';
 export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
 export { UsageError } from '../runtime/program-options.js';
+export { csvFlag, LOCAL_DETECTOR_FLAGS, parseLocalDetector, type LocalDetectorConfig } from '../runtime/local-detector-flags.js';
 
 // Utilities backends share
 export type { Clock } from '../util/clock.js';

@@ -6,6 +6,8 @@
 // The backend core's sync loop drives
 export { IptablesBackend } from '../backend/iptables-backend.js';
 export type { IptablesBackendOptions } from '../backend/options.js';
+/** The backend as every program loads it (`kpng-iptables`, `kpng --backend iptables`): its flags and factory. */
+export { backend, parseIptablesFlags } from '../cli/backend-module.js';
 
 // Configuration (kube-proxy's nodePortAddresses, localhostNodePorts, detectLocalMode, masqueradeAll, masqueradeBit)
 export { DEFAULT_CONFIG, resolveConfig } from '../render/config.js';

@@ -3,16 +3,9 @@
  * localhostNodePorts, detectLocalMode, masqueradeAll, masqueradeBit, conntrack tcp_be_liberal),
  * validated once. Constant for the lifetime of a backend, so chain contents may depend on it.
  */
-import { parseCIDR, type IPFamily } from '@kpng/core';
+import { parseCIDR, type IPFamily, type LocalDetectorConfig } from '@kpng/core';
 
-export type LocalDetectorConfig =
-  | { readonly mode: 'None' }
-  /** `-s <clusterCIDR>` (the first CIDR of each family, as upstream). */
-  | { readonly mode: 'ClusterCIDR'; readonly clusterCIDRs: readonly string[] }
-  /** `-s <node podCIDR>`, read from the node-local state. */
-  | { readonly mode: 'NodeCIDR' }
-  | { readonly mode: 'BridgeInterface'; readonly bridge: string }
-  | { readonly mode: 'InterfaceNamePrefix'; readonly prefix: string };
+export type { LocalDetectorConfig };
 
 /** Which iptables the host runs: `auto` uses the `iptables*` commands as installed. */
 export type IptablesFlavour = 'auto' | 'legacy' | 'nft';

@@ -14,3 +14,4 @@ export {
   type Client,
   type LabFamily,
 } from './proxy-lab.js';
+export { webManifest } from './manifest.js';
