@@ -1,7 +1,9 @@
 /**
  * `--cleanup` for one family, as upstream's CleanupLeftovers: delete the jumps from the built-in
  * chains to kube-proxy's chains, then flush and delete every kube-proxy chain (top-level, canary,
- * per-service) in one restore per table. Chains of other programs are left alone.
+ * per-service) in one restore per table. Chains of other programs are left alone, and so is
+ * KUBE-FIREWALL (with its jumps): kubelet maintains the same chain with the same martian-packet
+ * rule, and upstream's cleanup leaves it too.
  */
 import type { IPFamily } from '@kpng/core';
 import type { IptablesClient } from '../iptables/client.js';
@@ -9,7 +11,7 @@ import { CHAIN, SERVICE_CHAIN } from '../render/names.js';
 import { splitSavedRule as splitRule } from '../render/jumps.js';
 import type { Table } from '../render/skeleton.js';
 
-const OWN_CHAINS = new Set<string>(Object.values(CHAIN));
+const OWN_CHAINS = new Set<string>(Object.values(CHAIN).filter((chain) => chain !== CHAIN.firewall));
 const BUILTIN = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']);
 
 function owned(chain: string): boolean {

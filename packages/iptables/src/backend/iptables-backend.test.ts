@@ -146,7 +146,9 @@ describe('IptablesBackend over the fake iptables', () => {
     await fake.run(['iptables', '-t', 'nat', '-N', 'SOMEONE-ELSE'], '');
     await fake.run(['iptables', '-t', 'nat', '-A', 'PREROUTING', '-j', 'SOMEONE-ELSE'], '');
     await backend.cleanup();
-    for (const family of ['IPv4', 'IPv6'] as const) expect(fake.save(family)).not.toMatch(/KUBE-/);
+    for (const family of ['IPv4', 'IPv6'] as const) expect(fake.save(family)).not.toMatch(/KUBE-(?!FIREWALL)/);
+    // kubelet's KUBE-FIREWALL (the martian guard) stays, as upstream leaves it.
+    expect(fake.chain('IPv4', 'filter', 'KUBE-FIREWALL')).toHaveLength(1);
     expect(fake.chain('IPv4', 'nat', 'PREROUTING')).toEqual(['-A PREROUTING -j SOMEONE-ELSE']);
   });
 
