@@ -1,12 +1,11 @@
 import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
-import { allFeatures, clusterIPs, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
+import { allFeatures, clusterIPs, nodeState, on, RecordingLogger, type ServiceFixture } from '@kpng/core/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeIptables } from '../iptables/fake/fake-iptables.js';
 import { servicePortChains } from '../render/names.js';
 import { IptablesBackend } from './iptables-backend.js';
 
-const SILENT = { info() {}, warn() {}, error() {}, debug() {}, with() { return SILENT; } } as never;
 
 const full = (state: NodeLocalState, revision = 1): SyncRequest => ({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision });
 const partial = (state: NodeLocalState, changed: string[], revision: number): SyncRequest => ({
@@ -16,11 +15,12 @@ const partial = (state: NodeLocalState, changed: string[], revision: number): Sy
   revision,
 });
 
-function setup(options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number } = {}) {
-  const fake = new FakeIptables({ flavour: 'legacy' });
+function setup(options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {}) {
+  const fake = new FakeIptables({ flavour: options.flavour ?? 'legacy' });
+  const log = new RecordingLogger();
   const registry = new Registry();
-  const backend = new IptablesBackend({ execer: fake, conntrack: false, metrics: registry, log: SILENT, families: options.families ?? ['IPv4'], ...(options.now ? { now: options.now } : {}) });
-  return { fake, registry, backend };
+  const backend = new IptablesBackend({ execer: fake, conntrack: false, metrics: registry, log, families: options.families ?? ['IPv4'], ...(options.now ? { now: options.now } : {}), ...(options.ruleLimit ? { nftFlavourRuleLimit: options.ruleLimit } : {}) });
+  return { fake, registry, backend, log };
 }
 
 /** The chains a restore input declares, in the nat table. */
@@ -52,7 +52,7 @@ describe('IptablesBackend over the fake iptables', () => {
   it('a restarted backend sweeps chains it no longer wants and does not duplicate jumps', async () => {
     const { fake, backend } = setup();
     await backend.sync(full(nodeState(allFeatures())));
-    const again = new IptablesBackend({ execer: fake, conntrack: false, log: SILENT, families: ['IPv4'] });
+    const again = new IptablesBackend({ execer: fake, conntrack: false, log: new RecordingLogger(), families: ['IPv4'] });
     await again.sync(full(nodeState(allFeatures().filter((s) => s.name !== 'web'))));
     expect(fake.chain('IPv4', 'nat', web.cluster)).toBeUndefined();
     expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
@@ -120,12 +120,17 @@ describe('IptablesBackend over the fake iptables', () => {
 
   it('a vanished canary makes the next partial sync full', async () => {
     let now = 0;
-    const { fake, backend } = setup({ now: () => now });
+    const { fake, backend, log } = setup({ now: () => now });
     await backend.sync(full(nodeState(services(['a']))));
     fake.removeChain('IPv4', 'mangle', 'KUBE-PROXY-CANARY');
+    // Not yet due: partial syncs do not probe on every run.
+    now = 1_000;
+    await backend.sync(partial(nodeState(services(['a', 'c'])), ['web'], 2));
+    expect(fake.restores.at(-1)?.input).not.toMatch(/KUBE-PROXY-CANARY/);
     now = 60_000;
-    await backend.sync(partial(nodeState(services(['a', 'b'])), ['web'], 2));
+    await backend.sync(partial(nodeState(services(['a', 'b'])), ['web'], 3));
     expect(fake.restores.at(-1)?.input).toMatch(/KUBE-PROXY-CANARY/);
+    expect(log.at('warn').map((r) => r.msg)).toEqual([expect.stringContaining('KUBE-PROXY-CANARY is gone')]);
     expect(fake.chain('IPv4', 'mangle', 'KUBE-PROXY-CANARY')).toEqual([]);
   });
 
@@ -158,5 +163,20 @@ describe('IptablesBackend over the fake iptables', () => {
     const extra = [...services(['a']), { name: 'new', clusterIPs: clusterIPs(50), endpoints: on('b') }];
     await backend.sync(partial(nodeState(extra), ['new'], 2));
     expect(fake.chain('IPv4', 'nat', 'KUBE-SERVICES')?.some((r) => r.includes('-d 198.19.0.50'))).toBe(true);
+  });
+
+  it('warns once at start when the host is iptables-nft and the ruleset is large', async () => {
+    // allFeatures has ~70 nat rules; the limit is lowered to keep the test small (20k in production).
+    const big = allFeatures();
+    for (const flavour of ['nft', 'legacy'] as const) {
+      const { backend, log } = setup({ flavour, ruleLimit: 50 });
+      await backend.sync(full(nodeState(big)));
+      await backend.sync(full(nodeState(big), 2));
+      const warnings = log.at('warn').map((r) => r.msg);
+      expect(warnings).toEqual(flavour === 'nft' ? [expect.stringMatching(/nf_tables flavour .* use the nft backend/)] : []);
+    }
+    const { backend, log } = setup({ flavour: 'nft' });
+    await backend.sync(full(nodeState(allFeatures())));
+    expect(log.at('warn')).toEqual([]);
   });
 });

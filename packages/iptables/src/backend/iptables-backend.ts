@@ -42,6 +42,7 @@ export class IptablesBackend implements Backend {
   readonly #log: Logger;
   readonly #canaryInterval: number;
   readonly #now: () => number;
+  readonly #ruleLimit: number | undefined;
   #detected: { readonly flavour: 'legacy' | 'nft' | undefined; readonly version: string } | undefined;
   #lastCanaryCheck = 0;
   #warned = false;
@@ -62,6 +63,7 @@ export class IptablesBackend implements Backend {
     this.#log = options.log ?? defaultLog.with({ backend: 'iptables' });
     this.#canaryInterval = options.canaryIntervalMs ?? 30_000;
     this.#now = options.now ?? Date.now;
+    this.#ruleLimit = options.nftFlavourRuleLimit;
   }
 
   /** Learns (and logs) the host's iptables flavour. */
@@ -145,7 +147,7 @@ export class IptablesBackend implements Backend {
   #warnOnce(plans: readonly FamilyPlan[]): void {
     if (this.#warned) return;
     const nat = Math.max(0, ...plans.map((p) => p.total.nat));
-    const warning = nftFlavourWarning(this.#detected?.flavour, nat);
+    const warning = nftFlavourWarning(this.#detected?.flavour, nat, this.#ruleLimit);
     if (warning === undefined) return;
     this.#warned = true;
     this.#log.warn(warning, { natRules: nat });

@@ -16,6 +16,8 @@ export interface IptablesBackendOptions extends IptablesConfigInput {
   readonly log?: Logger;
   /** A partial sync first checks that KUBE-PROXY-CANARY still exists when the last check is older than this. Default 30 s (upstream's syncPeriod). */
   readonly canaryIntervalMs?: number;
+  /** Warn at start on iptables-nft hosts past this many nat rules (default NFT_FLAVOUR_RULE_LIMIT). */
+  readonly nftFlavourRuleLimit?: number;
   /** Milliseconds now (tests). */
   readonly now?: () => number;
 }

@@ -57,10 +57,14 @@ function renderPort(
   const hasEndpoints = eps.hasAnyEndpoints;
   const hasInternal = eps.internal.length > 0;
   const hasExternal = eps.external.length > 0;
-  const internalChain = svc.internalPolicyLocal ? chains.local : chains.cluster;
-  const externalPolicyChain = svc.externalPolicyLocal ? chains.local : chains.cluster;
-  const usesExternalChain = hasEndpoints && svc.externallyAccessible;
   const lbIPs = addresses.loadBalancerIPs;
+  // Accessibility is per service port and family (as core categorised `external`): a port without
+  // a NodePort, in a family without external or LB IPs, has no external path.
+  const externallyAccessible = port.nodePort > 0 || addresses.externalIPs.length > 0 || lbIPs.length > 0;
+  const externalLocal = svc.externalPolicyLocal && externallyAccessible;
+  const internalChain = svc.internalPolicyLocal ? chains.local : chains.cluster;
+  const externalPolicyChain = externalLocal ? chains.local : chains.cluster;
+  const usesExternalChain = hasEndpoints && externallyAccessible;
   const ranges = addresses.loadBalancerSourceRanges;
   const usesFirewall = hasEndpoints && lbIPs.length > 0 && ranges.length > 0;
   const lbTarget = usesFirewall ? chains.firewall : chains.external;
@@ -114,7 +118,7 @@ function renderPort(
 
   if (usesExternalChain) {
     const ext = chain(chains.external);
-    if (!svc.externalPolicyLocal) {
+    if (!externalLocal) {
       ext.push(`-A ${chains.external} ${comment(`masquerade traffic for ${name} external destinations`)} -j ${CHAIN.markMasq}`);
     } else {
       // Local pods and the node itself bypass the Local policy (as if they went out and back in).

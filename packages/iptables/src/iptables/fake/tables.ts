@@ -35,6 +35,7 @@ export function cloneTable(table: TableState): TableState {
 
 /** Splits a rule line as iptables-restore does: whitespace, double quotes grouping, `\"` escapes. */
 export function tokenize(line: string): string[] {
+  if (!line.includes('"')) return line.split(/\s+/).filter((t) => t !== '');
   const tokens: string[] = [];
   let current = '';
   let quoted = false;
