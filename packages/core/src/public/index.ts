@@ -44,6 +44,7 @@ export { findService } from '../nodeview/find-service.js';
 export type { Backend, SyncRequest } from '../sync/backend.js';
 export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
 export { UsageError } from '../runtime/program-options.js';
+export { csvFlag, LOCAL_DETECTOR_FLAGS, parseLocalDetector, type LocalDetectorConfig } from '../runtime/local-detector-flags.js';
 
 // Utilities backends share
 export type { Clock } from '../util/clock.js';
@@ -52,3 +53,14 @@ export { createLogger, configureLogging, log, type Logger, type LogFields } from
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
 export { parseDurationMs, formatDurationMs } from '../util/duration.js';
 export { parseIP, formatIP, canonicalIP, parseCIDR, canonicalCIDR, cidrContains, ipFamilyOf } from '../watch/convert/index.js';
+
+// Stale UDP conntrack cleanup, shared by the Linux backends
+export {
+  ConntrackTool,
+  createConntrackMetrics,
+  type CommandRunner,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackObserver,
+  type ConntrackToolOptions,
+} from '../conntrack/index.js';
