@@ -97,6 +97,13 @@ export class FakeIpvs implements IpvsKernel {
     if (!entry.reals.delete(realServerKey(rs))) throw new NetlinkError(ENOENT, operation);
   }
 
+  /** The timeouts last set (seconds; 0 = unchanged). */
+  timeouts = { tcp: 0, tcpFin: 0, udp: 0 };
+
+  setTimeouts(tcp: number, tcpFin: number, udp: number): void {
+    this.timeouts = { tcp: tcp || this.timeouts.tcp, tcpFin: tcpFin || this.timeouts.tcpFin, udp: udp || this.timeouts.udp };
+  }
+
   flush(): void {
     this.#record({ op: 'flush' }, 'flush virtual servers');
     this.#table.clear();

@@ -1,6 +1,7 @@
 import { GenericNetlink } from '../netlink/genl.js';
 import { NLM_F_DUMP } from '../netlink/socket.js';
-import { CMD, decodeDest, decodeService, destFull, destId, IPVS_GENL_NAME, IPVS_GENL_VERSION, serviceFull, serviceId } from './codec.js';
+import { u32 } from '../netlink/attributes.js';
+import { CMD, CMD_ATTR, decodeDest, decodeService, destFull, destId, IPVS_GENL_NAME, IPVS_GENL_VERSION, serviceFull, serviceId } from './codec.js';
 import type { IpvsKernel } from './seam.js';
 import { type ObservedRealServer, type RealServer, realServerKey, type VirtualServer, virtualServerKey } from './types.js';
 
@@ -53,6 +54,15 @@ export class NetlinkIpvs implements IpvsKernel {
 
   deleteRealServer(vs: VirtualServer, rs: RealServer): void {
     this.#genl.call(CMD.DEL_DEST, [serviceId(vs), destId(rs)], 0, `delete real server ${realServerKey(rs)} of ${virtualServerKey(vs)}`);
+  }
+
+  setTimeouts(tcp: number, tcpFin: number, udp: number): void {
+    const attributes = [
+      [CMD_ATTR.TIMEOUT_TCP, tcp],
+      [CMD_ATTR.TIMEOUT_TCP_FIN, tcpFin],
+      [CMD_ATTR.TIMEOUT_UDP, udp],
+    ] as const;
+    this.#genl.call(CMD.SET_CONFIG, attributes.filter(([, v]) => v > 0).map(([type, v]) => [type, u32(v)] as const), 0, 'set timeouts');
   }
 
   flush(): void {

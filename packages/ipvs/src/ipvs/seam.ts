@@ -16,6 +16,8 @@ export interface IpvsKernel {
   addRealServer(vs: VirtualServer, rs: RealServer): void;
   updateRealServer(vs: VirtualServer, rs: RealServer): void;
   deleteRealServer(vs: VirtualServer, rs: RealServer): void;
+  /** Connection timeouts in seconds (`ipvsadm --set`); 0 keeps the kernel's value. */
+  setTimeouts(tcp: number, tcpFin: number, udp: number): void;
   /** Removes every virtual server (`ipvsadm -C`). */
   flush(): void;
   close(): void;
