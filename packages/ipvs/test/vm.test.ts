@@ -2,12 +2,14 @@
 // (test/guest/*.guest.ts) inside it; each guest test is reported here as one test.
 import { runVitestInVm, vmE2e, type GuestTest } from '@kpng/lab';
 import { describe, expect, it } from 'vitest';
+import { e2eScenario } from './scenarios.js';
 
 const e2e = await vmE2e('ipvs backend');
 const guest = e2e.run
   ? await runVitestInVm({
       packageDir: new URL('..', import.meta.url).pathname,
       config: 'vitest.vm.config.ts',
+      inputs: { 'scenario.json': JSON.stringify(e2eScenario()) },
       timeoutMs: 900_000,
       onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
     })

@@ -72,6 +72,7 @@ export {
   type VmRunResult,
   vmE2e,
   IN_VM_ENV,
+  VM_INPUTS_ENV,
   runVitestInVm,
   type GuestTest,
   type VitestInVmOptions,

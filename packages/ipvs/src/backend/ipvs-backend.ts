@@ -1,4 +1,4 @@
-import { type Backend, cidrContains, createLogger, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
+import type { Backend, IPFamily, Logger, SyncRequest } from '@kpng/core';
 import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
@@ -8,10 +8,13 @@ import { describeOperation, diffTables, type IpvsOperation } from '../render/dif
 import { filterTable } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
+import { cidrMatcher } from './exclusions.js';
 import { NodeHost } from './host.js';
 import type { IpvsBackendOptions } from './options.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
+/** Without a logger (the `backend` module passes core's), the backend logs nothing. */
+const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 
 /**
  * The IPVS backend: render desired virtual/real servers from the node-local state, diff them with
@@ -35,12 +38,14 @@ export class IpvsBackend implements Backend {
   #lastState: SyncRequest['state'] | undefined;
   #drainTimer: NodeJS.Timeout | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #excluded: (ip: string) => boolean;
 
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
     this.#host = new NodeHost(options.execer ?? processExecer, options.netns);
-    this.#log = options.logger ?? createLogger({ backend: 'ipvs' });
+    this.#log = options.logger ?? SILENT;
+    this.#excluded = cidrMatcher(this.config.excludeCIDRs);
     this.#kernel = options.kernel;
     this.#nft = options.nft;
   }
@@ -155,7 +160,7 @@ export class IpvsBackend implements Backend {
 
   /** Virtual servers in `--ipvs-exclude-cidrs` belong to someone else: never changed, never deleted. */
   #owned(vs: VirtualServer): boolean {
-    return !this.config.excludeCIDRs.some((cidr) => cidr.includes(':') === vs.address.includes(':') && cidrContains(cidr, vs.address));
+    return !this.#excluded(vs.address);
   }
 
   #kernelSeam(): IpvsKernel {

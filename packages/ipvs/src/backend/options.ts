@@ -15,5 +15,6 @@ export interface IpvsBackendOptions {
   readonly execer?: Execer;
   /** How often real servers at weight 0 are checked for remaining connections; default 30 s. */
   readonly drainIntervalMs?: number;
+  /** Core's structured logger; silent when absent. */
   readonly logger?: Logger;
 }

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { KernelId } from './kernels.js';
 import { jobMount, runInVm, type VmRunResult } from './vm.js';
 
@@ -13,6 +13,11 @@ export interface VitestInVmOptions {
   /** Filters, as on vitest's command line. */
   readonly files?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Files handed to the guest (name -> content), readable there under `$KPNG_VM_INPUTS/<name>`:
+   * e.g. scenarios computed on the host, where importing heavy modules costs no emulation time.
+   */
+  readonly inputs?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly onOutput?: (chunk: string) => void;
 }
@@ -32,6 +37,8 @@ export interface VitestInVmResult extends VmRunResult {
 
 /** Env the guest sees, so suites can tell they run inside the lab's VM. */
 export const IN_VM_ENV = 'KPNG_IN_VM';
+/** Env naming the guest folder that holds `inputs`. */
+export const VM_INPUTS_ENV = 'KPNG_VM_INPUTS';
 
 /** Runs vitest inside one VM (one boot for the whole suite) and returns each test's outcome. */
 export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestInVmResult> {
@@ -41,7 +48,11 @@ export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestI
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
     cwd: options.packageDir,
-    env: { [IN_VM_ENV]: '1', FORCE_COLOR: '0', CI: 'true', ...options.env },
+    env: { [IN_VM_ENV]: '1', [VM_INPUTS_ENV]: `${jobMount}/inputs`, FORCE_COLOR: '0', CI: 'true', ...options.env },
+    prepare: (jobDir) => {
+      mkdirSync(join(jobDir, 'inputs'));
+      for (const [name, content] of Object.entries(options.inputs ?? {})) writeFileSync(join(jobDir, 'inputs', basename(name)), content);
+    },
     command: [
       process.execPath, vitestBin(), 'run', '--config', options.config,
       '--reporter=default', '--reporter=json', `--outputFile.json=${jobMount}/report.json`, ...(options.files ?? []),
