@@ -1,6 +1,7 @@
 import type { Backend, IPFamily, Logger, SyncRequest } from '@kpng/core';
 import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
+import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
 import { renderDesired } from '../render/desired.js';
@@ -139,8 +140,8 @@ export class IpvsBackend implements Backend {
   }
 
   async cleanup(): Promise<void> {
-    const kernel = this.#kernelSeam();
-    for (const vs of kernel.listVirtualServers()) if (this.#owned(vs)) kernel.deleteVirtualServer(vs);
+    const kernel = this.#kernelOrNone();
+    for (const vs of kernel?.listVirtualServers() ?? []) if (this.#owned(vs)) kernel?.deleteVirtualServer(vs);
     this.#nft ??= await createNftClient({ ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }), ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }) });
     const tx = new Transaction();
     for (const family of ['ip', 'ip6'] as const) tx.destroy({ kind: 'table', family, name: NFT_TABLE } satisfies NftObject);
@@ -161,6 +162,16 @@ export class IpvsBackend implements Backend {
   /** Virtual servers in `--ipvs-exclude-cidrs` belong to someone else: never changed, never deleted. */
   #owned(vs: VirtualServer): boolean {
     return !this.#excluded(vs.address);
+  }
+
+  /** For cleanup: a kernel without IPVS (no `IPVS` netlink family) has no virtual servers to remove. */
+  #kernelOrNone(): IpvsKernel | undefined {
+    try {
+      return this.#kernelSeam();
+    } catch (error) {
+      if (error instanceof NetlinkError && error.code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   #kernelSeam(): IpvsKernel {

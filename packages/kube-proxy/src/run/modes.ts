@@ -3,9 +3,11 @@
  * here (and its package in package.json).
  */
 import type { Backend } from '@kpng/core';
+import { IpvsBackend } from '@kpng/ipvs';
 import { NftBackend } from '@kpng/nft';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import { ipvsBackendConfig } from './ipvs-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
@@ -41,7 +43,27 @@ const nftables: ProxyModeBackend = {
   },
 };
 
-export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([['nftables', nftables]]);
+const ipvs: ProxyModeBackend = {
+  create(config, ctx) {
+    const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
+    return { backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }), warnings };
+  },
+  async cleanup(config, ctx) {
+    // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
+    const backend = new IpvsBackend({ config: ipvsBackendConfig(config).config, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) });
+    try {
+      await backend.cleanup();
+    } finally {
+      await backend.close();
+    }
+    return ['ipvs virtual servers', 'kube-ipvs0', 'ip kpng-ipvs', 'ip6 kpng-ipvs'];
+  },
+};
+
+export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
+  ['nftables', nftables],
+  ['ipvs', ipvs],
+]);
 
 export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];
 
