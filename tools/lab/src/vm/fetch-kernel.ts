@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { run, runChecked } from '../netns/run.js';
 import { vmCacheDir } from './cache.js';
 import type { KernelSpec } from './kernels.js';
+import { privateAptOptions } from './private-apt.js';
 import { extractVmlinux } from './vmlinux.js';
 
 /** A Debian kernel unpacked into the cache, ready to boot. */
@@ -27,7 +28,8 @@ const FETCH_TIMEOUT_MS = 300_000;
  * ABI is fetched once, the next run boots from the cache without touching apt.
  */
 export async function ensureKernel(spec: KernelSpec, cache = vmCacheDir()): Promise<CachedKernel> {
-  const resolved = await resolveImagePackage(spec);
+  const apt = spec.release === undefined ? [] : await privateAptOptions(spec.release, cache).catch((error: Error) => error);
+  const resolved = apt instanceof Error ? { error: `kernel ${spec.id}: cannot read ${spec.release} from the host's Debian mirror: ${apt.message}` } : await resolveImagePackage(spec, apt);
   const previous = lastGood(spec, cache);
   if (typeof resolved !== 'string') {
     // Offline, or no apt lists: boot the kernel fetched last time, if any.
@@ -37,7 +39,7 @@ export async function ensureKernel(spec: KernelSpec, cache = vmCacheDir()): Prom
   const dir = join(cache, 'kernels', resolved);
   if (!existsSync(join(dir, READY))) {
     try {
-      await fetchInto(spec, resolved, dir);
+      await fetchInto(resolved, dir, apt instanceof Error ? [] : apt);
     } catch (error) {
       // A stale apt list names a package the mirror no longer has: keep booting the last good one.
       if (previous === undefined) throw error;
@@ -55,26 +57,24 @@ function lastGood(spec: KernelSpec, cache: string): string | undefined {
   return existsSync(join(dir, READY)) ? dir : undefined;
 }
 
-async function resolveImagePackage(spec: KernelSpec): Promise<string | { error: string }> {
-  const release = spec.release === undefined ? [] : ['-o', `APT::Default-Release=${spec.release}`];
-  const result = await run(['apt-cache', ...release, 'depends', spec.metaPackage], { timeoutMs: 30_000 });
+async function resolveImagePackage(spec: KernelSpec, apt: readonly string[]): Promise<string | { error: string }> {
+  const result = await run(['apt-cache', ...apt, 'depends', spec.metaPackage], { timeoutMs: 30_000 });
   const image = /Depends: (linux-image-[0-9][^\s]*-amd64)\b/.exec(result.stdout)?.[1];
   if (image !== undefined && image.startsWith(`linux-image-${spec.id}.`)) return image;
   const from = spec.release === undefined ? '' : ` from ${spec.release}`;
   return {
     error: `kernel ${spec.id}: apt offers ${image ?? 'no image'} for ${spec.metaPackage}${from}; ` +
-      `run 'apt-get update'${spec.release === undefined ? '' : ` with ${spec.release} in the apt sources`}`,
+      `run 'apt-get update'`,
   };
 }
 
-async function fetchInto(spec: KernelSpec, image: string, dir: string): Promise<void> {
+async function fetchInto(image: string, dir: string, apt: readonly string[]): Promise<void> {
   const work = `${dir}.tmp-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    const release = spec.release === undefined ? [] : ['-t', spec.release];
     // `_apt` cannot write into the cache folder: download as the current user instead.
-    await runInDir(work, ['apt-get', '-q', '-o', 'APT::Sandbox::User=root', ...release, 'download', image]);
+    await runInDir(work, ['apt-get', '-q', '-o', 'APT::Sandbox::User=root', ...apt, 'download', image]);
     const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
     if (deb === undefined) throw new Error(`apt-get download ${image} left no .deb`);
     await runChecked(['dpkg-deb', '-x', join(work, deb), join(work, 'root')], { timeoutMs: FETCH_TIMEOUT_MS });

@@ -7,14 +7,14 @@ export interface KernelSpec {
   readonly id: string;
   /** The meta package whose dependency names the current image package. */
   readonly metaPackage: string;
-  /** An apt suite to take it from instead of the default release (`apt-get -t`). */
+  /** A suite the host's apt sources may lack, read through a private apt list (`private-apt.ts`). */
   readonly release?: string;
 }
 
 export const KERNELS = {
   /** Debian 12 (bookworm), what many LTS distributions run; nftables before 6.2 behaves differently. */
   '6.1': { id: '6.1', metaPackage: 'linux-image-amd64' },
-  /** bookworm-backports: reachable only where the host's apt sources include it. */
+  /** bookworm-backports, from the host's own Debian mirror. */
   '6.12': { id: '6.12', metaPackage: 'linux-image-amd64', release: 'bookworm-backports' },
 } as const satisfies Record<string, KernelSpec>;
 

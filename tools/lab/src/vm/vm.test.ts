@@ -27,6 +27,14 @@ describe.skipIf(!e2e.run)('runInVm (boots a Debian kernel under QEMU)', () => {
     expect(runningQemus()).toBe(0);
   });
 
+  it('boots the 6.12 kernel from bookworm-backports too (fetched through a private apt list)', async () => {
+    const result = await runInVm({ kernel: '6.12', command: ['sh', '-c', 'uname -r && ip link add kube-ipvs0 type dummy && ipvsadm -A -u 198.19.0.2:53 && ipvsadm -Ln'] });
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.release).toMatch(/^6\.12\./);
+    expect(result.output).toContain(`${result.release}\n`);
+    expect(result.output).toMatch(/UDP {2}198\.19\.0\.2:53/);
+  });
+
   it('a guest kernel panic is a VmError naming the panic, not a hang', async () => {
     const run = runInVm({ command: ['sh', '-c', 'echo c > /proc/sysrq-trigger'], timeoutMs: 60_000 });
     await expect(run).rejects.toThrow(VmError);
