@@ -14,6 +14,8 @@ export interface DialRequest {
   readonly timeoutMs: number;
   /** Wait for the server's first line (who answered); otherwise a completed connect is enough. */
   readonly readReply: boolean;
+  /** Written once connected, before reading the reply (an HTTP request). */
+  readonly send?: string;
   readonly signal?: AbortSignal;
 }
 

@@ -41,6 +41,11 @@ describe('tcpDialer', () => {
     expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-a 127.0.0.1' });
   });
 
+  it('writes `send` once connected, and reads the answer to it (an HTTP request)', async () => {
+    const port = await listen((s) => s.once('data', (d: Buffer) => s.end(d.toString().startsWith('GET / HTTP/1.1\r\n') ? 'HTTP/1.1 200 OK\r\n\r\n' : 'bad\n')));
+    expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true, send: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' })).toEqual({ ok: true, reply: 'HTTP/1.1 200 OK\r' });
+  });
+
   it('takes a reply without a newline when the server closes', async () => {
     const port = await listen((s) => s.end('pod-b'));
     expect(await tcpDialer.dial({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-b' });

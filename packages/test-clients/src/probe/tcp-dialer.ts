@@ -42,6 +42,7 @@ export const tcpDialer: Dialer = {
       request.signal?.addEventListener('abort', onAbort, { once: true });
       socket.setEncoding('utf8');
       socket.on('connect', () => {
+        if (request.send !== undefined) socket.write(request.send);
         if (!request.readReply) finish({ ok: true });
       });
       socket.on('data', (chunk: string) => {
