@@ -67,7 +67,7 @@ export function policyMetrics(registry: Registry): PolicyMetrics {
 }
 
 export interface ServiceMetrics {
-  readonly programming: Histogram<'path' | 'ip_family'>;
+  readonly programming: Histogram<'path' | 'ip_family' | 'start'>;
   readonly tracking: TrackingMetrics;
 }
 
@@ -78,8 +78,8 @@ export function serviceMetrics(registry: Registry): ServiceMetrics {
     programming: new Histogram({
       name: METRIC_NAMES.serviceProgramming,
       help:
-        'Latency from an EndpointSlice change (endpoints.kubernetes.io/last-change-trigger-time, or the watch event when absent) until the new endpoint answered through the Service. Buckets as kubeproxy_network_programming_duration_seconds.',
-      labelNames: ['path', 'ip_family'],
+        'Latency from an EndpointSlice change until the new endpoint answered through the Service, measured from start="trigger-time" (endpoints.kubernetes.io/last-change-trigger-time, as kubeproxy_network_programming_duration_seconds, whose buckets these are) or start="watch" (this client\'s watch event, every change). Filter on start: each change is in both series when it has a trigger time.',
+      labelNames: ['path', 'ip_family', 'start'],
       buckets: [...NPL_BUCKETS],
       registers: [registry],
     }),

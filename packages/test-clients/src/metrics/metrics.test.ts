@@ -51,14 +51,14 @@ describe('metric names and buckets', () => {
     }
   });
 
-  it('service programming latency uses the NPL buckets, labelled by path and family', async () => {
+  it('service programming latency uses the NPL buckets, labelled by path, family and start source', async () => {
     const registry = new Registry();
     const m = serviceMetrics(registry);
-    m.programming.observe({ path: 'ClusterIP', ip_family: 'IPv4' }, 0.3);
+    m.programming.observe({ path: 'ClusterIP', ip_family: 'IPv4', start: 'trigger-time' }, 0.3);
     const text = await registry.metrics();
     expect(bucketBounds(text, 'service_programming_latency_seconds')).toEqual([...NPL_BUCKETS]);
-    expect(text).toContain('service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4"} 0');
-    expect(text).toContain('service_programming_latency_seconds_bucket{le="0.5",path="ClusterIP",ip_family="IPv4"} 1');
+    expect(text).toContain('service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 0');
+    expect(text).toContain('service_programming_latency_seconds_bucket{le="0.5",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 1');
   });
 
   it("kpng's tracking metrics exist from the start, at zero", async () => {
