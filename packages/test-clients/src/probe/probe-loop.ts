@@ -155,7 +155,7 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
         options.dialer
           .dial({ host: options.host, port: options.port, timeoutMs, readReply: options.matcher.needsReply, ...(request !== undefined ? { send: request } : {}), signal: abort.signal })
           .catch((error: unknown): DialResult => ({ ok: false, error: error instanceof Error ? error.message : String(error) }))
-          .then((result) => ({ result, at: clock.now() })),
+          .then((result) => ({ result, at: result.at ?? clock.now() })),
       );
       void Promise.all(dials).then((ended) => completed(seq, judge(now, ended, options.matcher)));
     };

@@ -32,10 +32,12 @@ export const tcpDialer: Dialer = {
       const finish = (result: DialResult): void => {
         if (settled) return;
         settled = true;
+        // systemClock's formula (util/clock.ts), inlined: this file imports node built-ins only.
+        const at = performance.timeOrigin + performance.now();
         clearTimeout(timer);
         request.signal?.removeEventListener('abort', onAbort);
         socket.destroy();
-        resolve(result);
+        resolve({ ...result, at });
       };
       const onAbort = (): void => finish({ ok: false, error: 'aborted' });
       const timer = setTimeout(() => finish({ ok: false, error: 'timeout' }), request.timeoutMs);

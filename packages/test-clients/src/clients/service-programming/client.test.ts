@@ -11,7 +11,7 @@ import { sampleValue } from '../../testing/metrics.js';
 import { service, slice } from '../../testing/objects.js';
 import { ServiceProgrammingClient, type MatchMode } from './client.js';
 
-const PROBE: ProbeSettings = { intervalMs: 10, attemptTimeoutMs: 500, targetTimeoutMs: 5_000, ipFamily: undefined };
+const PROBE: ProbeSettings = { mode: 'precise', cadence: 'interval', intervalMs: 10, attemptTimeoutMs: 500, targetTimeoutMs: 5_000, ipFamily: undefined };
 const CLUSTER_IP = '198.19.0.10';
 const S = { measurement: 'service_programming' };
 

@@ -209,7 +209,7 @@ export class ServiceProgrammingClient {
       this.logger.warn('endpoint never answered through the Service', { ...fields, reason, attempts: outcome.attempts });
       return;
     }
-    const recorded = this.book.reached(key, outcome.at - start.at);
+    const recorded = this.book.reached(key, outcome.at - start.at, start.source);
     // The watch-based twin of a trigger-time sample, in its own series (start="watch").
     if (start.source === 'trigger-time') this.options.metrics.programming.observe({ path: path.path, ip_family: path.family, start: 'watch' }, Math.max(0, outcome.at - start.watchAt) / 1_000);
     this.logger.info('endpoint answered through the Service', {
