@@ -32,7 +32,7 @@ export const NPL_BUCKETS: readonly number[] = Object.freeze(
 
 /**
  * FINE: kpng's own latency histograms (not kube-proxy's). 1, 1.5, 2, 3, 5, 7 per decade from 1 ms
- * to 7000 s (42 bounds): neighbouring bounds at most 1.5x apart, so 1.001 s and 2.9 s never share
+ * to 7000 s (42 bounds): neighbouring bounds at most 5:3 apart, so 1.001 s and 2.9 s never share
  * a bucket (NPL's 1 s steps and upstream's (1, 3] do), and a quantile is off by at most half a step.
  * Written as m / 10^k so the `le` values print exactly (0.0015, not 0.0015000000000000002).
  */
