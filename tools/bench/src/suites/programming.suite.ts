@@ -1,8 +1,9 @@
-import { Core, createCoreMetrics, nodeName, ProxyHealth, SyncLoop, systemClock } from '@kpng/core';
+import { nodeName, systemClock } from '@kpng/core';
+import { Core, createCoreMetrics, ProxyHealth, SyncLoop } from '@kpng/core/runtime';
+import { SILENT_LOGGER } from '@kpng/core/testing';
 import { canCreateNamespaces, createNamespace, sweepLeftovers } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
-import { SILENT_LOGGER } from '@kpng/nft/testing';
 import { Registry, type Histogram } from 'prom-client';
 import { createChurn } from '../scenarios/churn.js';
 import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
