@@ -28,7 +28,7 @@ const CLUSTER_IPS = { IPv4: '198.19.0.10', IPv6: '2001:db8:5e::10' } as const;
 const CONTROLLER_LAG_MS = 100;
 /** kube-proxy's minSyncPeriod (1 s by default), shortened: changes that follow a sync wait for it. */
 const MIN_SYNC_MS = 400;
-/** Probes run every 10 ms (4 connections each) and must find one endpoint among several: generous. */
+/** Probes run every 20 ms (4 connections each, at most ceil(200 / 20) + 1 attempts in flight) and must find one endpoint among several: generous. */
 const ABOVE_NPL_S = 1;
 /** The kernel has the rules when nft commits, before kpng observes its metric (nft exiting, a busy CPU). */
 const BELOW_NPL_S = 0.25;
@@ -129,8 +129,8 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
         '--service-name=web',
         `--node-ip=${lab.node.ipv4}`,
         `--kubeconfig=${kubeconfig.path}`,
-        '--probe-interval=10ms',
-        '--probe-timeout=500ms',
+        '--probe-interval=20ms',
+        '--probe-timeout=200ms',
         '--connections-per-attempt=4',
         '--target-timeout=20s',
       ],
