@@ -1,6 +1,6 @@
 // The clusterloader2 drop-in, checked end to end without a cluster. clusterloader2's
 // NetworkPolicyEnforcement measurement creates one client Deployment per target namespace from
-// manifests compiled into it (shared/reference/netpol-latency-clients.md sections 8 and 9); the
+// manifests compiled into it (perf-tests clusterloader2/pkg/measurement/common/network-policy/manifests, as of 4b3415444f); the
 // pods below are rendered from that description, with the image references the publish script
 // produces (upstream's two names and tag: clusterloader2 has no image parameter). The test checks:
 // - the publish script pushes exactly those references;
