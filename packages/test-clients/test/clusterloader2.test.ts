@@ -1,7 +1,8 @@
 // The clusterloader2 drop-in, checked end to end without a cluster. clusterloader2's
 // NetworkPolicyEnforcement measurement creates one client Deployment per target namespace from
-// manifests compiled into it (perf-tests clusterloader2/pkg/measurement/common/network-policy/manifests, as of 4b3415444f); the
-// pods below are rendered from that description, with the image references the publish script
+// manifests compiled into it (perf-tests 4b3415444f,
+// clusterloader2/pkg/measurement/common/network-policy/manifests); the pods below are rendered from
+// that description, with the image references the publish script
 // produces (upstream's two names and tag: clusterloader2 has no image parameter). The test checks:
 // - the publish script pushes exactly those references;
 // - the image has both binaries where `sh -c ./<binary>` finds them (WORKDIR /), a shell, and the port;
