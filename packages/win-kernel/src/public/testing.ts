@@ -1,0 +1,2 @@
+/** @kpng/win-kernel/testing: the in-memory HNS that enforces HNS's rules, for tests of anything driving the backend. */
+export { FakeHns, type FakeNetworkSpec, type HnsCall } from '../hcn/fake/fake-hns.js';
