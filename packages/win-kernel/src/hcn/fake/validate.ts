@@ -60,11 +60,8 @@ export function validateLoadBalancer(lb: HostComputeLoadBalancer, endpointIps: (
   if (!DISTRIBUTIONS.has(m.DistributionType ?? 0)) bad(`unknown distribution type ${m.DistributionType}`);
   const pmFlags = m.Flags ?? 0;
   if ((pmFlags & ~KNOWN_PORT_MAPPING_FLAGS) !== 0) bad(`unknown port mapping flags ${pmFlags}`);
-  const dsr = (flags & LoadBalancerFlags.DSR) !== 0;
-  // (model) preserve-destination and the mux only make sense with direct server return; upstream
-  // only ever sets them together with DSR.
-  if ((pmFlags & PortMappingFlags.PreserveDIP) !== 0 && !dsr) bad('PreserveDIP requires DSR');
-  if ((pmFlags & PortMappingFlags.UseMux) !== 0 && !dsr) bad('UseMux requires DSR');
+  // (model) internal load balancing and an external VIP contradict each other; upstream never combines them.
+  if ((pmFlags & PortMappingFlags.ILB) !== 0 && (pmFlags & PortMappingFlags.VipExternalIP) !== 0) bad('ILB and VipExternalIP exclude each other');
   const vips = lb.FrontendVIPs ?? [];
   // (model) a local-routed VIP is the node's own addresses (NodePort): it takes no frontend VIP.
   if ((pmFlags & PortMappingFlags.LocalRoutedVIP) !== 0 && vips.length > 0) bad('LocalRoutedVIP takes no FrontendVIPs');
