@@ -114,7 +114,8 @@ function renderPort(
   };
   const clusterEps = usable(eps.internal);
   const externalEps = usable(eps.external);
-  const localEps = usable(eps.local);
+  // preserve-destination delivers to this node's pods only (upstream's hnsLocalEndpoints).
+  const localEps = externalEps.filter((ep) => ep.isLocal);
   const sourceVip = sourceVipFor(all, family, ctx);
   const lbs: LoadBalancerIntent[] = [];
   const add = (role: FrontendRole, vip: string | undefined, externalPort: number, endpoints: readonly LocalEndpoint[], flags: number, portFlags: number) => {
