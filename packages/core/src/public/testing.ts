@@ -19,3 +19,4 @@ export {
   type NodeSpec,
   type ScaleShape,
 } from '../nodeview/testing-fixtures.js';
+export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';

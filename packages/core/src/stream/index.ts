@@ -16,4 +16,3 @@ export { DEFAULT_MAX_MESSAGE_BYTES } from './grpc-source.js';
 export type { StateHandler, WatchInfo } from './consume.js';
 export { run, type RunOptions } from './run.js';
 export type { BackoffOptions } from './backoff.js';
-export { measureStream, type StreamMeasureOptions, type StreamMeasurement } from './measure.js';

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeNft } from '../nftables/testing.js';
 import { renderOperations } from '../nftables/index.js';
 import { NftBackend } from '../backend/nft-backend.js';
-import { computeNodeLocalState, serviceKey, type ModelReader, type NodeName, type ServiceModel } from '@kpng/core';
+import { serviceKey, type NodeName, type ServiceModel } from '@kpng/core';
+import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';
 import { RecordingLogger } from '../testing/logger.js';
 import { elementComment } from './service.js';
 

@@ -8,8 +8,7 @@ import type { SyncRequest } from '../sync/backend.js';
 import { watchLocalState } from '../stream/client.js';
 import { eventually } from '../watch/file/testing.js';
 import { FileSource } from '../watch/file/index.js';
-import { attachStreamServers } from './attach-streams.js';
-import { runKpng, type RunningKpng } from './run-kpng.js';
+import { runProxy, type RunningProxy } from './run-proxy.js';
 
 const EXAMPLE = new URL('../../../../examples/cluster.yaml', import.meta.url).pathname;
 
@@ -23,9 +22,9 @@ class RecordingBackend {
   async cleanup() {}
 }
 
-describe('runKpng: one kpng process on the example cluster', () => {
+describe('runProxy: one kpng process on the example cluster', () => {
   let dir: string;
-  let kpng: RunningKpng | undefined;
+  let kpng: RunningProxy | undefined;
   const abort = new AbortController();
   afterEach(async () => {
     abort.abort();
@@ -38,11 +37,11 @@ describe('runKpng: one kpng process on the example cluster', () => {
     const manifest = join(dir, 'cluster.yaml');
     copyFileSync(EXAMPLE, manifest);
     const backend = new RecordingBackend();
-    kpng = await runKpng({
+    kpng = await runProxy({
       nodeName: 'node-a' as NodeName,
       source: new FileSource({ path: manifest, pollIntervalMs: 50 }),
       backend,
-      attach: [attachStreamServers({ local: { kind: 'unix', path: join(dir, 'kpng.sock') } })],
+      listen: { kind: 'unix', path: join(dir, 'kpng.sock') },
       metricsBindAddress: { kind: 'tcp', host: '127.0.0.1', port: 0 },
       healthzBindAddress: { kind: 'tcp', host: '127.0.0.1', port: 0 },
       minSyncPeriodMs: 0,
@@ -82,5 +81,38 @@ describe('runKpng: one kpng process on the example cluster', () => {
     await eventually('socket client sees the removal', () => received.at(-1)!.services.every((s) => s.key !== 'shop/inventory'));
     abort.abort();
     await watching;
+  });
+
+  it("runs a backend on another core's stream (split mode): same syncs, no core in this process", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kpng-run-'));
+    const socket = join(dir, 'kpng.sock');
+    kpng = await runProxy({
+      nodeName: 'node-a' as NodeName,
+      source: new FileSource({ path: EXAMPLE }),
+      listen: { kind: 'unix', path: socket },
+      minSyncPeriodMs: 0,
+      syncPeriodMs: 30_000,
+      fullSyncPeriodMs: 3_600_000,
+      proxyMode: 'kpng-core',
+    });
+    const backend = new RecordingBackend();
+    const stop = new AbortController();
+    const agent = await runProxy({
+      nodeName: 'node-a' as NodeName,
+      source: { kind: 'connect', address: `unix://${socket}` },
+      backend,
+      minSyncPeriodMs: 0,
+      syncPeriodMs: 30_000,
+      fullSyncPeriodMs: 3_600_000,
+      proxyMode: 'recording',
+      signal: stop.signal,
+    });
+    expect(agent.core).toBeUndefined();
+    const first = await agent.firstState;
+    expect(first.services.map((s) => s.key)).toEqual((await kpng.firstState).services.map((s) => s.key));
+    await eventually('first sync from the stream', () => backend.syncs.length > 0);
+    expect(backend.syncs[0]!.full).toBe(true);
+    stop.abort(); // the signal stops it like SIGTERM would
+    await agent.done;
   });
 });

@@ -8,7 +8,7 @@ import type { Source } from '../watch/source.js';
 import { FileSource } from '../watch/file/index.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { ApiSource } from '../watch/api/index.js';
-import { UsageError, type KpngOptions } from './options.js';
+import { UsageError, type ProgramOptions } from './program-options.js';
 
 export const EXAMPLE_NODE = 'node-a';
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -22,7 +22,7 @@ export interface ChosenSource {
 }
 
 /** Is a cluster configured the way kube-proxy would find one? */
-export function clusterConfigured(opts: KpngOptions, env: NodeJS.ProcessEnv, exists = existsSync): boolean {
+export function clusterConfigured(opts: ProgramOptions, env: NodeJS.ProcessEnv, exists = existsSync): boolean {
   if (opts.kubeconfig !== undefined || opts.master !== undefined) return true;
   if (env['KUBECONFIG']) return true;
   if (exists(join(env['HOME'] ?? homedir(), '.kube', 'config'))) return true;
@@ -38,14 +38,22 @@ export function exampleClusterPath(exists = existsSync): string {
   return found;
 }
 
+/**
+ * The source for an in-process core (`--connect` has none). Without a configured cluster, the example
+ * cluster when `exampleFallback` (a program that touches no kernel), else the API server as kube-proxy
+ * would look for it (and a clear error when there is none).
+ */
 export function chooseSource(
-  opts: KpngOptions,
+  opts: ProgramOptions,
   nodeName: string | undefined,
   registry: Registry,
   env: NodeJS.ProcessEnv = process.env,
+  exampleFallback = true,
 ): ChosenSource {
-  const kind = opts.source ?? (clusterConfigured(opts, env) ? 'kube' : undefined);
+  const kind = opts.source ?? (clusterConfigured(opts, env) || !exampleFallback ? 'kube' : undefined);
   switch (kind) {
+    case 'connect':
+      throw new UsageError('--connect has no in-process source');
     case 'file':
       return { source: new FileSource({ path: opts.file ?? exampleClusterPath() }), description: `file ${opts.file}` };
     case 'api':

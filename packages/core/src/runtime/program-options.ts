@@ -2,79 +2,136 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../util/duration.js';
 import { parseListenAddress, type ListenAddress } from '../util/address.js';
+import type { BackendModule, FlagValues } from './backend-module.js';
 
-export type SourceKind = 'kube' | 'file' | 'api';
+export type SourceKind = 'kube' | 'file' | 'api' | 'connect';
 export type OutputFormat = 'summary' | 'json' | 'yaml';
 
-/** Everything `kpng` can be told on its command line, validated. */
-export interface KpngOptions {
-  /** undefined: decide at start (kube when a cluster is configured, else the example cluster). */
+/** What every kpng program can be told on its command line (the backend's own flags aside), validated. */
+export interface ProgramOptions {
+  /** undefined: decide at start (kube when a cluster is configured, else the example cluster where allowed). */
   readonly source?: SourceKind;
   readonly kubeconfig?: string;
   readonly master?: string;
   readonly file?: string;
+  /** A central core's global stream. */
   readonly api?: string;
+  /** A core's node-local stream. */
+  readonly connect?: string;
   readonly nodeName?: string;
   readonly serviceProxyName?: string;
+  readonly netns?: string;
   /** Node-local stream; undefined = disabled. */
   readonly listen?: ListenAddress;
   /** Global model stream (central-core mode); undefined = disabled. */
   readonly globalListen?: ListenAddress;
   readonly metricsBindAddress?: ListenAddress;
   readonly healthzBindAddress?: ListenAddress;
+  /** `kpng --backend`: which backend module to load (resolved before parsing, see `backendName`). */
   readonly backend?: string;
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;
   readonly dryRun: boolean;
+  readonly cleanup: boolean;
   readonly output: OutputFormat;
   readonly verbosity: number;
   readonly help: boolean;
   readonly version: boolean;
 }
 
+export interface ProgramFlagsSpec {
+  /** Program name for messages (`kpng`, `kpng-nft`). */
+  readonly program: string;
+  /** The backend whose own flags are accepted too. */
+  readonly backend?: BackendModule<unknown>;
+  /** Accept `--backend MODULE` (kpng). */
+  readonly selectsBackend?: boolean;
+  /** The node-local stream address when `--listen` is not given (kpng serves one; backend programs don't). */
+  readonly listenDefault?: string;
+}
+
+export interface ParsedProgramFlags {
+  readonly options: ProgramOptions;
+  /** The backend's own flags, by name, for its `parseFlags`. */
+  readonly backendValues: FlagValues;
+}
+
 export const DEFAULT_SOCKET = 'unix:///run/kpng/kpng.sock';
 
-const FLAGS = {
+const COMMON_FLAGS = {
   source: { type: 'string' },
   kubeconfig: { type: 'string' },
   master: { type: 'string' },
   file: { type: 'string' },
   api: { type: 'string' },
+  connect: { type: 'string' },
   'node-name': { type: 'string' },
   'hostname-override': { type: 'string' },
   'service-proxy-name': { type: 'string' },
+  netns: { type: 'string' },
   listen: { type: 'string' },
   'global-listen': { type: 'string' },
   'metrics-bind-address': { type: 'string' },
   'healthz-bind-address': { type: 'string' },
-  backend: { type: 'string' },
   'min-sync-period': { type: 'string' },
   'sync-period': { type: 'string' },
   'full-sync-period': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  cleanup: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
-  v: { type: 'string' },
+  v: { type: 'string', short: 'v' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
+
+type ParseArgsOption = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** The value of `--backend` in `argv`, if any: it decides which flags the rest of `argv` may use. */
+export function backendName(argv: readonly string[]): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--backend') found = argv[++i];
+    else if (arg.startsWith('--backend=')) found = arg.slice('--backend='.length);
+  }
+  return found;
+}
+
 /** Parses `argv` (without node and script). Throws `UsageError` naming the flag and the problem. */
-export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): KpngOptions {
+export function parseProgramFlags(argv: readonly string[], env: NodeJS.ProcessEnv, spec: ProgramFlagsSpec): ParsedProgramFlags {
+  const options: Record<string, ParseArgsOption> = { ...COMMON_FLAGS };
+  if (spec.selectsBackend) options['backend'] = { type: 'string' };
+  const own = spec.backend?.flags ?? {};
+  for (const [name, flag] of Object.entries(own)) {
+    if (name in options) throw new Error(`backend ${spec.backend!.name}: flag --${name} is already a common flag`);
+    options[name] = { type: flag.type, ...(flag.multiple ? { multiple: true } : {}) };
+  }
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.replace(/\. To specify.*$/s, '')} (see kpng --help)`);
+    throw new UsageError(`${(e as Error).message.replace(/\. To specify.*$/s, '')} (see ${spec.program} --help)`);
   }
-  const { values: v, positionals } = parsed;
+  const { values, positionals } = parsed;
   if (positionals.length > 0 && !(positionals.length === 1 && positionals[0] === 'run')) {
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see kpng --help)`);
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see ${spec.program} --help)`);
   }
+  const backendValues: Record<string, string | boolean | readonly string[] | undefined> = {};
+  for (const name of Object.keys(own)) backendValues[name] = values[name] as string | boolean | string[] | undefined;
+  return { options: commonOptions(values as CommonValues, env, spec), backendValues };
+}
+
+type CommonValues = { [K in keyof typeof COMMON_FLAGS]?: (typeof COMMON_FLAGS)[K]['type'] extends 'boolean' ? boolean : string } & {
+  backend?: string;
+};
+
+function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFlagsSpec): ProgramOptions {
   const flag = <T>(name: string, raw: string | undefined, parse: (s: string) => T): T | undefined => {
     if (raw === undefined) return undefined;
     try {
@@ -83,8 +140,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       throw new UsageError(`--${name}: ${(e as Error).message}`);
     }
   };
-  const address = (name: string, raw: string | undefined) =>
-    raw === '' || raw === 'none' ? undefined : flag(name, raw, parseListenAddress);
+  const address = (name: string, raw: string | undefined) => (raw === '' || raw === 'none' ? undefined : flag(name, raw, parseListenAddress));
   const duration = (name: string, raw: string | undefined, dflt: number) => {
     const ms = flag(name, raw, parseDuration) ?? dflt;
     if (ms < 0) throw new UsageError(`--${name}: must not be negative`);
@@ -98,10 +154,14 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     return raw as T;
   };
 
-  let source = oneOf<SourceKind>('source', v.source, ['kube', 'file', 'api']);
-  if (!source && v.file !== undefined) source = 'file';
-  if (!source && v.api !== undefined) source = 'api';
+  const given = (['file', 'api', 'connect'] as const).filter((k) => v[k] !== undefined);
+  if (given.length > 1 || (given.length === 1 && (v.kubeconfig !== undefined || v.master !== undefined))) {
+    throw new UsageError(`choose one source: --${[...given, ...(v.kubeconfig !== undefined || v.master !== undefined ? ['kubeconfig/--master'] : [])].join(', --')}`);
+  }
+  const source = oneOf<SourceKind>('source', v.source, ['kube', 'file', 'api', 'connect']) ?? given[0];
   if (source === 'api' && !v.api) throw new UsageError('--source=api needs --api=<address of the central core>');
+  if (source === 'connect' && !v.connect) throw new UsageError('--source=connect needs --connect=<address of a core>');
+  if (source === 'connect' && !spec.backend && !v.backend) throw new UsageError('--connect needs a backend to feed');
   const verbosity = flag('v', v.v, (s) => {
     if (!/^\d+$/.test(s)) throw new Error(`must be a non-negative integer, got ${JSON.stringify(s)}`);
     return Number(s);
@@ -113,6 +173,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (minSyncPeriodMs > syncPeriodMs) {
     throw new UsageError(`--min-sync-period (${v['min-sync-period']}) must not exceed --sync-period (${v['sync-period'] ?? '30s'})`);
   }
+  const listen = source === 'connect' ? v.listen : (v.listen ?? spec.listenDefault);
 
   return {
     ...(source ? { source } : {}),
@@ -120,9 +181,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     ...(v.master !== undefined ? { master: v.master } : {}),
     ...(v.file !== undefined ? { file: v.file } : {}),
     ...(v.api !== undefined ? { api: v.api } : {}),
+    ...(v.connect !== undefined ? { connect: v.connect } : {}),
     ...(nodeName ? { nodeName } : {}),
     ...(v['service-proxy-name'] !== undefined ? { serviceProxyName: v['service-proxy-name'] } : {}),
-    ...optional('listen', address('listen', v.listen ?? DEFAULT_SOCKET)),
+    ...(v.netns !== undefined ? { netns: v.netns } : {}),
+    ...optional('listen', address('listen', listen)),
     ...optional('globalListen', address('global-listen', v['global-listen'])),
     ...optional('metricsBindAddress', address('metrics-bind-address', v['metrics-bind-address'] ?? '127.0.0.1:10249')),
     ...optional('healthzBindAddress', address('healthz-bind-address', v['healthz-bind-address'] ?? '0.0.0.0:10256')),
@@ -131,6 +194,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     syncPeriodMs,
     fullSyncPeriodMs: duration('full-sync-period', v['full-sync-period'], 3_600_000),
     dryRun: v['dry-run'] ?? false,
+    cleanup: v.cleanup ?? false,
     output: oneOf<OutputFormat>('output', v.output, ['summary', 'json', 'yaml']) ?? 'summary',
     verbosity: verbosity ?? 0,
     help: v.help ?? false,
@@ -145,35 +209,3 @@ function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]
 export function defaultNodeName(): string {
   return hostname().toLowerCase();
 }
-
-export const USAGE = `kpng: Kubernetes service proxy core
-
-Usage: kpng [run] [flags]
-
-Sources (default: the API server when a kubeconfig or in-cluster config exists,
-otherwise the example cluster in examples/cluster.yaml):
-  --source kube|file|api       where Services, EndpointSlices and Nodes come from
-  --kubeconfig PATH            kubeconfig file (also $KUBECONFIG, ~/.kube/config, in-cluster)
-  --master URL                 API server address, overrides the kubeconfig's
-  --file PATH                  YAML/JSON manifests (file or directory), re-read on change
-  --api ADDRESS                the global stream of a central core (unix:///... or host:port)
-  --service-proxy-name NAME    serve only Services labelled service.kubernetes.io/service-proxy-name=NAME
-Node:
-  --node-name NAME             this node (default $NODE_NAME, else the hostname); alias --hostname-override
-Serving:
-  --listen ADDRESS             node-local full-state stream (default ${DEFAULT_SOCKET}; "none" disables)
-  --global-listen ADDRESS      serve the global model to node agents (central-core mode; default off)
-  --metrics-bind-address ADDR  /metrics, /proxyMode, /configz (default 127.0.0.1:10249; "none" disables)
-  --healthz-bind-address ADDR  /healthz, /livez (default 0.0.0.0:10256; "none" disables)
-In-process backend:
-  --backend MODULE             program the kernel in this process: a backend module such as @kpng/nft,
-                               or "log" (prints a one-line summary per sync)
-  --min-sync-period DURATION   minimum interval between syncs (default 0s: a lone change syncs at once)
-  --sync-period DURATION       retry interval after a failed sync; health timeout is twice this (default 30s)
-  --full-sync-period DURATION  upper bound between full resyncs (default 1h)
-Other:
-  --dry-run                    print this node's local state once and exit
-  -o, --output FORMAT          summary|json|yaml, for --dry-run and the log backend (default summary)
-  --v N                        log verbosity (klog-style)
-  --version, -h/--help
-`;

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { endpointString } from '../nodeview/ip.js';
 import type { FamilyEndpoints, LocalService, NodeLocalState } from '../nodeview/types.js';
-import type { OutputFormat } from './options.js';
+import type { OutputFormat } from './program-options.js';
 
 /** Renders a node-local state for people (`summary`) or tools (`json`, `yaml`). */
 export function formatState(state: NodeLocalState, format: OutputFormat): string {

@@ -8,12 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodeLocalState } from '../nodeview/types.js';
-import type { Logger } from '../util/log.js';
-import { watchLocalState } from './client.js';
-import { StateHub } from './hub.js';
-import { serveLocalState } from './local-server.js';
-import { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from './testing-fixtures.js';
+import type { Logger, NodeLocalState } from '@kpng/core';
+import { serveLocalState, StateHub, watchLocalState } from '@kpng/core/stream';
+import { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '@kpng/core/testing';
 
 export interface StreamMeasureOptions {
   /** Default 10,000 (`s10k`). */
