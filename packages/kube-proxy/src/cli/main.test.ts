@@ -34,7 +34,7 @@ describe('kube-proxy main', () => {
   it('--version=raw prints details as JSON', async () => {
     const { code, stdout } = await run(['--version=raw']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['nftables'] });
+    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['nftables', 'kernelspace'] });
   });
 
   it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])('%j prints usage listing every flag', async (argv) => {
@@ -60,7 +60,7 @@ describe('kube-proxy main', () => {
     const { code, stderr } = await run(['--proxy-mode=iptables']);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "iptables": proxy mode "iptables" is not available in this build of kube-proxy (kpng); available modes: "nftables" (set by --proxy-mode)\n',
+      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "iptables": proxy mode "iptables" is not available in this build of kube-proxy (kpng); available modes: "nftables", "kernelspace" (set by --proxy-mode)\n',
     );
   });
 

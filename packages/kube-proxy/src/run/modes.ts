@@ -4,8 +4,10 @@
  */
 import type { Backend } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
+import { WinKernelBackend } from '@kpng/win-kernel';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
@@ -41,7 +43,25 @@ const nftables: ProxyModeBackend = {
   },
 };
 
-export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([['nftables', nftables]]);
+/** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`). */
+const kernelspace: ProxyModeBackend = {
+  create(config, ctx) {
+    const { options, warnings } = kernelspaceBackendOptions(config);
+    const backend = new WinKernelBackend({ ...options, ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}) });
+    return { backend, warnings };
+  },
+  async cleanup(config) {
+    // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.
+    const { options } = kernelspaceBackendOptions(config);
+    await new WinKernelBackend(options).cleanup();
+    return ['HNS load balancers', `remote endpoints of HNS network ${options.networkName ?? ''}`];
+  },
+};
+
+export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
+  ['nftables', nftables],
+  ['kernelspace', kernelspace],
+]);
 
 export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];
 
