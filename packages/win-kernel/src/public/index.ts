@@ -20,5 +20,6 @@ export { HnsMirror } from '../backend/mirror.js';
 
 // Metrics and the HNS seam
 export { createWinKernelMetrics, NO_METRICS, type WinKernelMetrics } from '../backend/metrics.js';
-export { HcnError, isNotFound, type Hns } from '../hcn/index.js';
-export { NativeHns } from '../hcn/native/native-hns.js';
+// (NativeHns, which loads koffi, is `@kpng/win-kernel/hcn`: importing this entry loads no FFI.)
+export { HcnError, isNotFound } from '../hcn/errors.js';
+export type { Hns } from '../hcn/hns.js';
