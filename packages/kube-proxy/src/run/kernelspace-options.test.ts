@@ -27,4 +27,13 @@ describe('kernelspace mode (Windows HNS)', () => {
     const { backend } = MODES.get('kernelspace')!.create(c, {});
     expect(backend.name).toBe('win-kernel');
   });
+
+  it('--cleanup: each mode cleans only on its own OS (kernelspace on Windows, nftables elsewhere), touching nothing otherwise', async () => {
+    const c = withDefaults();
+    c.winkernel.networkName = 'cbr0';
+    // Neither call may reach a kernel or a DLL: both return before doing anything.
+    expect(await MODES.get('kernelspace')!.cleanup(c, { platform: 'linux' })).toEqual([]);
+    expect(await MODES.get('nftables')!.cleanup(c, { platform: 'win32' })).toEqual([]);
+    await expect(MODES.get('kernelspace')!.cleanup(c, { platform: 'win32' })).rejects.toThrow(/cannot load computenetwork\.dll/);
+  });
 });

@@ -14,6 +14,8 @@ export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
   readonly netns?: string;
   readonly registry?: Registry;
+  /** The OS this runs on (default `process.platform`): each mode cleans up only where it can have programmed anything. */
+  readonly platform?: NodeJS.Platform;
 }
 
 export interface ProxyModeBackend {
@@ -34,6 +36,7 @@ const nftables: ProxyModeBackend = {
     return { backend, warnings };
   },
   async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
     const tables = [...new Set([tableName(config), UPSTREAM_TABLE])];
     for (const name of tables) {
       // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
@@ -50,7 +53,8 @@ const kernelspace: ProxyModeBackend = {
     const backend = new WinKernelBackend({ ...options, ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}) });
     return { backend, warnings };
   },
-  async cleanup(config) {
+  async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only
     // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.
     const { options } = kernelspaceBackendOptions(config);
     await new WinKernelBackend(options).cleanup();
