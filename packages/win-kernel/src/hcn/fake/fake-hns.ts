@@ -37,7 +37,8 @@ export interface FakeNetworkSpec {
 
 interface StoredLb {
   readonly lb: HostComputeLoadBalancer;
-  readonly key: string;
+  /** Its frontends: family|VIP (or <node>)|protocol|port. */
+  readonly keys: readonly string[];
 }
 
 export class FakeHns implements Hns {
@@ -45,6 +46,10 @@ export class FakeHns implements Hns {
   readonly #endpoints = new Map<string, HostComputeEndpoint>();
   readonly #lbs = new Map<string, StoredLb>();
   readonly #failures: { op: Mutation; hresult: number; after: number }[] = [];
+  /** Indexes, so that the fake stays linear at scale: frontend key -> load balancer, network|IP -> endpoint, endpoint -> users. */
+  readonly #byFrontend = new Map<string, string>();
+  readonly #byIp = new Map<string, string>();
+  readonly #users = new Map<string, Set<string>>();
   #next = 1;
   /** Mutating calls that succeeded, in order. */
   readonly calls: HnsCall[] = [];
@@ -66,6 +71,7 @@ export class FakeHns implements Hns {
   addLocalEndpoint(networkId: string, ip: string, name = `pod-${ip}`): string {
     const id = this.#id('e');
     this.#endpoints.set(id, { ID: id, Name: name, HostComputeNetwork: networkId, IpConfigurations: [{ IpAddress: ip }], Flags: EndpointFlags.None, SchemaVersion: SCHEMA_V2 });
+    this.#byIp.set(`${networkId}|${canonicalIP(ip)}`, id);
     return id;
   }
 
@@ -105,12 +111,13 @@ export class FakeHns implements Hns {
     if (doc.HostComputeNetwork !== undefined && canonicalGuid(doc.HostComputeNetwork) !== network.ID) {
       refuse('HcnCreateEndpoint', HResult.HCN_E_INVALID_ENDPOINT, 'HostComputeNetwork does not match the network handle');
     }
-    const ips = (doc.IpConfigurations ?? []).map((c) => canonicalIP(c.IpAddress));
-    const clash = this.endpoints().find((e) => e.HostComputeNetwork === network.ID && e.IpConfigurations?.some((c) => ips.includes(canonicalIP(c.IpAddress))));
-    if (clash !== undefined) refuse('HcnCreateEndpoint', HResult.HCN_E_INVALID_IP, `an endpoint with IP ${ips.join(',')} already exists (${clash.ID})`);
+    const ips = (doc.IpConfigurations ?? []).map((c) => `${network.ID}|${canonicalIP(c.IpAddress)}`);
+    const clash = ips.map((k) => this.#byIp.get(k)).find((x) => x !== undefined);
+    if (clash !== undefined) refuse('HcnCreateEndpoint', HResult.HCN_E_INVALID_IP, `an endpoint with IP ${ips.join(',')} already exists (${clash})`);
     const id = this.#id('e');
     const created: HostComputeEndpoint = { ...doc, ID: id, HostComputeNetwork: network.ID! };
     this.#endpoints.set(id, created);
+    for (const k of ips) this.#byIp.set(k, id);
     this.calls.push({ op: 'createEndpoint', id, settings });
     return created;
   }
@@ -119,8 +126,10 @@ export class FakeHns implements Hns {
     this.#maybeFail('deleteEndpoint', 'HcnDeleteEndpoint');
     const key = canonicalGuid(id);
     if (!this.#endpoints.has(key)) refuse('HcnDeleteEndpoint', HResult.HCN_E_ENDPOINT_NOT_FOUND, `endpoint ${id} not found`);
-    const user = [...this.#lbs.values()].find((s) => s.lb.HostComputeEndpoints?.some((e) => canonicalGuid(e) === key));
-    if (user !== undefined) refuse('HcnDeleteEndpoint', HResult.HCN_E_ENTITY_HAS_REFERENCES, `endpoint ${id} is used by load balancer ${user.lb.ID}`);
+    const [user] = this.#users.get(key) ?? [];
+    if (user !== undefined) refuse('HcnDeleteEndpoint', HResult.HCN_E_ENTITY_HAS_REFERENCES, `endpoint ${id} is used by load balancer ${user}`);
+    const ep = this.#endpoints.get(key)!;
+    for (const c of ep.IpConfigurations ?? []) this.#byIp.delete(`${ep.HostComputeNetwork}|${canonicalIP(c.IpAddress)}`);
     this.#endpoints.delete(key);
     this.calls.push({ op: 'deleteEndpoint', id: key });
   }
@@ -138,15 +147,21 @@ export class FakeHns implements Hns {
     });
     const m = doc.PortMappings![0]!;
     const frontends = doc.FrontendVIPs?.length ? doc.FrontendVIPs.map((v) => canonicalIP(v)!) : ['<node>'];
-    for (const frontend of frontends) {
-      const key = `${family}|${frontend}|${m.Protocol}|${m.ExternalPort}`;
-      const clash = [...this.#lbs.values()].find((s) => s.key.split('\n').includes(key));
+    const keys = frontends.map((frontend) => `${family}|${frontend}|${m.Protocol}|${m.ExternalPort}`);
+    for (const key of keys) {
+      const clash = this.#byFrontend.get(key);
       // (doc) hcsshim's IsPortAlreadyExistsError: one load balancer per frontend, protocol and port.
-      if (clash !== undefined) refuse('HcnCreateLoadBalancer', HResult.HCN_E_PORT_ALREADY_EXISTS, `${frontend}:${m.ExternalPort} is already used by load balancer ${clash.lb.ID}`);
+      if (clash !== undefined) refuse('HcnCreateLoadBalancer', HResult.HCN_E_PORT_ALREADY_EXISTS, `${key} is already used by load balancer ${clash}`);
     }
     const id = this.#id('b');
     const lb: HostComputeLoadBalancer = { ...doc, ID: id, HostComputeEndpoints: doc.HostComputeEndpoints!.map((e) => canonicalGuid(e)) };
-    this.#lbs.set(id, { lb, key: frontends.map((f) => `${family}|${f}|${m.Protocol}|${m.ExternalPort}`).join('\n') });
+    this.#lbs.set(id, { lb, keys });
+    for (const key of keys) this.#byFrontend.set(key, id);
+    for (const ep of lb.HostComputeEndpoints!) {
+      const users = this.#users.get(ep) ?? new Set<string>();
+      users.add(id);
+      this.#users.set(ep, users);
+    }
     this.calls.push({ op: 'createLoadBalancer', id, settings });
     return lb;
   }
@@ -154,7 +169,11 @@ export class FakeHns implements Hns {
   async deleteLoadBalancer(id: string): Promise<void> {
     this.#maybeFail('deleteLoadBalancer', 'HcnDeleteLoadBalancer');
     const key = canonicalGuid(id);
-    if (!this.#lbs.delete(key)) refuse('HcnDeleteLoadBalancer', HResult.ERROR_NOT_FOUND, `load balancer ${id} not found`);
+    const stored = this.#lbs.get(key);
+    if (stored === undefined) refuse('HcnDeleteLoadBalancer', HResult.ERROR_NOT_FOUND, `load balancer ${id} not found`);
+    this.#lbs.delete(key);
+    for (const k of stored.keys) this.#byFrontend.delete(k);
+    for (const ep of stored.lb.HostComputeEndpoints ?? []) this.#users.get(ep)?.delete(key);
     this.calls.push({ op: 'deleteLoadBalancer', id: key });
   }
 
