@@ -45,7 +45,7 @@ export async function applyPlan(hns: Hns, mirror: HnsMirror, operations: readonl
       switch (op.kind) {
         case 'deleteLoadBalancer':
           await call(op.kind, () => hns.deleteLoadBalancer(op.lb.id));
-          if (mirror.loadBalancers.get(op.lb.key)?.id === op.lb.id) mirror.loadBalancers.delete(op.lb.key);
+          if (mirror.loadBalancers.get(op.lb.key)?.id === op.lb.id) mirror.deleteLoadBalancer(op.lb.key);
           done.push({ kind: 'deletedLoadBalancer', op });
           break;
         case 'deleteEndpoint':
@@ -66,7 +66,7 @@ export async function applyPlan(hns: Hns, mirror: HnsMirror, operations: readonl
           const settings = loadBalancerJson(doc);
           const lb = await call(op.kind, () => hns.createLoadBalancer(settings));
           const applied = appliedLoadBalancer({ ...doc, ID: lb.ID ?? '' }, op.service, settings);
-          mirror.loadBalancers.set(op.key, applied);
+          mirror.setLoadBalancer(applied);
           done.push({ kind: 'createdLoadBalancer', id: applied.id, key: op.key });
           break;
         }
@@ -98,7 +98,7 @@ async function undo(hns: Hns, mirror: HnsMirror, done: readonly Done[]): Promise
     switch (step.kind) {
       case 'createdLoadBalancer':
         await hns.deleteLoadBalancer(step.id);
-        mirror.loadBalancers.delete(step.key);
+        mirror.deleteLoadBalancer(step.key);
         break;
       case 'createdEndpoint':
         await hns.deleteEndpoint(step.id);
@@ -119,7 +119,7 @@ async function undo(hns: Hns, mirror: HnsMirror, done: readonly Done[]): Promise
         const restored = { ...doc, HostComputeEndpoints: (doc.HostComputeEndpoints ?? []).map((id) => renamed.get(canonicalGuid(id)) ?? id) };
         const settings = loadBalancerJson(restored);
         const back = await hns.createLoadBalancer(settings);
-        mirror.loadBalancers.set(lb.key, appliedLoadBalancer({ ...restored, ID: back.ID ?? '' }, lb.service, settings));
+        mirror.setLoadBalancer(appliedLoadBalancer({ ...restored, ID: back.ID ?? '' }, lb.service, settings));
         break;
       }
     }

@@ -75,7 +75,12 @@ export function appliedLoadBalancer(lb: HostComputeLoadBalancer, service: Servic
 }
 
 export class HnsMirror {
-  readonly loadBalancers = new Map<string, AppliedLoadBalancer>();
+  readonly #lbs = new Map<string, AppliedLoadBalancer>();
+  /** Endpoint ID -> how many load balancers list it; Service -> its load balancers' keys. */
+  readonly #refs = new Map<string, number>();
+  readonly #byService = new Map<ServiceKey, Set<string>>();
+  /** Remote endpoints no load balancer lists (overlay ClusterIP endpoints, or garbage). */
+  readonly #unlisted = new Set<string>();
   /** Load balancers HNS holds twice under one key (never created by us): deleted on the next full sync. */
   readonly duplicates: AppliedLoadBalancer[] = [];
   readonly endpoints = new Map<string, AppliedEndpoint>();
@@ -88,13 +93,63 @@ export class HnsMirror {
       const old = previous?.loadBalancers.get(keyOf(lb));
       const applied = appliedLoadBalancer(lb, old?.id === canonicalGuid(lb.ID ?? '') ? old.service : undefined);
       if (mirror.loadBalancers.has(applied.key)) mirror.duplicates.push(applied);
-      else mirror.loadBalancers.set(applied.key, applied);
+      else mirror.setLoadBalancer(applied);
     }
     return mirror;
   }
 
+  get loadBalancers(): ReadonlyMap<string, AppliedLoadBalancer> {
+    return this.#lbs;
+  }
+
+  /** Records a load balancer under its key (replacing what was there). */
+  setLoadBalancer(lb: AppliedLoadBalancer): void {
+    this.deleteLoadBalancer(lb.key);
+    this.#lbs.set(lb.key, lb);
+    for (const id of lb.endpointIds) {
+      this.#refs.set(id, (this.#refs.get(id) ?? 0) + 1);
+      this.#unlisted.delete(id);
+    }
+    if (lb.service !== undefined) {
+      const keys = this.#byService.get(lb.service) ?? new Set<string>();
+      keys.add(lb.key);
+      this.#byService.set(lb.service, keys);
+    }
+  }
+
+  deleteLoadBalancer(key: string): void {
+    const old = this.#lbs.get(key);
+    if (old === undefined) return;
+    this.#lbs.delete(key);
+    for (const id of old.endpointIds) {
+      const n = (this.#refs.get(id) ?? 0) - 1;
+      if (n > 0) this.#refs.set(id, n);
+      else {
+        this.#refs.delete(id);
+        if (this.endpoints.get(id)?.remote === true) this.#unlisted.add(id);
+      }
+    }
+    if (old.service !== undefined) this.#byService.get(old.service)?.delete(key);
+  }
+
+  /** How many load balancers list this endpoint. */
+  references(endpointId: string): number {
+    return this.#refs.get(endpointId) ?? 0;
+  }
+
+  /** Remote endpoints that no load balancer lists. */
+  unlistedRemoteEndpoints(): ReadonlySet<string> {
+    return this.#unlisted;
+  }
+
+  /** The load balancers recorded for a Service. */
+  loadBalancersOf(service: ServiceKey): AppliedLoadBalancer[] {
+    return [...(this.#byService.get(service) ?? [])].map((key) => this.#lbs.get(key)).filter((lb) => lb !== undefined);
+  }
+
   putEndpoint(ep: AppliedEndpoint): void {
     this.endpoints.set(ep.id, ep);
+    if (ep.remote && !this.#refs.has(ep.id)) this.#unlisted.add(ep.id);
     for (const ip of ep.ips) {
       const ids = this.#byIp.get(ip) ?? new Set<string>();
       ids.add(ep.id);
@@ -106,6 +161,7 @@ export class HnsMirror {
     const ep = this.endpoints.get(id);
     if (ep === undefined) return;
     this.endpoints.delete(id);
+    this.#unlisted.delete(id);
     for (const ip of ep.ips) this.#byIp.get(ip)?.delete(id);
   }
 
@@ -124,7 +180,7 @@ export class HnsMirror {
 
   clone(): HnsMirror {
     const copy = new HnsMirror();
-    for (const [k, v] of this.loadBalancers) copy.loadBalancers.set(k, v);
+    for (const lb of this.#lbs.values()) copy.setLoadBalancer(lb);
     for (const ep of this.endpoints.values()) copy.putEndpoint(ep);
     copy.duplicates.push(...this.duplicates);
     return copy;

@@ -100,16 +100,21 @@ export function planSync(input: PlanInput): SyncPlan {
   }
 
   // Load balancers to delete: replaced ones, and those of looked-at Services (all, on a full sync) no longer desired.
-  const deleted = new Set<string>();
-  for (const lb of mirror.loadBalancers.values()) {
-    if (kept.has(lb.key)) continue;
-    // A partial sync looks only at the re-rendered Services' load balancers.
-    const lookedAt = lb.service === undefined ? full : inScope(lb.service);
-    if (desired.has(lb.key) || lookedAt) {
-      operations.push({ kind: 'deleteLoadBalancer', lb });
-      deleted.add(lb.key);
-    }
+  const deleted: AppliedLoadBalancer[] = [];
+  const lookedAt = full ? mirror.loadBalancers.values() : [...(input.scope ?? renders.keys())].flatMap((s) => mirror.loadBalancersOf(s));
+  const deletedKeys = new Set<string>();
+  const drop = (lb: AppliedLoadBalancer) => {
+    if (kept.has(lb.key) || deletedKeys.has(lb.key)) return;
+    deletedKeys.add(lb.key);
+    deleted.push(lb);
+  };
+  for (const lb of lookedAt) drop(lb);
+  // A desired frontend HNS holds under no owner in scope (found unclaimed): replaced too.
+  for (const op of creates) {
+    const lb = op.kind === 'createLoadBalancer' ? mirror.loadBalancers.get(op.key) : undefined;
+    if (lb !== undefined) drop(lb);
   }
+  for (const lb of deleted) operations.push({ kind: 'deleteLoadBalancer', lb });
   if (full) for (const lb of mirror.duplicates) operations.push({ kind: 'deleteLoadBalancer', lb });
 
   // Overlay ClusterIP endpoints: created when missing, replaced when they changed (full syncs).
@@ -119,14 +124,17 @@ export function planSync(input: PlanInput): SyncPlan {
     if (existing !== undefined) replaced.add(existing.id);
     toCreate.set(ip, intent);
   }
-  // Remote endpoints nothing references any more (or that changed), after their load balancers are gone.
-  const referenced = new Set<string>();
-  for (const lb of mirror.loadBalancers.values()) if (!deleted.has(lb.key)) for (const id of lb.endpointIds) referenced.add(id);
-  for (const op of creates) if (op.kind === 'createLoadBalancer') for (const id of op.doc.HostComputeEndpoints ?? []) referenced.add(id);
-  for (const ep of mirror.endpoints.values()) {
-    if (!ep.remote) continue;
-    const wanted = ep.ips.some((ip) => input.keepRemote.has(ip));
-    if (replaced.has(ep.id) || (!referenced.has(ep.id) && !wanted)) operations.push({ kind: 'deleteEndpoint', endpoint: ep });
+  // Remote endpoints no load balancer lists after this sync (or that changed), deleted after their
+  // load balancers. Only endpoints this sync touched can become unused (all of them on a full sync).
+  const delta = new Map<string, number>();
+  for (const lb of deleted) for (const id of lb.endpointIds) delta.set(id, (delta.get(id) ?? 0) - 1);
+  for (const op of creates) if (op.kind === 'createLoadBalancer') for (const id of op.doc.HostComputeEndpoints ?? []) delta.set(id, (delta.get(id) ?? 0) + 1);
+  const candidates = full ? [...mirror.endpoints.keys()] : [...new Set([...delta.keys(), ...replaced, ...mirror.unlistedRemoteEndpoints()])];
+  for (const id of candidates) {
+    const ep = mirror.endpoints.get(id);
+    if (ep === undefined || !ep.remote) continue;
+    const unused = mirror.references(id) + (delta.get(id) ?? 0) <= 0 && !ep.ips.some((ip) => input.keepRemote.has(ip));
+    if (replaced.has(id) || unused) operations.push({ kind: 'deleteEndpoint', endpoint: ep });
   }
   for (const intent of toCreate.values()) {
     operations.push({ kind: 'createEndpoint', ip: canonicalIP(intent.ip) ?? intent.ip, settings: endpointSettings(intent, input.networkId, true) });

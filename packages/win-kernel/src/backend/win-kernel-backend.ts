@@ -94,7 +94,7 @@ export class WinKernelBackend implements Backend {
     }
     for (const [key, service] of plan.claims) {
       const lb = this.#mirror.loadBalancers.get(key);
-      if (lb !== undefined) this.#mirror.loadBalancers.set(key, { ...lb, service });
+      if (lb !== undefined) this.#mirror.setLoadBalancer({ ...lb, service });
     }
     this.#needInventory = false;
     this.#metrics.loadBalancers(this.#mirror.loadBalancers.size);

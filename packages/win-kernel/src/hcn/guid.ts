@@ -10,8 +10,11 @@ export function isGuid(text: string): boolean {
   return GUID_RE.test(text);
 }
 
+const CANONICAL_RE = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
+
 /** Upper-case, no braces: the form HNS prints IDs in. */
 export function canonicalGuid(text: string): string {
+  if (CANONICAL_RE.test(text)) return text; // the common case: an ID HNS (or we) already printed
   const m = GUID_RE.exec(text);
   if (m === null) throw new TypeError(`not a GUID: ${JSON.stringify(text)}`);
   return m.slice(1, 6).join('-').toUpperCase();
