@@ -49,7 +49,7 @@ export function keyOf(lb: HostComputeLoadBalancer): string {
   return lbKey(family, vip === undefined ? undefined : canonicalIP(vip) ?? vip, m?.Protocol ?? 0, m?.ExternalPort ?? 0);
 }
 
-export function appliedEndpoint(ep: HostComputeEndpoint, settings?: string): AppliedEndpoint {
+export function appliedEndpoint(ep: HostComputeEndpoint, settings?: string | (() => string)): AppliedEndpoint {
   const pa = ep.Policies?.find((p) => p.Type === 'ProviderAddress')?.Settings as { ProviderAddress?: string } | undefined;
   const { ID: _id, ...rest } = ep;
   return {
@@ -58,7 +58,10 @@ export function appliedEndpoint(ep: HostComputeEndpoint, settings?: string): App
     remote: ((ep.Flags ?? 0) & EndpointFlags.RemoteEndpoint) !== 0,
     mac: (ep.MacAddress ?? '').toLowerCase(),
     providerAddress: pa?.ProviderAddress ?? '',
-    settings: settings ?? endpointJson(rest),
+    // Only an undo needs the settings of an endpoint found in HNS: written out on demand.
+    get settings() {
+      return typeof settings === 'function' ? settings() : settings ?? endpointJson(rest);
+    },
   };
 }
 
@@ -68,7 +71,9 @@ export function appliedLoadBalancer(lb: HostComputeLoadBalancer, service: Servic
     id: canonicalGuid(lb.ID ?? ''),
     key: keyOf(lb),
     service,
-    settings: settings ?? loadBalancerJson(rest),
+    get settings() {
+      return settings ?? loadBalancerJson(rest);
+    },
     normalized: normalizeLoadBalancer(lb),
     endpointIds: (lb.HostComputeEndpoints ?? []).map((id) => canonicalGuid(id)),
   };
@@ -88,7 +93,11 @@ export class HnsMirror {
 
   static fromHns(lbs: readonly HostComputeLoadBalancer[], endpoints: readonly HostComputeEndpoint[], previous?: HnsMirror): HnsMirror {
     const mirror = new HnsMirror();
-    for (const ep of endpoints) mirror.putEndpoint(appliedEndpoint(ep, previous?.endpoints.get(canonicalGuid(ep.ID ?? ''))?.settings));
+    for (const ep of endpoints) {
+      // What we created it with, if we did (HNS answers with more fields than it accepts).
+      const before = previous?.endpoints.get(canonicalGuid(ep.ID ?? ''));
+      mirror.putEndpoint(appliedEndpoint(ep, before === undefined ? undefined : () => before.settings));
+    }
     for (const lb of lbs) {
       const old = previous?.loadBalancers.get(keyOf(lb));
       const applied = appliedLoadBalancer(lb, old?.id === canonicalGuid(lb.ID ?? '') ? old.service : undefined);
