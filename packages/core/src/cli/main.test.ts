@@ -59,6 +59,14 @@ describe('kpng main', () => {
     expect(io.err()).toMatch(/Unknown option '--log-format'/);
   });
 
+  it('--backend takes a file path, and the backend\'s flags with it', async () => {
+    const io = capture();
+    const file = new URL('../../examples/services-file-backend.ts', import.meta.url).pathname;
+    expect(await main(['--backend', file, '--help'], {})).toBe(0);
+    expect(io.out()).toMatch(/Backend services-file \(services-file\): writes one line per service port/);
+    expect(io.out()).toMatch(/--out PATH\s+the file to write/);
+  });
+
   it('a backend that cannot be loaded, or is not a backend module, is a usage error', async () => {
     const io = capture();
     expect(await main(['--backend', 'no-such-backend'], {})).toBe(2);

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { BackendModule } from '../runtime/backend-module.js';
 import { logBackend } from '../runtime/log-backend.js';
 import { backendName, DEFAULT_SOCKET } from '../runtime/program-options.js';
@@ -33,12 +35,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * `log`, a backend by short name (`nft` is `@kpng/nft`), or any package: each exports its
+ * `log`, a backend by short name (`nft` is `@kpng/nft`), a package, or a file (`./my-backend.js`): each exports its
  * `BackendModule` as `backend`.
  */
 export async function loadBackendModule(name: string): Promise<BackendModule<unknown>> {
   if (name === 'log') return logBackend as BackendModule<unknown>;
-  const specifier = /^[a-z][a-z0-9-]*$/.test(name) ? `@kpng/${name}` : name;
+  const specifier = /^[a-z][a-z0-9-]*$/.test(name)
+    ? `@kpng/${name}`
+    : name.startsWith('.') || name.startsWith('/')
+      ? pathToFileURL(resolve(name)).href // a file, relative to the working directory
+      : name;
   let mod: { backend?: BackendModule<unknown> };
   try {
     mod = (await import(specifier)) as { backend?: BackendModule<unknown> };

@@ -39,7 +39,7 @@ export interface ProgramSettings {
  * `kpng-<backend>` is `runProgram(backend)`; `kpng` is `runProgram(<module named by --backend>)`.
  */
 export async function runProgram(
-  module: BackendModule<any> | undefined,
+  module: BackendModule<unknown> | undefined,
   argv: readonly string[] = process.argv.slice(2),
   settings: ProgramSettings = {},
 ): Promise<number> {

@@ -10,7 +10,7 @@ import { configureLogging, createLogger, type Logger } from '@kpng/core';
 import { terminationSignal, type RunningProxy } from '@kpng/core/runtime';
 import { completeConfiguration, CompleteError, type Completed } from '../config/complete.js';
 import { configurationYaml } from '../config/encode.js';
-import { aggregate, FieldError } from '../config/field-error.js';
+import { aggregate, type FieldError } from '../config/field-error.js';
 import { PROXY_MODES } from '../config/types.js';
 import { concerns } from '../config/changed-fields.js';
 import { validateConfiguration } from '../config/validate.js';

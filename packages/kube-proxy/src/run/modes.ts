@@ -3,10 +3,12 @@
  * here (and its package in package.json).
  */
 import type { Backend } from '@kpng/core';
+import { IptablesBackend } from '@kpng/iptables';
 import { NftBackend } from '@kpng/nft';
 import { WinKernelBackend } from '@kpng/win-kernel';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import { iptablesBackendOptions } from './iptables-options.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
@@ -46,6 +48,24 @@ const nftables: ProxyModeBackend = {
   },
 };
 
+const iptables: ProxyModeBackend = {
+  create(config, ctx) {
+    const { options, warnings } = iptablesBackendOptions(config);
+    const backend = new IptablesBackend({
+      ...options,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  async cleanup(_config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows
+    // kpng's chains are upstream's: one cleanup removes both (KUBE-FIREWALL, kubelet's too, stays).
+    await new IptablesBackend({ conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
+    return ['iptables KUBE-* chains', 'ip6tables KUBE-* chains'];
+  },
+};
+
 /** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`). */
 const kernelspace: ProxyModeBackend = {
   create(config, ctx) {
@@ -63,11 +83,12 @@ const kernelspace: ProxyModeBackend = {
 };
 
 export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
+  ['iptables', iptables],
   ['nftables', nftables],
   ['kernelspace', kernelspace],
 ]);
 
 export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];
 
-/** What a blank mode means in this build. */
-export const DEFAULT_MODE = 'nftables';
+/** What a blank mode means in this build: iptables, as upstream on Linux. */
+export const DEFAULT_MODE = 'iptables';

@@ -7,7 +7,11 @@ import { nodeName, type NodeLocalState, type StateChanges, type SyncRequest } fr
 import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
-import { compiledCopy, kubeProxyShape, measurePipelineRss, SILENT_LOGGER, TimedNft } from '@kpng/nft/testing';
+import { SILENT_LOGGER } from '@kpng/core/testing';
+import { compiledCopy } from '../nft/compiled-copy.js';
+import { kubeProxyShape } from '../nft/kube-proxy-shape.js';
+import { measurePipelineRss } from '../nft/pipeline-rss.js';
+import { TimedNft } from '../nft/timed-nft.js';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
