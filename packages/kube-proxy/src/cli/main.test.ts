@@ -56,7 +56,7 @@ describe('kube-proxy main', () => {
     expect(await run(argv)).toMatchObject({ code: 1, stdout: '', stderr: message });
   });
 
-  it('refuses the modes this build lacks, saying which it has', async () => {
+  it('refuses a mode of another OS (kernelspace on Linux), saying which it has', async () => {
     const { code, stderr } = await run(['--proxy-mode=kernelspace']);
     expect(code).toBe(1);
     expect(stderr).toContain(

@@ -9,8 +9,9 @@ import type { KubeProxyConfiguration } from '../config/types.js';
 import { MODES, type ModeContext } from './modes.js';
 
 export async function cleanupOtherModes(config: KubeProxyConfiguration, ctx: ModeContext, log: Logger): Promise<void> {
+  const platform = MODES.get(config.mode)?.platform;
   for (const [mode, backend] of MODES) {
-    if (mode === config.mode) continue;
+    if (mode === config.mode || backend.platform !== platform) continue;
     try {
       const removed = await backend.cleanup(config, ctx);
       log.info('removed the leftovers of another proxy mode', { mode, removed });
