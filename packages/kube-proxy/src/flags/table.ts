@@ -51,7 +51,7 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag('oom-score-adj', 'int32', int32, `The oom-score-adj for the process, in [-1000, 1000] (validated, not applied by kpng).`, (c, v) => (c.oomScoreAdj = v), { defaultText: '-999' }),
 
   // Mode
-  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: nftables (also what blank means) or kernelspace (Windows) in this build; iptables or ipvs.`, (c, v) => (c.mode = v)),
+  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: on Linux 'iptables' (also what blank means), 'ipvs' or 'nftables'; on Windows 'kernelspace' (also what blank means).`, (c, v) => (c.mode = v)),
   boolFlag('masquerade-all', parseBool, 'SNAT all traffic sent to Service cluster IPs.'),
   valueFlag('iptables-masquerade-bit', 'int32', int32, 'The fwmark bit for packets to SNAT in iptables/ipvs mode, in [0, 31] (nftables mode uses nftables.masqueradeBit).', (c, v) => (c.iptables.masqueradeBit = v), { defaultText: '14' }),
   boolFlag('iptables-localhost-nodeports', parseBool, 'iptables mode only: allow NodePorts on localhost.', (c, v) => (c.iptables.localhostNodePorts = v), { defaultText: 'true' }),
