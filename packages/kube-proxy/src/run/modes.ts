@@ -9,6 +9,8 @@ import { WinKernelBackend } from '@kpng/win-kernel';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { iptablesBackendOptions } from './iptables-options.js';
+import { IpvsBackend } from '@kpng/ipvs';
+import { ipvsBackendConfig } from './ipvs-options.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
@@ -66,6 +68,24 @@ const iptables: ProxyModeBackend = {
   },
 };
 
+const ipvs: ProxyModeBackend = {
+  create(config, ctx) {
+    const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
+    return { backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }), warnings };
+  },
+  async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
+    // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
+    const backend = new IpvsBackend({ config: ipvsBackendConfig(config).config, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) });
+    try {
+      await backend.cleanup();
+    } finally {
+      await backend.close();
+    }
+    return ['ipvs virtual servers', 'kube-ipvs0', 'ip kpng-ipvs', 'ip6 kpng-ipvs'];
+  },
+};
+
 /** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`). */
 const kernelspace: ProxyModeBackend = {
   create(config, ctx) {
@@ -85,6 +105,7 @@ const kernelspace: ProxyModeBackend = {
 export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
   ['iptables', iptables],
   ['nftables', nftables],
+  ['ipvs', ipvs],
   ['kernelspace', kernelspace],
 ]);
 
