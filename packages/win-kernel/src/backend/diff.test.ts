@@ -105,9 +105,13 @@ describe('fake HNS: syncs write only the difference', () => {
     expect(endpointIps(node.hns, lbOn(node.hns, '203.0.113.20', 443))).toEqual(['198.18.1.20']);
   });
 
-  it('a missing network fails the sync with a clear error', async () => {
-    const node = fakeNode({}, { networkName: 'nope' });
-    await expect(node.sync(nodeState([]))).rejects.toThrow(/HNS network "nope" not found: check --network-name/);
+  it('a missing network fails each sync with a clear error, not the start; programming begins once the CNI creates it', async () => {
+    const node = fakeNode({ localPods: pods }, { networkName: 'later' });
+    await node.backend.setup();
+    await expect(node.sync(nodeState([api]))).rejects.toThrow(/HNS network "later" not found: check --network-name/);
+    node.hns.addNetwork({ name: 'later', type: 'L2Bridge' });
+    await node.sync(nodeState([{ ...api, endpoints: [{ ip: '198.18.2.20', node: OTHER_NODE }] }]));
+    expect(node.hns.loadBalancers()).toHaveLength(3);
   });
 
   it('--cleanup removes every load balancer and the remote endpoints, never the pods\' endpoints', async () => {

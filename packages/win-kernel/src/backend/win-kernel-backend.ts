@@ -42,10 +42,18 @@ export class WinKernelBackend implements Backend {
     this.#hns = options.hns;
   }
 
+  /**
+   * Checks the network once at start. A network that does not exist yet (the CNI plugin creates it
+   * when the first pod starts) is not fatal: every sync looks again, and fails until it is there,
+   * as upstream waits for it.
+   */
   async setup(): Promise<void> {
-    const network = await this.#loadNetwork();
-    if (network.overlay && this.config.sourceVip === undefined) {
-      throw new KpngError(ErrorCodes.InvalidConfig, `network ${network.name} is an overlay network: --source-vip is required`);
+    let network: NetworkInfo;
+    try {
+      network = await this.#loadNetwork();
+    } catch (e) {
+      if (e instanceof KpngError && e.code === ErrorCodes.SyncFailed) return void this.#log.warn(e.message);
+      throw e;
     }
     if (network.overlay && this.config.families.includes('IPv6')) this.#log.info('overlay networks are IPv4 only on Windows; IPv6 is not programmed', { network: network.name });
   }
@@ -151,8 +159,12 @@ export class WinKernelBackend implements Backend {
     if (network === undefined) {
       throw new KpngError(ErrorCodes.SyncFailed, `HNS network ${JSON.stringify(this.config.networkName)} not found: check --network-name and the CNI deployment`);
     }
-    this.#network = networkInfo(network);
-    return this.#network;
+    const info = networkInfo(network);
+    if (info.overlay && this.config.sourceVip === undefined) {
+      throw new KpngError(ErrorCodes.InvalidConfig, `network ${info.name} is an overlay network: --source-vip is required`);
+    }
+    this.#network = info;
+    return info;
   }
 
   #context(state: NodeLocalState, network: NetworkInfo): RenderContext {
