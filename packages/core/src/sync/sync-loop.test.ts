@@ -155,7 +155,7 @@ describe('SyncLoop cadence', () => {
     await h.clock.tick(10_000);
     expect(h.summary()).toEqual([
       { at: 0, full: true, revision: 1 },
-      { at: 1500, full: false, revision: 3 },
+      { at: 500, full: false, revision: 3 }, // the burst's second sync: at once, not after minSyncPeriod
     ]);
     const second = h.backend.requests[1]!;
     expect(second.state).toBe(latest);
