@@ -51,6 +51,12 @@ export class ProxyHealth {
     this.lastUpdated.set(family, this.opts.clock.now());
   }
 
+  /** The proxy no longer programs `family` (the node turned out to be single-stack): it stops counting. */
+  forget(family: IPFamily): void {
+    this.oldestPending.delete(family);
+    this.lastUpdated.delete(family);
+  }
+
   /** Freshness alone, without the node-eligibility term (what `/livez` and service health checks use). */
   isHealthy(): boolean {
     const now = this.opts.clock.monotonic();

@@ -346,3 +346,48 @@ describe('SyncLoop metrics and health', () => {
     ]);
   });
 });
+
+describe('SyncLoop families: only those the node has', () => {
+  const onNode = (addresses: string[], services: ReturnType<typeof aLocalService>[] = []): NodeLocalState => {
+    const s = aNodeLocalState(services);
+    return { ...s, node: { ...s.node, addresses } };
+  };
+  const count = (family: IPFamily) => `kubeproxy_network_programming_duration_seconds_count{ip_family="${family}"}`;
+  const syncs = (family: IPFamily) => `kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="${family}"}`;
+
+  it('a single-stack IPv4 node observes each trigger time once: 20 changes, 20 samples, no IPv6 series', async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    for (let i = 0; i < 20; i++) {
+      h.loop.offer(onNode(['198.18.0.10'], [aLocalService('a')]), changed([a], [[a, [h.clock.now() - 100]]]), i + 1);
+      await h.clock.tick(MIN);
+    }
+    expect(await h.series(count('IPv4'))).toBe(20);
+    expect(await h.series(count('IPv6'))).toBeUndefined();
+    expect(await h.series(syncs('IPv4'))).toBe(20);
+    expect(await h.series(syncs('IPv6'))).toBeUndefined();
+  });
+
+  it('a dual-stack node observes a single-stack Service in its family only, a dual-stack one in both', async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    const fam = { externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] };
+    const dual = aLocalService('b', { families: { IPv4: { clusterIP: '198.19.0.2', ...fam }, IPv6: { clusterIP: '2001:db8::2', ...fam } } });
+    const t = h.clock.now() - 100;
+    h.loop.offer(onNode(['198.18.0.10', '2001:db8::10'], [aLocalService('a'), dual]), changed([a, b], [[a, [t]], [b, [t]]]), 1);
+    await h.clock.tick(0);
+    expect(await h.series(count('IPv4'))).toBe(2);
+    expect(await h.series(count('IPv6'))).toBe(1);
+    expect(await h.series(syncs('IPv6'))).toBe(1);
+  });
+
+  it('health stops waiting for a family the node turned out not to have', async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    h.backend.syncMs = 3 * SYNC_PERIOD; // the first sync, still before the Node was known, hangs
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(0);
+    h.backend.syncMs = 0;
+    h.loop.offer(onNode(['198.18.0.10']), changed([a]), 2);
+    await h.clock.tick(3 * SYNC_PERIOD + MIN);
+    expect(h.health.isHealthy()).toBe(true);
+    expect(await h.series(syncs('IPv6'))).toBeUndefined(); // the hung sync landed after the Node was known
+  });
+});

@@ -3,6 +3,7 @@ import type { IPFamily } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { Clock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
+import { ipFamilyOf } from '../util/ip.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import type { Backend } from './backend.js';
 import { countNoLocalEndpoints } from './no-local-endpoints.js';
@@ -16,6 +17,8 @@ export type SyncMetrics = Pick<CoreMetrics, 'syncQueued' | 'syncSucceeded' | 'pr
 export interface SyncHealth {
   queuedUpdate(family: IPFamily): void;
   updated(family: IPFamily): void;
+  /** The loop stopped syncing `family` (the Node has no address in it). */
+  forget(family: IPFamily): void;
   isHealthy(): boolean;
 }
 
@@ -53,11 +56,14 @@ export class SyncLoop {
   private readonly pending = new PendingChanges();
   private readonly log: Logger;
   private latest: { readonly state: NodeLocalState; readonly revision: number } | undefined;
+  /** The backend's families this node has (see `nodeFamilies`); all of the backend's until a Node is known. */
+  private families: readonly IPFamily[];
   private needFullSync = true;
   private lastFullSyncStart: number | undefined;
 
   constructor(private readonly opts: SyncLoopOptions) {
     this.log = opts.log ?? defaultLog.with({ backend: opts.backend.name });
+    this.families = opts.backend.families;
     this.runner = new SyncRunner({
       fn: () => this.syncOnce(),
       clock: opts.clock,
@@ -70,6 +76,9 @@ export class SyncLoop {
   /** A new node-local state exists: remember it, accumulate its changes and request a sync. */
   offer(state: NodeLocalState, changes: StateChanges, revision: number): void {
     this.latest = { state, revision };
+    const families = nodeFamilies(this.opts.backend.families, state);
+    for (const f of this.families) if (!families.includes(f)) this.opts.health.forget(f);
+    this.families = families;
     this.pending.add(changes);
     this.markQueued();
     this.runner.run();
@@ -78,8 +87,8 @@ export class SyncLoop {
   /** Sets the backend up, then starts syncing (at once if a state was offered already). */
   async start(): Promise<void> {
     await this.opts.backend.setup?.();
-    const { metrics, health, clock, backend } = this.opts;
-    for (const family of backend.families) {
+    const { metrics, health, clock } = this.opts;
+    for (const family of this.families) {
       // As upstream's SyncLoop: start-up counts as fresh (so health waits calmly for a first
       // state) and as a queued sync (the sources are syncing).
       health.updated(family);
@@ -96,7 +105,7 @@ export class SyncLoop {
 
   private markQueued(): void {
     const now = this.opts.clock.now();
-    for (const family of this.opts.backend.families) {
+    for (const family of this.families) {
       this.opts.metrics.syncQueued(family, now);
       this.opts.health.queuedUpdate(family);
     }
@@ -145,9 +154,15 @@ export class SyncLoop {
   private recordSuccess(state: NodeLocalState, changes: StateChanges, full: boolean, seconds: number): void {
     const { metrics, health, clock } = this.opts;
     const now = clock.now();
-    for (const family of this.opts.backend.families) {
+    const serviceFamilies = new Map(state.services.map((s) => [s.key, s.families]));
+    for (const family of this.families) {
       metrics.syncSucceeded(family, seconds, full, now);
-      for (const times of changes.triggerTimes.values()) {
+      // Upstream's per-family proxier only sees its family's EndpointSlices, so a trigger time is
+      // observed once per family the Service has, not once per family the proxy runs.
+      // A Service no longer (or not yet) in the state counts once, under the node's primary family.
+      for (const [key, times] of changes.triggerTimes) {
+        const families = serviceFamilies.get(key);
+        if (families ? families[family] === undefined : family !== this.families[0]) continue;
         for (const t of times) metrics.programmingLatency(family, Math.max(0, now - t) / 1000);
       }
       const noLocal = countNoLocalEndpoints(state, family);
@@ -156,4 +171,15 @@ export class SyncLoop {
       health.updated(family);
     }
   }
+}
+
+/**
+ * The IP families this node has: those of the backend's families that the Node has an address in.
+ * Upstream runs a proxier only for the families the node supports; a single-stack node observes
+ * one family's syncs, not two. A Node without addresses (not seen yet) keeps all of the backend's.
+ */
+export function nodeFamilies(backendFamilies: readonly IPFamily[], state: NodeLocalState): readonly IPFamily[] {
+  const has = new Set(state.node.addresses.map(ipFamilyOf));
+  const families = backendFamilies.filter((f) => has.has(f));
+  return families.length > 0 ? families : backendFamilies;
 }
