@@ -106,7 +106,8 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
       throw new Error(`${e.message}\nkube-proxy logs:\n${logs}`);
     });
     expect(result).toMatchObject({ ok: true, server: 'pod-b', seenSource: lab.pod('pod-a').ipv4 });
-    expect(await tables(lab)).toEqual(['table ip kpng', 'table ip6 kpng']);
+    // Upstream's table names: `nft list table ip kube-proxy` runbooks keep working.
+    expect(await tables(lab)).toEqual(['table ip kube-proxy', 'table ip6 kube-proxy']);
   });
 
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
@@ -134,13 +135,13 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(result.server).toBe('pod-c');
   });
 
-  it('--cleanup removes the kpng and upstream kube-proxy tables and nothing else', async () => {
+  it('--cleanup removes the kube-proxy and kpng tables and nothing else', async () => {
     stop.abort();
     expect(await running).toBe(0);
     const ns = lab.node.namespace;
-    await ns.exec(['nft', 'add', 'table', 'ip', 'kube-proxy']);
+    await ns.exec(['nft', 'add', 'table', 'ip', 'kpng']); // left by kpng's own program
     await ns.exec(['nft', 'add', 'table', 'inet', 'someone-else']);
-    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kpng']);
+    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kube-proxy']);
 
     let out = '';
     const code = await main(['--config', configPath, '--cleanup'], env, { stdout: () => {}, stderr: (t) => void (out += t) });

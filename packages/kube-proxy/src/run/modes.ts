@@ -6,7 +6,7 @@ import type { Backend } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
-import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
+import { KPNG_TABLE, nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
@@ -32,7 +32,7 @@ const nftables: ProxyModeBackend = {
     return { backend, warnings };
   },
   async cleanup(config, ctx) {
-    const tables = [...new Set([tableName(config), UPSTREAM_TABLE])];
+    const tables = [...new Set([tableName(config), UPSTREAM_TABLE, KPNG_TABLE])];
     for (const name of tables) {
       // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
       await new NftBackend({ tableName: name, conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
