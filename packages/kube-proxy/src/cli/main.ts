@@ -21,7 +21,7 @@ import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
 import { serve } from '../run/serve.js';
 import { usage } from './usage.js';
-import { versionText } from './version.js';
+import { VERSION, versionText } from './version.js';
 
 export interface MainIO {
   readonly stdout: (text: string) => void;
@@ -55,8 +55,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return fail(`${e.message}\nRun 'kube-proxy --help' for usage.`);
   }
   if (flags.get('help') === true) return io.stdout(usage()), 0;
-  const version = flags.get<boolean | 'raw'>('version');
-  if (version !== undefined && version !== false) return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+  const version = flags.get<boolean | string>('version');
+  if (version === true || version === 'raw') return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+  // `--version=vX.Y.Z` (verflag): report that version and run.
+  const reportedVersion = typeof version === 'string' ? version : `v${VERSION}`;
 
   let completed: Completed;
   try {
@@ -94,7 +96,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   logConntrackPlan(config.conntrack, io.cpuCores, log);
   const stop = terminationSignal(io.signal);
   try {
-    return await serve(completed, { env, log, signal: stop.signal, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
+    return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
   } catch (e) {
     if (e instanceof BindError) return fail(e.message);
     return fail(`running kube-proxy: ${(e as Error).message}`);

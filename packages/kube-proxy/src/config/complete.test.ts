@@ -155,3 +155,10 @@ describe('completeConfiguration with --config: the file wins', () => {
     expect([c.cleanup, c.writeConfigTo, c.initOnly, c.configFile]).toEqual([true, '/tmp/x.yaml', false, '/etc/kp/nft.yaml']);
   });
 });
+
+describe('logsapi flags', () => {
+  it('set the logging options, also over a --config file (they are logging flags)', () => {
+    const { config } = complete('--config=/etc/kp/nft.yaml', '--log-text-split-stream', '--log-text-info-buffer-size=64Ki', '--log-json-split-stream=false');
+    expect(config.logging.options).toMatchObject({ text: { splitStream: true, infoBufferSize: '64Ki' }, json: { splitStream: false } });
+  });
+});

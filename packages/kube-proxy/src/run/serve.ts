@@ -21,6 +21,8 @@ export interface ServeContext {
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
   readonly signal: AbortSignal;
+  /** The version reported (`v0.1.0`, or what `--version=vX.Y.Z` said). */
+  readonly version: string;
   /** Called once the proxy is running (tests read the servers' addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
 }
@@ -45,6 +47,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   const healthzBindAddress = await serverAddress('healthz', config.healthzBindAddress, hardFail, log);
   const section = sectionOf(config);
   log.info('starting kube-proxy (kpng)', {
+    version: ctx.version,
     mode: config.mode,
     node: nodeName,
     server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
