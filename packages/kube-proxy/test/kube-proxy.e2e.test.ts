@@ -3,7 +3,7 @@
 // namespace (KPNG_NETNS). A pod's TCP connection to the ClusterIP must reach the endpoint; the
 // status servers must answer like kube-proxy's; `--cleanup` must leave no kpng (or upstream
 // kube-proxy) table behind and nobody else's table touched.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,5 +148,19 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(code, out).toBe(0);
     expect(await tables(lab)).toEqual(['table inet someone-else']);
     expect((await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok).toBe(false);
+  });
+  it('exits 1 when its --config file is written, as upstream (the DaemonSet restarts it)', async () => {
+    let err = '';
+    let started!: () => void;
+    const isRunning = new Promise<void>((r) => (started = r));
+    const again = main(['--config', configPath, '--hostname-override=lab-node'], env, {
+      stdout: () => {},
+      stderr: (t) => void (err += t),
+      onStarted: () => started(),
+    });
+    await Promise.race([isRunning, again]);
+    await appendFile(configPath, '# edited\n');
+    expect(await again, err).toBe(1);
+    expect(err).toContain("Error: content of the proxy server's configuration file was updated\n");
   });
 });

@@ -16,6 +16,7 @@ import { concerns } from '../config/changed-fields.js';
 import { validateConfiguration } from '../config/validate.js';
 import { FlagError, parseFlags, type ParsedFlags } from '../flags/parse.js';
 import { BindError } from '../run/bind-check.js';
+import { ConfigChangedError } from '../run/config-watch.js';
 import { conntrackSysctls } from '../run/conntrack.js';
 import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
@@ -98,7 +99,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   try {
     return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
   } catch (e) {
-    if (e instanceof BindError) return fail(e.message);
+    if (e instanceof BindError || e instanceof ConfigChangedError) return fail(e.message);
     return fail(`running kube-proxy: ${(e as Error).message}`);
   } finally {
     stop.dispose();

@@ -12,6 +12,7 @@ import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { serverAddress } from './bind-check.js';
+import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
@@ -53,6 +54,20 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
     ...(netns !== undefined ? { netns } : {}),
   });
+  // Upstream exits when its --config file changes; the DaemonSet restarts it with the new file.
+  const stopping = new AbortController();
+  const forward = () => stopping.abort();
+  ctx.signal.addEventListener('abort', forward, { once: true });
+  if (ctx.signal.aborted) stopping.abort();
+  let configChanged = false;
+  const configWatch =
+    completed.configFile === undefined
+      ? undefined
+      : watchConfigFile(completed.configFile, () => {
+          configChanged = true;
+          log.error('the configuration file changed; exiting so that kube-proxy restarts with it', { file: completed.configFile });
+          stopping.abort();
+        });
   const kpng = await runProxy({
     nodeName: toNodeName(nodeName),
     source: new KubeSource({
@@ -71,16 +86,22 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
     registry,
-    signal: ctx.signal,
+    signal: stopping.signal,
+  }).catch((e: unknown) => {
+    configWatch?.close();
+    throw e;
   });
   ctx.onStarted?.(kpng);
 
   const outcome = await kpng.done.then(
-    () => (ctx.signal.aborted ? 'stopped' : 'source ended'),
+    () => (configChanged ? 'configuration file changed' : stopping.signal.aborted ? 'stopped' : 'source ended'),
     () => 'source failed' as const,
   );
   log.info('stopping kube-proxy (kpng)', { reason: outcome });
+  configWatch?.close();
+  ctx.signal.removeEventListener('abort', forward);
   await kpng.stop();
+  if (configChanged) throw new ConfigChangedError();
   return outcome === 'source failed' ? 1 : 0;
 }
 
