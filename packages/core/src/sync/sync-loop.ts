@@ -24,7 +24,7 @@ export interface SyncHealth {
 
 /** The per-Service health-check node ports, reconciled after each successful sync (`ServiceHealthServers` fits). */
 export interface ServiceHealthSync {
-  sync(services: NodeLocalState['services'], proxyHealthy: () => boolean): Promise<void>;
+  sync(services: NodeLocalState['services'], proxyHealthy: () => boolean, node: NodeLocalState['node']): Promise<void>;
 }
 
 export interface SyncLoopOptions {
@@ -144,7 +144,7 @@ export class SyncLoop {
       changedServices: changes.updatedServices?.size ?? 'all',
       durationMs,
     });
-    await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy());
+    await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy(), latest.state.node);
   }
 
   private fullSyncDue(now: number): boolean {

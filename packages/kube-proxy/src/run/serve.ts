@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
-import { KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import { healthCheckAddressesFor, KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
@@ -80,6 +80,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     backend,
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
+    // Upstream opens health-check node ports on the nodePortAddresses (nftables: the primary IPs).
+    healthCheckAddresses: healthCheckAddressesFor(config.nodePortAddresses),
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
