@@ -110,6 +110,13 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(await tables(lab)).toEqual(['table ip kube-proxy', 'table ip6 kube-proxy']);
   });
 
+  it("sets the conntrack timeouts in the namespace it programs (the lab node's, never the root one)", async () => {
+    const read = async (name: string) =>
+      (await lab.node.namespace.exec(['cat', `/proc/sys/net/netfilter/${name}`])).stdout.trim();
+    expect(await read('nf_conntrack_tcp_timeout_established')).toBe('86400'); // kernel default: 432000
+    expect(await read('nf_conntrack_tcp_timeout_close_wait')).toBe('3600');
+  });
+
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
     const mode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`);
     expect(await mode.text()).toBe('nftables');

@@ -18,6 +18,7 @@ import { FlagError, parseFlags, type ParsedFlags } from '../flags/parse.js';
 import { BindError } from '../run/bind-check.js';
 import { ConfigChangedError } from '../run/config-watch.js';
 import { conntrackSysctls } from '../run/conntrack.js';
+import { applySysctls, sysctlAccess, type SysctlAccess } from '../run/sysctl.js';
 import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
 import { serve } from '../run/serve.js';
@@ -34,6 +35,8 @@ export interface MainIO {
   /** Called once the proxy runs (tests read server addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
   readonly cpuCores: number;
+  /** /proc/sys of the namespace kube-proxy programs. Default: its own, or KPNG_NETNS's. */
+  readonly sysctl?: SysctlAccess;
 }
 
 const PROCESS_IO: MainIO = {
@@ -90,11 +93,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const netns = env['KPNG_NETNS'] || undefined;
   if (completed.cleanup) return cleanup(config, netns, log, fail);
+  // Upstream's privileged set-up, which --init-only does alone (e.g. in an init container).
+  await applyConntrack(config.conntrack, io.cpuCores, io.sysctl ?? sysctlAccess(netns), log);
   if (completed.initOnly) {
-    log.info('--init-only: kpng needs no privileged initialisation; exiting');
+    log.info('--init-only: initialisation done; exiting');
     return 0;
   }
-  logConntrackPlan(config.conntrack, io.cpuCores, log);
   const stop = terminationSignal(io.signal);
   try {
     return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
@@ -124,12 +128,14 @@ async function cleanup(config: Completed['config'], netns: string | undefined, l
   }
 }
 
-function logConntrackPlan(ct: Completed['config']['conntrack'], cores: number, log: Logger): void {
+/**
+ * Upstream's conntrack set-up at start (cmd/kube-proxy/app/conntrack.go): nf_conntrack_max from
+ * maxPerCore x cores (at least min) and the timeouts, written in the namespace kube-proxy programs.
+ * The table's hashsize (a module parameter, global to the host) is left alone.
+ */
+async function applyConntrack(ct: Completed['config']['conntrack'], cores: number, access: SysctlAccess, log: Logger): Promise<void> {
   const settings = conntrackSysctls(ct, cores);
-  if (settings.length === 0) return;
-  log.info('conntrack settings upstream kube-proxy would apply (kpng leaves sysctls to the node and does not write them)', {
-    sysctls: Object.fromEntries(settings.map((s) => [s.name, s.value])),
-  });
+  if (settings.length > 0) await applySysctls(settings, access, log);
 }
 
 // Run when executed as a program (not when imported by tests).
