@@ -213,6 +213,19 @@ describe('SyncLoop cadence', () => {
 });
 
 describe('SyncLoop failures', () => {
+  it('observes the duration of a failed sync too, as upstream, but not the last-sync time', async () => {
+    const h = await setup();
+    h.backend.syncMs = 30;
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(30);
+    const l = '{ip_family="IPv4"}';
+    expect(await h.series(`kubeproxy_sync_proxy_rules_duration_seconds_count${l}`)).toBe(1);
+    expect(await h.series(`kubeproxy_sync_proxy_rules_duration_seconds_sum${l}`)).toBeCloseTo(0.03, 9);
+    expect(await h.series(`kubeproxy_sync_full_proxy_rules_duration_seconds_count${l}`)).toBe(1);
+    expect(await h.series(`kubeproxy_sync_proxy_rules_last_timestamp_seconds${l}`)).toBeUndefined();
+  });
+
   it('counts and logs a failure and retries in full after syncPeriod with the changes kept', async () => {
     const h = await setup();
     h.loop.offer(aNodeLocalState(), changed([a]), 1);

@@ -11,7 +11,10 @@ import { PendingChanges } from './pending-changes.js';
 import { SyncRunner } from './runner.js';
 
 /** The metrics the sync loop records (`CoreMetrics` fits). */
-export type SyncMetrics = Pick<CoreMetrics, 'syncQueued' | 'syncSucceeded' | 'programmingLatency' | 'noLocalEndpoints' | 'syncFailed'>;
+export type SyncMetrics = Pick<
+  CoreMetrics,
+  'syncQueued' | 'syncSucceeded' | 'syncAttemptFailed' | 'programmingLatency' | 'noLocalEndpoints' | 'syncFailed'
+>;
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */
 export interface SyncHealth {
@@ -121,6 +124,8 @@ export class SyncLoop {
     try {
       await backend.sync({ state: latest.state, changes, full, revision: latest.revision });
     } catch (e) {
+      const seconds = (clock.monotonic() - startedAt) / 1000;
+      for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);
       this.pending.restore(changes);
       this.needFullSync = true;
       this.opts.metrics.syncFailed(backend.name);
