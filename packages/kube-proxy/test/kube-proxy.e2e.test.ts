@@ -134,6 +134,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(healthz.status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toContain('kubeproxy_sync_proxy_rules_duration_seconds');
+    expect(metrics).toMatch(/^kubernetes_build_info\{major="0",minor="1",git_version="v0\.1\.0",.*\} 1$/m);
   });
 
   it('follows an EndpointSlice change to the other pod', async () => {

@@ -12,6 +12,7 @@ import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { serverAddress } from './bind-check.js';
+import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
 
@@ -40,6 +41,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(completed.master !== undefined ? { server: completed.master } : {}),
   });
   const registry = new Registry();
+  registerBuildInfo(registry, ctx.version);
   const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
   for (const warning of warnings) log.warn(warning);
 
