@@ -50,6 +50,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
   const stop = new AbortController();
   let running: Promise<number>;
   let logs = '';
+  const oomScoreAdj: number[] = [];
 
   beforeAll(async () => {
     await sweepLeftovers();
@@ -86,6 +87,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     env = { KPNG_NETNS: lab.node.namespace.name };
     // The flag overrides the node name even with --config (and is lower-cased), as upstream.
     running = main(['--config', configPath, '--hostname-override=Lab-Node', '-v=2'], env, {
+      setOomScoreAdj: async (value) => void oomScoreAdj.push(value), // not the test runner's own
       stdout: () => {},
       stderr: (text) => void (logs += text),
       signal: stop.signal,
@@ -115,6 +117,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
       (await lab.node.namespace.exec(['cat', `/proc/sys/net/netfilter/${name}`])).stdout.trim();
     expect(await read('nf_conntrack_tcp_timeout_established')).toBe('86400'); // kernel default: 432000
     expect(await read('nf_conntrack_tcp_timeout_close_wait')).toBe('3600');
+    expect(oomScoreAdj).toEqual([-999]); // upstream's default, applied at start
   });
 
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
@@ -162,6 +165,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     let started!: () => void;
     const isRunning = new Promise<void>((r) => (started = r));
     const again = main(['--config', configPath, '--hostname-override=lab-node'], env, {
+      setOomScoreAdj: async () => {},
       stdout: () => {},
       stderr: (t) => void (err += t),
       onStarted: () => started(),

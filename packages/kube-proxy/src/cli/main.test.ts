@@ -29,6 +29,7 @@ async function run(argv: string[], files: Record<string, string> = {}) {
     },
     writeFile: (path, text) => void (written[path] = text),
     sysctl, // never the host's
+    setOomScoreAdj: async () => {}, // never the test runner's
     signal: AbortSignal.abort(),
   });
   return { code, stdout, stderr, written };

@@ -4,6 +4,7 @@
  * backends, in one process. Errors exit 1 with the message on stderr, as upstream's do.
  */
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configureLogging, createLogger, type Logger } from '@kpng/core';
@@ -35,6 +36,8 @@ export interface MainIO {
   /** Called once the proxy runs (tests read server addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
   readonly cpuCores: number;
+  /** Sets this process's OOM score adjustment. Default: writes /proc/self/oom_score_adj. */
+  readonly setOomScoreAdj?: (value: number) => Promise<void>;
   /** /proc/sys of the namespace kube-proxy programs. Default: its own, or KPNG_NETNS's. */
   readonly sysctl?: SysctlAccess;
 }
@@ -99,6 +102,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     log.info('--init-only: initialisation done; exiting');
     return 0;
   }
+  // Upstream's OOMAdjuster: keep the proxy alive under memory pressure (-999 by default).
+  await (io.setOomScoreAdj ?? writeOomScoreAdj)(config.oomScoreAdj).catch((e: unknown) =>
+    log.warn('cannot set oom_score_adj; leaving it as it is', { value: config.oomScoreAdj, err: (e as Error).message }),
+  );
   const stop = terminationSignal(io.signal);
   try {
     return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
@@ -108,6 +115,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   } finally {
     stop.dispose();
   }
+}
+
+function writeOomScoreAdj(value: number): Promise<void> {
+  return writeFile('/proc/self/oom_score_adj', String(value));
 }
 
 /** A validation error on a field a flag set names that flag. */
