@@ -1,5 +1,5 @@
 import type { CoreMetrics } from '../metrics/core-metrics.js';
-import type { IPFamily } from '../model/types.js';
+import type { IPFamily, ServiceKey } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { Clock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
@@ -13,7 +13,7 @@ import { SyncRunner } from './runner.js';
 /** The metrics the sync loop records (`CoreMetrics` fits). */
 export type SyncMetrics = Pick<
   CoreMetrics,
-  'syncQueued' | 'syncSucceeded' | 'syncAttemptFailed' | 'programmingLatency' | 'noLocalEndpoints' | 'syncFailed'
+  'syncQueued' | 'syncSucceeded' | 'syncAttemptFailed' | 'programmingLatency' | 'programmingFromEvent' | 'noLocalEndpoints' | 'syncFailed'
 >;
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */
@@ -53,6 +53,13 @@ export interface SyncLoopOptions {
  * Trigger times of a failed sync are KEPT and observed when a later sync succeeds, which upstream
  * does not do (it loses them, under-reporting programming latency exactly when it is worst): the
  * latency metric then includes the failed attempts and the retry delay, as it should.
+ *
+ * Beside that upstream-compatible figure, the loop notes when each Service change was offered
+ * (this process's monotonic clock: within one event-loop turn of the watch event in an in-process
+ * kpng, the state's arrival for a stream-connected agent) and observes
+ * `kpng_network_programming_from_event_seconds` when the rules covering it are applied: one sample
+ * per change per family of the Service that the backend programs. It needs no trigger time, has no
+ * whole-second rounding, and the difference from the upstream figure is the API side's share.
  */
 export class SyncLoop {
   private readonly runner: SyncRunner;
@@ -63,6 +70,10 @@ export class SyncLoop {
   private families: readonly IPFamily[];
   private needFullSync = true;
   private lastFullSyncStart: number | undefined;
+  /** Per Service, when its changes were offered (monotonic ms), not yet covered by a successful sync. */
+  private received = new Map<ServiceKey, number[]>();
+  /** The state of the last successful sync: where a removed Service's families are looked up. */
+  private synced: NodeLocalState | undefined;
 
   constructor(private readonly opts: SyncLoopOptions) {
     this.log = opts.log ?? defaultLog.with({ backend: opts.backend.name });
@@ -83,6 +94,12 @@ export class SyncLoop {
     for (const f of this.families) if (!families.includes(f)) this.opts.health.forget(f);
     this.families = families;
     this.pending.add(changes);
+    const at = this.opts.clock.monotonic();
+    for (const key of changes.updatedServices ?? []) {
+      const times = this.received.get(key);
+      if (times) times.push(at);
+      else this.received.set(key, [at]);
+    }
     this.markQueued();
     this.runner.run();
   }
@@ -119,6 +136,8 @@ export class SyncLoop {
     if (!latest) return; // nothing to program before the first state
     const { backend, clock } = this.opts;
     const changes = this.pending.take();
+    const received = this.received;
+    this.received = new Map();
     const startedAt = clock.monotonic();
     const full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
     try {
@@ -127,6 +146,8 @@ export class SyncLoop {
       const seconds = (clock.monotonic() - startedAt) / 1000;
       for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);
       this.pending.restore(changes);
+      for (const [key, times] of this.received) received.set(key, [...(received.get(key) ?? []), ...times]);
+      this.received = received;
       this.needFullSync = true;
       this.opts.metrics.syncFailed(backend.name);
       this.log.error('sync failed; retrying with a full sync', {
@@ -142,6 +163,7 @@ export class SyncLoop {
     if (full) this.lastFullSyncStart = startedAt;
     const durationMs = clock.monotonic() - startedAt;
     this.recordSuccess(latest.state, changes, full, durationMs / 1000);
+    this.recordFromEvent(latest.state, received);
     this.log.info('synced', {
       revision: latest.revision,
       full,
@@ -154,6 +176,23 @@ export class SyncLoop {
 
   private fullSyncDue(now: number): boolean {
     return this.lastFullSyncStart === undefined || now - this.lastFullSyncStart >= this.opts.fullSyncPeriodMs;
+  }
+
+  private recordFromEvent(state: NodeLocalState, received: ReadonlyMap<ServiceKey, readonly number[]>): void {
+    if (received.size > 0) {
+      const now = this.opts.clock.monotonic();
+      const current = new Map(state.services.map((s) => [s.key, s]));
+      const before = new Map((this.synced?.services ?? []).map((s) => [s.key, s]));
+      for (const [key, times] of received) {
+        const service = current.get(key) ?? before.get(key); // a removed Service: the families it had
+        if (!service) continue;
+        for (const family of this.families) {
+          if (service.families[family] === undefined) continue;
+          for (const t of times) this.opts.metrics.programmingFromEvent(family, Math.max(0, now - t) / 1000);
+        }
+      }
+    }
+    this.synced = state;
   }
 
   private recordSuccess(state: NodeLocalState, changes: StateChanges, full: boolean, seconds: number): void {

@@ -15,6 +15,7 @@ import { serverAddress } from './bind-check.js';
 import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
+import { cleanupOtherModes } from './platform-cleanup.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
 export const FULL_SYNC_PERIOD_MS = 3_600_000;
@@ -40,6 +41,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(config.clientConnection.kubeconfig !== '' ? { kubeconfigPath: config.clientConnection.kubeconfig } : {}),
     ...(completed.master !== undefined ? { server: completed.master } : {}),
   });
+  await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
   registerBuildInfo(registry, ctx.version);
   const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { nodeState } from '../nodeview/state-fixtures.js';
+import { ConntrackTool, type CommandRunner } from './cleaner.js';
+import { parseFlow } from './entries.js';
+
+/** A scripted execer: answers by argv prefix, records every call. */
+type ExecResult = Awaited<ReturnType<CommandRunner['run']>>;
+
+function scripted(answers: Record<string, ExecResult>): CommandRunner & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async run(argv) {
+      const line = argv.join(' ');
+      calls.push(line);
+      const key = Object.keys(answers).find((prefix) => line.startsWith(prefix));
+      if (key === undefined) throw new Error(`unexpected command: ${line}`);
+      return answers[key] as ExecResult;
+    },
+  };
+}
+
+const LISTING = [
+  // to the ClusterIP, answered by a serving endpoint: kept
+  'udp      17 29 src=198.18.1.5 dst=198.19.0.2 sport=40000 dport=53 src=198.18.1.7 dst=198.18.1.5 sport=5353 dport=40000 mark=0 use=1',
+  // to the ClusterIP, answered by a deleted endpoint: stale
+  'udp      17 29 src=198.18.1.5 dst=198.19.0.2 sport=40001 dport=53 src=198.18.1.9 dst=198.18.1.5 sport=5353 dport=40001 mark=0 use=1',
+  // to the ClusterIP while it had no endpoints (never DNATed): stale
+  'udp      17 29 src=198.18.1.6 dst=198.19.0.2 sport=40002 dport=53 [UNREPLIED] src=198.19.0.2 dst=198.18.1.6 sport=53 dport=40002 mark=0 use=1',
+  // to the NodePort on the node address, deleted endpoint: stale
+  'udp      17 29 src=203.0.113.1 dst=198.18.255.1 sport=40003 dport=30053 src=198.18.1.9 dst=198.18.1.254 sport=5353 dport=40003 mark=0 use=1',
+  // same port, but to a pod (not a NodePort address): kept
+  'udp      17 29 src=203.0.113.1 dst=198.18.1.30 sport=40004 dport=30053 src=198.18.1.30 dst=203.0.113.1 sport=30053 dport=40004 mark=0 use=1',
+  // unrelated service port: kept
+  'udp      17 29 src=198.18.1.5 dst=198.19.0.99 sport=40005 dport=53 src=198.18.1.77 dst=198.18.1.5 sport=53 dport=40005 mark=0 use=1',
+].join('\n');
+
+describe('ConntrackTool', () => {
+  const state = nodeState([
+    {
+      name: 'dns',
+      clusterIPs: ['198.19.0.2'],
+      ports: [{ protocol: 'UDP', port: 53, targetPort: 5353, nodePort: 30053 }],
+      endpoints: [{ ip: '198.18.1.7' }],
+    },
+    { name: 'tcp-only', clusterIPs: ['198.19.0.3'], endpoints: [{ ip: '198.18.1.8' }] },
+  ]);
+
+  it('deletes exactly the flows whose reply does not come from a serving endpoint', async () => {
+    const execer = scripted({
+      'ip netns exec lab conntrack -L': { exitCode: 0, stdout: LISTING, stderr: '6 flow entries have been shown.' },
+      'ip netns exec lab conntrack -D': { exitCode: 0, stdout: '', stderr: 'conntrack v1.4.7 (conntrack-tools): 1 flow entries have been deleted.' },
+    });
+    const deleted = await new ConntrackTool({ execer, netns: 'lab' }).clean({
+      family: 'IPv4',
+      services: state.services,
+      isNodePortAddress: (ip) => ip === '198.18.255.1',
+    });
+    expect(deleted).toBe(3);
+    expect(execer.calls.slice(1)).toEqual([
+      'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.19.0.2 --orig-port-dst 53 --reply-src 198.18.1.9 --reply-port-src 5353',
+      'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.19.0.2 --orig-port-dst 53 --reply-src 198.19.0.2 --reply-port-src 53',
+      'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.18.255.1 --orig-port-dst 30053 --reply-src 198.18.1.9 --reply-port-src 5353',
+    ]);
+  });
+
+  it('lists nothing when no UDP service port has serving endpoints', async () => {
+    const execer = scripted({});
+    const tcpOnly = state.services.filter((s) => s.name === 'tcp-only');
+    expect(await new ConntrackTool({ execer }).clean({ family: 'IPv4', services: tcpOnly, isNodePortAddress: () => true })).toBe(0);
+    expect(execer.calls).toEqual([]);
+  });
+
+  it('fails loudly when listing fails', async () => {
+    const execer = scripted({ 'conntrack -L': { exitCode: 1, stdout: '', stderr: 'Operation not permitted' } });
+    await expect(new ConntrackTool({ execer }).clean({ family: 'IPv4', services: state.services, isNodePortAddress: () => false })).rejects.toThrow(
+      /conntrack -L failed: Operation not permitted/,
+    );
+  });
+
+  it('parses IPv6 flows and ignores summary lines', () => {
+    expect(parseFlow('conntrack v1.4.7 (conntrack-tools): 1 flow entries have been shown.')).toBeUndefined();
+    expect(
+      parseFlow('udp      17 29 src=2001:db8:1::5 dst=2001:db8:19::2 sport=1 dport=53 src=2001:db8:1::7 dst=2001:db8:1::5 sport=5353 dport=1 mark=0 use=1'),
+    ).toEqual({ proto: 'udp', origSrc: '2001:db8:1::5', origDst: '2001:db8:19::2', origDport: 53, replySrc: '2001:db8:1::7', replySport: 5353 });
+  });
+});

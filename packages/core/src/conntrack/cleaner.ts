@@ -1,0 +1,68 @@
+/**
+ * Stale UDP flow cleanup after a successful sync (semantics 4.1), shared by the Linux backends,
+ * through the `conntrack` tool (an exec seam, so tests script it and the lab runs it inside a
+ * namespace). One listing per family, then one
+ * delete per distinct (service address, port, stale reply source).
+ */
+import type { IPFamily } from '../model/types.js';
+import type { LocalService } from '../nodeview/types.js';
+import { deletedCount, parseFlows } from './entries.js';
+import { isStale, staleTargets } from './stale.js';
+
+export interface ConntrackCleanupRequest {
+  readonly family: IPFamily;
+  /** The UDP service ports to check: the Services changed by this sync (all of them on a full sync). */
+  readonly services: Iterable<LocalService>;
+  readonly isNodePortAddress: (ip: string) => boolean;
+}
+
+export interface ConntrackCleaner {
+  /** Deletes stale flows; resolves with how many were deleted. */
+  clean(request: ConntrackCleanupRequest): Promise<number>;
+}
+
+/** Runs a command; the same shape as the backends' exec seams (`Execer` in @kpng/nft, @kpng/iptables). */
+export interface CommandRunner {
+  run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<{ readonly exitCode: number; readonly stdout: string; readonly stderr: string }>;
+}
+
+export interface ConntrackToolOptions {
+  readonly execer: CommandRunner;
+  /** Run inside this network namespace. */
+  readonly netns?: string;
+  readonly conntrackPath?: string;
+}
+
+export class ConntrackTool implements ConntrackCleaner {
+  readonly #execer: CommandRunner;
+  readonly #prefix: readonly string[];
+
+  constructor(options: ConntrackToolOptions) {
+    this.#execer = options.execer;
+    this.#prefix = [...(options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns]), options.conntrackPath ?? 'conntrack'];
+  }
+
+  async clean(request: ConntrackCleanupRequest): Promise<number> {
+    const targets = staleTargets(request.services, request.family);
+    if (targets.byAddress.size === 0 && targets.byNodePort.size === 0) return 0;
+    const familyArgs = ['-p', 'udp', '-f', request.family === 'IPv4' ? 'ipv4' : 'ipv6'];
+    const listing = await this.#execer.run([...this.#prefix, '-L', ...familyArgs], '');
+    if (listing.exitCode !== 0) throw new Error(`conntrack -L failed: ${listing.stderr.trim()}`);
+    const deletes = new Map<string, string[]>();
+    for (const flow of parseFlows(listing.stdout)) {
+      if (!isStale(flow, targets, request.isNodePortAddress)) continue;
+      const args = [
+        '--orig-dst', flow.origDst, '--orig-port-dst', String(flow.origDport),
+        '--reply-src', flow.replySrc, '--reply-port-src', String(flow.replySport),
+      ];
+      deletes.set(args.join(' '), args);
+    }
+    let deleted = 0;
+    for (const args of deletes.values()) {
+      // Exit code 1 with "0 flow entries" means the flow expired meanwhile: not an error.
+      const result = await this.#execer.run([...this.#prefix, '-D', ...familyArgs, ...args], '');
+      deleted += deletedCount(result.stderr);
+    }
+    return deleted;
+  }
+}
