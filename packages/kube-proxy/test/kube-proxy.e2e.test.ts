@@ -3,7 +3,7 @@
 // namespace (KPNG_NETNS). A pod's TCP connection to the ClusterIP must reach the endpoint; the
 // status servers must answer like kube-proxy's; `--cleanup` must leave no kpng (or upstream
 // kube-proxy) table behind and nobody else's table touched.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
   const stop = new AbortController();
   let running: Promise<number>;
   let logs = '';
+  const oomScoreAdj: number[] = [];
 
   beforeAll(async () => {
     await sweepLeftovers();
@@ -86,6 +87,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     env = { KPNG_NETNS: lab.node.namespace.name };
     // The flag overrides the node name even with --config (and is lower-cased), as upstream.
     running = main(['--config', configPath, '--hostname-override=Lab-Node', '-v=2'], env, {
+      setOomScoreAdj: async (value) => void oomScoreAdj.push(value), // not the test runner's own
       stdout: () => {},
       stderr: (text) => void (logs += text),
       signal: stop.signal,
@@ -106,7 +108,16 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
       throw new Error(`${e.message}\nkube-proxy logs:\n${logs}`);
     });
     expect(result).toMatchObject({ ok: true, server: 'pod-b', seenSource: lab.pod('pod-a').ipv4 });
-    expect(await tables(lab)).toEqual(['table ip kpng', 'table ip6 kpng']);
+    // Upstream's table names: `nft list table ip kube-proxy` runbooks keep working.
+    expect(await tables(lab)).toEqual(['table ip kube-proxy', 'table ip6 kube-proxy']);
+  });
+
+  it("sets the conntrack timeouts in the namespace it programs (the lab node's, never the root one)", async () => {
+    const read = async (name: string) =>
+      (await lab.node.namespace.exec(['cat', `/proc/sys/net/netfilter/${name}`])).stdout.trim();
+    expect(await read('nf_conntrack_tcp_timeout_established')).toBe('86400'); // kernel default: 432000
+    expect(await read('nf_conntrack_tcp_timeout_close_wait')).toBe('3600');
+    expect(oomScoreAdj).toEqual([-999]); // upstream's default, applied at start
   });
 
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
@@ -126,6 +137,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(healthz.status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toContain('kubeproxy_sync_proxy_rules_duration_seconds');
+    expect(metrics).toMatch(/^kubernetes_build_info\{major="0",minor="1",git_version="v0\.1\.0",.*\} 1$/m);
   });
 
   it('follows an EndpointSlice change to the other pod', async () => {
@@ -134,19 +146,34 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(result.server).toBe('pod-c');
   });
 
-  it('--cleanup removes the kpng and upstream kube-proxy tables and nothing else', async () => {
+  it('--cleanup removes the kube-proxy and kpng tables and nothing else', async () => {
     stop.abort();
     expect(await running).toBe(0);
     const ns = lab.node.namespace;
-    await ns.exec(['nft', 'add', 'table', 'ip', 'kube-proxy']);
+    await ns.exec(['nft', 'add', 'table', 'ip', 'kpng']); // left by kpng's own program
     await ns.exec(['nft', 'add', 'table', 'inet', 'someone-else']);
-    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kpng']);
+    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kube-proxy']);
 
     let out = '';
     const code = await main(['--config', configPath, '--cleanup'], env, { stdout: () => {}, stderr: (t) => void (out += t) });
     expect(code, out).toBe(0);
     expect(await tables(lab)).toEqual(['table inet someone-else']);
     expect((await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok).toBe(false);
+  });
+  it('exits 1 when its --config file is written, as upstream (the DaemonSet restarts it)', async () => {
+    let err = '';
+    let started!: () => void;
+    const isRunning = new Promise<void>((r) => (started = r));
+    const again = main(['--config', configPath, '--hostname-override=lab-node'], env, {
+      setOomScoreAdj: async () => {},
+      stdout: () => {},
+      stderr: (t) => void (err += t),
+      onStarted: () => started(),
+    });
+    await Promise.race([isRunning, again]);
+    await appendFile(configPath, '# edited\n');
+    expect(await again, err).toBe(1);
+    expect(err).toContain("Error: content of the proxy server's configuration file was updated\n");
   });
 });
 

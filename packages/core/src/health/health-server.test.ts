@@ -37,12 +37,13 @@ async function occupyPort(): Promise<{ port: number; release(): Promise<void> }>
 
 describe('startHealthServer', () => {
   it.each([
-    { path: '/healthz', eligible: true, status: 200, keys: ['currentTime', 'lastUpdated', 'nodeEligible'] },
-    { path: '/healthz', eligible: false, status: 503, keys: ['currentTime', 'lastUpdated', 'nodeEligible'] },
-    { path: '/livez', eligible: false, status: 200, keys: ['currentTime', 'lastUpdated'] },
+    { path: '/healthz', eligible: true, status: 200, keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'] },
+    { path: '/healthz', eligible: false, status: 503, keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'] },
+    { path: '/livez', eligible: false, status: 200, keys: ['currentTime', 'healthy', 'lastUpdated', 'status'] },
   ])('GET $path with nodeEligible=$eligible answers $status', async ({ path, eligible, status, keys }) => {
     const clock = new FakeClock();
     const health = new ProxyHealth({ clock, syncPeriodMs: 30_000 });
+    health.updated('IPv4');
     health.nodeEligible = eligible;
     const server = await start(health);
     const res = await fetch(`http://127.0.0.1:${server.address()!.port}${path}`);
@@ -57,6 +58,8 @@ describe('startHealthServer', () => {
     const health = new ProxyHealth({ clock, syncPeriodMs: 30_000 });
     const server = await start(health);
     const base = `http://127.0.0.1:${server.address()!.port}`;
+    health.nodeEligible = true;
+    health.updated('IPv4');
     health.queuedUpdate('IPv4');
     clock.advance(60_000);
     expect((await fetch(`${base}/healthz`)).status).toBe(503);

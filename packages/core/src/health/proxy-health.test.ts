@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IPFamily } from '../model/types.js';
-import { FAKE_CLOCK_EPOCH_MS, FakeClock } from '../util/fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import { ProxyHealth, type HealthCounters } from './proxy-health.js';
 
 const SYNC_PERIOD = 30_000;
@@ -21,10 +21,16 @@ type Step =
   | { readonly op: 'updated'; readonly family: IPFamily }
   | { readonly op: 'wait'; readonly ms: number };
 
-function setup() {
+/** As the runtime leaves it once running: both families synced at start, the Node known and eligible. */
+function setup(startUp = true) {
   const clock = new FakeClock();
   const counters = new CountingHealthCounters();
   const health = new ProxyHealth({ clock, syncPeriodMs: SYNC_PERIOD, metrics: counters });
+  if (startUp) {
+    health.updated('IPv4');
+    health.updated('IPv6');
+    health.nodeEligible = true;
+  }
   const play = (steps: readonly Step[]) => {
     for (const s of steps) {
       if (s.op === 'queued') health.queuedUpdate(s.family);
@@ -90,31 +96,52 @@ describe('ProxyHealth replies', () => {
     expect(JSON.parse(health.healthz().body)).toMatchObject({ nodeEligible: false });
     const livez = health.livez();
     expect(livez.status).toBe(200);
-    expect(Object.keys(JSON.parse(livez.body)).sort()).toEqual(['currentTime', 'lastUpdated']);
+    expect(Object.keys(JSON.parse(livez.body)).sort()).toEqual(['currentTime', 'healthy', 'lastUpdated', 'status']);
     expect(counters.healthz).toEqual([503, 503]);
     expect(counters.livez).toEqual([200]);
   });
 
-  it('reports lastUpdated as now when healthy', () => {
+  it('reports lastUpdated as now when healthy, with healthy and per-family status as current upstream', () => {
     const { clock, health } = setup();
-    health.updated('IPv4');
-    clock.advance(10_000);
-    const now = new Date(clock.now()).toISOString();
-    expect(JSON.parse(health.healthz().body)).toEqual({ lastUpdated: now, currentTime: now, nodeEligible: true });
+    clock.advance(10_500);
+    const now = '2025-01-01T00:00:10.5Z';
+    const started = '2025-01-01T00:00:00Z';
+    const status = { IPv4: { lastUpdated: started, healthy: true }, IPv6: { lastUpdated: started, healthy: true } };
+    expect(health.healthz().body).toBe(JSON.stringify({ lastUpdated: now, currentTime: now, nodeEligible: true, healthy: true, status }));
+    expect(health.livez().body).toBe(JSON.stringify({ lastUpdated: now, currentTime: now, healthy: true, status }));
   });
 
-  it('reports the real lastUpdated when unhealthy, and Go\'s zero time before any update', () => {
+  it('reports the real lastUpdated when unhealthy, and which family is late', () => {
     const { clock, health } = setup();
-    health.queuedUpdate('IPv4');
+    clock.advance(1_000);
+    health.updated('IPv4');
+    health.queuedUpdate('IPv6');
     clock.advance(60_000);
     expect(JSON.parse(health.livez().body)).toEqual({
-      lastUpdated: '0001-01-01T00:00:00.000Z',
-      currentTime: new Date(FAKE_CLOCK_EPOCH_MS + 60_000).toISOString(),
+      lastUpdated: '2025-01-01T00:00:01Z',
+      currentTime: '2025-01-01T00:01:01Z',
+      healthy: false,
+      status: { IPv4: { lastUpdated: '2025-01-01T00:00:01Z', healthy: true }, IPv6: { lastUpdated: '2025-01-01T00:00:00Z', healthy: false } },
     });
-    health.updated('IPv6'); // IPv4 still pending
-    clock.advance(1_000);
-    expect(JSON.parse(health.livez().body)).toMatchObject({
-      lastUpdated: new Date(FAKE_CLOCK_EPOCH_MS + 60_000).toISOString(),
+  });
+
+  it("is not eligible while the Node is unknown, and reports Go's zero time and no status before any sync", () => {
+    const { health } = setup(false);
+    const reply = health.healthz();
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toEqual({
+      lastUpdated: '0001-01-01T00:00:00Z',
+      currentTime: '2025-01-01T00:00:00Z',
+      nodeEligible: false,
+      healthy: true,
     });
+  });
+
+  it('ignores a family that never synced, as upstream (only families with a lastUpdated count)', () => {
+    const { clock, health } = setup(false);
+    health.updated('IPv4');
+    health.queuedUpdate('IPv6');
+    clock.advance(120_000);
+    expect(health.isHealthy()).toBe(true);
   });
 });

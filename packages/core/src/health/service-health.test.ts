@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalService } from '../nodeview/types.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
-import { aLocalService } from '../sync/local-state-fixtures.js';
+import { aLocalService, aNodeLocalState } from '../sync/local-state-fixtures.js';
 import { ServiceHealthServers } from './service-health.js';
 
 /** A port that was free a moment ago: listen on 0, note the port, close. */
@@ -127,5 +127,20 @@ describe('ServiceHealthServers', () => {
     await s.close();
     expect(await probe(port)).toBe('refused');
     expect(s.listening().size).toBe(0);
+  });
+});
+
+describe('ServiceHealthServers on the addresses nodePortAddresses selects', () => {
+  it('listens only once the node is known, on its selected address, and moves when that changes', async () => {
+    const port = await freePort();
+    const base = aNodeLocalState().node;
+    servers = new ServiceHealthServers({ addresses: (node) => node.addresses.filter((a) => a.startsWith('127.')), log: new RecordingLogger() });
+    const svc = [lbLocal('web', port, 1)];
+    await servers.sync(svc, () => true, { ...base, addresses: [] });
+    expect(await probe(port)).toBe('refused');
+    await servers.sync(svc, () => true, { ...base, addresses: ['198.18.0.10', '127.0.0.1'] });
+    expect(await probe(port)).toMatchObject({ status: 200 });
+    await servers.sync(svc, () => true, { ...base, addresses: ['198.18.0.10'] });
+    expect(await probe(port)).toBe('refused');
   });
 });

@@ -1,19 +1,22 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { ServiceKey } from '../model/types.js';
-import type { LocalService } from '../nodeview/types.js';
+import type { LocalNode, LocalService } from '../nodeview/types.js';
 import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import { closeServer, listen, send } from '../metrics/http.js';
+import { ALL_ADDRESSES, type HealthCheckAddresses } from './health-check-addresses.js';
 
 export interface ServiceHealthServersOptions {
-  /** Where each health-check node port listens: `0.0.0.0` by default, or the `nodePortAddresses`. */
-  readonly addresses?: readonly string[];
+  /** Where each health-check node port listens: `0.0.0.0` by default, or what `nodePortAddresses` selects. */
+  readonly addresses?: HealthCheckAddresses;
   readonly log?: Logger;
 }
 
 /** One Service's health-check node port: its listeners and what they report. */
 interface ServiceHealthEntry {
   readonly port: number;
+  /** The addresses it listens on, joined: a change of the node's addresses reopens it. */
+  readonly addresses: string;
   namespace: string;
   name: string;
   localEndpoints: number;
@@ -30,14 +33,15 @@ const HEADERS = { 'X-Content-Type-Options': 'nosniff' };
  */
 export class ServiceHealthServers {
   private readonly entries = new Map<ServiceKey, ServiceHealthEntry>();
-  private readonly addresses: readonly string[];
+  private readonly addressesOf: (node: LocalNode | undefined) => readonly string[];
   private readonly log: Logger;
   private proxyHealthy: () => boolean = () => true;
   /** Syncs run one after another, so two of them never race to open the same port. */
   private queue: Promise<void> = Promise.resolve();
 
   constructor(opts: ServiceHealthServersOptions = {}) {
-    this.addresses = opts.addresses ?? ['0.0.0.0'];
+    const addresses = opts.addresses ?? ALL_ADDRESSES;
+    this.addressesOf = typeof addresses === 'function' ? (node) => (node ? addresses(node) : []) : () => addresses;
     this.log = opts.log ?? defaultLog;
   }
 
@@ -45,9 +49,10 @@ export class ServiceHealthServers {
    * Opens a port for every Service that needs one, closes ports no longer needed and updates the
    * reported counts. A port that cannot be opened is logged and tried again on the next sync.
    */
-  sync(services: readonly LocalService[], proxyHealthy: () => boolean): Promise<void> {
+  sync(services: readonly LocalService[], proxyHealthy: () => boolean, node?: LocalNode): Promise<void> {
     this.proxyHealthy = proxyHealthy;
-    return this.serialized(() => this.reconcile(services));
+    const addresses = this.addressesOf(node);
+    return this.serialized(() => this.reconcile(services, addresses));
   }
 
   /** Service key -> health-check port, for every port currently served. */
@@ -63,11 +68,12 @@ export class ServiceHealthServers {
     });
   }
 
-  private async reconcile(services: readonly LocalService[]): Promise<void> {
+  private async reconcile(services: readonly LocalService[], addresses: readonly string[]): Promise<void> {
     const wanted = new Map(
-      services.filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0).map((s) => [s.key, s] as const),
+      services.filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0 && addresses.length > 0).map((s) => [s.key, s] as const),
     );
-    const stale = [...this.entries].filter(([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port);
+    const joined = addresses.join(',');
+    const stale = [...this.entries].filter(([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port || entry.addresses !== joined);
     for (const [key] of stale) this.entries.delete(key);
     await Promise.all(stale.map(([, entry]) => closeAll(entry.servers)));
 
@@ -79,22 +85,23 @@ export class ServiceHealthServers {
         entry.name = svc.name;
         entry.localEndpoints = svc.localReadyEndpoints;
       } else {
-        opening.push(this.open(svc));
+        opening.push(this.open(svc, addresses));
       }
     }
     await Promise.all(opening);
   }
 
-  private async open(svc: LocalService): Promise<void> {
+  private async open(svc: LocalService, addresses: readonly string[]): Promise<void> {
     const entry: ServiceHealthEntry = {
       port: svc.healthCheckNodePort,
+      addresses: addresses.join(','),
       namespace: svc.namespace,
       name: svc.name,
       localEndpoints: svc.localReadyEndpoints,
       servers: [],
     };
     const results = await Promise.allSettled(
-      this.addresses.map(async (address) => {
+      addresses.map(async (address) => {
         const server = createServer((_req, res) => this.answer(entry, res));
         entry.servers.push(server);
         await listen(server, address, entry.port);

@@ -40,10 +40,19 @@ export class CoreMetrics {
 
   /** A sync succeeded: its duration (also in the full or partial variant) and the time it ended. */
   syncSucceeded(family: IPFamily, durationSeconds: number, full: boolean, endedAtEpochMs: number): void {
+    this.syncDuration(family, durationSeconds, full);
+    this.proxy.syncProxyRulesLastTimestamp.set({ ip_family: family }, endedAtEpochMs / 1000);
+  }
+
+  /** A failed sync's duration: upstream observes the duration histograms in a defer, failures included. */
+  syncAttemptFailed(family: IPFamily, durationSeconds: number, full: boolean): void {
+    this.syncDuration(family, durationSeconds, full);
+  }
+
+  private syncDuration(family: IPFamily, durationSeconds: number, full: boolean): void {
     const labels = { ip_family: family };
     this.proxy.syncProxyRulesDuration.observe(labels, durationSeconds);
     (full ? this.proxy.syncFullProxyRulesDuration : this.proxy.syncPartialProxyRulesDuration).observe(labels, durationSeconds);
-    this.proxy.syncProxyRulesLastTimestamp.set(labels, endedAtEpochMs / 1000);
   }
 
   /** One sample of event-to-rules-applied latency (now - last-change-trigger-time). */

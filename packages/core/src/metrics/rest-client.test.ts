@@ -27,7 +27,7 @@ describe('pathTemplate (client-go finalURLTemplate)', () => {
 });
 
 describe('registerRestClientMetrics', () => {
-  it('counts by code, method and host and observes latency by verb and templated url', async () => {
+  it('counts by code, method and host and observes latency by verb and host, as current upstream', async () => {
     const registry = new Registry();
     const metrics = registerRestClientMetrics(registry);
     const url = new URL('http://127.0.0.1:8080/api/v1/namespaces/a/services/b?x=1');
@@ -37,7 +37,9 @@ describe('registerRestClientMetrics', () => {
     const text = await registry.metrics();
     expect(text).toContain('rest_client_requests_total{code="200",method="GET",host="127.0.0.1:8080"} 2');
     expect(text).toContain('rest_client_requests_total{code="<error>",method="GET",host="127.0.0.1:8080"} 1');
-    const series = 'verb="GET",url="http://127.0.0.1:8080/api/v1/namespaces/{namespace}/services/{name}"';
+    expect(text).toContain('# HELP rest_client_request_duration_seconds [ALPHA] Request latency in seconds. Broken down by verb, and host.');
+    expect(text).toContain('# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.');
+    const series = 'verb="GET",host="127.0.0.1:8080"';
     expect(text).toContain(`rest_client_request_duration_seconds_bucket{le="0.025",${series}} 1`);
     expect(text).toContain(`rest_client_request_duration_seconds_bucket{le="0.25",${series}} 2`);
     expect(text).toContain(`rest_client_request_duration_seconds_count{${series}} 3`);

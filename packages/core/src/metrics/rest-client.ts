@@ -73,7 +73,7 @@ export function registerRestClientMetrics(registry: Registry): RestClientMetrics
     () =>
       new Counter({
         name: REST_CLIENT_REQUESTS_TOTAL,
-        help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+        help: '[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.',
         labelNames: ['code', 'method', 'host'] as const,
         registers: [registry],
       }),
@@ -84,8 +84,9 @@ export function registerRestClientMetrics(registry: Registry): RestClientMetrics
     () =>
       new Histogram({
         name: REST_CLIENT_REQUEST_DURATION,
-        help: 'Request latency in seconds. Broken down by verb and URL.',
-        labelNames: ['verb', 'url'] as const,
+        // Current component-base: by verb and host (the url label was dropped upstream for cardinality).
+        help: '[ALPHA] Request latency in seconds. Broken down by verb, and host.',
+        labelNames: ['verb', 'host'] as const,
         buckets: [...REST_CLIENT_DURATION_BUCKETS],
         registers: [registry],
       }),
@@ -94,7 +95,7 @@ export function registerRestClientMetrics(registry: Registry): RestClientMetrics
     observe({ method, url, status, durationSeconds }) {
       const verb = method.toUpperCase();
       requests.inc({ code: status === undefined ? NO_RESPONSE_CODE : String(status), method: verb, host: url.host });
-      duration.observe({ verb, url: urlTemplate(url) }, Math.max(0, durationSeconds));
+      duration.observe({ verb, host: url.host }, Math.max(0, durationSeconds));
     },
   };
 }

@@ -45,4 +45,4 @@ export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAdd
 export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
 export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';
 export { registerKubeWatchMetrics, type KubeWatchMetrics } from '../metrics/kube-watch.js';
-export { ProxyHealth, startHealthServer, ServiceHealthServers } from '../health/index.js';
+export { ProxyHealth, startHealthServer, ServiceHealthServers, healthCheckAddressesFor, type HealthCheckAddresses } from '../health/index.js';

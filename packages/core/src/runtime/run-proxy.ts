@@ -4,6 +4,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { ProxyHealth } from '../health/proxy-health.js';
 import { startHealthServer, type HealthServer } from '../health/health-server.js';
 import { ServiceHealthServers } from '../health/service-health.js';
+import type { HealthCheckAddresses } from '../health/health-check-addresses.js';
 import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
@@ -36,7 +37,7 @@ export interface ProxyConfig {
   readonly metricsBindAddress?: ListenAddress;
   readonly healthzBindAddress?: ListenAddress;
   /** Addresses health-check node ports listen on (kube-proxy: 0.0.0.0 or the nodePortAddresses). */
-  readonly healthCheckAddresses?: readonly string[];
+  readonly healthCheckAddresses?: HealthCheckAddresses;
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;

@@ -3,6 +3,7 @@ import type { IPFamily, ServiceKey } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { Clock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
+import { ipFamilyOf } from '../util/ip.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import type { Backend } from './backend.js';
 import { countNoLocalEndpoints } from './no-local-endpoints.js';
@@ -10,18 +11,23 @@ import { PendingChanges } from './pending-changes.js';
 import { SyncRunner } from './runner.js';
 
 /** The metrics the sync loop records (`CoreMetrics` fits). */
-export type SyncMetrics = Pick<CoreMetrics, 'syncQueued' | 'syncSucceeded' | 'programmingLatency' | 'programmingFromEvent' | 'noLocalEndpoints' | 'syncFailed'>;
+export type SyncMetrics = Pick<
+  CoreMetrics,
+  'syncQueued' | 'syncSucceeded' | 'syncAttemptFailed' | 'programmingLatency' | 'programmingFromEvent' | 'noLocalEndpoints' | 'syncFailed'
+>;
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */
 export interface SyncHealth {
   queuedUpdate(family: IPFamily): void;
   updated(family: IPFamily): void;
+  /** The loop stopped syncing `family` (the Node has no address in it). */
+  forget(family: IPFamily): void;
   isHealthy(): boolean;
 }
 
 /** The per-Service health-check node ports, reconciled after each successful sync (`ServiceHealthServers` fits). */
 export interface ServiceHealthSync {
-  sync(services: NodeLocalState['services'], proxyHealthy: () => boolean): Promise<void>;
+  sync(services: NodeLocalState['services'], proxyHealthy: () => boolean, node: NodeLocalState['node']): Promise<void>;
 }
 
 export interface SyncLoopOptions {
@@ -60,6 +66,8 @@ export class SyncLoop {
   private readonly pending = new PendingChanges();
   private readonly log: Logger;
   private latest: { readonly state: NodeLocalState; readonly revision: number } | undefined;
+  /** The backend's families this node has (see `nodeFamilies`); all of the backend's until a Node is known. */
+  private families: readonly IPFamily[];
   private needFullSync = true;
   private lastFullSyncStart: number | undefined;
   /** Per Service, when its changes were offered (monotonic ms), not yet covered by a successful sync. */
@@ -69,6 +77,7 @@ export class SyncLoop {
 
   constructor(private readonly opts: SyncLoopOptions) {
     this.log = opts.log ?? defaultLog.with({ backend: opts.backend.name });
+    this.families = opts.backend.families;
     this.runner = new SyncRunner({
       fn: () => this.syncOnce(),
       clock: opts.clock,
@@ -81,6 +90,9 @@ export class SyncLoop {
   /** A new node-local state exists: remember it, accumulate its changes and request a sync. */
   offer(state: NodeLocalState, changes: StateChanges, revision: number): void {
     this.latest = { state, revision };
+    const families = nodeFamilies(this.opts.backend.families, state);
+    for (const f of this.families) if (!families.includes(f)) this.opts.health.forget(f);
+    this.families = families;
     this.pending.add(changes);
     const at = this.opts.clock.monotonic();
     for (const key of changes.updatedServices ?? []) {
@@ -95,8 +107,8 @@ export class SyncLoop {
   /** Sets the backend up, then starts syncing (at once if a state was offered already). */
   async start(): Promise<void> {
     await this.opts.backend.setup?.();
-    const { metrics, health, clock, backend } = this.opts;
-    for (const family of backend.families) {
+    const { metrics, health, clock } = this.opts;
+    for (const family of this.families) {
       // As upstream's SyncLoop: start-up counts as fresh (so health waits calmly for a first
       // state) and as a queued sync (the sources are syncing).
       health.updated(family);
@@ -113,7 +125,7 @@ export class SyncLoop {
 
   private markQueued(): void {
     const now = this.opts.clock.now();
-    for (const family of this.opts.backend.families) {
+    for (const family of this.families) {
       this.opts.metrics.syncQueued(family, now);
       this.opts.health.queuedUpdate(family);
     }
@@ -131,6 +143,8 @@ export class SyncLoop {
     try {
       await backend.sync({ state: latest.state, changes, full, revision: latest.revision });
     } catch (e) {
+      const seconds = (clock.monotonic() - startedAt) / 1000;
+      for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);
       this.pending.restore(changes);
       for (const [key, times] of this.received) received.set(key, [...(received.get(key) ?? []), ...times]);
       this.received = received;
@@ -157,7 +171,7 @@ export class SyncLoop {
       changedServices: changes.updatedServices?.size ?? 'all',
       durationMs,
     });
-    await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy());
+    await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy(), latest.state.node);
   }
 
   private fullSyncDue(now: number): boolean {
@@ -172,7 +186,7 @@ export class SyncLoop {
       for (const [key, times] of received) {
         const service = current.get(key) ?? before.get(key); // a removed Service: the families it had
         if (!service) continue;
-        for (const family of this.opts.backend.families) {
+        for (const family of this.families) {
           if (service.families[family] === undefined) continue;
           for (const t of times) this.opts.metrics.programmingFromEvent(family, Math.max(0, now - t) / 1000);
         }
@@ -184,9 +198,15 @@ export class SyncLoop {
   private recordSuccess(state: NodeLocalState, changes: StateChanges, full: boolean, seconds: number): void {
     const { metrics, health, clock } = this.opts;
     const now = clock.now();
-    for (const family of this.opts.backend.families) {
+    const serviceFamilies = new Map(state.services.map((s) => [s.key, s.families]));
+    for (const family of this.families) {
       metrics.syncSucceeded(family, seconds, full, now);
-      for (const times of changes.triggerTimes.values()) {
+      // Upstream's per-family proxier only sees its family's EndpointSlices, so a trigger time is
+      // observed once per family the Service has, not once per family the proxy runs.
+      // A Service no longer (or not yet) in the state counts once, under the node's primary family.
+      for (const [key, times] of changes.triggerTimes) {
+        const families = serviceFamilies.get(key);
+        if (families ? families[family] === undefined : family !== this.families[0]) continue;
         for (const t of times) metrics.programmingLatency(family, Math.max(0, now - t) / 1000);
       }
       const noLocal = countNoLocalEndpoints(state, family);
@@ -195,4 +215,15 @@ export class SyncLoop {
       health.updated(family);
     }
   }
+}
+
+/**
+ * The IP families this node has: those of the backend's families that the Node has an address in.
+ * Upstream runs a proxier only for the families the node supports; a single-stack node observes
+ * one family's syncs, not two. A Node without addresses (not seen yet) keeps all of the backend's.
+ */
+export function nodeFamilies(backendFamilies: readonly IPFamily[], state: NodeLocalState): readonly IPFamily[] {
+  const has = new Set(state.node.addresses.map(ipFamilyOf));
+  const families = backendFamilies.filter((f) => has.has(f));
+  return families.length > 0 ? families : backendFamilies;
 }

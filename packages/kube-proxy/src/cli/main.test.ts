@@ -8,6 +8,13 @@ import { VERSION } from './version.js';
 
 const HEAD = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
 
+/** A fake /proc/sys: unit tests must never write the host's settings. */
+const sysctlWrites: string[] = [];
+const sysctl = {
+  read: async () => 0,
+  write: async (name: string, value: number) => void sysctlWrites.push(`${name}=${value}`),
+};
+
 async function run(argv: string[], files: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
@@ -21,6 +28,8 @@ async function run(argv: string[], files: Record<string, string> = {}) {
       return text;
     },
     writeFile: (path, text) => void (written[path] = text),
+    sysctl, // never the host's
+    setOomScoreAdj: async () => {}, // never the test runner's
     signal: AbortSignal.abort(),
   });
   return { code, stdout, stderr, written };
@@ -122,5 +131,16 @@ describe('kube-proxy main', () => {
     });
     const second = await run(['--config=/tmp/kp.yaml', '--write-config-to=/tmp/kp2.yaml'], { '/tmp/kp.yaml': yaml });
     expect(second.written['/tmp/kp2.yaml']).toBe(yaml);
+  });
+
+  it('--init-only applies the conntrack settings (upstream\'s privileged set-up) and exits', async () => {
+    sysctlWrites.length = 0;
+    const { code } = await run(['--init-only', '--conntrack-max-per-core=1000', '--conntrack-min=5000']);
+    expect(code).toBe(0);
+    expect(sysctlWrites).toEqual([
+      'net/netfilter/nf_conntrack_max=5000',
+      'net/netfilter/nf_conntrack_tcp_timeout_established=86400',
+      'net/netfilter/nf_conntrack_tcp_timeout_close_wait=3600',
+    ]);
   });
 });

@@ -4,6 +4,7 @@
  * backends, in one process. Errors exit 1 with the message on stderr, as upstream's do.
  */
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configureLogging, createLogger, type Logger } from '@kpng/core';
@@ -16,12 +17,14 @@ import { concerns } from '../config/changed-fields.js';
 import { validateConfiguration } from '../config/validate.js';
 import { FlagError, parseFlags, type ParsedFlags } from '../flags/parse.js';
 import { BindError } from '../run/bind-check.js';
+import { ConfigChangedError } from '../run/config-watch.js';
 import { conntrackSysctls } from '../run/conntrack.js';
+import { applySysctls, sysctlAccess, type SysctlAccess } from '../run/sysctl.js';
 import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
 import { serve } from '../run/serve.js';
 import { usage } from './usage.js';
-import { versionText } from './version.js';
+import { VERSION, versionText } from './version.js';
 
 export interface MainIO {
   readonly stdout: (text: string) => void;
@@ -33,6 +36,10 @@ export interface MainIO {
   /** Called once the proxy runs (tests read server addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
   readonly cpuCores: number;
+  /** Sets this process's OOM score adjustment. Default: writes /proc/self/oom_score_adj. */
+  readonly setOomScoreAdj?: (value: number) => Promise<void>;
+  /** /proc/sys of the namespace kube-proxy programs. Default: its own, or KPNG_NETNS's. */
+  readonly sysctl?: SysctlAccess;
 }
 
 const PROCESS_IO: MainIO = {
@@ -55,8 +62,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return fail(`${e.message}\nRun 'kube-proxy --help' for usage.`);
   }
   if (flags.get('help') === true) return io.stdout(usage()), 0;
-  const version = flags.get<boolean | 'raw'>('version');
-  if (version !== undefined && version !== false) return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+  const version = flags.get<boolean | string>('version');
+  if (version === true || version === 'raw') return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+  // `--version=vX.Y.Z` (verflag): report that version and run.
+  const reportedVersion = typeof version === 'string' ? version : `v${VERSION}`;
 
   let completed: Completed;
   try {
@@ -87,20 +96,29 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const netns = env['KPNG_NETNS'] || undefined;
   if (completed.cleanup) return cleanup(config, netns, log, fail);
+  // Upstream's privileged set-up, which --init-only does alone (e.g. in an init container).
+  await applyConntrack(config.conntrack, io.cpuCores, io.sysctl ?? sysctlAccess(netns), log);
   if (completed.initOnly) {
-    log.info('--init-only: kpng needs no privileged initialisation; exiting');
+    log.info('--init-only: initialisation done; exiting');
     return 0;
   }
-  logConntrackPlan(config.conntrack, io.cpuCores, log);
+  // Upstream's OOMAdjuster: keep the proxy alive under memory pressure (-999 by default).
+  await (io.setOomScoreAdj ?? writeOomScoreAdj)(config.oomScoreAdj).catch((e: unknown) =>
+    log.warn('cannot set oom_score_adj; leaving it as it is', { value: config.oomScoreAdj, err: (e as Error).message }),
+  );
   const stop = terminationSignal(io.signal);
   try {
-    return await serve(completed, { env, log, signal: stop.signal, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
+    return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
   } catch (e) {
-    if (e instanceof BindError) return fail(e.message);
+    if (e instanceof BindError || e instanceof ConfigChangedError) return fail(e.message);
     return fail(`running kube-proxy: ${(e as Error).message}`);
   } finally {
     stop.dispose();
   }
+}
+
+function writeOomScoreAdj(value: number): Promise<void> {
+  return writeFile('/proc/self/oom_score_adj', String(value));
 }
 
 /** A validation error on a field a flag set names that flag. */
@@ -121,12 +139,14 @@ async function cleanup(config: Completed['config'], netns: string | undefined, l
   }
 }
 
-function logConntrackPlan(ct: Completed['config']['conntrack'], cores: number, log: Logger): void {
+/**
+ * Upstream's conntrack set-up at start (cmd/kube-proxy/app/conntrack.go): nf_conntrack_max from
+ * maxPerCore x cores (at least min) and the timeouts, written in the namespace kube-proxy programs.
+ * The table's hashsize (a module parameter, global to the host) is left alone.
+ */
+async function applyConntrack(ct: Completed['config']['conntrack'], cores: number, access: SysctlAccess, log: Logger): Promise<void> {
   const settings = conntrackSysctls(ct, cores);
-  if (settings.length === 0) return;
-  log.info('conntrack settings upstream kube-proxy would apply (kpng leaves sysctls to the node and does not write them)', {
-    sysctls: Object.fromEntries(settings.map((s) => [s.name, s.value])),
-  });
+  if (settings.length > 0) await applySysctls(settings, access, log);
 }
 
 // Run when executed as a program (not when imported by tests).

@@ -7,7 +7,7 @@ const HEADER = `kube-proxy (kpng): the Kubernetes network proxy, as a drop-in fo
 It watches Services, EndpointSlices and this Node, and programs the kernel through kpng's
 nftables backend. Only the nftables mode is available in this build; a blank mode means nftables.
 With --config, the file is the configuration: of the other flags only --master, --hostname-override,
-the logging flags (-v, --vmodule, --logging-format, --log-flush-frequency) and the actions
+the logging flags (-v, --vmodule, --logging-format, --log-*) and the actions
 (--cleanup, --write-config-to, --init-only) count; the rest are ignored with a warning, as upstream.
 
 Usage:

@@ -145,7 +145,6 @@ describe('completeConfiguration with --config: the file wins', () => {
 
   it.each([
     ['/etc/kp/missing.yaml', 'open /etc/kp/missing.yaml: no such file or directory'],
-    ['/etc/kp/typo.yaml', '/etc/kp/typo.yaml: strict decoding error: unknown field "nftable"'],
   ])('fails on %s', (path, message) => {
     expect(() => complete(`--config=${path}`)).toThrow(new CompleteError(message));
   });
@@ -153,5 +152,20 @@ describe('completeConfiguration with --config: the file wins', () => {
   it('records the actions', () => {
     const c = complete('--config=/etc/kp/nft.yaml', '--cleanup', '--write-config-to=/tmp/x.yaml');
     expect([c.cleanup, c.writeConfigTo, c.initOnly, c.configFile]).toEqual([true, '/tmp/x.yaml', false, '/etc/kp/nft.yaml']);
+  });
+});
+
+describe('a file with an unknown field', () => {
+  it('loads leniently, as upstream, and says which field it ignored', () => {
+    const { config, warnings } = complete('--config=/etc/kp/typo.yaml');
+    expect(config.nftables.syncPeriod).toBe(30_000);
+    expect(warnings).toContain('/etc/kp/typo.yaml: Using lenient decoding as strict decoding failed: strict decoding error: unknown field "nftable"');
+  });
+});
+
+describe('logsapi flags', () => {
+  it('set the logging options, also over a --config file (they are logging flags)', () => {
+    const { config } = complete('--config=/etc/kp/nft.yaml', '--log-text-split-stream', '--log-text-info-buffer-size=64Ki', '--log-json-split-stream=false');
+    expect(config.logging.options).toMatchObject({ text: { splitStream: true, infoBufferSize: '64Ki' }, json: { splitStream: false } });
   });
 });

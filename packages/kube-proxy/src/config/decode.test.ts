@@ -59,15 +59,25 @@ describe('decodeConfiguration', () => {
     expect(warnings).toEqual(['field "udpIdleTimeout" is no longer used by kube-proxy and is ignored']);
   });
 
+  // Upstream's loadConfig: strict first, then lenient with the strict error logged.
   it.each([
-    ['an unknown top-level field', `${HEAD}proxyMode: nftables\n`, 'strict decoding error: unknown field "proxyMode"'],
+    ['an unknown top-level field', `${HEAD}mode: nftables\nproxyMode: nftables\n`, 'strict decoding error: unknown field "proxyMode"', { mode: 'nftables' }],
     [
       'unknown nested fields, every one',
-      `${HEAD}nftables:\n  syncPeriodd: 1s\nconntrack:\n  max: 5\n`,
+      `${HEAD}nftables:\n  syncPeriodd: 1s\n  minSyncPeriod: 2s\nconntrack:\n  max: 5\n`,
       'strict decoding error: unknown field "nftables.syncPeriodd", unknown field "conntrack.max"',
+      { nftables: { minSyncPeriod: 2000 }, conntrack: {} },
     ],
-    ['an unknown field in a list item', `${HEAD}logging:\n  vmodule: [{file: x, verbosity: 1}]\n`, 'strict decoding error: unknown field "logging.vmodule[0].file"'],
-    ['a duplicate field', `${HEAD}nftables:\n  syncPeriod: 1s\n  syncPeriod: 2s\n`, 'strict decoding error: duplicate field "syncPeriod" (line 5)'],
+    ['an unknown field in a list item', `${HEAD}logging:\n  vmodule: [{file: x, verbosity: 1}]\n`, 'strict decoding error: unknown field "logging.vmodule[0].file"', { logging: { vmodule: [{ verbosity: 1 }] } }],
+    ['a duplicate field (the last wins)', `${HEAD}nftables:\n  syncPeriod: 1s\n  syncPeriod: 2s\n`, 'strict decoding error: duplicate field "syncPeriod" (line 5)', { nftables: { syncPeriod: 2000 } }],
+  ])('loads %s leniently, logging the strict error; strict: true refuses it', (_name, text, strictError, config) => {
+    const decoded = decodeConfiguration(text);
+    expect(decoded.config).toEqual(config);
+    expect(decoded.warnings).toEqual([`Using lenient decoding as strict decoding failed: ${strictError}`]);
+    expect(() => decodeConfiguration(text, { strict: true })).toThrow(new ConfigDecodeError(strictError));
+  });
+
+  it.each([
     [
       'a string where a number belongs',
       `${HEAD}nftables:\n  masqueradeBit: "14"\n`,

@@ -1,10 +1,12 @@
 /**
- * Strict decoding of a KubeProxyConfiguration file (YAML or JSON): unknown and duplicate fields
- * are errors naming the field path, as the strict decoder reports them
+ * Decoding a KubeProxyConfiguration file (YAML or JSON) as upstream's `loadConfig` does: strictly
+ * first; when only strictness fails (unknown or duplicate fields), leniently, with the strict error
+ * logged (`Using lenient decoding as strict decoding failed`), so a file written for a newer
+ * kube-proxy still loads. Field paths are named as the strict decoder names them
  * (`strict decoding error: unknown field "nftables.syncPeriodd"`); type errors read like
- * encoding/json's. Fields kube-proxy removed long ago are skipped with a warning.
+ * encoding/json's and are fatal. Fields kube-proxy removed long ago are skipped with a warning.
  */
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, type Document } from 'yaml';
 import { parseGoDuration } from './duration.js';
 import { CONFIGURATION_SCHEMA, GO_TYPE, type FieldType, type ObjectType } from './schema.js';
 import { API_VERSION, GROUP, KIND, type PartialConfiguration } from './types.js';
@@ -18,32 +20,50 @@ export interface Decoded {
   readonly warnings: readonly string[];
 }
 
-export function decodeConfiguration(text: string): Decoded {
-  const documents = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
-  if (!Array.isArray(documents)) throw new ConfigDecodeError('failed to decode: the file is empty');
-  const [document, ...more] = documents;
-  if (document === undefined) throw new ConfigDecodeError("Object 'Kind' is missing in the (empty) file");
+export interface DecodeOptions {
+  /** Refuse unknown and duplicate fields instead of falling back to lenient decoding. */
+  readonly strict?: boolean;
+}
+
+export function decodeConfiguration(text: string, options: DecodeOptions = {}): Decoded {
+  const strictErrors: string[] = [];
+  let document = parseOne(text, true);
+  const duplicate = document.errors.find((e) => e.code === 'DUPLICATE_KEY');
+  if (duplicate) {
+    strictErrors.push(duplicateField(text, duplicate.pos[0]));
+    document = parseOne(text, false); // as encoding/json: the last occurrence wins
+  }
   const yamlErrors = document.errors;
   if (yamlErrors.length > 0) {
-    const duplicate = yamlErrors.find((e) => e.code === 'DUPLICATE_KEY');
-    if (duplicate) throw new ConfigDecodeError(`strict decoding error: ${duplicateField(text, duplicate.pos[0])}`);
     const first = yamlErrors[0]!;
     throw new ConfigDecodeError(`failed to decode: ${first.message.split('\n')[0]} (line ${lineOf(text, first.pos[0])})`);
   }
-  if (more.length > 0) throw new ConfigDecodeError('failed to decode: expected one KubeProxyConfiguration document, found several');
   const root: unknown = document.toJS();
   if (!isPlainObject(root)) throw new ConfigDecodeError("failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object");
   checkTypeMeta(root);
 
   const walker = new Walker();
   const config = walker.object(root, CONFIGURATION_SCHEMA, []);
-  if (walker.unknown.length > 0) {
-    throw new ConfigDecodeError(`strict decoding error: ${walker.unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
-  }
   if (walker.typeErrors.length > 0) throw new ConfigDecodeError(`failed to decode: ${walker.typeErrors.join('; ')}`);
+  strictErrors.push(...walker.unknown.map((f) => `unknown field ${JSON.stringify(f)}`));
+  const warnings = [...walker.warnings];
+  if (strictErrors.length > 0) {
+    const strictError = `strict decoding error: ${strictErrors.join(', ')}`;
+    if (options.strict) throw new ConfigDecodeError(strictError);
+    warnings.unshift(`Using lenient decoding as strict decoding failed: ${strictError}`);
+  }
   delete config['apiVersion'];
   delete config['kind'];
-  return { config: config as PartialConfiguration, warnings: walker.warnings };
+  return { config: config as PartialConfiguration, warnings };
+}
+
+function parseOne(text: string, uniqueKeys: boolean): Document.Parsed {
+  const documents = parseAllDocuments(text, { uniqueKeys, prettyErrors: false });
+  if (!Array.isArray(documents)) throw new ConfigDecodeError('failed to decode: the file is empty');
+  const [document, ...more] = documents;
+  if (document === undefined) throw new ConfigDecodeError("Object 'Kind' is missing in the (empty) file");
+  if (more.length > 0) throw new ConfigDecodeError('failed to decode: expected one KubeProxyConfiguration document, found several');
+  return document;
 }
 
 function checkTypeMeta(root: Record<string, unknown>): void {

@@ -51,6 +51,10 @@ const SAMPLES: Readonly<Record<string, readonly [string, unknown]>> = {
   vmodule: ['proxier=5,sync*=3', [{ filePattern: 'proxier', verbosity: 5 }, { filePattern: 'sync*', verbosity: 3 }]],
   'logging-format': ['json', 'json'],
   'log-flush-frequency': ['10s', 10_000],
+  'log-json-info-buffer-size': ['64Ki', '64Ki'],
+  'log-text-info-buffer-size': ['1M', '1M'],
+  'boot-id-file': ['/proc/sys/kernel/random/boot_id', '/proc/sys/kernel/random/boot_id'],
+  'machine-id-file': ['/etc/machine-id', '/etc/machine-id'],
 };
 
 /** A value each flag must refuse, with the reason pflag would give. */
@@ -61,6 +65,8 @@ const BAD: readonly (readonly [string, string, string])[] = [
   ['conntrack-min', '99999999999', 'strconv.ParseInt: parsing "99999999999": value out of range'],
   ['kube-api-qps', 'fast', 'strconv.ParseFloat: parsing "fast": invalid syntax'],
   ['iptables-sync-period', '30', 'time: invalid duration "30"'],
+  ['log-text-info-buffer-size', 'lots', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+  ['version', 'v1', 'strconv.ParseBool: parsing "v1": invalid syntax'],
   ['conntrack-tcp-timeout-established', '1d', 'time: invalid duration "1d"'],
   ['bind-address', '198.18.255.1:80', '"198.18.255.1:80" is not a valid IP address'],
   ['healthz-bind-address', 'localhost:10256', '"localhost:10256" is not in a valid format (ip or ip:port)'],
@@ -117,6 +123,7 @@ describe('parseFlags', () => {
     [['--version'], true],
     [['--version=raw'], 'raw'],
     [['--version=false'], false],
+    [['--version=v1.31.2'], 'v1.31.2'],
     [['-h'], undefined],
   ])('%j', (argv, version) => {
     expect(parseFlags(argv).get('version')).toBe(version);
@@ -132,6 +139,14 @@ describe('parseFlags', () => {
     expect(flags.get('feature-gates')).toEqual({ A: false, B: false });
     expect(flags.get('proxy-mode')).toBe('nftables');
     expect(flags.names()).toEqual(['nodeport-addresses', 'feature-gates', 'proxy-mode']);
+  });
+
+  it.each([
+    [['--masquerade_all'], 'masquerade-all', true],
+    [['--iptables_min_sync_period=0s'], 'iptables-min-sync-period', 0],
+    [['--hostname_override', 'node-a'], 'hostname-override', 'node-a'],
+  ])('normalises _ to - in flag names as upstream: %j', (argv, name, value) => {
+    expect(parseFlags(argv).get(name)).toBe(value);
   });
 
   it('takes the next argument as a value even when it looks like a flag, as pflag does', () => {

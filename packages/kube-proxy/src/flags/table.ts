@@ -4,6 +4,7 @@
  * (`--master`), or their target depends on the final mode (`--iptables-sync-period`).
  */
 import { IPVS_SCHEDULERS, LOCAL_MODES, LOGGING_FORMATS, PROXY_MODES } from '../config/types.js';
+import type { KubeProxyConfiguration } from '../config/types.js';
 import { boolFlag, valueFlag, type FlagSpec } from './spec.js';
 import {
   oneOf,
@@ -15,12 +16,21 @@ import {
   parseIPPortFlag,
   parseLevel,
   parseMapStringBool,
+  parseQuantity,
   parseStringSlice,
   parseVModule,
 } from './values.js';
 
 const str = (text: string) => text;
 const withConfig = { withConfig: true } as const;
+
+/** Sets `logging.options.<format>.<key>` (logsapi's per-format options). */
+function loggingOption(format: 'json' | 'text', key: string) {
+  return (c: KubeProxyConfiguration, v: unknown) => {
+    const current = c.logging.options[format];
+    c.logging.options[format] = { ...(typeof current === 'object' && current !== null ? current : {}), [key]: v };
+  };
+}
 
 export const FLAGS: readonly FlagSpec[] = [
   // The command itself
@@ -29,7 +39,7 @@ export const FLAGS: readonly FlagSpec[] = [
   boolFlag('cleanup', parseBool, 'Remove the rules kube-proxy programmed (kpng and upstream nftables tables) and exit.', undefined, withConfig),
   boolFlag('init-only', parseBool, 'Do the privileged initialisation and exit (kpng: nothing to do).', undefined, withConfig),
   boolFlag('help', parseBool, 'Help for kube-proxy.', undefined, { shorthand: 'h', withConfig: true }),
-  { ...boolFlag('version', (t) => (t === 'raw' ? 'raw' : parseBool(t)), 'Print version information and quit; --version=raw prints details.', undefined, withConfig), type: 'version[=true]' },
+  { ...boolFlag('version', parseVersionFlag, '--version, --version=raw prints version information and quits; --version=vX.Y.Z... sets the reported version.', undefined, withConfig), type: 'version[=true]' },
   valueFlag('feature-gates', 'mapStringBool', parseMapStringBool, `Feature gates, e.g. A=true,B=false. kpng accepts them and warns about each (none changes its behaviour).`, (c, v) => Object.assign(c.featureGates, v)),
 
   // API server
@@ -99,13 +109,36 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag('vmodule', 'pattern=N,...', parseVModule, 'Per-file verbosity (accepted; kpng logs by verbosity only).', (c, v) => (c.logging.vmodule = v), withConfig),
   valueFlag('logging-format', 'string', oneOf(LOGGING_FORMATS), 'Log format: text or json.', (c, v) => (c.logging.format = v), { defaultText: 'text', withConfig: true }),
   valueFlag('log-flush-frequency', 'duration', duration, 'Maximum seconds between log flushes.', (c, v) => (c.logging.flushFrequency = v), { defaultText: '5s', withConfig: true }),
+  valueFlag('log-json-info-buffer-size', 'quantity', parseQuantity, '[Alpha] In JSON format with split output streams, the info messages can be buffered for a while (accepted; kpng writes every line at once).', loggingOption('json', 'infoBufferSize'), withConfig),
+  boolFlag('log-json-split-stream', parseBool, '[Alpha] In JSON format, write error messages to stderr and info messages to stdout.', loggingOption('json', 'splitStream'), withConfig),
+  valueFlag('log-text-info-buffer-size', 'quantity', parseQuantity, '[Alpha] In text format with split output streams, the info messages can be buffered for a while (accepted; kpng writes every line at once).', loggingOption('text', 'infoBufferSize'), withConfig),
+  boolFlag('log-text-split-stream', parseBool, '[Alpha] In text format, write error messages to stderr and info messages to stdout.', loggingOption('text', 'splitStream'), withConfig),
+
+  // cAdvisor's flags, which upstream lists because it adds Go's global flag set (accepted, unused).
+  valueFlag('boot-id-file', 'string', str, 'Comma-separated list of files to check for boot-id; the first that exists is used (accepted; kpng does not read it).', undefined, { defaultText: '/proc/sys/kernel/random/boot_id' }),
+  valueFlag('machine-id-file', 'string', str, 'Comma-separated list of files to check for machine-id; the first that exists is used (accepted; kpng does not read it).', undefined, { defaultText: '/etc/machine-id,/var/lib/dbus/machine-id' }),
 ];
+
+/**
+ * component-base's verflag: a boolean, `raw`, or a version to report instead of the binary's own
+ * (`v1.31.0`), after which the program runs normally.
+ */
+function parseVersionFlag(text: string): boolean | 'raw' | `v${string}` {
+  if (text === 'raw') return 'raw';
+  if (/^v\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/.test(text)) return text as `v${string}`;
+  return parseBool(text);
+}
 
 const BY_NAME = new Map(FLAGS.map((f) => [f.name, f]));
 const BY_SHORTHAND = new Map(FLAGS.filter((f) => f.shorthand).map((f) => [f.shorthand!, f]));
 
+/** As upstream's `cliflag.WordSepNormalizeFunc`: `--masquerade_all` is `--masquerade-all`. */
+export function normalizeFlagName(name: string): string {
+  return name.replaceAll('_', '-');
+}
+
 export function flagNamed(name: string): FlagSpec | undefined {
-  return BY_NAME.get(name);
+  return BY_NAME.get(normalizeFlagName(name));
 }
 
 export function flagWithShorthand(letter: string): FlagSpec | undefined {

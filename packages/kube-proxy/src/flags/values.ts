@@ -103,3 +103,11 @@ export function parseVModule(text: string): { filePattern: string; verbosity: nu
     return { filePattern: m[1]!, verbosity: Number(m[2]) };
   });
 }
+
+/** resource.Quantity as the logsapi buffer-size flags take it (`0`, `64Ki`, `1M`); kept as written. */
+export function parseQuantity(text: string): string {
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/.test(text)) {
+    throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+  }
+  return text;
+}

@@ -1,7 +1,6 @@
 /**
- * The conntrack sysctls kube-proxy sets at start (cmd/kube-proxy/app/conntrack.go), as a plan.
- * kpng computes and logs them but does not write them: they are node-wide settings best owned by
- * the node's own configuration, and tests must never touch them.
+ * The conntrack sysctls kube-proxy sets at start (cmd/kube-proxy/app/conntrack.go), as a plan;
+ * `sysctl.ts` writes them in the namespace kube-proxy programs (never the root one from a test).
  */
 import type { ConntrackConfiguration } from '../config/types.js';
 

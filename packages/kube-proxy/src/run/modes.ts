@@ -12,7 +12,7 @@ import { iptablesBackendOptions } from './iptables-options.js';
 import { IpvsBackend } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
-import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
+import { KPNG_TABLE, nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
@@ -44,7 +44,7 @@ const nftables: ProxyModeBackend = {
   },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
-    const tables = [...new Set([tableName(config), UPSTREAM_TABLE])];
+    const tables = [...new Set([tableName(config), UPSTREAM_TABLE, KPNG_TABLE])];
     for (const name of tables) {
       // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
       await new NftBackend({ tableName: name, conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();

@@ -23,8 +23,8 @@ describe('nftBackendOptions', () => {
     ['primary NodePort addresses', {}, { nodePortAddresses: 'primary' }],
     ['NodePort CIDRs', { nodePortAddresses: ['198.18.255.0/24', '2001:db8:ff::/64'] }, { nodePortAddresses: ['198.18.255.0/24', '2001:db8:ff::/64'] }],
     ['the nftables section masquerade settings', { nftables: { masqueradeAll: true, masqueradeBit: 5 }, iptables: { masqueradeBit: 9 } }, { masqueradeAll: true, masqueradeBit: 5 }],
-    ["kpng's table by default", {}, { tableName: 'kpng' }],
-    ['the configured table name', { nftables: { tableName: 'kube-proxy' } }, { tableName: 'kube-proxy' }],
+    ["upstream's table by default, so runbooks for `ip kube-proxy` keep working", {}, { tableName: 'kube-proxy' }],
+    ['the configured table name', { nftables: { tableName: 'kpng' } }, { tableName: 'kpng' }],
   ])('%s', (_name, partial, expected) => {
     const { options } = nftBackendOptions(withDefaults({ ...base, ...partial }));
     expect(options).toMatchObject(expected);

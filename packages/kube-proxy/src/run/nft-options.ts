@@ -6,6 +6,7 @@
 import type { LocalDetectorConfig, NftBackendOptions } from '@kpng/nft';
 import { NODE_PORT_ADDRESSES_PRIMARY, type KubeProxyConfiguration } from '../config/types.js';
 
+/** kpng's own programs' tables (`kpng-nft`): removed by `--cleanup` too, in case a node ran one. */
 export const KPNG_TABLE = 'kpng';
 /** Upstream kube-proxy's nftables tables (`ip kube-proxy`, `ip6 kube-proxy`). */
 export const UPSTREAM_TABLE = 'kube-proxy';
@@ -32,8 +33,12 @@ export function nftBackendOptions(config: KubeProxyConfiguration): NftMapping {
   };
 }
 
+/**
+ * Unset means upstream's `kube-proxy`, so `nft list table ip kube-proxy` runbooks keep working. The
+ * first sync replaces whatever upstream left in it, in one atomic transaction.
+ */
 export function tableName(config: KubeProxyConfiguration): string {
-  return config.nftables.tableName || KPNG_TABLE;
+  return config.nftables.tableName || UPSTREAM_TABLE;
 }
 
 /** detectLocalMode and its companions (shared by the nftables and iptables modes). */

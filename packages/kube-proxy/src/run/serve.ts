@@ -6,12 +6,14 @@
  */
 import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
-import { KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import { healthCheckAddressesFor, KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { serverAddress } from './bind-check.js';
+import { registerBuildInfo } from './build-info.js';
+import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
 import { cleanupOtherModes } from './platform-cleanup.js';
 
@@ -22,6 +24,8 @@ export interface ServeContext {
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
   readonly signal: AbortSignal;
+  /** The version reported (`v0.1.0`, or what `--version=vX.Y.Z` said). */
+  readonly version: string;
   /** Called once the proxy is running (tests read the servers' addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
 }
@@ -39,6 +43,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   });
   await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
+  registerBuildInfo(registry, ctx.version);
   const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
   for (const warning of warnings) log.warn(warning);
 
@@ -47,11 +52,26 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   const healthzBindAddress = await serverAddress('healthz', config.healthzBindAddress, hardFail, log);
   const section = sectionOf(config);
   log.info('starting kube-proxy (kpng)', {
+    version: ctx.version,
     mode: config.mode,
     node: nodeName,
     server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
     ...(netns !== undefined ? { netns } : {}),
   });
+  // Upstream exits when its --config file changes; the DaemonSet restarts it with the new file.
+  const stopping = new AbortController();
+  const forward = () => stopping.abort();
+  ctx.signal.addEventListener('abort', forward, { once: true });
+  if (ctx.signal.aborted) stopping.abort();
+  let configChanged = false;
+  const configWatch =
+    completed.configFile === undefined
+      ? undefined
+      : watchConfigFile(completed.configFile, () => {
+          configChanged = true;
+          log.error('the configuration file changed; exiting so that kube-proxy restarts with it', { file: completed.configFile });
+          stopping.abort();
+        });
   const kpng = await runProxy({
     nodeName: toNodeName(nodeName),
     source: new KubeSource({
@@ -64,22 +84,30 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     backend,
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
+    // Upstream opens health-check node ports on the nodePortAddresses (nftables: the primary IPs).
+    healthCheckAddresses: healthCheckAddressesFor(config.nodePortAddresses),
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
     registry,
-    signal: ctx.signal,
+    signal: stopping.signal,
+  }).catch((e: unknown) => {
+    configWatch?.close();
+    throw e;
   });
   ctx.onStarted?.(kpng);
 
   const outcome = await kpng.done.then(
-    () => (ctx.signal.aborted ? 'stopped' : 'source ended'),
+    () => (configChanged ? 'configuration file changed' : stopping.signal.aborted ? 'stopped' : 'source ended'),
     () => 'source failed' as const,
   );
   log.info('stopping kube-proxy (kpng)', { reason: outcome });
+  configWatch?.close();
+  ctx.signal.removeEventListener('abort', forward);
   await kpng.stop();
+  if (configChanged) throw new ConfigChangedError();
   return outcome === 'source failed' ? 1 : 0;
 }
 

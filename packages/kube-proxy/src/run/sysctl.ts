@@ -1,0 +1,56 @@
+/**
+ * Writing kernel settings as upstream's `sysctl.SetSysctl` does, in the network namespace kube-proxy
+ * programs: its own (the host's, under `hostNetwork: true`), or `KPNG_NETNS`'s for tests and labs,
+ * so a test never writes the root namespace's settings.
+ */
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { Logger } from '@kpng/core';
+import type { SysctlSetting } from './conntrack.js';
+
+const run = promisify(execFile);
+
+/** Reads and writes `/proc/sys/<name>` (e.g. `net/netfilter/nf_conntrack_max`). */
+export interface SysctlAccess {
+  read(name: string): Promise<number>;
+  write(name: string, value: number): Promise<void>;
+}
+
+export function sysctlAccess(netns: string | undefined): SysctlAccess {
+  const path = (name: string) => `/proc/sys/${name}`;
+  if (netns === undefined) {
+    return {
+      read: async (name) => Number((await readFile(path(name), 'utf8')).trim()),
+      write: (name, value) => writeFile(path(name), String(value)),
+    };
+  }
+  // /proc/sys/net shows the namespace of the process reading it: read and write from inside.
+  const inside = (script: string, ...args: string[]) => run('ip', ['netns', 'exec', netns, 'sh', '-c', script, 'sh', ...args]);
+  return {
+    read: async (name) => Number((await inside('cat "$1"', path(name))).stdout.trim()),
+    write: async (name, value) => void (await inside('printf %s "$2" > "$1"', path(name), String(value))),
+  };
+}
+
+/**
+ * Applies each setting whose current value differs (upstream only writes what changes). A setting
+ * the kernel refuses (read-only in a namespace, module not loaded, no privilege) is skipped with a
+ * warning naming it; the proxy runs on, as upstream's does for conntrack settings in a container.
+ */
+export async function applySysctls(settings: readonly SysctlSetting[], access: SysctlAccess, log: Logger): Promise<{ written: string[]; skipped: string[] }> {
+  const written: string[] = [];
+  const skipped: string[] = [];
+  for (const { name, value } of settings) {
+    try {
+      if ((await access.read(name)) === value) continue;
+      await access.write(name, value);
+      written.push(name);
+      log.info('set sysctl', { name, value });
+    } catch (e) {
+      skipped.push(name);
+      log.warn('cannot set sysctl; leaving it as it is', { name, value, err: (e as Error).message.split('\n')[0] });
+    }
+  }
+  return { written, skipped };
+}
