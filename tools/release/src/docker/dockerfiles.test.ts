@@ -12,13 +12,14 @@ const RUNTIME_BASE = 'node:20-bookworm-slim';
 /** Debian packages each image's backend calls, and no more. */
 const APT: Record<string, string[]> = {
   kpng: [],
+  'kpng-iptables': ['conntrack', 'iptables'],
   'kpng-nft': ['conntrack', 'nftables'],
   'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
 };
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, compat kube-proxy', () => {
+  it('one Dockerfile per deployable: the core alone, core + nft, core + iptables, compat kube-proxy', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });
