@@ -51,7 +51,7 @@ export type { Clock } from '../util/clock.js';
 export { systemClock } from '../util/clock.js';
 export { createLogger, configureLogging, log, type Logger, type LogFields } from '../util/log.js';
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
-export { parseDuration, formatDuration } from '../util/duration.js';
+export { parseDurationMs, formatDurationMs } from '../util/duration.js';
 export { parseIP, formatIP, canonicalIP, parseCIDR, canonicalCIDR, cidrContains, ipFamilyOf } from '../watch/convert/index.js';
 
 // Stale UDP conntrack cleanup, shared by the Linux backends

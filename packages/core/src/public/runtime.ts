@@ -15,7 +15,15 @@ export { Core, type CoreOptions, type StateConsumer } from '../runtime/core.js';
 
 // Sources
 export type { Source, ModelSink } from '../watch/source.js';
-export { KubeSource, loadKubeConfig, type KubeSourceOptions, type KubeConfigLocation } from '../watch/kube/index.js';
+export {
+  KubeSource,
+  loadKubeConfig,
+  REFLECTOR_BACKOFF,
+  UNREACHABLE_BACKOFF,
+  type BackoffOptions,
+  type KubeSourceOptions,
+  type KubeConfigLocation,
+} from '../watch/kube/index.js';
 export { FileSource, type FileSourceOptions } from '../watch/file/index.js';
 export { ApiSource, type ApiSourceOptions } from '../watch/api/index.js';
 export { convertService, convertEndpointSlice, convertNode, type Converted } from '../watch/convert/index.js';
@@ -36,4 +44,5 @@ export { defaultControllerRateLimiter } from '../sync/rate-limiter.js';
 export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
 export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
 export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';
+export { registerKubeWatchMetrics, type KubeWatchMetrics } from '../metrics/kube-watch.js';
 export { ProxyHealth, startHealthServer, ServiceHealthServers } from '../health/index.js';

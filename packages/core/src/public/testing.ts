@@ -46,4 +46,4 @@ export {
   type PodName,
 } from '../nodeview/state-scenarios.js';
 export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
-export { RecordingLogger, type LogRecord } from '../sync/recording-logger.js';
+export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';

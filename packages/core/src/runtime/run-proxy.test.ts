@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeName } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
 import type { SyncRequest } from '../sync/backend.js';
-import { watchLocalState } from '../stream/client.js';
+import { watchLocalState } from '../stream/client/client.js';
 import { eventually } from '../watch/file/testing.js';
 import { FileSource } from '../watch/file/index.js';
 import { runProxy, type RunningProxy } from './run-proxy.js';

@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
-import { KubeSource, loadKubeConfig, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import { KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
@@ -58,6 +58,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       kubeConfig,
       nodeName,
       restClientMetrics: registerRestClientMetrics(registry),
+      watchMetrics: registerKubeWatchMetrics(registry),
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
     }),
     backend,

@@ -6,7 +6,7 @@ import { renderOperations } from '../nftables/index.js';
 import { NftBackend } from '../backend/nft-backend.js';
 import { serviceKey, type NodeName, type ServiceModel } from '@kpng/core';
 import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';
-import { RecordingLogger } from '../testing/logger.js';
+import { RecordingLogger } from '@kpng/core/testing';
 import { elementComment } from './service.js';
 
 const NASTY = ['"', ';', '#', '\\', '\n', '{', '}', '} ; flush ruleset ; {', '"; delete table ip kpng; "', '\u0000', '\u202e', '😀', ' ', '\t', 'a'.repeat(300)];
