@@ -13,6 +13,7 @@ const RUNTIME_BASE = 'node:20-bookworm-slim';
 const APT: Record<string, string[]> = {
   kpng: [],
   'kpng-iptables': ['conntrack', 'iptables'],
+  'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
   'kpng-nft': ['conntrack', 'nftables'],
   'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
   // Windows HostProcess image: no apt, no shell; HNS is an API, not a tool.
@@ -21,7 +22,7 @@ const APT: Record<string, string[]> = {
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, core + iptables, compat kube-proxy, core + HNS (Windows)', () => {
+  it('one Dockerfile per deployable: the core alone, core + nft, core + iptables, core + IPVS, compat kube-proxy, core + HNS (Windows)', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });
