@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProxyLab, kernelE2e, sweepLeftovers, webManifest, type Lab } from '@kpng/lab';
+import { createProxyLab, kernelE2e, sweepLeftovers, waitForServer, webManifest, type Lab } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 
@@ -25,17 +25,7 @@ describe.skipIf(!e2e.run)('kpng-iptables in the lab', () => {
     await lab?.delete();
   });
 
-  /** Polls (bounded) until the external client, via the NodePort, is answered by `pod`. */
-  const waitFor = async (pod: string): Promise<string | undefined> => {
-    let last: string | undefined;
-    for (let i = 0; i < 60; i++) {
-      const result = await lab.probe(lab.external, { proto: 'tcp', ip: lab.node.ipv4, port: 30080, timeoutMs: 500 });
-      last = result.server ?? result.error;
-      if (last === pod) return last;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return last;
-  };
+  const waitFor = (pod: string): Promise<string | undefined> => waitForServer(lab, lab.external.namespace, lab.node.ipv4, 30080, pod);
 
   it('runs core + backend from a manifest, follows edits, and cleans up', async () => {
     writeFileSync(file, webManifest('198.18.1.10'));

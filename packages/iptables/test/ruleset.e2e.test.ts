@@ -2,8 +2,8 @@
 // inside a namespace this file creates: every rule shape loads as a first sync, a full resync, and
 // partial syncs adding and removing Services and endpoints; what the kernel holds then equals what
 // a fresh instance writes; cleanup leaves nothing of ours and keeps other programs' chains.
-import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
-import { allFeatures, clusterIPs, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
+import type { NodeLocalState, SyncRequest } from '@kpng/core';
+import { allFeatures, clusterIPs, fullSyncRequest, nodeState, on, partialSyncRequest, type ServiceFixture } from '@kpng/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
 import { command } from '../src/iptables/commands.js';
@@ -11,16 +11,8 @@ import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } fro
 
 const e2e = await kernelE2e('iptables backend ruleset');
 
-const request = (state: NodeLocalState, full: boolean, changed: string[] = [], revision = 1): SyncRequest => ({
-  state,
-  changes: {
-    ...(full ? {} : { updatedServices: new Set(changed.map((n) => serviceKey('default', n))) as ReadonlySet<ServiceKey> }),
-    triggerTimes: new Map(),
-    nodeChanged: false,
-  },
-  full,
-  revision,
-});
+const request = (state: NodeLocalState, full: boolean, changed: string[] = [], revision = 1): SyncRequest =>
+  full ? fullSyncRequest(state, revision) : partialSyncRequest(state, changed, revision);
 
 // Each detector on one flavour (both flavours see two), to keep the file short.
 const detectors = [

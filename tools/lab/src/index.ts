@@ -69,13 +69,17 @@ export {
   EXTERNAL_CLIENT,
   HOLD_PORT,
   LAB_PODS,
+  lifecycleCases,
   LOCALHOST_NODEPORTS,
   probeCase,
   type BehaviourCase,
   type BehaviourOptions,
   type Client,
   type LabFamily,
+  type LifecycleDriver,
+  type LifecycleState,
   type Pod,
+  waitForServer,
   webManifest,
 } from './behaviours/index.js';
 // The kernel VM: suites that need IPVS, ipset, dummy links or another kernel version (src/vm/README.md).

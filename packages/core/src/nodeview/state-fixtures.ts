@@ -20,6 +20,7 @@ import {
 } from '../model/types.js';
 import { computeNodeLocalState } from './node-viewer.js';
 import { THIS_NODE } from './testing-fixtures.js';
+import type { SyncRequest } from '../sync/backend.js';
 import type { NodeLocalState } from './types.js';
 
 export const NODE_IPV4 = '198.18.255.1';
@@ -147,4 +148,15 @@ export function fixtureModel(services: readonly ServiceFixture[], node: NodeFixt
 /** The node-local state of THIS_NODE for these Services. */
 export function nodeState(services: readonly ServiceFixture[], node: NodeFixture = {}): NodeLocalState {
   return computeNodeLocalState(fixtureModel(services, node), THIS_NODE as NodeName);
+}
+
+/** A full sync request of `state` (what core's sync loop hands a backend). */
+export function fullSyncRequest(state: NodeLocalState, revision = 1): SyncRequest {
+  return { state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision };
+}
+
+/** A partial sync request: the Services named `changed` (namespace `default`) changed. */
+export function partialSyncRequest(state: NodeLocalState, changed: readonly string[], revision: number): SyncRequest {
+  const updatedServices = new Set(changed.map((name) => serviceKey('default', name))) as ReadonlySet<ServiceKey>;
+  return { state, changes: { updatedServices, triggerTimes: new Map(), nodeChanged: false }, full: false, revision };
 }

@@ -108,3 +108,13 @@ export function affinityScenario(): ServiceFixture[] {
     { name: 'brief', clusterIPs: clusterIPs(22), ports: [{ port: 80 }], affinity: BRIEF_AFFINITY_SECONDS, endpoints: on('a', 'b', 'c', 'd') },
   ];
 }
+
+/** The Services of the lifecycle e2e (`@kpng/lab` lifecycleCases): `web` and `dns` endpoints and `sticky`'s affinity change as it goes. */
+export function lifecycleScenario(state: { readonly web: readonly PodName[]; readonly dns: readonly PodName[]; readonly sticky?: boolean }): ServiceFixture[] {
+  return [
+    { name: 'web', clusterIPs: clusterIPs(10), ports: [{ port: 80, nodePort: 30080 }], endpoints: on(...state.web) },
+    { name: 'dns', clusterIPs: clusterIPs(11), ports: [{ protocol: 'UDP', port: 53, nodePort: 30053 }], endpoints: on(...state.dns) },
+    { name: 'hold', clusterIPs: clusterIPs(12), ports: [{ port: 90, targetPort: 9090, nodePort: 30090 }], endpoints: on('a') },
+    { name: 'sticky', clusterIPs: clusterIPs(19), ports: [{ port: 80 }], ...(state.sticky === false ? {} : { affinity: 300 }), endpoints: on('a', 'b') },
+  ];
+}

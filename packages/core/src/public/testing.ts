@@ -21,7 +21,9 @@ export {
 } from '../nodeview/testing-fixtures.js';
 export {
   fixtureModel,
+  fullSyncRequest,
   nodeState,
+  partialSyncRequest,
   NODE_IPV4,
   NODE_IPV6,
   type EndpointFixture,
@@ -36,6 +38,7 @@ export {
   CLIENT_RANGES,
   clusterIPs,
   externalIPs,
+  lifecycleScenario,
   on,
   OTHER_RANGES,
   POD,

@@ -1,5 +1,4 @@
-import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
-import { allFeatures, clusterIPs, nodeState, on, RecordingLogger, type ServiceFixture } from '@kpng/core/testing';
+import { allFeatures, clusterIPs, fullSyncRequest, nodeState, on, partialSyncRequest, RecordingLogger, type ServiceFixture } from '@kpng/core/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeIptables } from '../iptables/fake/fake-iptables.js';
@@ -7,13 +6,8 @@ import { servicePortChains } from '../render/names.js';
 import { IptablesBackend } from './iptables-backend.js';
 
 
-const full = (state: NodeLocalState, revision = 1): SyncRequest => ({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision });
-const partial = (state: NodeLocalState, changed: string[], revision: number): SyncRequest => ({
-  state,
-  changes: { updatedServices: new Set(changed.map((n) => serviceKey('default', n))) as ReadonlySet<ServiceKey>, triggerTimes: new Map(), nodeChanged: false },
-  full: false,
-  revision,
-});
+const full = fullSyncRequest;
+const partial = partialSyncRequest;
 
 function setup(options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {}) {
   const fake = new FakeIptables({ flavour: options.flavour ?? 'legacy' });

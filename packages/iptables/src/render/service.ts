@@ -141,25 +141,32 @@ function renderPort(
   }
 
   const affinity = svc.sessionAffinity.type === 'ClientIP' ? svc.sessionAffinity.timeoutSeconds : undefined;
+  // One SHA-256 per endpoint: its chain name is needed by the spreading rules and its own chain.
+  const sepNames = new Map<LocalEndpoint, string>();
+  const sepOf = (ep: LocalEndpoint): string => {
+    let sep = sepNames.get(ep);
+    if (sep === undefined) sepNames.set(ep, (sep = endpointChain(name, port, ep)));
+    return sep;
+  };
   const spread = (chainName: string, endpoints: readonly LocalEndpoint[]): void => {
     const rules = chain(chainName);
     const epComment = (ep: LocalEndpoint): string => (ctx.terse ? '' : ` ${comment(`${name} -> ${endpointString(ep)}`)}`);
     if (affinity !== undefined) {
       for (const ep of endpoints) {
-        const sep = endpointChain(name, port, ep);
+        const sep = sepOf(ep);
         rules.push(`-A ${chainName}${epComment(ep)} -m recent --name ${sep} --rcheck --seconds ${affinity} --reap -j ${sep}`);
       }
     }
     endpoints.forEach((ep, i) => {
       const pick = i < endpoints.length - 1 ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}` : '';
-      rules.push(`-A ${chainName}${epComment(ep)}${pick} -j ${endpointChain(name, port, ep)}`);
+      rules.push(`-A ${chainName}${epComment(ep)}${pick} -j ${sepOf(ep)}`);
     });
   };
   if (eps.cluster.length > 0) spread(chains.cluster, eps.cluster);
   if (eps.local.length > 0) spread(chains.local, eps.local);
 
   for (const ep of eps.allReachable) {
-    const sep = endpointChain(name, port, ep);
+    const sep = sepOf(ep);
     const head = `-A ${sep}${ctx.terse ? '' : ` ${comment(name)}`}`;
     const rules = chain(sep);
     rules.push(`${head} -s ${ep.ip} -j ${CHAIN.markMasq}`);

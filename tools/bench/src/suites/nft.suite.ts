@@ -2,9 +2,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Core } from '@kpng/core/runtime';
-import { nodeName, type NodeLocalState, type StateChanges, type SyncRequest } from '@kpng/core';
-import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
+import type { SyncRequest } from '@kpng/core';
+import { canCreateNamespaces, sweepLeftovers } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
 import { SILENT_LOGGER } from '@kpng/core/testing';
@@ -16,7 +15,7 @@ import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { coreOver, flipFirstEndpoint, inNamespace, timed } from './kernel-helpers.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -44,14 +43,8 @@ export default defineSuite({
     if (!capability.ok) throw new Error(`the nft suite needs to create network namespaces: ${capability.reason}`);
     await sweepLeftovers();
     const objects = ctx.objects();
-    const node = nodeName(objects.benchNode);
-    const core = new Core({ nodeName: node });
-    let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
-    core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
-    core.model.apply(toModelEvents(objects));
-    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
-    const first = published;
-    if (first === undefined) throw new Error('core published no state');
+    const core = coreOver(objects);
+    const first = core.first;
     ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
     const full = (revision: number): SyncRequest => ({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision });
 
@@ -77,10 +70,7 @@ export default defineSuite({
           const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
           slices[index] = slice;
           partials.push(await timed(async () => {
-            published = undefined;
-            core.model.apply([sliceEvent(slice)]);
-            const next = published as typeof first | undefined;
-            if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
+            const next = core.change(slice);
             await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
           }));
         }
@@ -150,32 +140,4 @@ async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> 
   } finally {
     await Promise.all(Object.values(files).map((file) => rm(file, { force: true })));
   }
-}
-
-async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
-  if (ctx.signal.aborted) throw new Error('aborted');
-  const ns = await createNamespace(name);
-  const onAbort = (): void => void ns.delete();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await fn(ns);
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    await ns.delete();
-  }
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-
-
-/** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
-function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
-  const [head, ...rest] = slice.endpoints;
-  const ready = head?.conditions.ready !== true;
-  return { ...slice, endpoints: [{ ...head!, conditions: { ...head!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
 }

@@ -1,6 +1,7 @@
 // One table of Service behaviours every Linux backend's kernel e2e runs (see cases.ts).
 export { BEHAVIOURS, CLUSTER_IP_GUARD, LOCALHOST_NODEPORTS, type BehaviourCase, type Pod } from './cases.js';
 export { affinityCases } from './affinity-cases.js';
+export { lifecycleCases, type LifecycleDriver, type LifecycleState } from './lifecycle-cases.js';
 export { behaviourCases, expectBehaviour, probeCase, type BehaviourOptions } from './behaviour-cases.js';
 export {
   clientAddress,
@@ -11,6 +12,7 @@ export {
   EXTERNAL_CLIENT,
   HOLD_PORT,
   LAB_PODS,
+  waitForServer,
   type Client,
   type LabFamily,
 } from './proxy-lab.js';

@@ -62,3 +62,15 @@ export function clientAddress(family: LabFamily, from: Client): string | undefin
   if (from === 'host') return undefined;
   return POD_IPS[from][family];
 }
+
+/** Polls (bounded: 60 probes, 250 ms apart) until `pod` answers `ip:port` from `from`; the last answer. */
+export async function waitForServer(lab: Lab, from: NetworkNamespace, ip: string, port: number, pod: string): Promise<string | undefined> {
+  let last: string | undefined;
+  for (let i = 0; i < 60; i++) {
+    const result = await lab.probe(from, { proto: 'tcp', ip, port, timeoutMs: 500 });
+    last = result.server ?? result.error;
+    if (last === pod) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return last;
+}

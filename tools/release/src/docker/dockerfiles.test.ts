@@ -12,6 +12,8 @@ const RUNTIME_BASE = 'node:20-bookworm-slim';
 /** Debian packages each image's backend calls, and no more. */
 const APT: Record<string, string[]> = {
   kpng: [],
+  'kpng-iptables': ['conntrack', 'iptables'],
+  'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
   'kpng-nft': ['conntrack', 'nftables'],
   'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
   'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
@@ -21,7 +23,7 @@ const APT: Record<string, string[]> = {
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, core + ipvs, compat kube-proxy, core + HNS (Windows)', () => {
+  it('one Dockerfile per deployable: the core alone, core + nft, core + iptables, core + IPVS, compat kube-proxy, core + HNS (Windows)', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * What the kernel-backend suites (nft, iptables) share: core fed with the scenario (its published
+ * node-local states), a namespace per run that is always deleted, timing, and the commonest real
+ * change (an endpoint's Ready flip).
+ */
+import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
+import { Core } from '@kpng/core/runtime';
+import { createNamespace, type NetworkNamespace } from '@kpng/lab';
+import type { EndpointSliceObject } from '../kube/types.js';
+import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { SuiteContext } from './suite.js';
+
+export interface Published {
+  readonly state: NodeLocalState;
+  readonly changes: StateChanges;
+  readonly revision: number;
+}
+
+/** Core over the scenario's objects: its first published state, and `change(slice)` for the next one. */
+export function coreOver(objects: Scenario): { readonly first: Published; change(slice: EndpointSliceObject): Published } {
+  const core = new Core({ nodeName: nodeName(objects.benchNode) });
+  let published: Published | undefined;
+  core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
+  core.model.apply(toModelEvents(objects));
+  for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+  const first = published as Published | undefined;
+  if (first === undefined) throw new Error('core published no state');
+  return {
+    first,
+    change(slice) {
+      published = undefined;
+      core.model.apply([sliceEvent(slice)]);
+      const next = published as Published | undefined;
+      if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
+      return next;
+    },
+  };
+}
+
+export async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
+  if (ctx.signal.aborted) throw new Error('aborted');
+  const ns = await createNamespace(name);
+  const onAbort = (): void => void ns.delete();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await fn(ns);
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    await ns.delete();
+  }
+}
+
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
+export function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
+  const [head, ...rest] = slice.endpoints;
+  const ready = head?.conditions.ready !== true;
+  return { ...slice, endpoints: [{ ...head!, conditions: { ...head!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
+}
