@@ -16,7 +16,7 @@ import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { flipFirstEndpoint, sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -169,13 +169,4 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();
   return performance.now() - start;
-}
-
-
-
-/** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
-function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
-  const [head, ...rest] = slice.endpoints;
-  const ready = head?.conditions.ready !== true;
-  return { ...slice, endpoints: [{ ...head!, conditions: { ...head!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
 }
