@@ -51,7 +51,7 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag('oom-score-adj', 'int32', int32, `The oom-score-adj for the process, in [-1000, 1000] (validated, not applied by kpng).`, (c, v) => (c.oomScoreAdj = v), { defaultText: '-999' }),
 
   // Mode
-  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: nftables (the only mode in this build; also what blank means), iptables, ipvs or kernelspace.`, (c, v) => (c.mode = v)),
+  valueFlag('proxy-mode', 'ProxyMode', oneOf(['', ...PROXY_MODES]), `Which proxy mode to use: on Linux 'iptables' (also what blank means), 'ipvs' or 'nftables'; on Windows 'kernelspace' (also what blank means).`, (c, v) => (c.mode = v)),
   boolFlag('masquerade-all', parseBool, 'SNAT all traffic sent to Service cluster IPs.'),
   valueFlag('iptables-masquerade-bit', 'int32', int32, 'The fwmark bit for packets to SNAT in iptables/ipvs mode, in [0, 31] (nftables mode uses nftables.masqueradeBit).', (c, v) => (c.iptables.masqueradeBit = v), { defaultText: '14' }),
   boolFlag('iptables-localhost-nodeports', parseBool, 'iptables mode only: allow NodePorts on localhost.', (c, v) => (c.iptables.localhostNodePorts = v), { defaultText: 'true' }),
@@ -65,6 +65,13 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag('ipvs-tcp-timeout', 'duration', duration, 'Idle timeout of IPVS TCP connections; 0 leaves it as is.', (c, v) => (c.ipvs.tcpTimeout = v)),
   valueFlag('ipvs-tcpfin-timeout', 'duration', duration, 'Timeout of IPVS TCP connections after a FIN; 0 leaves it as is.', (c, v) => (c.ipvs.tcpFinTimeout = v)),
   valueFlag('ipvs-udp-timeout', 'duration', duration, 'Timeout of IPVS UDP packets; 0 leaves it as is.', (c, v) => (c.ipvs.udpTimeout = v)),
+
+  // Windows (kernelspace mode, the winkernel section)
+  valueFlag('network-name', 'string', str, 'kernelspace mode: the HNS network of the pods (default $KUBE_NETWORK).', (c, v) => (c.winkernel.networkName = v)),
+  valueFlag('source-vip', 'string', str, 'kernelspace mode: the source VIP of this node, required on overlay networks.', (c, v) => (c.winkernel.sourceVip = v)),
+  boolFlag('enable-dsr', parseBool, 'kernelspace mode: direct server return for ClusterIP load balancers.', (c, v) => (c.winkernel.enableDSR = v)),
+  valueFlag('root-hnsendpoint-name', 'string', str, "kernelspace mode: the host's HNS endpoint, target of forwarded health checks.", (c, v) => (c.winkernel.rootHnsEndpointName = v), { defaultText: 'cbr0' }),
+  boolFlag('forward-healthcheck-vip', parseBool, "kernelspace mode: forward LB IPs' health-check port to the host.", (c, v) => (c.winkernel.forwardHealthCheckVip = v)),
 
   // Traffic classification
   valueFlag('detect-local-mode', 'LocalMode', oneOf(['', ...LOCAL_MODES]), `How to tell local (pod) traffic: ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix.`, (c, v) => (c.detectLocalMode = v), { defaultText: 'ClusterCIDR' }),

@@ -3,20 +3,28 @@
  * here (and its package in package.json).
  */
 import type { Backend } from '@kpng/core';
-import { IpvsBackend } from '@kpng/ipvs';
+import { IptablesBackend } from '@kpng/iptables';
 import { NftBackend } from '@kpng/nft';
+import { WinKernelBackend } from '@kpng/win-kernel';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import { iptablesBackendOptions } from './iptables-options.js';
+import { IpvsBackend } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
+import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
   readonly netns?: string;
   readonly registry?: Registry;
+  /** The OS this runs on (default `process.platform`): each mode cleans up only where it can have programmed anything. */
+  readonly platform?: NodeJS.Platform;
 }
 
 export interface ProxyModeBackend {
+  /** The OS the mode exists on: Linux modes are unavailable on Windows and kernelspace is Windows-only, as upstream validates. */
+  readonly platform: 'linux' | 'win32';
   /** The backend for a running proxy, plus warnings about the configuration's mapping. */
   create(config: KubeProxyConfiguration, ctx: ModeContext): { backend: Backend; warnings: readonly string[] };
   /** `--cleanup`: remove what this mode (kpng's and upstream's) programmed; returns what was removed. */
@@ -24,6 +32,7 @@ export interface ProxyModeBackend {
 }
 
 const nftables: ProxyModeBackend = {
+  platform: 'linux',
   create(config, ctx) {
     const { options, warnings } = nftBackendOptions(config);
     const backend = new NftBackend({
@@ -34,6 +43,7 @@ const nftables: ProxyModeBackend = {
     return { backend, warnings };
   },
   async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
     const tables = [...new Set([tableName(config), UPSTREAM_TABLE])];
     for (const name of tables) {
       // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
@@ -43,12 +53,33 @@ const nftables: ProxyModeBackend = {
   },
 };
 
+const iptables: ProxyModeBackend = {
+  platform: 'linux',
+  create(config, ctx) {
+    const { options, warnings } = iptablesBackendOptions(config);
+    const backend = new IptablesBackend({
+      ...options,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  async cleanup(_config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows
+    // kpng's chains are upstream's: one cleanup removes both (KUBE-FIREWALL, kubelet's too, stays).
+    await new IptablesBackend({ conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
+    return ['iptables KUBE-* chains', 'ip6tables KUBE-* chains'];
+  },
+};
+
 const ipvs: ProxyModeBackend = {
+  platform: 'linux',
   create(config, ctx) {
     const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
     return { backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }), warnings };
   },
   async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
     // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
     const backend = new IpvsBackend({ config: ipvsBackendConfig(config).config, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) });
     try {
@@ -60,12 +91,41 @@ const ipvs: ProxyModeBackend = {
   },
 };
 
+/** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`). */
+const kernelspace: ProxyModeBackend = {
+  platform: 'win32',
+  create(config, ctx) {
+    const { options, warnings } = kernelspaceBackendOptions(config);
+    const backend = new WinKernelBackend({ ...options, ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}) });
+    return { backend, warnings };
+  },
+  async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only
+    // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.
+    const { options } = kernelspaceBackendOptions(config);
+    await new WinKernelBackend(options).cleanup();
+    return ['HNS load balancers', `remote endpoints of HNS network ${options.networkName ?? ''}`];
+  },
+};
+
 export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
+  ['iptables', iptables],
   ['nftables', nftables],
   ['ipvs', ipvs],
+  ['kernelspace', kernelspace],
 ]);
 
-export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];
+/** The modes this build runs on `platform`. */
+export function availableModes(platform: NodeJS.Platform = process.platform): string[] {
+  const os = platform === 'win32' ? 'win32' : 'linux';
+  return [...MODES].filter(([, mode]) => mode.platform === os).map(([name]) => name);
+}
 
-/** What a blank mode means in this build. */
-export const DEFAULT_MODE = 'nftables';
+export const AVAILABLE_MODES: readonly string[] = availableModes();
+
+/** What a blank mode means: iptables on Linux, kernelspace on Windows, as upstream. */
+export function defaultMode(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'win32' ? 'kernelspace' : 'iptables';
+}
+
+export const DEFAULT_MODE = defaultMode();

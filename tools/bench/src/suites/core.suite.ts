@@ -2,9 +2,8 @@ import { Core, computeNodeLocalState } from '@kpng/core/runtime';
 import { nodeName } from '@kpng/core';
 import { measureStream } from '../stream/measure.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import type { EndpointSliceObject } from '../kube/types.js';
 import { summarize } from '../runner/stats.js';
-import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { flipFirstEndpoint, sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import { defineSuite } from './suite.js';
 
 /**
@@ -55,13 +54,6 @@ export default defineSuite({
   },
 });
 
-
-/** A Ready flip of the slice's first endpoint: the commonest real change. */
-function flipFirstEndpoint(slice: EndpointSliceObject, n: number): EndpointSliceObject {
-  const [first, ...rest] = slice.endpoints;
-  const ready = n % 2 === 0;
-  return { ...slice, endpoints: [{ ...first!, conditions: { ...first!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
-}
 
 function streamShape(s: Scenario): { services: number; endpointsPerService: number } {
   const endpoints = s.endpointSlices.reduce((n, sl) => n + sl.endpoints.length, 0);

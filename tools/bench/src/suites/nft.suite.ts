@@ -74,7 +74,9 @@ export default defineSuite({
         const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
         for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
           const index = (i * 7919) % slices.length;
-          const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+          const current = slices[index] as EndpointSliceObject;
+          // Odd flips make the endpoint terminating: flip whichever way changes it.
+          const slice = flipFirstEndpoint(current, current.endpoints[0]?.conditions.ready === true ? 1 : 0);
           slices[index] = slice;
           partials.push(await timed(async () => {
             published = undefined;

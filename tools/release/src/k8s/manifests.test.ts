@@ -22,6 +22,8 @@ interface Container {
 }
 interface PodSpec {
   serviceAccountName?: string;
+  nodeSelector?: Record<string, string>;
+  securityContext?: { windowsOptions?: { hostProcess?: boolean; runAsUserName?: string } };
   hostNetwork?: boolean;
   dnsPolicy?: string;
   priorityClassName?: string;
@@ -46,7 +48,10 @@ const workloads: Workload[] = Object.entries(rendered).flatMap(([overlay, rs]) =
       return { overlay, resource: r, selector: spec.selector.matchLabels, labels: spec.template.metadata.labels, pod: spec.template.spec };
     }),
 );
-const nodeProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet');
+/** Windows nodes run HostProcess pods: no capabilities, no /lib/modules; checked on their own below. */
+const onWindows = (w: Workload) => w.pod.nodeSelector?.['kubernetes.io/os'] === 'windows';
+const nodeProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && !onWindows(w));
+const windowsProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && onWindows(w));
 const byName = (w: Workload, name: string) => w.pod.containers.find((c) => c.name === name)!;
 const flags = (c: Container) => [...(c.command ?? []).slice(1), ...(c.args ?? [])];
 const flag = (c: Container, name: string) => flags(c).find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -54,8 +59,8 @@ const flag = (c: Container, name: string) => flags(c).find((a) => a.startsWith(`
 const programsKernel = (c: Container) => /\/(kpng-nft|kube-proxy)(:|$)/.test(c.image);
 
 describe('overlays', () => {
-  it('are the four deployment modes', () => {
-    expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'nft', 'split']);
+  it('are the four deployment modes, plus Windows nodes', () => {
+    expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'nft', 'split', 'win-kernel']);
   });
 
   it.each(Object.entries(rendered).flatMap(([o, rs]) => rs.map((r) => [`${o}: ${r.kind} ${r.metadata.name}`, r] as const)))(
@@ -209,6 +214,39 @@ describe.each(nodeProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`
         }
       }
     }
+  });
+});
+
+describe.each(windowsProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`, w] as const))('Windows node proxy DaemonSet %s', (_id, w) => {
+  const c = w.pod.containers[0]!;
+
+  it('runs one HostProcess container as SYSTEM on every Windows node, as a node-critical pod', () => {
+    expect(w.pod.containers).toHaveLength(1);
+    expect(splitImage(c.image).name).toBe('kpng/kpng-win-kernel');
+    expect(w.pod.hostNetwork).toBe(true);
+    expect(w.pod.securityContext?.windowsOptions).toEqual({ hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' });
+    expect(w.pod.priorityClassName).toBe('system-node-critical');
+    for (const effect of ['NoSchedule', 'NoExecute']) expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
+  });
+
+  it('never selects the Linux proxies\' pods, and has a name of its own', () => {
+    for (const linux of nodeProxies) {
+      const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+      expect(matches(w.selector, linux.labels), linux.overlay).toBe(false);
+      expect(w.resource.metadata.name).not.toBe(linux.resource.metadata.name);
+    }
+  });
+
+  it('knows its node and HNS network, is probed on /livez and /healthz, binds each port once', () => {
+    expect(c.env).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
+    expect(flag(c, 'network-name')).toBe('$(KUBE_NETWORK)');
+    expect(c.env?.find((e) => e.name === 'KUBE_NETWORK')?.value).toBeTruthy();
+    expect(c.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10256 });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10256 });
+    expect(flag(c, 'healthz-bind-address')).toBe('0.0.0.0:10256');
+    const ports = (c.ports ?? []).map((p) => p.containerPort);
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const f of ['metrics-bind-address', 'healthz-bind-address']) expect(ports).toContain(Number(flag(c, f)!.split(':').at(-1)));
   });
 });
 
