@@ -93,6 +93,19 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     ]);
   });
 
+  it('a partial sync writes only the nftables elements that changed', async () => {
+    await backend.sync(sync(nodeState([web(on('a'))]), true));
+    await backend.sync(sync(nodeState([web(on('a', 'b'))]), false, 2));
+    const ops = nft.lastTransaction?.operations.map((o) => `${o.verb} ${o.object.kind} ${o.object.kind === 'element' ? `${o.object.set} ${o.object.key.join(' . ')}` : ''}`);
+    expect(ops).toEqual([
+      `add element hairpin ${POD.b.v4} . tcp . 8080 . ${POD.b.v4}`,
+      `add element hairpin ${POD.b.v6} . tcp . 8080 . ${POD.b.v6}`,
+    ]);
+    // A full sync still replaces the tables whole.
+    await backend.sync(sync(nodeState([web(on('a', 'b'))]), true, 3));
+    expect(nft.lastTransaction?.operations[0]?.object.kind).toBe('table');
+  });
+
   it('graceful termination: a TCP real server with connections drains at weight 0 and goes when they end', async () => {
     const state = nodeState([web(on('a', 'b'))]);
     await backend.sync(sync(state, true));

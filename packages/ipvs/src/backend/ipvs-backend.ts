@@ -11,6 +11,7 @@ import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/optio
 import { AppliedTable } from './applied-table.js';
 import { cidrMatcher } from './exclusions.js';
 import { NodeHost } from './host.js';
+import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
@@ -40,6 +41,7 @@ export class IpvsBackend implements Backend {
   #drainTimer: NodeJS.Timeout | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #excluded: (ip: string) => boolean;
+  readonly #nftTables: Record<IPFamily, NftTableState> = { IPv4: new NftTableState(), IPv6: new NftTableState() };
 
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
@@ -87,7 +89,8 @@ export class IpvsBackend implements Backend {
       // New and changed virtual servers first, so an address or rule never points at nothing.
       const [removals, others] = partition(operations, (o) => o.op === 'deleteVirtualServer');
       for (const operation of others) this.#apply(kernel, applied, operation);
-      await nft.run(this.#nftTransaction(desired));
+      const tx = this.#nftTransaction(desired, req.full);
+      if (tx.size > 0) await nft.run(tx);
       await this.#syncAddresses(FAMILIES.flatMap((f) => desired.addresses[f]), req.full);
       for (const operation of removals) this.#apply(kernel, applied, operation);
       this.#draining = draining;
@@ -97,6 +100,7 @@ export class IpvsBackend implements Backend {
       // The kernel may now differ from what we believe: the retry re-reads it.
       this.#applied = undefined;
       this.#addresses = undefined;
+      for (const family of FAMILIES) this.#nftTables[family].forget();
       throw error;
     }
   }
@@ -114,18 +118,9 @@ export class IpvsBackend implements Backend {
     this.#log.debug(4, describeOperation(operation));
   }
 
-  #nftTransaction(desired: ReturnType<typeof renderDesired>): Transaction {
+  #nftTransaction(desired: ReturnType<typeof renderDesired>, full: boolean): Transaction {
     const tx = new Transaction();
-    for (const family of FAMILIES) {
-      const objects = filterTable(desired, this.config, family);
-      const [table] = objects;
-      if (table !== undefined) {
-        // Replace the whole table in the same atomic `nft -f`: the rules never half-apply.
-        tx.add(table);
-        tx.delete(table);
-      }
-      for (const object of objects) tx.add(object);
-    }
+    for (const family of FAMILIES) this.#nftTables[family].queue(tx, filterTable(desired, this.config, family), full);
     return tx;
   }
 
@@ -146,6 +141,7 @@ export class IpvsBackend implements Backend {
     const tx = new Transaction();
     for (const family of ['ip', 'ip6'] as const) tx.destroy({ kind: 'table', family, name: NFT_TABLE } satisfies NftObject);
     await this.#nft.run(tx);
+    for (const family of FAMILIES) this.#nftTables[family].forget();
     await this.#host.deleteDummyLink();
     this.#applied = undefined;
     this.#addresses = undefined;

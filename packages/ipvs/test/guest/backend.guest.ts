@@ -40,7 +40,9 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
   beforeAll(async () => {
     await sweepLeftovers();
     lab = await Lab.create({ pods: ['pod-a', 'pod-b'], remotePods: ['pod-c', 'pod-d'], nodeDefaultRoute: true });
-    await Promise.all(lab.pods.map((pod) => lab.startEcho(pod.name, [ECHO], { holdPorts: [HOLD] })));
+    // One at a time: on the VM's single emulated CPU, four node processes starting together can
+    // each miss the lab's 10 s start budget on a busy host.
+    for (const pod of lab.pods) await lab.startEcho(pod.name, [ECHO], { holdPorts: [HOLD] });
     backend = new IpvsBackend({
       netns: lab.node.namespace.name,
       config: { clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'], tcpFinTimeout: 1 },

@@ -67,7 +67,8 @@ export default defineSuite({
         const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
         for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
           const index = (i * 7919) % slices.length;
-          const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+          const current = slices[index] as EndpointSliceObject;
+          const slice = flipFirstEndpoint(current);
           slices[index] = slice;
           partials.push(await timed(async () => {
             const next = core.change(slice);

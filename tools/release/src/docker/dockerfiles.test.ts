@@ -15,7 +15,6 @@ const APT: Record<string, string[]> = {
   'kpng-iptables': ['conntrack', 'iptables'],
   'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
   'kpng-nft': ['conntrack', 'nftables'],
-  'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
   'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
   // Windows HostProcess image: no apt, no shell; HNS is an API, not a tool.
   'kpng-win-kernel': [],
