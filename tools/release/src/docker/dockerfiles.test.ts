@@ -5,20 +5,17 @@ import { requireBuilt } from '../built.js';
 import { npmPack } from '../npm/pack.js';
 import { binMap, normalisePath, publishablePackages } from '../workspace.js';
 import { aptPackages, finalStage, runCommands, user } from './dockerfile.js';
+import { imageSpec, IMAGE_CATALOG } from '../oci/catalog.js';
+import { BASE_IMAGE as RUNTIME_BASE } from '../oci/image-config.js';
 import { entrypointProgram, images, INSTALL_ROOT, type Image } from './images.js';
 
 const all = images();
-const RUNTIME_BASE = 'node:20-bookworm-slim';
-/** Debian packages each image's backend calls, and no more. */
-const APT: Record<string, string[]> = {
-  kpng: [],
-  'kpng-nft': ['conntrack', 'nftables'],
-  'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
-};
+/** Debian packages each image's backend calls, and no more (the catalog's list). */
+const APT: Record<string, string[]> = Object.fromEntries(IMAGE_CATALOG.map((s) => [s.name, [...s.apt].sort()]));
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, compat kube-proxy', () => {
+  it('one Dockerfile per catalog entry (the core alone, core + nft, compat kube-proxy, ...)', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });
@@ -27,7 +24,7 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
   const last = finalStage(image.parsed);
   const runs = runCommands(last);
 
-  it('is multi-stage on node:20-bookworm-slim: build, install, runtime', () => {
+  it(`is multi-stage on ${RUNTIME_BASE}: build, install, runtime`, () => {
     expect(image.parsed.stages.map((s) => s.from)).toEqual([RUNTIME_BASE, RUNTIME_BASE, RUNTIME_BASE]);
     const [build, install] = image.parsed.stages;
     const buildRuns = runCommands(build!).join('\n');
@@ -55,6 +52,7 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
   });
 
   it('runs as non-root unless it programs the kernel', () => {
+    expect(user(last)).toBe(imageSpec(image.name).user);
     expect(user(last)).toBe(APT[image.name]!.length === 0 ? 'node' : 'root');
   });
 

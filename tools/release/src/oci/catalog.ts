@@ -1,0 +1,113 @@
+/**
+ * Every image kpng ships, one entry each. Both build paths come from this table:
+ * `deploy/images/<name>/Dockerfile` is generated from an entry (`npm run -w @kpng/release images --
+ * dockerfiles`; a test fails when a committed Dockerfile differs), and `tools/release`'s buildah
+ * recipe (`npm run -w @kpng/release images`) builds the same layout, user, entrypoint and labels
+ * from an mmdebstrap root filesystem (a test compares the built image with the Dockerfile).
+ * Adding an image is adding an entry here, then regenerating: the smoke tests pick it up.
+ */
+export interface ImageSpec {
+  /** Folder under deploy/images and repository name (`kpng/<name>`). */
+  readonly name: string;
+  /** One line: the image's `org.opencontainers.image.description`. */
+  readonly summary: string;
+  /** Comment lines at the top of the Dockerfile: what runs, how it is deployed, what it needs. */
+  readonly about: readonly string[];
+  /** Workspace packages packed and installed into /opt/kpng (kpng's packages are not on a registry: list every `@kpng/*` dependency too). */
+  readonly packages: readonly string[];
+  /** Debian packages of the runtime, exactly the tools the program executes. */
+  readonly apt: readonly string[];
+  readonly aptWhy?: readonly string[];
+  /** `root` only for images that program the kernel (capabilities are granted to uid 0 only). */
+  readonly user: 'root' | 'node';
+  readonly userWhy: readonly string[];
+  /** Exec form; `node <file>` or an absolute path (a `links` entry into /opt/kpng/node_modules). */
+  readonly entrypoint: readonly string[];
+  /** Symbolic links in the runtime: link -> target. */
+  readonly links?: Readonly<Record<string, string>>;
+  /** Folders created for, and owned by, the image's user. */
+  readonly userDirs?: readonly string[];
+  readonly ports: readonly number[];
+  /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
+  readonly tools: readonly string[];
+  /**
+   * Kernel-programming images: a run against a manifest file (`{file}` in `args`), inside a fresh
+   * network namespace, after which `list` (run with the image's own tools) must print `expect`.
+   */
+  readonly programs?: { readonly args: readonly string[]; readonly list: readonly string[]; readonly expect: readonly string[] };
+}
+
+export const IMAGE_CATALOG: readonly ImageSpec[] = [
+  {
+    name: 'kpng',
+    summary: 'kpng core alone: central core or the core container of a split pod',
+    about: [
+      'kpng: the core alone (no kernel backend). Runs the central core (`--global-listen`) or the core',
+      'container of a split pod (`--listen unix:///run/kpng/kpng.sock`). Needs no capabilities.',
+    ],
+    packages: ['@kpng/core'],
+    apt: [],
+    user: 'node',
+    userWhy: ['The core needs no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/core/dist/cli/main.js'],
+    // The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.
+    userDirs: ['/run/kpng'],
+    ports: [10249, 10256, 12090],
+    tools: [],
+  },
+  {
+    name: 'kpng-nft',
+    summary: 'kpng-nft: kpng core and the nftables backend in one process',
+    about: [
+      'kpng-nft: the `kpng-nft` program, core + the nftables backend in one process (single-backend',
+      'DaemonSet), or the backend container of a split pod (`kpng-nft --connect unix:///run/kpng/kpng.sock`).',
+      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/nft`) is installed beside it for central-mode',
+      'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
+      'drop every other capability; see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft'],
+    apt: ['nftables', 'conntrack'],
+    aptWhy: ['nft programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.'],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
+      'ambient capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/nft/dist/cli/main.js'],
+    ports: [10249, 10256],
+    tools: ['nft', 'conntrack'],
+    programs: {
+      args: ['--file', '{file}', '--node-name', 'node-a'],
+      list: ['nft', 'list', 'table', 'ip', 'kpng'],
+      expect: ['198.19.0.10'],
+    },
+  },
+  {
+    name: 'kube-proxy',
+    summary: "kpng's drop-in kube-proxy: kube-proxy's flags and KubeProxyConfiguration, every backend vendored",
+    about: [
+      "kube-proxy: kpng's drop-in kube-proxy (kube-proxy's flags and KubeProxyConfiguration), every",
+      "backend vendored. `/usr/local/bin/kube-proxy` is where kubeadm's DaemonSet runs it from, so the",
+      'image can replace registry.k8s.io/kube-proxy in an existing DaemonSet unchanged.',
+      'Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/kube-proxy'],
+    apt: ['nftables', 'iptables', 'conntrack', 'iproute2'],
+    aptWhy: [
+      'nftables mode: nft; iptables mode (and cleanup of another mode\'s rules): iptables, ip6tables;',
+      'all modes: conntrack; ip for the addresses the ipvs mode binds. Add ipset when the ipvs backend lands.',
+    ],
+    user: 'root',
+    userWhy: ['Root, on purpose: see deploy/README.md (capabilities are granted to uid 0 only).'],
+    entrypoint: ['/usr/local/bin/kube-proxy'],
+    links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
+    ports: [10249, 10256],
+    tools: ['nft', 'iptables', 'ip6tables', 'conntrack', 'ip'],
+  },
+];
+
+export function imageSpec(name: string): ImageSpec {
+  const spec = IMAGE_CATALOG.find((s) => s.name === name);
+  if (!spec) throw new Error(`no image ${JSON.stringify(name)} in the catalog (${IMAGE_CATALOG.map((s) => s.name).join(', ')})`);
+  return spec;
+}
