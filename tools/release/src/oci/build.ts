@@ -61,10 +61,18 @@ interface Context {
 
 function buildImage(spec: ImageSpec, ctx: Context): BuiltImage {
   const started = Date.now();
+  const steps: string[] = [];
+  let last = started;
+  const step = (what: string): void => {
+    steps.push(`${what} ${((Date.now() - last) / 1000).toFixed(1)} s`);
+    last = Date.now();
+  };
   const rootfs = rootfsTarball(ctx.cache, spec.apt, ctx.log);
+  step('rootfs');
   const staging = join(ctx.work, spec.name, 'opt-kpng');
   const install = installTarballs(staging, spec.packages.map((n) => ctx.packs.tarball(n)), INSTALL_MANIFEST);
   if (install.status !== 0) throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
+  step('npm');
 
   const buildah = new Buildah(ctx.cache);
   const container = buildah.fromScratch(`kpng-build-${spec.name}-${process.pid}`);
@@ -90,6 +98,7 @@ function buildImage(spec: ImageSpec, ctx: Context): BuiltImage {
     } finally {
       buildah.unmount(container);
     }
+    step('files');
     buildah.run(configArgs(spec, container));
     const version = mainPackage(spec).manifest.version;
     const reference = `kpng/${spec.name}:${version}`;
@@ -97,7 +106,8 @@ function buildImage(spec: ImageSpec, ctx: Context): BuiltImage {
     rmSync(archive, { force: true });
     buildah.run(['commit', '--quiet', '--format', 'oci', container, `oci-archive:${archive}:${reference}`], 600_000);
     const archiveBytes = statSync(archive).size;
-    ctx.log(`${reference}: ${archive} (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    step('commit');
+    ctx.log(`${reference}: ${archive} (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB) in ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(', ')})`);
     return { spec, reference, archive, archiveBytes };
   } finally {
     buildah.remove(container);

@@ -31,10 +31,11 @@ export interface ImageSpec {
   /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
   readonly tools: readonly string[];
   /**
-   * Kernel-programming images: a run against a manifest file (`{file}` in `args`), inside a fresh
-   * network namespace, after which `list` (run with the image's own tools) must print `expect`.
+   * The smoke run: the entrypoint with `args` (`{file}` is src/oci/testdata/smoke-cluster.yaml
+   * copied into the image), as the image's user, chrooted in a fresh network namespace, until `check` (run in the
+   * image) prints every `expect` string: for a backend, its rules listed with the image's own tools.
    */
-  readonly programs?: { readonly args: readonly string[]; readonly list: readonly string[]; readonly expect: readonly string[] };
+  readonly run?: { readonly args: readonly string[]; readonly check: readonly string[]; readonly expect: readonly string[] };
 }
 
 export const IMAGE_CATALOG: readonly ImageSpec[] = [
@@ -54,6 +55,11 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     userDirs: ['/run/kpng'],
     ports: [10249, 10256, 12090],
     tools: [],
+    run: {
+      args: ['--file', '{file}', '--node-name', 'node-a'],
+      check: ['stat', '-c', '%u %F %n', '/run/kpng/kpng.sock'],
+      expect: ['1000 socket /run/kpng/kpng.sock'],
+    },
   },
   {
     name: 'kpng-nft',
@@ -76,10 +82,10 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/nft/dist/cli/main.js'],
     ports: [10249, 10256],
     tools: ['nft', 'conntrack'],
-    programs: {
+    run: {
       args: ['--file', '{file}', '--node-name', 'node-a'],
-      list: ['nft', 'list', 'table', 'ip', 'kpng'],
-      expect: ['198.19.0.10'],
+      check: ['nft', 'list', 'table', 'ip', 'kpng'],
+      expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
     },
   },
   {

