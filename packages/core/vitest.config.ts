@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { kpngVitest } from '../../vitest.shared.js';
 
-export default defineConfig(kpngVitest(import.meta.dirname));
+const config = kpngVitest(import.meta.dirname);
+// The README's example backend is tested where it lives.
+export default defineConfig({ ...config, test: { ...config.test, include: [...(config.test?.include ?? []), 'examples/**/*.test.ts'] } });

@@ -12,7 +12,6 @@ const ROOT = fileURLToPath(new URL('../manifests/', import.meta.url));
 /** Stand-ins for the values a user fills in. */
 const FILL: Readonly<Record<string, string>> = { '{{.kubeAPIServerIP}}': '192.0.2.10', CREATED_AT: '2026-01-23T20:10:17.829Z' };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
 type ModelClass = new (data: unknown) => { validate(): void };

@@ -1,9 +1,10 @@
-// Kernel e2e: the service-programming client's real main against kpng itself: core (runKpng with
+// Kernel e2e: the service-programming client's real main against kpng itself: core (runProxy with
 // the kube source on the fake API server) driving the nft backend in the lab node's namespace.
 // Each EndpointSlice change adds an endpoint; the client probes the ClusterIP (IPv4 and IPv6) and
 // the NodePort from a lab "client pod" until the NEW endpoint answers with its name. Its latencies
 // must agree with kpng's own kubeproxy_network_programming_duration_seconds for the same change.
-import { configureLogging, KubeSource, loadKubeConfig, runKpng, type NodeName, type RunningKpng } from '@kpng/core';
+import { configureLogging, type NodeName } from '@kpng/core';
+import { KubeSource, loadKubeConfig, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
   let dialer: NetnsDialer;
-  let kpng: RunningKpng;
+  let kpng: RunningProxy;
   let client: RunningClient;
 
   const endpoint = (name: string, family: Family) => {
@@ -98,7 +99,7 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
     });
     for (const s of slices(['web-1'])) server.create(s);
 
-    kpng = await runKpng({
+    kpng = await runProxy({
       nodeName: NODE as NodeName,
       source: new KubeSource({ kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }), nodeName: NODE, backoff: { initialMs: 10, maxMs: 100, jitter: 0 } }),
       backend: new NftBackend({

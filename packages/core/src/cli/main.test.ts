@@ -48,6 +48,35 @@ describe('kpng main', () => {
     expect(io.err()).toMatch(message);
   });
 
+  it('--backend log runs the log backend; its own flags join kpng\'s and are validated', async () => {
+    const io = capture();
+    expect(await main(['--backend', 'log', '--help'], {})).toBe(0);
+    expect(io.out()).toMatch(/Backend log \(log\): prints each node-local state/);
+    expect(io.out()).toMatch(/--log-format FORMAT\s+summary\|json\|yaml \(default summary\)/);
+    expect(await main(['--backend', 'log', '--log-format', 'xml'], {})).toBe(2);
+    expect(io.err()).toMatch(/kpng: --log-format: must be one of summary, json, yaml, got "xml"/);
+    expect(await main(['--log-format', 'json'], {})).toBe(2);
+    expect(io.err()).toMatch(/Unknown option '--log-format'/);
+  });
+
+  it('--backend takes a file path, and the backend\'s flags with it', async () => {
+    const io = capture();
+    const file = new URL('../../examples/services-file-backend.ts', import.meta.url).pathname;
+    expect(await main(['--backend', file, '--help'], {})).toBe(0);
+    expect(io.out()).toMatch(/Backend services-file \(services-file\): writes one line per service port/);
+    expect(io.out()).toMatch(/--out PATH\s+the file to write/);
+  });
+
+  it('a backend that cannot be loaded, or is not a backend module, is a usage error', async () => {
+    const io = capture();
+    expect(await main(['--backend', 'no-such-backend'], {})).toBe(2);
+    expect(io.err()).toMatch(/kpng: --backend no-such-backend: cannot load @kpng\/no-such-backend/);
+    expect(await main(['--backend', 'node:os'], {})).toBe(2);
+    expect(io.err()).toMatch(/node:os does not export a backend module/);
+    expect(await main(['--cleanup'], {})).toBe(2);
+    expect(io.err()).toMatch(/kpng: --cleanup needs a backend/);
+  });
+
   it('prints usage and version', async () => {
     const io = capture();
     expect(await main(['--help'], {})).toBe(0);

@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { registeredOr } from './reuse.js';
 
 /**
  * client-go's API-client metrics (component-base `restclient` adapters), which operators alert on:
@@ -66,23 +67,29 @@ export function pathTemplate(path: string): string {
  * shared by several sources) and returns the observer.
  */
 export function registerRestClientMetrics(registry: Registry): RestClientMetrics {
-  const requests =
-    (registry.getSingleMetric(REST_CLIENT_REQUESTS_TOTAL) as Counter<'code' | 'method' | 'host'> | undefined) ??
-    new Counter({
-      name: REST_CLIENT_REQUESTS_TOTAL,
-      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'] as const,
-      registers: [registry],
-    });
-  const duration =
-    (registry.getSingleMetric(REST_CLIENT_REQUEST_DURATION) as Histogram<'verb' | 'url'> | undefined) ??
-    new Histogram({
-      name: REST_CLIENT_REQUEST_DURATION,
-      help: 'Request latency in seconds. Broken down by verb and URL.',
-      labelNames: ['verb', 'url'] as const,
-      buckets: [...REST_CLIENT_DURATION_BUCKETS],
-      registers: [registry],
-    });
+  const requests = registeredOr(
+    registry,
+    REST_CLIENT_REQUESTS_TOTAL,
+    () =>
+      new Counter({
+        name: REST_CLIENT_REQUESTS_TOTAL,
+        help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+        labelNames: ['code', 'method', 'host'] as const,
+        registers: [registry],
+      }),
+  );
+  const duration = registeredOr(
+    registry,
+    REST_CLIENT_REQUEST_DURATION,
+    () =>
+      new Histogram({
+        name: REST_CLIENT_REQUEST_DURATION,
+        help: 'Request latency in seconds. Broken down by verb and URL.',
+        labelNames: ['verb', 'url'] as const,
+        buckets: [...REST_CLIENT_DURATION_BUCKETS],
+        registers: [registry],
+      }),
+  );
   return {
     observe({ method, url, status, durationSeconds }) {
       const verb = method.toUpperCase();

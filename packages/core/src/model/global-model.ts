@@ -1,5 +1,5 @@
 import { contentHash } from '../util/hash.js';
-import type { ModelSink } from '../watch/source.js';
+import type { ModelSink } from './sink.js';
 import { ChangeSetBuilder, type ChangeSet } from './change-set.js';
 import type { ModelReader } from './reader.js';
 import {

@@ -19,3 +19,5 @@ export {
   type NodeSpec,
   type ScaleShape,
 } from '../nodeview/testing-fixtures.js';
+export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
+export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';

@@ -2,10 +2,10 @@ import type { GlobalSnapshot } from '../model/global-model.js';
 import type { NodeLocalState } from '../nodeview/types.js';
 import type { CoreMetrics } from '../metrics/core-metrics.js';
 import { StateHub } from '../stream/hub.js';
-import { serveLocalState } from '../stream/local-server.js';
-import { serveGlobalState } from '../stream/global-server.js';
-import type { StreamObserver } from '../stream/server-session.js';
-import type { StreamServer } from '../stream/stream-server.js';
+import { serveLocalState } from '../stream/server/local-server.js';
+import { serveGlobalState } from '../stream/server/global-server.js';
+import type { StreamObserver } from '../stream/server/server-session.js';
+import type { StreamServer } from '../stream/server/stream-server.js';
 import { formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
 import type { Core } from './core.js';
 

@@ -6,7 +6,7 @@ import type { SyncRequest } from '../sync/backend.js';
 import { eventually } from '../watch/file/testing.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { endpointSlice, node, service } from '../watch/kube/testdata/objects.js';
-import { runKpng, type RunningKpng } from './run-kpng.js';
+import { runProxy, type RunningProxy } from './run-proxy.js';
 
 /**
  * The whole core pipeline against the fake API server: informers -> model -> node view -> sync
@@ -30,7 +30,7 @@ class RecordingBackend {
 describe('core pipeline on the fake API server', () => {
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
-  let kpng: RunningKpng;
+  let kpng: RunningProxy;
   let backend: RecordingBackend;
 
   beforeEach(async () => {
@@ -40,7 +40,7 @@ describe('core pipeline on the fake API server', () => {
     server.create(service('web'));
     server.create(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5'] }));
     backend = new RecordingBackend();
-    kpng = await runKpng({
+    kpng = await runProxy({
       nodeName: 'node-a' as NodeName,
       source: new KubeSource({
         kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),

@@ -2,12 +2,12 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NodeLocalState } from '../nodeview/types.js';
-import { watchLocalState } from './client.js';
-import type { WatchInfo } from './consume.js';
+import { watchLocalState } from './client/client.js';
+import type { WatchInfo } from './client/consume.js';
 import { StateHub } from './hub.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
-import { serveLocalState } from './local-server.js';
-import type { StreamObserver } from './server-session.js';
+import { serveLocalState } from './server/local-server.js';
+import type { StreamObserver } from './server/server-session.js';
 import { changed, everything, gate, harness } from './testdata/harness.js';
 import { syntheticLocalState, withOneServiceChanged } from './testing-fixtures.js';
 

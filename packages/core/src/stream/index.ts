@@ -5,15 +5,14 @@
  */
 export { StateHub, type StateHubOptions, type ResumeToken, type Delivery, type StateSource } from './hub.js';
 export { unionChanges } from './changes.js';
-export { serveLocalState, type ServeLocalOptions } from './local-server.js';
-export { serveGlobalState } from './global-server.js';
-export { DEFAULT_HEARTBEAT_INTERVAL_MS, type ServeOptions, type StreamServer } from './stream-server.js';
-export type { StreamObserver } from './server-session.js';
+export { serveLocalState, type ServeLocalOptions } from './server/local-server.js';
+export { serveGlobalState } from './server/global-server.js';
+export { DEFAULT_HEARTBEAT_INTERVAL_MS, type ServeOptions, type StreamServer } from './server/stream-server.js';
+export type { StreamObserver } from './server/server-session.js';
 export type { StreamApi } from './service-definitions.js';
 export { DEFAULT_LOCAL_ADDRESS, parseServeAddress } from './stream-address.js';
-export { watchLocalState, watchGlobalState, watchHub, type WatchOptions } from './client.js';
-export { DEFAULT_MAX_MESSAGE_BYTES } from './grpc-source.js';
-export type { StateHandler, WatchInfo } from './consume.js';
-export { run, type RunOptions } from './run.js';
-export type { BackoffOptions } from './backoff.js';
-export { measureStream, type StreamMeasureOptions, type StreamMeasurement } from './measure.js';
+export { watchLocalState, watchGlobalState, watchHub, type WatchOptions } from './client/client.js';
+export { DEFAULT_MAX_MESSAGE_BYTES } from './client/grpc-source.js';
+export type { StateHandler, WatchInfo } from './client/consume.js';
+export { run, type RunOptions } from './client/run.js';
+export type { BackoffOptions } from './client/backoff.js';

@@ -37,3 +37,12 @@ export class RecordingLogger implements Logger {
     this.records.push({ level, msg, fields: { ...this.base, ...fields } });
   }
 }
+
+/** A Logger that drops everything (benchmarks: no log cost, no memory kept). */
+export const SILENT_LOGGER: Logger = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+  with: () => SILENT_LOGGER,
+};

@@ -6,10 +6,11 @@
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { configureLogging, createLogger, type Logger, type RunningKpng } from '@kpng/core';
+import { configureLogging, createLogger, type Logger } from '@kpng/core';
+import { terminationSignal, type RunningProxy } from '@kpng/core/runtime';
 import { completeConfiguration, CompleteError, type Completed } from '../config/complete.js';
 import { configurationYaml } from '../config/encode.js';
-import { aggregate, FieldError } from '../config/field-error.js';
+import { aggregate, type FieldError } from '../config/field-error.js';
 import { PROXY_MODES } from '../config/types.js';
 import { concerns } from '../config/changed-fields.js';
 import { validateConfiguration } from '../config/validate.js';
@@ -30,7 +31,7 @@ export interface MainIO {
   readonly readFile: (path: string) => string;
   readonly writeFile: (path: string, text: string) => void;
   /** Called once the proxy runs (tests read server addresses here). */
-  readonly onStarted?: (running: RunningKpng) => void;
+  readonly onStarted?: (running: RunningProxy) => void;
   readonly cpuCores: number;
 }
 
@@ -91,11 +92,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return 0;
   }
   logConntrackPlan(config.conntrack, io.cpuCores, log);
+  const stop = terminationSignal(io.signal);
   try {
-    return await serve(completed, { env, log, signal: io.signal ?? processSignal(), ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
+    return await serve(completed, { env, log, signal: stop.signal, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
   } catch (e) {
     if (e instanceof BindError) return fail(e.message);
     return fail(`running kube-proxy: ${(e as Error).message}`);
+  } finally {
+    stop.dispose();
   }
 }
 
@@ -123,14 +127,6 @@ function logConntrackPlan(ct: Completed['config']['conntrack'], cores: number, l
   log.info('conntrack settings upstream kube-proxy would apply (kpng leaves sysctls to the node and does not write them)', {
     sysctls: Object.fromEntries(settings.map((s) => [s.name, s.value])),
   });
-}
-
-function processSignal(): AbortSignal {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return controller.signal;
 }
 
 // Run when executed as a program (not when imported by tests).

@@ -6,7 +6,7 @@
  */
 import { parseCIDR, parseIP } from '@kpng/core';
 import { splitHostPort } from './defaults.js';
-import { fieldPath as path, FieldError, invalid, notSupported } from './field-error.js';
+import { fieldPath as path, type FieldError, invalid, notSupported } from './field-error.js';
 import {
   IPVS_SCHEDULERS,
   LOCAL_MODES,

@@ -3,7 +3,8 @@
  * logged and left out (false, the default). Checked by binding the port once before starting.
  */
 import { createServer } from 'node:net';
-import { parseListenAddress, type ListenAddress, type Logger } from '@kpng/core';
+import type { Logger } from '@kpng/core';
+import { parseListenAddress, type ListenAddress } from '@kpng/core/runtime';
 
 export class BindError extends Error {
   override readonly name = 'BindError';

@@ -5,8 +5,9 @@
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { KubeSource, loadKubeConfig, nodeName as toNodeName, registerRestClientMetrics, runKpng, type Logger, type RunningKpng } from '@kpng/core';
-import { Registry, register } from 'prom-client';
+import { nodeName as toNodeName, type Logger } from '@kpng/core';
+import { KubeSource, loadKubeConfig, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
@@ -21,7 +22,7 @@ export interface ServeContext {
   readonly log: Logger;
   readonly signal: AbortSignal;
   /** Called once the proxy is running (tests read the servers' addresses here). */
-  readonly onStarted?: (running: RunningKpng) => void;
+  readonly onStarted?: (running: RunningProxy) => void;
 }
 
 export async function serve(completed: Completed, ctx: ServeContext): Promise<number> {
@@ -49,7 +50,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
     ...(netns !== undefined ? { netns } : {}),
   });
-  const kpng = await runKpng({
+  const kpng = await runProxy({
     nodeName: toNodeName(nodeName),
     source: new KubeSource({
       kubeConfig,
@@ -65,15 +66,15 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
-    // prom-client's default registry holds the invalid-object counter of core's converters.
-    extraRegistries: [registry, register],
+    registry,
+    signal: ctx.signal,
   });
   ctx.onStarted?.(kpng);
 
-  const outcome = await Promise.race([
-    kpng.done.then(() => 'source ended' as const, () => 'source failed' as const),
-    aborted(ctx.signal).then(() => 'stopped' as const),
-  ]);
+  const outcome = await kpng.done.then(
+    () => (ctx.signal.aborted ? 'stopped' : 'source ended'),
+    () => 'source failed' as const,
+  );
   log.info('stopping kube-proxy (kpng)', { reason: outcome });
   await kpng.stop();
   return outcome === 'source failed' ? 1 : 0;
@@ -86,9 +87,4 @@ export function nodeNameOf(config: KubeProxyConfiguration, host: () => string = 
 
 function sectionOf(config: KubeProxyConfiguration): { syncPeriod: number; minSyncPeriod: number } {
   return config.mode === 'ipvs' ? config.ipvs : config.mode === 'nftables' ? config.nftables : config.iptables;
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

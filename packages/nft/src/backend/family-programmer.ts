@@ -3,7 +3,7 @@
  * applied, and write the difference into the sync's transaction. Nothing is recorded as applied
  * until the caller says the transaction succeeded.
  */
-import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/core';
+import { findService, type IPFamily, type LocalService, type NodeLocalState, type ServiceKey } from '@kpng/core';
 import { writeFull, writePartial } from '../apply/plan.js';
 import { elementObject, type TableRef } from '../apply/objects.js';
 import { deltaSize, FamilyStore } from '../apply/store.js';
@@ -143,18 +143,4 @@ export class FamilyProgrammer {
     this.#slots.remember(svc.key, slots);
     store.set(svc.key, rendered.elements.length === 0 && rendered.lists.length === 0 ? undefined : rendered);
   }
-}
-
-/** `services` is sorted by key with `<` (core's SortedServices): binary search. */
-export function findService(services: readonly LocalService[], key: ServiceKey): LocalService | undefined {
-  let lo = 0;
-  let hi = services.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const candidate = services[mid] as LocalService;
-    if (candidate.key === key) return candidate;
-    if (candidate.key < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState } from '../testing/fixtures.js';
 import { clusterIPs, externalIPs, on } from '../testing/scenarios.js';
-import { RecordingLogger } from '../testing/logger.js';
+import { RecordingLogger } from '@kpng/core/testing';
 import { NftBackend } from './nft-backend.js';
 
 const GOLDEN = new URL('./testdata/small.golden.nft', import.meta.url);

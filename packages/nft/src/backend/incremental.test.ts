@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeNft } from '../nftables/testing.js';
 import { render } from '../render/ruleset.js';
 import { nodeState, NODE_IPV4, NODE_IPV6, type ServiceFixture } from '../testing/fixtures.js';
-import { RecordingLogger } from '../testing/logger.js';
+import { RecordingLogger } from '@kpng/core/testing';
 import { allFeatures, clusterIPs, on, POD, type PodName } from '../testing/scenarios.js';
 import { RulesetTracer } from '../tracer/tracer.js';
 import type { TracePacket } from '../tracer/types.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NftError, type Nft, type Transaction } from '../nftables/index.js';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
-import { RecordingLogger } from '../testing/logger.js';
+import { RecordingLogger } from '@kpng/core/testing';
 import { NftBackend } from './nft-backend.js';
 
 const web = (endpoints: string[]): ServiceFixture => ({
@@ -32,7 +32,7 @@ describe('NftBackend', () => {
   it('logs one info line per sync with counts, never the ruleset', async () => {
     const log = new RecordingLogger();
     await backend(new FakeNft(), undefined, log).sync(full(nodeState([web(['198.18.1.1']), db])));
-    expect(log.lines).toEqual([
+    expect(log.records).toEqual([
       { level: 'info', msg: 'synced nftables', fields: expect.objectContaining({ full: true, reset: true, services: 2, operations: expect.any(Number) }) },
     ]);
   });
@@ -138,7 +138,7 @@ describe('NftBackend', () => {
     await b.sync(full(state, 2));
     expect(nft.dump()).toBe(before);
     expect(lines(nft.lastTransaction).slice(0, 2)).toEqual(['add table ip kpng { comment "rules for kpng" ; }', 'delete table ip kpng']);
-    expect(log.lines.map((l) => [l.level, l.msg])).toContainEqual(['warn', 'the kpng tables drifted (canary gone); rewriting them']);
+    expect(log.records.map((l) => [l.level, l.msg])).toContainEqual(['warn', 'the kpng tables drifted (canary gone); rewriting them']);
     expect(await registry.metrics()).not.toContain('sync_failures_total{ip_family="IPv4"} 1');
   });
 
@@ -167,7 +167,7 @@ describe('NftBackend', () => {
     await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
     expect(fake.dump()).toBe(before);
     expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1');
-    const failure = log.lines.find((l) => l.level === 'error');
+    const failure = log.records.find((l) => l.level === 'error');
     expect(failure?.fields).toMatchObject({ line: 1, operation: expect.stringMatching(/^delete element .* of ip kpng /) });
     await b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web'], 3));
     expect(lines(fake.lastTransaction)[1]).toBe('delete table ip kpng');

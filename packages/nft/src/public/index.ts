@@ -7,12 +7,11 @@
 // The backend core's sync loop drives
 export { NftBackend } from '../backend/nft-backend.js';
 export type { NftBackendOptions } from '../backend/options.js';
-/** For `kpng --backend @kpng/nft` (core's loader convention). */
-export { createBackend } from './create-backend.js';
+/** The backend as every program loads it (`kpng-nft`, `kpng --backend nft`): its flags and factory. */
+export { backend, parseNftFlags } from '../cli/backend-module.js';
 
 // The kpng-nft program
 export { main } from '../cli/main.js';
-export { parseOptions, USAGE, UsageError, type NftCliOptions, type SourceOption } from '../cli/options.js';
 
 // Configuration (kube-proxy's nodePortAddresses, detectLocalMode, masqueradeAll, masqueradeBit)
 export { DEFAULT_CONFIG, resolveConfig } from '../render/config.js';

@@ -4,7 +4,7 @@
  * backend instance, so chain contents may depend on it.
  */
 import type { IPFamily } from '@kpng/core';
-import { familyOfAddress, parseCidr } from './ip.js';
+import { familyOfAddress, isCidr } from './ip.js';
 
 export type LocalDetectorConfig =
   | { readonly mode: 'None' }
@@ -63,13 +63,7 @@ export function resolveConfig(input: NftConfigInput = {}): NftConfig {
     ...config.serviceCIDRs,
     ...(config.localDetector.mode === 'ClusterCIDR' ? config.localDetector.clusterCIDRs : []),
   ];
-  for (const cidr of cidrs) {
-    try {
-      parseCidr(cidr);
-    } catch {
-      problems.push(`bad CIDR ${JSON.stringify(cidr)}`);
-    }
-  }
+  for (const cidr of cidrs) if (!isCidr(cidr)) problems.push(`bad CIDR ${JSON.stringify(cidr)}`);
   const detector = config.localDetector;
   if (detector.mode === 'BridgeInterface' && !INTERFACE_NAME.test(detector.bridge)) {
     problems.push(`bad bridge interface name ${JSON.stringify(detector.bridge)}`);

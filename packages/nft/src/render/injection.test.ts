@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { FakeNft } from '../nftables/testing.js';
 import { renderOperations } from '../nftables/index.js';
 import { NftBackend } from '../backend/nft-backend.js';
-import { computeNodeLocalState, serviceKey, type ModelReader, type NodeName, type ServiceModel } from '@kpng/core';
-import { RecordingLogger } from '../testing/logger.js';
+import { serviceKey, type NodeName, type ServiceModel } from '@kpng/core';
+import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';
+import { RecordingLogger } from '@kpng/core/testing';
 import { elementComment } from './service.js';
 
 const NASTY = ['"', ';', '#', '\\', '\n', '{', '}', '} ; flush ruleset ; {', '"; delete table ip kpng; "', '\u0000', '\u202e', '😀', ' ', '\t', 'a'.repeat(300)];

@@ -9,7 +9,7 @@
  */
 import { endianness } from 'node:os';
 import type { IPFamily } from '@kpng/core';
-import { parseAddress } from './ip.js';
+import { addressBytes } from './ip.js';
 
 /** `mod` of the affinity hash: the largest nft accepts. */
 export const AFFINITY_HASH_MOD = 0xffffffff;
@@ -69,11 +69,11 @@ export function reciprocalScale(value: number, modulus: number): number {
  * padded with two zero bytes.
  */
 export function endpointHash(family: IPFamily, ip: string, port: number, seed: number): number {
-  const { value, bits } = parseAddress(ip);
-  const size = bits / 8;
-  if ((family === 'IPv4') !== (bits === 32)) throw new Error(`${ip} is not an ${family} address`);
+  const bytes = addressBytes(ip);
+  const size = bytes.length;
+  if ((family === 'IPv4') !== (size === 4)) throw new Error(`${ip} is not an ${family} address`);
   const key = new Uint8Array(size + 4);
-  for (let i = 0; i < size; i++) key[i] = Number((value >> BigInt((size - 1 - i) * 8)) & 0xffn);
+  key.set(bytes);
   key[size] = (port >> 8) & 0xff;
   key[size + 1] = port & 0xff;
   return reciprocalScale(jhash(key, seed), AFFINITY_HASH_MOD);

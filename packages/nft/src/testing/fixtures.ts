@@ -5,21 +5,8 @@
  * 198.18.2.0/24), Services 198.19.0.0/16, nodes 198.18.255.0/24, external/LB 203.0.113.0/24,
  * IPv6 under 2001:db8::/32.
  */
-import {
-  computeNodeLocalState,
-  serviceKey,
-  type EndpointModel,
-  type EndpointSliceModel,
-  type IPFamily,
-  type ModelReader,
-  type NodeLocalState,
-  type NodeModel,
-  type NodeName,
-  type Protocol,
-  type ServiceKey,
-  type ServiceModel,
-  type ServiceType,
-} from '@kpng/core';
+import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';
+import { serviceKey, type EndpointModel, type EndpointSliceModel, type IPFamily, type NodeLocalState, type NodeModel, type NodeName, type Protocol, type ServiceKey, type ServiceModel, type ServiceType } from '@kpng/core';
 
 export const THIS_NODE = 'node-a';
 export const OTHER_NODE = 'node-b';

@@ -149,7 +149,7 @@ export class RulesetTracer {
       case 'l4proto-is':
         return st.protos.includes(packet.proto) ? [s] : [nomatch];
       case 'not-cidr':
-        return this.#value(packet, s, st.key).every((v) => !cidrContains(hostOrCidr(st.cidr), v)) ? [s] : [nomatch];
+        return this.#value(packet, s, st.key).every((v) => !cidrContains(st.cidr, v)) ? [s] : [nomatch];
       case 'lookup': {
         const hit = this.#keys(packet, s, st.key).some((key) => this.#find(st.set, key) !== undefined);
         return hit !== st.negate ? [s] : [nomatch];
@@ -281,9 +281,6 @@ function parseVerdict(text: string): Verdict {
   throw new Error(`tracer: unknown verdict element value "${text}"`);
 }
 
-function hostOrCidr(text: string): string {
-  return text.includes('/') ? text : `${text}/${text.includes(':') ? 128 : 32}`;
-}
 
 function endpoint(ip: string, port: string): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { collectDefaultMetrics, register, Registry } from 'prom-client';
+import { collectDefaultMetrics, register, type Registry } from 'prom-client';
 import type { ServeSettings } from '../config/common.js';
 import { FlagError, HelpRequested, VersionRequested, type FlagSet, type ParsedFlags } from '../config/flags.js';
 import { PACKAGE_VERSION } from '../util/version.js';

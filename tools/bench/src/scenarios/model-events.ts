@@ -1,12 +1,5 @@
-import {
-  convertEndpointSlice,
-  convertNode,
-  convertService,
-  nodeName,
-  serviceKey,
-  sliceKey,
-  type ModelEvent,
-} from '@kpng/core';
+import { convertEndpointSlice, convertNode, convertService } from '@kpng/core/runtime';
+import { nodeName, serviceKey, sliceKey, type ModelEvent } from '@kpng/core';
 import type { EndpointSliceObject } from '../kube/types.js';
 import type { Scenario } from './scenario.js';
 

@@ -1,4 +1,6 @@
-import { Core, computeNodeLocalState, measureStream, nodeName } from '@kpng/core';
+import { Core, computeNodeLocalState } from '@kpng/core/runtime';
+import { nodeName } from '@kpng/core';
+import { measureStream } from '../stream/measure.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { summarize } from '../runner/stats.js';

@@ -194,6 +194,25 @@ describe('FakeApiServer', () => {
     expect(summary(w.events)).toEqual(['ADDED a']);
   });
 
+  it('stops like a killed server and restarts on the same port, keeping objects and history', async () => {
+    server.create(svc('a'));
+    const open = await watch(`${SERVICES}?watch=true&resourceVersion=${server.resourceVersion}`);
+    const fromVersion = server.resourceVersion;
+    await server.stop();
+    await open.waitEnd();
+    await expect(fetch(`${server.url}${SERVICES}`)).rejects.toThrow();
+    server.create(svc('b')); // changed while down, as through another API server
+
+    await server.restart();
+    const list = (await (await fetch(`${server.url}${SERVICES}`)).json()) as { items: Array<{ metadata: { name: string } }> };
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    const resumed = await watch(`${SERVICES}?watch=true&resourceVersion=${fromVersion}`);
+    expect(summary(await resumed.take(1))).toEqual(['ADDED b']);
+    await resumed.close();
+    await server.stop();
+    await server.stop(); // idempotent, and close() after stop() is fine too
+  });
+
   it('injects failures for the next matching requests and logs every request', async () => {
     server.failNext(SERVICES, 500, { times: 2, verb: 'list' });
     server.failNext(SERVICES, 429, { verb: 'watch' });

@@ -19,7 +19,8 @@ export interface CompactOptions {
  * A real HTTP server on 127.0.0.1 speaking enough of the Kubernetes API for list/watch clients:
  * LIST and WATCH (with resourceVersion, label and field selectors, bookmarks, 410 Gone) and GET of
  * one object, for Services, EndpointSlices, Nodes, Pods, Namespaces and NetworkPolicies. Tests change objects through the methods
- * below, and can break things on purpose: compaction, dropped connections, injected error statuses.
+ * below, and can break things on purpose: compaction, dropped connections, injected error statuses,
+ * a stop and a restart on the same port.
  */
 export class FakeApiServer {
   private readonly store = new ObjectStore();
@@ -116,7 +117,34 @@ export class FakeApiServer {
     return [...this.watches].filter((w) => resource === undefined || w.filter.resource.plural === resource).length;
   }
 
+  /**
+   * Stops answering, as a killed or restarting API server does: open connections are cut (open
+   * watches end mid-stream), new ones are refused. Objects and change history are kept, so clients
+   * can resume their watches after `restart`.
+   */
+  async stop(): Promise<void> {
+    if (!this.server.listening) return;
+    this.dropConnections();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Listens again on the same address after `stop`; resolves once requests are answered. */
+  async restart(): Promise<void> {
+    if (this.server.listening) return;
+    const { hostname, port } = new URL(this.url);
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(Number(port), hostname, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
   async close(): Promise<void> {
+    if (!this.server.listening) return;
     for (const w of [...this.watches]) w.end();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();

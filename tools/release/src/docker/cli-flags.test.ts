@@ -70,13 +70,14 @@ describe.each(cases)('%s', (_id, c) => {
     for (const f of used) expect(text, `${f} in ${program.pkg.manifest.name} --help`).toMatch(new RegExp(`(^|[\\s,\\[])${f}\\b`, 'm'));
   });
 
-  it('names, with --backend, a module the image installs and that exports createBackend', async () => {
+  it('names, with --backend, a module the image installs and that exports its backend module', async () => {
     const { argv } = invocation(image!, c);
     const i = argv.findIndex((a) => a === '--backend' || a.startsWith('--backend='));
     if (i < 0) return void expect(argv.join(' ')).not.toMatch(/--backend/);
     const mod = argv[i]!.includes('=') ? argv[i]!.split('=')[1]! : argv[i + 1]!;
     expect(image!.packages.map((p) => p.manifest.name)).toContain(mod);
-    const exports = (await import(/* @vite-ignore */ mod)) as { createBackend?: unknown };
-    expect(typeof exports.createBackend, `${mod} createBackend`).toBe('function');
+    const exports = (await import(/* @vite-ignore */ mod)) as { backend?: { create?: unknown; parseFlags?: unknown } };
+    expect(typeof exports.backend?.create, `${mod} backend.create`).toBe('function');
+    expect(typeof exports.backend?.parseFlags, `${mod} backend.parseFlags`).toBe('function');
   });
 });

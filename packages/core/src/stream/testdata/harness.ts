@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceKey } from '../../model/types.js';
 import type { StateChanges } from '../../nodeview/types.js';
-import type { StreamServer } from '../stream-server.js';
+import type { StreamServer } from '../server/stream-server.js';
 
 export interface Harness {
   /** A fresh temp dir (removed at cleanup). */

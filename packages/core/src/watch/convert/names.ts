@@ -1,4 +1,4 @@
-import { FieldErrors, fieldPath, type JsonObject } from './fields.js';
+import { type FieldErrors, fieldPath, type JsonObject } from './fields.js';
 
 /**
  * Kubernetes name rules. Names become parts of keys, chain names and log lines, so an invalid

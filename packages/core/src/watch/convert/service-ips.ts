@@ -1,5 +1,5 @@
 import type { IPFamily } from '../../model/types.js';
-import { FieldErrors, fieldPath, type JsonObject } from './fields.js';
+import { type FieldErrors, fieldPath, type JsonObject } from './fields.js';
 import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../util/ip.js';
 
 /** Canonical, de-duplicated and sorted: the order of these lists carries no meaning. */

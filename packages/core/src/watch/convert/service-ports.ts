@@ -1,5 +1,5 @@
 import type { Protocol, ServicePortSpec } from '../../model/types.js';
-import { FieldErrors, fieldPath, type JsonObject } from './fields.js';
+import { type FieldErrors, fieldPath, type JsonObject } from './fields.js';
 import { nameProblem } from './names.js';
 
 export const PROTOCOLS: readonly Protocol[] = ['TCP', 'UDP', 'SCTP'];

@@ -3,11 +3,15 @@ import type { ModelEvent } from '../../model/types.js';
 import type { Clock } from '../../util/clock.js';
 import { toError } from '../../util/errors.js';
 import type { Logger } from '../../util/log.js';
+import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
+import { classifyFailure } from './failure-class.js';
 import type { KindAdapter } from './kinds.js';
+import { ApiStatusError } from './api-request.js';
 import { listRaw } from './list-request.js';
 import { ObjectTracker } from './object-tracker.js';
-import { RestartBackoff, type BackoffOptions } from './restart-backoff.js';
+import type { ReconnectRounds } from './reconnect-rounds.js';
 import { SourceWatch } from './source-watch.js';
+import { WatchOutage } from './watch-outage.js';
 
 export interface KindInformerOptions {
   readonly kubeConfig: KubeConfig;
@@ -23,28 +27,39 @@ export interface KindInformerOptions {
   readonly stopping: AbortSignal;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly backoff?: BackoffOptions;
+  /** The retry schedule, shared with the source's other kinds. */
+  readonly rounds: ReconnectRounds;
+  readonly metrics?: KubeWatchMetrics;
   readonly listTimeoutMs: number;
 }
 
 /**
  * One client-node informer (LIST then WATCH, relisting on 410 Gone by itself), kept alive: on any
- * other failure client-node stops the informer for good, so it is restarted here after a backoff.
- * A restart resumes the watch from the last resourceVersion seen, or relists when the failure hit
- * the list; either way client-node reports what changed meanwhile, deletions included.
+ * other failure client-node stops the informer for good, so it is restarted here at the next of
+ * the source's reconnect rounds. A restart resumes the watch from the last resourceVersion seen
+ * (no LIST: the server sends what changed meanwhile), or relists when the failure hit the list or
+ * the resume point is gone (410); a relist keeps the informer's cache, so only differences are
+ * emitted, deletions of vanished objects included, and the served state is never dropped.
  */
 export class KindInformer {
   private readonly informer: ListWatch<KubernetesObject>;
   private readonly tracker: ObjectTracker;
-  private readonly backoff: RestartBackoff;
-  private restartTimer: { cancel(): void } | undefined;
+  private readonly outage: WatchOutage;
+  private retryPending = false;
   private synced = false;
 
   constructor(private readonly options: KindInformerOptions) {
     const { kubeConfig, path, labelSelector, fieldSelector, stopping } = options;
     this.tracker = new ObjectTracker(options.adapter);
-    this.backoff = new RestartBackoff(options.clock, options.backoff);
-    const watch = new SourceWatch(kubeConfig, stopping, () => this.watchOpening());
+    this.outage = new WatchOutage(options.adapter.kind, options.clock, options.logger, options.metrics);
+    const watch = new SourceWatch(kubeConfig, stopping, {
+      opening: () => this.watchOpening(),
+      opened: () => {
+        this.outage.opened();
+        options.rounds.reachable();
+      },
+      closed: () => this.outage.closed(),
+    });
     const list = () =>
       listRaw(
         kubeConfig,
@@ -67,9 +82,9 @@ export class KindInformer {
     this.informer.start().catch((err: unknown) => this.failed(err));
   }
 
+  /** Stops watching; the source cancels pending retries (its `ReconnectRounds`) first. */
   async stop(): Promise<void> {
-    this.restartTimer?.cancel();
-    this.restartTimer = undefined;
+    this.outage.dispose();
     await this.informer.stop();
   }
 
@@ -86,19 +101,39 @@ export class KindInformer {
 
   private failed(err: unknown): void {
     // Stopping aborts the open request, which client-node reports as one more error.
-    if (this.options.stopping.aborted || this.restartTimer) return;
-    const delayMs = Math.round(this.backoff.nextDelayMs());
-    const error = toError(err);
+    if (this.options.stopping.aborted || this.retryPending) return;
+    this.retryPending = true;
+    const failure = classifyFailure(err);
+    const attempts = this.outage.failed();
     const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
-    this.options.logger.warn('informer failed; restarting', {
+    const retryAfterMs = serverRetryAfterMs(err);
+    const delayMs = this.options.rounds.retryLater(
+      failure,
+      () => {
+        this.retryPending = false;
+        if (!this.options.stopping.aborted) this.start();
+      },
+      retryAfterMs,
+    );
+    const fields = {
       kind: this.kind,
-      error: error.message,
+      error: toError(err).message,
       ...(typeof statusCode === 'number' ? { statusCode } : {}),
+      failure,
+      attempts,
       delayMs,
-    });
-    this.restartTimer = this.options.clock.setTimeout(() => {
-      this.restartTimer = undefined;
-      if (!this.options.stopping.aborted) this.start();
-    }, delayMs);
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
+    // While the server is away every attempt fails the same way, about twice a second: the first
+    // failure and the "watch is back" line (with the count) say it all. Error answers are backed
+    // off to at most two a minute and each may say something new.
+    if (failure === 'unreachable' && attempts > 1) this.options.logger.debug(2, 'informer failed; retrying', fields);
+    else this.options.logger.warn('informer failed; retrying', fields);
   }
+}
+
+/** The `Retry-After` of a 429 or 5xx answer, which client-go's REST client waits for (`checkWait`). */
+function serverRetryAfterMs(err: unknown): number | undefined {
+  if (!(err instanceof ApiStatusError) || err.retryAfterSeconds === undefined) return undefined;
+  return err.statusCode === 429 || err.statusCode >= 500 ? err.retryAfterSeconds * 1000 : undefined;
 }

@@ -250,6 +250,24 @@ describe('kube source against the fake API server', () => {
     expect(text).toContain(`rest_client_request_duration_seconds_count{verb="GET",url="${server.url}/api/v1/nodes"}`);
   });
 
+  it('honours Retry-After from a starting API server instead of backing off (production schedule)', async () => {
+    server.create(service('web'));
+    const { sink, logger } = await startSynced({ backoff: {} });
+    const mark = server.requestMark;
+    // What a starting API server answers until it is ready; client-go's 800 ms doubling backoff
+    // would take 0.8 + 1.6 + 3.2 + 6.4 + 12.8 s to get through five of these.
+    server.failNext(SERVICES, 503, { verb: 'watch', times: 5, retryAfterSeconds: 0 });
+    server.endWatches();
+    await eventually(() => server.openWatches('services') === 1, 'Services watch back', 3_000);
+    server.update(service('web', { port: 81 }));
+    await eventually(() => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'), 'change arrives', 3_000);
+
+    const watches = server.requests({ verb: 'watch', resource: 'services', since: mark });
+    expect(watches.map((r) => r.status)).toEqual([503, 503, 503, 503, 503, 200]);
+    expect(server.requests({ verb: 'list', since: mark })).toEqual([]);
+    expect(logger.at('warn').filter((r) => r.fields['kind'] === 'Service').map((r) => r.fields['retryAfterMs'])).toContain(0);
+  });
+
   it('stops: run resolves, watches close and nothing more reaches the sink', async () => {
     const { sink, stop } = await startSynced();
     await stop();

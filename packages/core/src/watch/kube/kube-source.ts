@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
 import type { RestClientMetrics } from '../../metrics/rest-client.js';
 import type { ModelEvent } from '../../model/types.js';
 import { systemClock, type Clock } from '../../util/clock.js';
@@ -9,6 +10,7 @@ import { EventBatcher } from './event-batcher.js';
 import { instrumentKubeConfig } from './instrumented-kubeconfig.js';
 import { KindInformer } from './kind-informer.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
+import { ReconnectRounds } from './reconnect-rounds.js';
 import type { BackoffOptions } from './restart-backoff.js';
 import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
 
@@ -24,8 +26,12 @@ export interface KubeSourceOptions {
   readonly restClientMetrics?: RestClientMetrics;
   readonly clock?: Clock;
   readonly logger?: Logger;
-  /** Restart backoff after informer failures; client-go's reflector values by default. */
+  /** Watch availability per kind (`registerKubeWatchMetrics`). */
+  readonly watchMetrics?: KubeWatchMetrics;
+  /** Retry schedule after the API server answered with an error; client-go's reflector values by default. */
   readonly backoff?: BackoffOptions;
+  /** Retry schedule while the API server does not answer at all; `UNREACHABLE_BACKOFF` by default. */
+  readonly unreachableBackoff?: BackoffOptions;
   /** Bound on one LIST request. Default 60 s. */
   readonly listTimeoutMs?: number;
 }
@@ -66,6 +72,10 @@ export class KubeSource implements Source {
       { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
       { adapter: nodeAdapter, path: NODES_PATH, ...(fieldSelector !== undefined ? { fieldSelector } : {}) },
     ];
+    const rounds = new ReconnectRounds(this.clock, {
+      ...(this.options.backoff ? { answered: this.options.backoff } : {}),
+      ...(this.options.unreachableBackoff ? { unreachable: this.options.unreachableBackoff } : {}),
+    });
     const informers = specs.map(
       (spec) =>
         new KindInformer({
@@ -81,7 +91,8 @@ export class KubeSource implements Source {
           stopping: signal,
           clock: this.clock,
           logger: this.logger,
-          ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+          rounds,
+          ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
           listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
         }),
     );
@@ -89,6 +100,7 @@ export class KubeSource implements Source {
     for (const informer of informers) informer.start();
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     batcher.discard();
+    rounds.cancel();
     await Promise.all(informers.map((i) => i.stop()));
     this.logger.info('stopped');
   }

@@ -1,0 +1,56 @@
+// @ts-check
+// The boundaries ARCHITECTURE.md and STYLE.md describe, held by the linter instead of by memory.
+// `npm run lint` runs it (CI too); tools/release/src/lint/boundaries.test.ts proves each rule fires.
+import tseslint from 'typescript-eslint';
+
+/** No reaching into another package's files: a package is used through its `exports` map only. */
+const packageBoundaries = [
+  { group: ['@kpng/*/src', '@kpng/*/src/**'], message: "Import the package's public entry (its exports map), not its sources." },
+  { group: ['@kpng/*/dist', '@kpng/*/dist/**', '**/dist/**'], message: 'Never import build output: import the package by name.' },
+];
+
+const privateTools = { group: ['@kpng/lab', '@kpng/lab/*', '@kpng/bench', '@kpng/release'], message: "tools/* are private: a package's runtime code never imports them." };
+const noCore = { group: ['@kpng/core', '@kpng/core/*'], message: 'nft/src/nftables is a generic nftables library: it never imports core.' };
+/** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
+const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
+const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/testing-fixtures.ts', '**/fixtures.ts'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/.cache/**', '**/testdata/**', '**/*.js', '**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: { allowDefaultProject: ['vitest.shared.ts'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'no-restricted-imports': restrict(),
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    // Tests poke at untyped manifests and JSON: `any` is fine there.
+    files: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // A package's shipped code never depends on the private tools (lab, bench, release); its tests may.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: TEST_CODE,
+    rules: { 'no-restricted-imports': restrict(privateTools) },
+  },
+  {
+    // The nftables library is knftables-shaped and knows nothing of Kubernetes or kpng's core.
+    files: ['packages/nft/src/nftables/**/*.ts'],
+    rules: { 'no-restricted-imports': restrict(privateTools, noCore) },
+  },
+  {
+    files: TEST_CODE.map((glob) => `packages/nft/src/nftables/${glob}`),
+    rules: { 'no-restricted-imports': restrict(noCore) },
+  },
+);

@@ -1,0 +1,48 @@
+/**
+ * @kpng/core/runtime: running a kpng process. `runProgram(backend)` is a whole program (flags,
+ * source, servers, signals); `runProxy` is the same without the command line (the compat
+ * kube-proxy, tests). The pieces below are for programs that assemble something else (benchmarks,
+ * the compat kube-proxy's flags).
+ */
+export { runProgram, type ProgramSettings } from '../runtime/run-program.js';
+export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
+export { terminationSignal, runAsMain } from '../runtime/signals.js';
+export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
+export { logBackend, LogBackend } from '../runtime/log-backend.js';
+export { UsageError, DEFAULT_SOCKET, type ProgramOptions, type OutputFormat } from '../runtime/program-options.js';
+export { formatState } from '../runtime/print-state.js';
+export { Core, type CoreOptions, type StateConsumer } from '../runtime/core.js';
+
+// Sources
+export type { Source, ModelSink } from '../watch/source.js';
+export {
+  KubeSource,
+  loadKubeConfig,
+  REFLECTOR_BACKOFF,
+  UNREACHABLE_BACKOFF,
+  type BackoffOptions,
+  type KubeSourceOptions,
+  type KubeConfigLocation,
+} from '../watch/kube/index.js';
+export { FileSource, type FileSourceOptions } from '../watch/file/index.js';
+export { ApiSource, type ApiSourceOptions } from '../watch/api/index.js';
+export { convertService, convertEndpointSlice, convertNode, type Converted } from '../watch/convert/index.js';
+
+// The model and the node view, for programs that drive them directly
+export type { ModelReader } from '../model/reader.js';
+export type { ChangeSet } from '../model/change-set.js';
+export { GlobalModel, type GlobalSnapshot, type ModelObserver } from '../model/global-model.js';
+export { NodeViewer, computeNodeLocalState } from '../nodeview/node-viewer.js';
+
+// Syncing
+export { SyncLoop, type SyncLoopOptions } from '../sync/sync-loop.js';
+export { WorkQueue } from '../sync/workqueue.js';
+export { RateLimitingQueue } from '../sync/rate-limiting-queue.js';
+export { defaultControllerRateLimiter } from '../sync/rate-limiter.js';
+
+// Servers (kube-proxy compatible metrics and health)
+export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
+export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
+export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';
+export { registerKubeWatchMetrics, type KubeWatchMetrics } from '../metrics/kube-watch.js';
+export { ProxyHealth, startHealthServer, ServiceHealthServers } from '../health/index.js';

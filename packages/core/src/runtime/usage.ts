@@ -1,0 +1,55 @@
+import type { BackendFlag, BackendModule } from './backend-module.js';
+import type { ProgramFlagsSpec } from './program-options.js';
+
+/** `--help` of any kpng program: the common flags, then the backend's own, from its declaration. */
+export function usage(spec: ProgramFlagsSpec & { readonly summary: string; readonly exampleFallback: boolean }): string {
+  const p = spec.program;
+  const sections = [
+    `${p}: ${spec.summary}\n\nUsage: ${p} [run] [flags]\n`,
+    `Sources (default: the API server, from a kubeconfig or in-cluster config${spec.exampleFallback ? ';\nwithout one, the example cluster in examples/cluster.yaml' : ''}):
+  --source kube|file|api|connect   where the state comes from (implied by the flags below)
+  --kubeconfig PATH            kubeconfig file (also $KUBECONFIG, ~/.kube/config, in-cluster)
+  --master URL                 API server address, overrides the kubeconfig's
+  --file PATH                  YAML/JSON manifests (file or directory), re-read on change
+  --api ADDRESS                the global stream of a central core (unix:///... or host:port)
+  --connect ADDRESS            a core's node-local stream (split mode: no core in this process)
+  --service-proxy-name NAME    serve only Services labelled service.kubernetes.io/service-proxy-name=NAME
+Node:
+  --node-name NAME             this node (default $NODE_NAME, else the hostname); alias --hostname-override`,
+    spec.backend ? backendSection(spec.backend) : '',
+    spec.selectsBackend
+      ? `In-process backend:
+  --backend MODULE             program the kernel in this process: a backend by name (nft) or package
+                               (@kpng/nft), or "log" (prints each state it would program); the backend's
+                               own flags follow it on the command line (see kpng --backend nft --help)`
+      : '',
+    `Serving:
+  --listen ADDRESS             node-local full-state stream (default ${spec.listenDefault ?? 'off'}; "none" disables)
+  --global-listen ADDRESS      serve the global model to node agents (central-core mode; default off)
+  --metrics-bind-address ADDR  /metrics, /proxyMode, /configz (default 127.0.0.1:10249; "none" disables)
+  --healthz-bind-address ADDR  /healthz, /livez (default 0.0.0.0:10256; "none" disables)
+Cadence:
+  --min-sync-period DURATION   minimum interval between syncs (default 0s: a lone change syncs at once)
+  --sync-period DURATION       retry interval after a failed sync; health timeout is twice this (default 30s)
+  --full-sync-period DURATION  upper bound between full resyncs (default 1h)
+Other:
+  --netns NAME                 program the kernel of this network namespace (tests, labs)
+  --cleanup                    remove everything the backend programmed, and exit
+  --dry-run                    print this node's local state once and exit
+  -o, --output FORMAT          summary|json|yaml, for --dry-run and the log backend (default summary)
+  -v, --v N                    log verbosity (klog-style)
+  --version, -h/--help`,
+  ];
+  return sections.filter(Boolean).join('\n') + '\n';
+}
+
+function backendSection(module: BackendModule<unknown>): string {
+  const lines = Object.entries(module.flags).map(([name, flag]) => flagLine(name, flag));
+  return [`Backend ${module.name} (${module.proxyMode}): ${module.summary}`, ...lines].join('\n');
+}
+
+function flagLine(name: string, flag: BackendFlag): string {
+  const left = `  --${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`;
+  const help = `${flag.help}${flag.default !== undefined ? ` (default ${flag.default})` : ''}${flag.multiple ? ' (repeatable)' : ''}`;
+  return left.length < 31 ? `${left.padEnd(31)}${help}` : `${left}\n${' '.repeat(31)}${help}`;
+}

@@ -1,0 +1,79 @@
+import type { GlobalSnapshot } from '../../model/global-model.js';
+import type { LocalService, NodeLocalState } from '../../nodeview/types.js';
+import { toError } from '../../util/errors.js';
+import { log as defaultLog, type Logger } from '../../util/log.js';
+import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
+import { decodeLocalState } from '../codec/local-decode.js';
+import { consume, type StateHandler, type WatchCursor } from './consume.js';
+import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './grpc-source.js';
+import type { StateSource } from '../hub.js';
+import { DecodedItemCache } from '../codec/item-cache.js';
+import type { StreamApi } from '../service-definitions.js';
+
+export interface WatchOptions extends GrpcSourceOptions {
+  /** Stops the watch; the returned promise then resolves. */
+  readonly signal?: AbortSignal;
+  /** Reconnect and handler-retry delays; default 100 ms doubling to 10 s, ±20% jitter. */
+  readonly backoff?: BackoffOptions;
+  readonly logger?: Logger;
+  /**
+   * Reuse decoded objects for byte-identical items between states (default true): cheaper decoding
+   * and stable object identity for unchanged Services. Costs one copy of the encoded state in memory.
+   */
+  readonly decodeCache?: boolean;
+  /** Trigger times at or before this (epoch ms) are dropped; default: when the watch started. */
+  readonly since?: number;
+}
+
+/**
+ * Watches core's node-local stream at `address` (`unix:///run/kpng/kpng.sock`, `127.0.0.1:PORT`):
+ * calls `handler` with each new complete state, asks for the next only after the handler resolved,
+ * reconnects with backoff and resumes from the last state handled. Resolves once `signal` aborts.
+ */
+export function watchLocalState(address: string, handler: StateHandler<NodeLocalState>, options: WatchOptions = {}): Promise<void> {
+  const cache = options.decodeCache === false ? undefined : new DecodedItemCache<LocalService>();
+  return watchRemote('local', address, (buf, start, end) => decodeLocalState(buf, start, end, cache), handler, options);
+}
+
+/** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */
+export function watchGlobalState(address: string, handler: StateHandler<GlobalSnapshot>, options: WatchOptions = {}): Promise<void> {
+  const cache = options.decodeCache === false ? undefined : new GlobalDecodeCache();
+  return watchRemote('global', address, (buf, start, end) => decodeGlobalState(buf, start, end, cache), handler, options);
+}
+
+/** Consumes an in-process hub with the same contract (single-process mode); resolves on abort or hub close. */
+export async function watchHub<S>(hub: StateSource<S>, handler: StateHandler<S>, options: Omit<WatchOptions, keyof GrpcSourceOptions | 'decodeCache'> = {}): Promise<void> {
+  const cursor: WatchCursor = { token: undefined, failures: 0 };
+  const log = (options.logger ?? defaultLog).with({ component: 'stream-client', api: 'in-process' });
+  try {
+    await consume(hub, handler, cursor, { signal: options.signal, backoff: options.backoff, log, since: options.since ?? Date.now() });
+  } catch (e) {
+    log.info('state hub closed', { err: toError(e) });
+  }
+}
+
+async function watchRemote<S>(
+  api: StreamApi,
+  address: string,
+  decode: StateDecoder<S>,
+  handler: StateHandler<S>,
+  options: WatchOptions,
+): Promise<void> {
+  const { signal } = options;
+  const log = (options.logger ?? defaultLog).with({ component: 'stream-client', api, address });
+  const consumeOptions = { signal, backoff: options.backoff, log, since: options.since ?? Date.now() };
+  const cursor: WatchCursor = { token: undefined, failures: 0 };
+  while (!signal?.aborted) {
+    const source = new GrpcStateSource(api, address, decode, options);
+    try {
+      await consume(source, handler, cursor, consumeOptions);
+    } catch (e) {
+      cursor.failures++;
+      log.warn('state stream lost; reconnecting', { err: toError(e), attempt: cursor.failures });
+    } finally {
+      source.close();
+    }
+    if (!signal?.aborted) await sleep(backoffDelay(cursor.failures, options.backoff), signal);
+  }
+}

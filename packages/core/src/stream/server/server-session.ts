@@ -1,0 +1,116 @@
+import { status, type ServerDuplexStream } from '@grpc/grpc-js';
+import type { Logger } from '../../util/log.js';
+import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
+import { decodeWatchRequest, encodeHeartbeat } from '../codec/envelope.js';
+import type { Delivery, ResumeToken, StateHub } from '../hub.js';
+import type { StreamApi } from '../service-definitions.js';
+
+/** Stream metrics hooks (`kpng_stream_clients` and friends); the metrics module implements them. */
+export interface StreamObserver {
+  clientConnected(api: StreamApi): void;
+  clientDisconnected(api: StreamApi): void;
+  stateSent(api: StreamApi, info: { readonly revision: number; readonly full: boolean; readonly bytes: number }): void;
+}
+
+export interface SessionContext<S> {
+  readonly api: StreamApi;
+  readonly hub: StateHub<S>;
+  readonly encode: (d: Delivery<S>) => Buffer;
+  readonly heartbeatIntervalMs: number;
+  readonly observer: StreamObserver | undefined;
+  readonly log: Logger;
+}
+
+/**
+ * One client's Watch call. Each request is a resume token and the credit for exactly one state:
+ * the next state is only computed and sent once the client asks, so a busy client skips revisions.
+ * A request that arrives before the state it asked for was sent replaces the earlier token.
+ */
+export class ServerSession<S> {
+  readonly #abort = new AbortController();
+  #token: ResumeToken | undefined;
+  #hasCredit = false;
+  #wakeCredit: (() => void) | undefined;
+
+  constructor(
+    private readonly call: ServerDuplexStream<Buffer, Buffer>,
+    private readonly ctx: SessionContext<S>,
+  ) {
+    this.#abort.signal.addEventListener('abort', () => this.#wakeCredit?.(), { once: true });
+  }
+
+  async run(): Promise<void> {
+    const { call, ctx } = this;
+    ctx.observer?.clientConnected(ctx.api);
+    const stop = () => this.#abort.abort();
+    call.on('data', (buf: Buffer) => this.#onRequest(buf));
+    call.on('end', () => this.end());
+    call.on('cancelled', stop);
+    call.on('error', stop);
+    call.on('close', stop);
+    this.#heartbeat();
+    const timer = setInterval(() => this.#heartbeat(), ctx.heartbeatIntervalMs);
+    timer.unref();
+    try {
+      await this.#serve();
+    } catch (e) {
+      if (e instanceof KpngError && e.code === ErrorCodes.StreamClosed) {
+        this.end(); // the hub closed: the client reconnects and finds the next server
+      } else if (!this.#abort.signal.aborted) {
+        ctx.log.warn('state stream session failed', { api: ctx.api, err: toError(e) });
+        call.emit('error', { code: status.INTERNAL, details: toError(e).message });
+      }
+    } finally {
+      clearInterval(timer);
+      this.#abort.abort();
+      ctx.observer?.clientDisconnected(ctx.api);
+    }
+  }
+
+  /** Ends the call cleanly (server shutdown or the client half-closed). */
+  end(): void {
+    if (this.#abort.signal.aborted) return;
+    this.#abort.abort();
+    this.call.end();
+  }
+
+  async #serve(): Promise<void> {
+    const signal = this.#abort.signal;
+    while (!signal.aborted) {
+      await this.#credit(signal);
+      if (signal.aborted) return;
+      this.#hasCredit = false;
+      const delivery = await this.ctx.hub.next(this.#token, signal);
+      const bytes = this.ctx.encode(delivery);
+      this.call.write(bytes);
+      this.ctx.observer?.stateSent(this.ctx.api, { revision: delivery.revision, full: delivery.full, bytes: bytes.length });
+    }
+  }
+
+  #onRequest(buf: Buffer): void {
+    try {
+      this.#token = decodeWatchRequest(buf);
+    } catch (e) {
+      this.call.emit('error', { code: status.INVALID_ARGUMENT, details: toError(e).message });
+      return;
+    }
+    this.#hasCredit = true;
+    this.#wakeCredit?.();
+  }
+
+  #credit(signal: AbortSignal): Promise<void> {
+    if (this.#hasCredit || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#wakeCredit = () => {
+        this.#wakeCredit = undefined;
+        resolve();
+      };
+    });
+  }
+
+  #heartbeat(): void {
+    if (this.#abort.signal.aborted) return;
+    const { hub, heartbeatIntervalMs } = this.ctx;
+    this.call.write(encodeHeartbeat({ instanceId: hub.instanceId, revision: hub.revision, intervalMs: heartbeatIntervalMs }));
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Peak memory of the real pipeline, core + nft backend, measured from outside: the `kpng-nft`
+ * program runs in a CHILD process over a scenario file (core's FileSource, model, node view, the
+ * backend) and programs a network namespace; once its first full sync is logged, its peak resident
+ * set (`VmHWM` in /proc/<pid>/status) is read and the child is stopped. Linux only. Run a compiled
+ * copy (`compiledCopy`) to measure what production runs.
+ */
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface PipelineRssOptions {
+  /** A `kind: List` of Services, EndpointSlices and Nodes (JSON is much faster for core to parse). */
+  readonly file: string;
+  readonly nodeName: string;
+  /** The namespace the child programs (`--netns`); create and delete it around the call. */
+  readonly netns: string;
+  /** The kpng-nft program to run (default `kpngNftEntry()`), e.g. a compiled copy's `dist/cli/main.js`. */
+  readonly entry?: string;
+  /** Node options the child needs, e.g. `--import` of a TypeScript loader when running sources. */
+  readonly nodeArgs?: readonly string[];
+  /** Extra kpng-nft flags. */
+  readonly flags?: readonly string[];
+  /** Default 10 minutes. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface PipelineRss {
+  /** VmHWM of the child after its first full sync. */
+  readonly peakRssBytes: number;
+  /** What the child logged for that sync. */
+  readonly syncMs: number;
+  readonly operations: number;
+  readonly services: number;
+}
+
+/** The built kpng-nft program of the workspace's @kpng/nft. */
+export function kpngNftEntry(): string {
+  return fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/nft/package.json')));
+}
+
+/** `VmHWM` (peak resident set) of a process, in bytes. */
+export async function peakRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+  if (match === null) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+interface SyncedLine {
+  readonly msg?: unknown;
+  readonly full?: unknown;
+  readonly ms?: unknown;
+  readonly operations?: unknown;
+  readonly services?: unknown;
+  readonly level?: unknown;
+}
+
+export async function measurePipelineRss(options: PipelineRssOptions): Promise<PipelineRss> {
+  const args = [
+    ...(options.nodeArgs ?? []),
+    options.entry ?? kpngNftEntry(),
+    '--file', options.file,
+    '--node-name', options.nodeName,
+    '--netns', options.netns,
+    // No servers: the child must not listen in the root namespace.
+    '--metrics-bind-address', '',
+    '--healthz-bind-address', '',
+    ...(options.flags ?? []),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('cannot start kpng-nft');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = (): void => void child.kill('SIGTERM');
+  const timer = setTimeout(stop, options.timeoutMs ?? 600_000);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const tail: string[] = [];
+  try {
+    for await (const line of createInterface({ input: child.stderr })) {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      let parsed: SyncedLine;
+      try {
+        parsed = JSON.parse(line) as SyncedLine;
+      } catch {
+        continue;
+      }
+      if (parsed.level === 'error') throw new Error(`kpng-nft failed: ${line}`);
+      if (parsed.msg !== 'synced nftables' || parsed.full !== true) continue;
+      const peakRssBytes = await peakRss(pid);
+      return { peakRssBytes, syncMs: Number(parsed.ms), operations: Number(parsed.operations), services: Number(parsed.services) };
+    }
+    throw new Error(`kpng-nft exited before its first sync (exit ${String(await exited)}):\n${tail.join('\n')}`);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
+    stop();
+    await exited;
+  }
+}

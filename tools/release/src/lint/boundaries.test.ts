@@ -1,0 +1,71 @@
+// The workspace's ESLint config holds the package boundaries: each case lints a one-line file at a
+// path inside the repository (text only; nothing is written) and checks which rule fires.
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+// Type-aware rules need the file on disk in a tsconfig; these cases are about imports only.
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/switch-exhaustiveness-check': 'off', '@typescript-eslint/no-floating-promises': 'off' },
+  },
+});
+
+async function rulesFired(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${root}${path}` });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? `fatal: ${m.message}`);
+}
+
+describe('lint: package boundaries', () => {
+  const cases: { name: string; path: string; code: string; fires: string[] }[] = [
+    {
+      name: "a package imports another's sources",
+      path: 'packages/nft/src/render/probe.ts',
+      code: "import { GlobalModel } from '@kpng/core/src/model/global-model.js';\nexport const x = GlobalModel;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'a package imports build output',
+      path: 'packages/kube-proxy/src/run/probe.ts',
+      code: "import { backend } from '../../../nft/dist/public/index.js';\nexport const x = backend;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'the nftables library imports core',
+      path: 'packages/nft/src/nftables/probe.ts',
+      code: "import { log } from '@kpng/core';\nexport const x = log;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: "a package's runtime code imports the lab",
+      path: 'packages/nft/src/backend/probe.ts',
+      code: "import { Lab } from '@kpng/lab';\nexport const x = Lab;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'a type imported as a value',
+      path: 'packages/core/src/model/probe.ts',
+      code: "import { Registry } from 'prom-client';\nexport type R = Registry;\n",
+      fires: ['@typescript-eslint/consistent-type-imports'],
+    },
+    {
+      name: 'allowed: a test uses the lab, the nft backend uses core',
+      path: 'packages/nft/test/probe.test.ts',
+      code: "import { Lab } from '@kpng/lab';\nimport { log } from '@kpng/core';\nexport const x = [Lab, log];\n",
+      fires: [],
+    },
+    {
+      name: 'allowed: the nft backend uses core and its own nftables library',
+      path: 'packages/nft/src/backend/probe.ts',
+      code: "import { log } from '@kpng/core';\nimport { NftError } from '../nftables/index.js';\nexport const x = [log, NftError];\n",
+      fires: [],
+    },
+  ];
+  it.each(cases)('$name', async ({ path, code, fires }) => {
+    expect(await rulesFired(path, code)).toEqual(fires);
+  });
+});
