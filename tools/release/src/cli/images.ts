@@ -17,5 +17,5 @@ if (positionals[0] === 'dockerfiles') {
 
 const { buildImages } = await import('../oci/build.js');
 const specs = positionals.length ? positionals.map(imageSpec) : IMAGE_CATALOG;
-const built = buildImages(specs, { ...(values.out ? { outDir: values.out } : {}), log: (l) => console.log(l) });
+const built = await buildImages(specs, { ...(values.out ? { outDir: values.out } : {}), log: (l) => console.log(l) });
 for (const b of built) console.log(`${b.reference}  ${b.archive}  ${(b.archiveBytes / 1024 / 1024).toFixed(1)} MiB`);

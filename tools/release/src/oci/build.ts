@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { INSTALL_ROOT } from '../docker/images.js';
-import { installTarballs } from '../npm/install.js';
+import { installTarballsAsync } from '../npm/install.js';
 import { missingBuildOutput, npmPack } from '../npm/pack.js';
 import { publishablePackages, REPO_ROOT, type WorkspacePackage } from '../workspace.js';
 import { Buildah } from './buildah.js';
@@ -35,7 +35,7 @@ export interface BuiltImage {
  * user, the packed workspace packages installed into /opt/kpng, the entry's links and folders,
  * then buildah's config and commit to `<out>/<name>.oci.tar`. Needs the packages built and root.
  */
-export function buildImages(specs: readonly ImageSpec[], options: BuildOptions = {}): BuiltImage[] {
+export async function buildImages(specs: readonly ImageSpec[], options: BuildOptions = {}): Promise<BuiltImage[]> {
   const cache = options.cacheDir ?? IMAGE_CACHE;
   const out = options.outDir ?? join(cache, 'out');
   const log = options.log ?? (() => {});
@@ -43,8 +43,28 @@ export function buildImages(specs: readonly ImageSpec[], options: BuildOptions =
   mkdirSync(out, { recursive: true });
   const packs = new Packs(join(work, 'packs'), log);
   try {
+    const started = Date.now();
     const node = nodeBinary(cache);
-    return specs.map((spec) => buildImage(spec, { cache, out, work, node, packs, log }));
+    const tarballs = specs.map((spec) => spec.packages.map((n) => packs.tarball(n)));
+    // The slow parts wait on the network and the disk more than on the CPU: root filesystems (one
+    // per distinct package set) and the npm installs all run at once, then each image is assembled.
+    const rootfs = new Map<string, Promise<string>>();
+    const prepared = await Promise.all(
+      specs.map(async (spec, i) => {
+        const key = [...spec.apt].sort().join(' ');
+        if (!rootfs.has(key)) {
+          const made = rootfsTarball(cache, spec.apt, log);
+          made.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+          rootfs.set(key, made);
+        }
+        const staging = join(work, spec.name, 'opt-kpng');
+        const install = await installTarballsAsync(staging, tarballs[i]!, INSTALL_MANIFEST);
+        if (install.status !== 0) throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
+        return { spec, staging, rootfs: await rootfs.get(key)! };
+      }),
+    );
+    log(`root filesystems and installs ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return prepared.map((p) => buildImage(p.spec, p.rootfs, p.staging, { cache, out, node, log }));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -53,13 +73,11 @@ export function buildImages(specs: readonly ImageSpec[], options: BuildOptions =
 interface Context {
   readonly cache: string;
   readonly out: string;
-  readonly work: string;
   readonly node: string;
-  readonly packs: Packs;
   readonly log: (line: string) => void;
 }
 
-function buildImage(spec: ImageSpec, ctx: Context): BuiltImage {
+function buildImage(spec: ImageSpec, rootfs: string, staging: string, ctx: Context): BuiltImage {
   const started = Date.now();
   const steps: string[] = [];
   let last = started;
@@ -67,12 +85,6 @@ function buildImage(spec: ImageSpec, ctx: Context): BuiltImage {
     steps.push(`${what} ${((Date.now() - last) / 1000).toFixed(1)} s`);
     last = Date.now();
   };
-  const rootfs = rootfsTarball(ctx.cache, spec.apt, ctx.log);
-  step('rootfs');
-  const staging = join(ctx.work, spec.name, 'opt-kpng');
-  const install = installTarballs(staging, spec.packages.map((n) => ctx.packs.tarball(n)), INSTALL_MANIFEST);
-  if (install.status !== 0) throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
-  step('npm');
 
   const buildah = new Buildah(ctx.cache);
   const container = buildah.fromScratch(`kpng-build-${spec.name}-${process.pid}`);

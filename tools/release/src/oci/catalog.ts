@@ -31,11 +31,23 @@ export interface ImageSpec {
   /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
   readonly tools: readonly string[];
   /**
-   * The smoke run: the entrypoint with `args` (`{file}` is src/oci/testdata/smoke-cluster.yaml
-   * copied into the image), as the image's user, chrooted in a fresh network namespace, until `check` (run in the
-   * image) prints every `expect` string: for a backend, its rules listed with the image's own tools.
+   * The smoke run: the entrypoint with `args`, as the image's user, chrooted in a fresh network
+   * namespace, until `check` (run in the image) prints every `expect` string: for a backend, its
+   * rules listed with the image's own tools. In `args`, `{file}` is src/oci/testdata/smoke-cluster.yaml
+   * copied into the image, `{kubeconfig}` a kubeconfig for the lab's fake API server serving the
+   * same objects, started inside the namespace.
    */
-  readonly run?: { readonly args: readonly string[]; readonly check: readonly string[]; readonly expect: readonly string[] };
+  readonly run?: {
+    readonly args: readonly string[];
+    readonly check: readonly string[];
+    readonly expect: readonly string[];
+    /**
+     * Then a real packet: the image runs on the node of a lab whose pods pod-a and pod-b (the
+     * manifest's endpoints) run echo servers, and a connection from the node to `ip:port` must be
+     * answered by one of them.
+     */
+    readonly probe?: { readonly proto: 'tcp' | 'udp'; readonly ip: string; readonly port: number };
+  };
 }
 
 export const IMAGE_CATALOG: readonly ImageSpec[] = [
@@ -86,6 +98,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       args: ['--file', '{file}', '--node-name', 'node-a'],
       check: ['nft', 'list', 'table', 'ip', 'kpng'],
       expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
+      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
     },
   },
   {
@@ -109,6 +122,12 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
     ports: [10249, 10256],
     tools: ['nft', 'iptables', 'ip6tables', 'conntrack', 'ip'],
+    run: {
+      args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'nftables'],
+      check: ['nft', 'list', 'table', 'ip', 'kpng'],
+      expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', 'dnat'],
+      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+    },
   },
 ];
 

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 
 /** The parts of an OCI image config (`config` of the image-spec) the Dockerfile also declares. */
 export interface OciImageConfig {
@@ -30,27 +29,23 @@ interface Descriptor {
 }
 
 /**
- * Unpacks an OCI archive (`buildah commit ... oci-archive:`) into `dir`: the layout in
- * `dir/layout`, the filesystem in `dir/root` (owners kept as numbers, as a runtime would).
- * Whiteouts are refused rather than ignored: the recipe writes one layer, so one means a change.
+ * Unpacks the filesystem of an OCI archive (`buildah commit ... oci-archive:`) into `root`, layer
+ * by layer straight out of the archive (owners kept as numbers, as a runtime would), and returns
+ * its config. One image per archive; the recipe writes a single layer from scratch, so there are
+ * no whiteouts to apply.
  */
-export function unpackOciArchive(archive: string, dir: string): UnpackedImage {
-  const layout = join(dir, 'layout');
-  const root = join(dir, 'root');
-  mkdirSync(layout, { recursive: true });
+export function unpackOciArchive(archive: string, root: string): UnpackedImage {
   mkdirSync(root, { recursive: true });
-  tar(['-xf', archive, '-C', layout]);
-  const blob = (d: Descriptor): string => join(layout, 'blobs', ...d.digest.split(':'));
-  const json = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
-  const index = json<{ manifests: Descriptor[] }>(join(layout, 'index.json'));
+  const member = <T>(path: string): T => JSON.parse(sh('tar -xOf "$0" "$1"', [archive, path])) as T;
+  const blob = (d: Descriptor): string => `blobs/${d.digest.replace(':', '/')}`;
+  const index = member<{ manifests: Descriptor[] }>('index.json');
   if (index.manifests.length !== 1) throw new Error(`${archive}: ${index.manifests.length} manifests, expected one`);
   const top = index.manifests[0]!;
-  const manifest = json<{ config: Descriptor; layers: Descriptor[] }>(blob(top));
-  const image = json<{ os: string; architecture: string; config?: OciImageConfig }>(blob(manifest.config));
+  const manifest = member<{ config: Descriptor; layers: Descriptor[] }>(blob(top));
+  const image = member<{ os: string; architecture: string; config?: OciImageConfig }>(blob(manifest.config));
   for (const layer of manifest.layers) {
-    const listing = tar(['-tf', blob(layer), ...(layer.mediaType.endsWith('+gzip') ? ['-z'] : [])]);
-    if (/(^|\/)\.wh\./m.test(listing)) throw new Error(`${archive}: layer ${layer.digest} has whiteouts`);
-    tar(['--numeric-owner', '-xf', blob(layer), '-C', root, ...(layer.mediaType.endsWith('+gzip') ? ['-z'] : [])]);
+    const z = layer.mediaType.endsWith('+gzip') ? 'z' : '';
+    sh(`tar -xOf "$0" "$1" | tar --numeric-owner -x${z}f - -C "$2"`, [archive, blob(layer), root]);
   }
   return {
     reference: top.annotations?.['org.opencontainers.image.ref.name'] ?? '',
@@ -61,8 +56,8 @@ export function unpackOciArchive(archive: string, dir: string): UnpackedImage {
   };
 }
 
-function tar(args: readonly string[]): string {
-  const r = spawnSync('tar', args, { encoding: 'utf8', timeout: 300_000, maxBuffer: 256 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`tar ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+function sh(script: string, args: readonly string[]): string {
+  const r = spawnSync('bash', ['-c', `set -o pipefail; ${script}`, ...args], { encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${script} (${args.join(' ')}) failed (${r.status ?? r.error?.message}): ${r.stderr}`);
   return r.stdout;
 }

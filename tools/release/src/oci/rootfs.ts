@@ -1,7 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DEBIAN_SUITE } from './image-config.js';
 
 /**
@@ -53,7 +54,7 @@ export function rootfsKey(packages: readonly string[], sources: readonly string[
 }
 
 /** Path of a root filesystem tarball holding `packages`, built now unless cached. */
-export function rootfsTarball(cacheDir: string, packages: readonly string[], log: (l: string) => void = () => {}): string {
+export async function rootfsTarball(cacheDir: string, packages: readonly string[], log: (l: string) => void = () => {}): Promise<string> {
   const sources = aptSources();
   const dir = join(cacheDir, 'rootfs');
   const tarball = join(dir, `${DEBIAN_SUITE}-${rootfsKey(packages, sources)}.tar`);
@@ -61,14 +62,13 @@ export function rootfsTarball(cacheDir: string, packages: readonly string[], log
   mkdirSync(dir, { recursive: true });
   const partial = `${tarball}.${process.pid}.partial.tar`;
   log(`mmdebstrap ${DEBIAN_SUITE} + ${[...NODE_LIBS, ...packages].join(' ')}`);
-  const r = spawnSync('mmdebstrap', ['--quiet', ...mmdebstrapArgs(packages, partial, sources)], {
-    encoding: 'utf8',
-    timeout: 600_000,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (r.status !== 0) {
+  try {
+    // stdin is not a terminal here: without sources given, mmdebstrap would read them from it.
+    await promisify(execFile)('mmdebstrap', ['--quiet', ...mmdebstrapArgs(packages, partial, sources)], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+  } catch (e) {
     rmSync(partial, { force: true });
-    throw new Error(`mmdebstrap failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+    const err = e as { stderr?: string; message: string };
+    throw new Error(`mmdebstrap failed: ${err.message}${err.stderr ?? ''}`);
   }
   renameSync(partial, tarball);
   return tarball;
