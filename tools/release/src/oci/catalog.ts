@@ -27,6 +27,7 @@ export interface ImageSpec {
   readonly links?: Readonly<Record<string, string>>;
   /** Folders created for, and owned by, the image's user. */
   readonly userDirs?: readonly string[];
+  readonly userDirsWhy?: readonly string[];
   readonly ports: readonly number[];
   /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
   readonly tools: readonly string[];
@@ -63,8 +64,8 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     user: 'node',
     userWhy: ['The core needs no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/core/dist/cli/main.js'],
-    // The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.
     userDirs: ['/run/kpng'],
+    userDirsWhy: ['The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.'],
     ports: [10249, 10256, 12090],
     tools: [],
     run: {
