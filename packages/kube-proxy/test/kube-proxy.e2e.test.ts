@@ -149,3 +149,88 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect((await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok).toBe(false);
   });
 });
+
+// A blank mode runs the iptables backend (as upstream on Linux); each mode, starting, removes the
+// other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
+// stale rules: blank (iptables) over an nftables leftover, then nftables over the iptables chains.
+describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => {
+  let lab: Lab;
+  let server: FakeApiServer;
+  let kubeconfig: LabKubeconfig;
+  let dir: string;
+
+  const iptablesSave = async (): Promise<string> => (await lab.node.namespace.exec(['iptables-save'])).stdout;
+
+  /** Runs kube-proxy with `mode` (blank: no mode line) until it answers /proxyMode and the ClusterIP answers. */
+  async function runUntilServed(mode: string): Promise<{ proxyMode: string; stop: () => Promise<number> }> {
+    const metricsPort = await freePort();
+    const configPath = join(dir, `config-${mode || 'blank'}.yaml`);
+    await writeFile(configPath, [
+      'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+      'kind: KubeProxyConfiguration',
+      ...(mode === '' ? [] : [`mode: ${mode}`]),
+      'clientConnection:',
+      `  kubeconfig: ${kubeconfig.path}`,
+      `metricsBindAddress: 127.0.0.1:${metricsPort}`,
+      'healthzBindAddress: ""',
+      'clusterCIDR: 198.18.0.0/22',
+      'iptables: {minSyncPeriod: 100ms}',
+      'nftables: {minSyncPeriod: 100ms}',
+      'conntrack: {maxPerCore: 0}',
+      '',
+    ].join('\n'));
+    const stop = new AbortController();
+    let logs = '';
+    const running = main(['--config', configPath], { KPNG_NETNS: lab.node.namespace.name }, {
+      stdout: () => {},
+      stderr: (text) => void (logs += text),
+      signal: stop.signal,
+    });
+    // The metrics server starts after the other mode's leftovers are removed (bounded polling).
+    let proxyMode = '';
+    for (let i = 0; i < 100 && proxyMode === ''; i++) {
+      proxyMode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`).then((r) => r.text(), () => '');
+      if (proxyMode === '') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok && r.server === 'pod-b').catch((e: Error) => {
+      stop.abort();
+      throw new Error(`${e.message}\nkube-proxy logs:\n${logs}`);
+    });
+    return { proxyMode, stop: () => (stop.abort(), running) };
+  }
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
+    await lab.startEcho('pod-b', [ECHO_PORT]);
+    server = await FakeApiServer.start();
+    server.create(node());
+    server.create(service());
+    server.create(endpointSlice([lab.pod('pod-b')]));
+    kubeconfig = await kubeconfigFor(server);
+    dir = await mkdtemp(join(tmpdir(), 'kpng-kube-proxy-modes-'));
+  });
+  afterAll(async () => {
+    await lab?.delete();
+    await server?.close();
+    await kubeconfig?.remove();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a blank mode is iptables, and removes an nftables leftover', async () => {
+    await lab.node.namespace.exec(['nft', 'add', 'table', 'ip', 'kpng']);
+    const running = await runUntilServed('');
+    expect(running.proxyMode).toBe('iptables');
+    expect(await tables(lab)).not.toContain('table ip kpng');
+    expect(await iptablesSave()).toMatch(/-A KUBE-SERVICES .*-d 198\.19\.0\.10\/32 .*-j KUBE-SVC-/);
+    expect(await running.stop()).toBe(0);
+  });
+
+  it('nftables mode then removes the KUBE-* iptables chains', async () => {
+    expect(await iptablesSave()).toMatch(/KUBE-SVC-/);
+    const running = await runUntilServed('nftables');
+    expect(running.proxyMode).toBe('nftables');
+    expect(await iptablesSave()).not.toMatch(/KUBE-(?!FIREWALL)/);
+    expect(await running.stop()).toBe(0);
+  });
+});

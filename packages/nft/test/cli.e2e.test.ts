@@ -6,31 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { webManifest } from '@kpng/lab';
 import { createLab } from './e2e-helpers.js';
 import { kernelE2e, sweepLeftovers, type Lab } from './lab.js';
 
 const e2e = await kernelE2e('kpng-nft program');
-
-function manifest(endpoint: string): string {
-  return `apiVersion: v1
-kind: Node
-metadata: {name: node-a}
-spec: {podCIDRs: [198.18.1.0/24]}
-status: {addresses: [{type: InternalIP, address: 198.18.255.1}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: default}
-spec: {type: NodePort, clusterIP: 198.19.0.10, clusterIPs: [198.19.0.10], ipFamilies: [IPv4], ports: [{port: 80, targetPort: 8080, nodePort: 30080, protocol: TCP}]}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: web-v4, namespace: default, labels: {kubernetes.io/service-name: web}}
-addressType: IPv4
-ports: [{port: 8080, protocol: TCP, name: ""}]
-endpoints: [{addresses: [${endpoint}], nodeName: node-a, conditions: {ready: true}}]
-`;
-}
 
 describe.skipIf(!e2e.run)('kpng-nft in the lab', () => {
   let lab: Lab;
@@ -59,13 +39,13 @@ describe.skipIf(!e2e.run)('kpng-nft in the lab', () => {
   };
 
   it('runs core + backend from a manifest, follows edits, and cleans up', async () => {
-    writeFileSync(file, manifest('198.18.1.10'));
+    writeFileSync(file, webManifest('198.18.1.10'));
     const stop = new AbortController();
     const flags = ['--netns', lab.node.namespace.name, '--metrics-bind-address', '', '--healthz-bind-address', ''];
     const running = main(['--file', file, '--node-name', 'node-a', '--cluster-cidr', '198.18.0.0/22', ...flags], {}, stop.signal);
     try {
       expect(await waitFor('pod-a')).toBe('pod-a');
-      writeFileSync(file, manifest('198.18.1.11'));
+      writeFileSync(file, webManifest('198.18.1.11'));
       expect(await waitFor('pod-b')).toBe('pod-b');
     } finally {
       stop.abort();

@@ -1,10 +1,9 @@
 // The nft backend over time, on a real node in the lab: partial syncs follow endpoint changes,
 // stale UDP flows are flushed, a failed transaction leaves the rules intact, a restarted backend
 // keeps established connections, and cleanup removes exactly its tables. IPv4 and IPv6.
-import type { IPFamily } from '@kpng/core';
+import { ConntrackTool, type ConntrackCleaner, type IPFamily } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConntrackTool, type ConntrackCleaner } from '../src/backend/conntrack/cleaner.js';
 import { NftBackend } from '../src/backend/nft-backend.js';
 import { processExecer, type Execer } from '../src/nftables/index.js';
 import { nodeState, type ServiceFixture } from '../src/testing/fixtures.js';

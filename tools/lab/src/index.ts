@@ -53,3 +53,28 @@ export {
   listNamespaces,
   sweepLeftovers,
 } from './netns/index.js';
+
+// The Service behaviours every Linux backend shows in the lab, and the lab they run on.
+export {
+  affinityCases,
+  BEHAVIOURS,
+  behaviourCases,
+  clientAddress,
+  clientNamespace,
+  CLUSTER_IP_GUARD,
+  createProxyLab,
+  destination,
+  ECHO_PORT,
+  expectBehaviour,
+  EXTERNAL_CLIENT,
+  HOLD_PORT,
+  LAB_PODS,
+  LOCALHOST_NODEPORTS,
+  probeCase,
+  type BehaviourCase,
+  type BehaviourOptions,
+  type Client,
+  type LabFamily,
+  type Pod,
+  webManifest,
+} from './behaviours/index.js';

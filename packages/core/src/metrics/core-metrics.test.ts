@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createCoreMetrics, type CoreMetrics } from './core-metrics.js';
+import { invalidObjectsTotal } from './objects.js';
 
 // The doc's tables (kube-proxy-observability.md sections 2 and 3), written out as literals so the
 // test does not share a generator with the code under test.
@@ -45,6 +46,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_stream_revision', type: 'gauge', labels: [] },
   { name: 'kpng_sync_failures_total', type: 'counter', labels: ['backend'] },
   { name: 'kpng_node_view_duration_seconds', type: 'histogram', labels: [], buckets: EXP },
+  { name: 'kpng_invalid_objects_total', type: 'counter', labels: ['kind'] },
 ];
 
 /** Touches every metric through the public helpers, so each one has samples to expose. */
@@ -66,6 +68,7 @@ function exercise(m: CoreMetrics): void {
   m.streamClients('local', 1);
   m.streamStateSent('local');
   m.streamRevision(7);
+  invalidObjectsTotal.inc({ kind: 'Service' }); // counted by the converters, served by core's registry
 }
 
 interface Exposed {

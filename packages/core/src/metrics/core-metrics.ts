@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import type { IPFamily } from '../model/types.js';
 import { createKpngMetrics, type KpngMetrics } from './kpng-metrics.js';
+import { registerInvalidObjects } from './objects.js';
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.js';
 
 /** The `traffic_policy` label of `kubeproxy_sync_proxy_rules_no_local_endpoints_total`. */
@@ -26,6 +27,7 @@ export class CoreMetrics {
   ) {
     this.proxy = createProxyMetrics(registry);
     this.kpng = createKpngMetrics(registry);
+    registerInvalidObjects(registry);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   }
 

@@ -1,5 +1,6 @@
-import { register } from 'prom-client';
+import { Registry, register } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { createCoreMetrics } from './core-metrics.js';
 import { INVALID_OBJECTS_METRIC, invalidObjectsTotal } from './objects.js';
 
 async function countFor(kind: string): Promise<number> {
@@ -16,10 +17,13 @@ describe('kpng_invalid_objects_total', () => {
     expect(await countFor('Node')).toBe(before.node);
   });
 
-  it('is exposed in the default registry as a counter', async () => {
+  it("is served from the registry a program gives core's metrics, never prom-client's default one", async () => {
+    const registry = new Registry();
+    createCoreMetrics(registry, { processMetrics: false });
     invalidObjectsTotal.inc({ kind: 'EndpointSlice' });
-    const text = await register.metrics();
+    const text = await registry.metrics();
     expect(text).toContain(`# TYPE ${INVALID_OBJECTS_METRIC} counter`);
     expect(text).toMatch(new RegExp(`${INVALID_OBJECTS_METRIC}\\{kind="EndpointSlice"\\} [1-9]`));
+    expect(await register.metrics()).not.toContain(INVALID_OBJECTS_METRIC);
   });
 });

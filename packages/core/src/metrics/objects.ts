@@ -1,22 +1,23 @@
-import { Counter, register } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { ObjectKind } from '../model/types.js';
 
 export const INVALID_OBJECTS_METRIC = 'kpng_invalid_objects_total';
 
 /**
- * Objects a source skipped because they failed validation, by kind. Lives in prom-client's default
- * registry, which the metrics server exposes. Reused when already registered: a module may be
- * evaluated more than once in one process (test isolation), and a second registration would throw.
+ * Objects a source skipped because they failed validation, by kind. The converters count here
+ * wherever they run; the counter belongs to no registry until a program's registry takes it in
+ * (`registerInvalidObjects`, done by CoreMetrics), so it is served like every other metric.
  */
-function invalidObjectsCounter(): Counter<'kind'> {
-  const existing = register.getSingleMetric(INVALID_OBJECTS_METRIC);
-  if (existing) return existing as Counter<'kind'>;
-  return new Counter({
-    name: INVALID_OBJECTS_METRIC,
-    help: 'Kubernetes objects (Service, EndpointSlice, Node) skipped because they failed validation.',
-    labelNames: ['kind'] as const,
-  });
-}
+const counter = new Counter({
+  name: INVALID_OBJECTS_METRIC,
+  help: 'Kubernetes objects (Service, EndpointSlice, Node) skipped because they failed validation.',
+  labelNames: ['kind'] as const,
+  registers: [],
+});
 
-export const invalidObjectsTotal: { inc(labels: { kind: ObjectKind }): void } & Pick<Counter<'kind'>, 'get'> =
-  invalidObjectsCounter();
+export const invalidObjectsTotal: { inc(labels: { kind: ObjectKind }): void } & Pick<Counter<'kind'>, 'get'> = counter;
+
+/** Serves the counter from `registry` (once per registry). */
+export function registerInvalidObjects(registry: Registry): void {
+  if (registry.getSingleMetric(INVALID_OBJECTS_METRIC) === undefined) registry.registerMetric(counter);
+}

@@ -44,11 +44,23 @@ export { findService } from '../nodeview/find-service.js';
 export type { Backend, SyncRequest } from '../sync/backend.js';
 export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
 export { UsageError } from '../runtime/program-options.js';
+export { csvFlag, LOCAL_DETECTOR_FLAGS, parseLocalDetector, type LocalDetectorConfig } from '../runtime/local-detector-flags.js';
 
 // Utilities backends share
 export type { Clock } from '../util/clock.js';
 export { systemClock } from '../util/clock.js';
 export { createLogger, configureLogging, log, type Logger, type LogFields } from '../util/log.js';
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
-export { parseDuration, formatDuration } from '../util/duration.js';
+export { parseDurationMs, formatDurationMs } from '../util/duration.js';
 export { parseIP, formatIP, canonicalIP, parseCIDR, canonicalCIDR, cidrContains, ipFamilyOf } from '../watch/convert/index.js';
+
+// Stale UDP conntrack cleanup, shared by the Linux backends
+export {
+  ConntrackTool,
+  createConntrackMetrics,
+  type CommandRunner,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackObserver,
+  type ConntrackToolOptions,
+} from '../conntrack/index.js';

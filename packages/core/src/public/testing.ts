@@ -19,5 +19,28 @@ export {
   type NodeSpec,
   type ScaleShape,
 } from '../nodeview/testing-fixtures.js';
+export {
+  fixtureModel,
+  nodeState,
+  NODE_IPV4,
+  NODE_IPV6,
+  type EndpointFixture,
+  type NodeFixture,
+  type PortFixture,
+  type ServiceFixture,
+} from '../nodeview/state-fixtures.js';
+export {
+  affinityScenario,
+  allFeatures,
+  BRIEF_AFFINITY_SECONDS,
+  CLIENT_RANGES,
+  clusterIPs,
+  externalIPs,
+  on,
+  OTHER_RANGES,
+  POD,
+  REMOTE_NODE,
+  type PodName,
+} from '../nodeview/state-scenarios.js';
 export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
 export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';

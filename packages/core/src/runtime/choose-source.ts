@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Registry } from 'prom-client';
+import { registerKubeWatchMetrics } from '../metrics/kube-watch.js';
 import { registerRestClientMetrics } from '../metrics/rest-client.js';
 import type { Source } from '../watch/source.js';
 import { FileSource } from '../watch/file/index.js';
@@ -71,6 +72,7 @@ export function chooseSource(
           ...(opts.globalListen !== undefined && nodeName === undefined ? { allNodes: true } : {}),
           ...(opts.serviceProxyName !== undefined ? { serviceProxyName: opts.serviceProxyName } : {}),
           restClientMetrics: registerRestClientMetrics(registry),
+          watchMetrics: registerKubeWatchMetrics(registry),
         }),
         description: `API server ${server}`,
       };

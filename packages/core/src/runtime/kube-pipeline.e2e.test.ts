@@ -1,11 +1,11 @@
 import { FakeApiServer, kubeconfigFor, type LabKubeconfig } from '@kpng/lab';
-import { register } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeName, ServiceKey } from '../model/types.js';
 import type { SyncRequest } from '../sync/backend.js';
 import { eventually } from '../watch/file/testing.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { endpointSlice, node, service } from '../watch/kube/testdata/objects.js';
+import { invalidObjectsTotal } from '../metrics/objects.js';
 import { runProxy, type RunningProxy } from './run-proxy.js';
 
 /**
@@ -101,6 +101,6 @@ describe('core pipeline on the fake API server', () => {
 });
 
 async function invalidServices(): Promise<number> {
-  const metric = (await register.getSingleMetric('kpng_invalid_objects_total')?.get())?.values ?? [];
+  const metric = (await invalidObjectsTotal.get()).values;
   return metric.filter((v) => v.labels['kind'] === 'Service').reduce((n, v) => n + v.value, 0);
 }

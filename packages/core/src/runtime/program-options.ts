@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../util/duration.js';
+import { parseDurationMs } from '../util/duration.js';
 import { parseListenAddress, type ListenAddress } from '../util/address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';
 
@@ -142,7 +142,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
   };
   const address = (name: string, raw: string | undefined) => (raw === '' || raw === 'none' ? undefined : flag(name, raw, parseListenAddress));
   const duration = (name: string, raw: string | undefined, dflt: number) => {
-    const ms = flag(name, raw, parseDuration) ?? dflt;
+    const ms = flag(name, raw, parseDurationMs) ?? dflt;
     if (ms < 0) throw new UsageError(`--${name}: must not be negative`);
     return ms;
   };

@@ -1,4 +1,4 @@
-import { Registry, register as defaultRegistry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { createCoreMetrics, type CoreMetrics } from '../metrics/core-metrics.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { ProxyHealth } from '../health/proxy-health.js';
@@ -43,10 +43,7 @@ export interface ProxyConfig {
   /** `/proxyMode` answer, e.g. "nftables". */
   readonly proxyMode: string;
   readonly configz?: unknown;
-  /**
-   * Core's and the backend's metrics. /metrics also serves prom-client's default registry (process
-   * metrics, and the converters' invalid-object counter).
-   */
+  /** Core's metrics (process metrics and the converters' invalid-object counter included) and the backend's. */
   readonly registry?: Registry;
   readonly clock?: Clock;
   /** Stops the proxy when aborted (the programs wire SIGINT/SIGTERM here). */
@@ -148,7 +145,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
     metricsServer = await startMetricsServer({
       host: config.metricsBindAddress.host,
       port: config.metricsBindAddress.port,
-      registry: registry === defaultRegistry ? [registry] : [registry, defaultRegistry],
+      registry,
       proxyMode: config.proxyMode,
       configz: config.configz,
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDurationMs, parseDurationMs } from './duration.js';
 
-describe('parseDuration', () => {
+describe('parseDurationMs', () => {
   it.each([
     ['0', 0],
     ['300ms', 300],
@@ -10,13 +10,13 @@ describe('parseDuration', () => {
     ['1.5h', 5_400_000],
     ['2h45m', 9_900_000],
     ['250us', 0.25],
-  ])('%s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+  ])('%s = %d ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
 
   it.each(['', '1', 's', '1x', '-1s', '1s junk', '1 s'])('rejects %j', (text) => {
-    expect(() => parseDuration(text)).toThrow(/invalid duration/);
+    expect(() => parseDurationMs(text)).toThrow(/invalid duration/);
   });
 
   it('formats back to the largest whole unit', () => {
-    expect([0, 500, 1000, 90_000, 120_000, 3_600_000].map(formatDuration)).toEqual(['0s', '500ms', '1s', '90s', '2m', '1h']);
+    expect([0, 500, 1000, 90_000, 120_000, 3_600_000].map(formatDurationMs)).toEqual(['0s', '500ms', '1s', '90s', '2m', '1h']);
   });
 });

@@ -12,7 +12,7 @@ const UNITS: Readonly<Record<string, number>> = {
   h: 3_600_000,
 };
 
-export function parseDuration(text: string): number {
+export function parseDurationMs(text: string): number {
   const s = text.trim();
   if (s === '0') return 0;
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
@@ -29,7 +29,7 @@ export function parseDuration(text: string): number {
   return total;
 }
 
-export function formatDuration(ms: number): string {
+export function formatDurationMs(ms: number): string {
   if (ms === 0) return '0s';
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;

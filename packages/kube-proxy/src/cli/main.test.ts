@@ -34,7 +34,7 @@ describe('kube-proxy main', () => {
   it('--version=raw prints details as JSON', async () => {
     const { code, stdout } = await run(['--version=raw']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['nftables'] });
+    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['iptables', 'nftables'] });
   });
 
   it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])('%j prints usage listing every flag', async (argv) => {
@@ -57,10 +57,10 @@ describe('kube-proxy main', () => {
   });
 
   it('refuses the modes this build lacks, saying which it has', async () => {
-    const { code, stderr } = await run(['--proxy-mode=iptables']);
+    const { code, stderr } = await run(['--proxy-mode=ipvs']);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "iptables": proxy mode "iptables" is not available in this build of kube-proxy (kpng); available modes: "nftables" (set by --proxy-mode)\n',
+      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "ipvs": proxy mode "ipvs" is not available in this build of kube-proxy (kpng); available modes: "iptables", "nftables" (set by --proxy-mode)\n',
     );
   });
 
@@ -68,7 +68,7 @@ describe('kube-proxy main', () => {
     const { code, stderr } = await run(['--iptables-sync-period=0s', '--iptables-min-sync-period=0s', '--conntrack-min=-1']);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'Error: failed validate: [KubeProxyConfiguration.nftables.syncPeriod: Invalid value: 0s: must be greater than 0 (set by --iptables-sync-period), ' +
+      'Error: failed validate: [KubeProxyConfiguration.iptables.syncPeriod: Invalid value: 0s: must be greater than 0 (set by --iptables-sync-period), ' +
         'KubeProxyConfiguration.conntrack.min: Invalid value: -1: must be greater than or equal to 0 (set by --conntrack-min)]\n',
     );
   });
@@ -101,7 +101,7 @@ describe('kube-proxy main', () => {
     expect(code).toBe(0);
     const warnings = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn');
     expect(warnings.map((w) => w.msg)).toEqual([
-      expect.stringContaining('mode is blank: using nftables'),
+      expect.stringContaining('mode is blank: using iptables'),
       "feature gate A=true is not used by kpng's kube-proxy and is ignored",
       "feature gate B=false is not used by kpng's kube-proxy and is ignored",
     ]);

@@ -129,6 +129,10 @@ function resolveBlankMode(config: KubeProxyConfiguration, mode: string, warnings
     const { syncPeriod, minSyncPeriod, masqueradeAll } = config.iptables;
     Object.assign(config.nftables, { syncPeriod, minSyncPeriod, masqueradeAll });
   }
+  if (mode === 'iptables') {
+    warnings.push('mode is blank: using iptables, as upstream kube-proxy does on Linux');
+    return;
+  }
   warnings.push(
     `mode is blank: using ${mode}, the best mode this build has (upstream kube-proxy would use iptables); ` +
       `iptables.syncPeriod, iptables.minSyncPeriod and iptables.masqueradeAll apply to it, as they would upstream`,

@@ -1,9 +1,9 @@
 /**
  * Go `time.Duration` text, as KubeProxyConfiguration and kube-proxy's flags spell it. Core's
- * `parseDuration` reads the unsigned form; Go also accepts a sign, and validation must see
+ * `parseDurationMs` reads the unsigned form; Go also accepts a sign, and validation must see
  * negative values to reject them with upstream's message, so the sign is handled here.
  */
-import { parseDuration } from '@kpng/core';
+import { parseDurationMs } from '@kpng/core';
 
 /** Milliseconds. Throws `invalid duration "…"` like Go's `time.ParseDuration`. */
 export function parseGoDuration(text: string): number {
@@ -12,7 +12,7 @@ export function parseGoDuration(text: string): number {
   const unsigned = /^[+-]/.test(trimmed) ? trimmed.slice(1) : trimmed;
   if (unsigned === '') throw new Error(`invalid duration ${JSON.stringify(text)}`);
   try {
-    return sign * parseDuration(unsigned);
+    return sign * parseDurationMs(unsigned);
   } catch {
     throw new Error(`invalid duration ${JSON.stringify(text)}`);
   }

@@ -3,9 +3,11 @@
  * here (and its package in package.json).
  */
 import type { Backend } from '@kpng/core';
+import { IptablesBackend } from '@kpng/iptables';
 import { NftBackend } from '@kpng/nft';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import { iptablesBackendOptions } from './iptables-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
@@ -41,9 +43,29 @@ const nftables: ProxyModeBackend = {
   },
 };
 
-export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([['nftables', nftables]]);
+const iptables: ProxyModeBackend = {
+  create(config, ctx) {
+    const { options, warnings } = iptablesBackendOptions(config);
+    const backend = new IptablesBackend({
+      ...options,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  async cleanup(_config, ctx) {
+    // kpng's chains are upstream's: one cleanup removes both (KUBE-FIREWALL, kubelet's too, stays).
+    await new IptablesBackend({ conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
+    return ['iptables KUBE-* chains', 'ip6tables KUBE-* chains'];
+  },
+};
+
+export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
+  ['iptables', iptables],
+  ['nftables', nftables],
+]);
 
 export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];
 
-/** What a blank mode means in this build. */
-export const DEFAULT_MODE = 'nftables';
+/** What a blank mode means in this build: iptables, as upstream on Linux. */
+export const DEFAULT_MODE = 'iptables';

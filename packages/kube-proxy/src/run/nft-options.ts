@@ -36,7 +36,8 @@ export function tableName(config: KubeProxyConfiguration): string {
   return config.nftables.tableName || KPNG_TABLE;
 }
 
-function detector(config: KubeProxyConfiguration, warnings: string[]): LocalDetectorConfig {
+/** detectLocalMode and its companions (shared by the nftables and iptables modes). */
+export function detector(config: KubeProxyConfiguration, warnings: string[]): LocalDetectorConfig {
   switch (config.detectLocalMode) {
     case 'NodeCIDR':
       return { mode: 'NodeCIDR' };

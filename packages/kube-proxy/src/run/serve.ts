@@ -6,13 +6,14 @@
  */
 import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
-import { KubeSource, loadKubeConfig, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import { KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { serverAddress } from './bind-check.js';
 import { MODES } from './modes.js';
+import { cleanupOtherModes } from './platform-cleanup.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
 export const FULL_SYNC_PERIOD_MS = 3_600_000;
@@ -36,6 +37,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(config.clientConnection.kubeconfig !== '' ? { kubeconfigPath: config.clientConnection.kubeconfig } : {}),
     ...(completed.master !== undefined ? { server: completed.master } : {}),
   });
+  await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
   const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
   for (const warning of warnings) log.warn(warning);
@@ -56,6 +58,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       kubeConfig,
       nodeName,
       restClientMetrics: registerRestClientMetrics(registry),
+      watchMetrics: registerKubeWatchMetrics(registry),
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
     }),
     backend,

@@ -2,8 +2,8 @@
  * The nftables-specific metrics (observability doc 3.4 and 3.5), under kube-proxy's names. Core
  * registers the sync-loop metrics; a backend adds only these.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
-import type { IPFamily } from '@kpng/core';
+import { Counter, type Registry } from 'prom-client';
+import { createConntrackMetrics, type IPFamily } from '@kpng/core';
 
 export interface NftMetrics {
   /** An nft transaction failed (`kubeproxy_sync_proxy_rules_nftables_sync_failures_total`). */
@@ -13,9 +13,6 @@ export interface NftMetrics {
 }
 
 export const NO_METRICS: NftMetrics = { syncFailed() {}, conntrackCleaned() {} };
-
-/** kube-proxy's EXP buckets: 0.001 s doubling, 15 bounds. */
-const EXP_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
 
 /**
  * Registers (or, for a second backend on the same registry, e.g. after a restart in-process,
@@ -30,24 +27,9 @@ export function createNftMetrics(registry: Registry): NftMetrics {
     labelNames: ['ip_family'],
     registers,
   });
-  const deleted = existing<Counter>('kubeproxy_conntrack_reconciler_deleted_entries_total') ?? new Counter({
-    name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
-    help: 'Number of stale conntrack entries deleted by the conntrack reconciler',
-    labelNames: ['ip_family'],
-    registers,
-  });
-  const duration = existing<Histogram>('kubeproxy_conntrack_reconciler_sync_duration_seconds') ?? new Histogram({
-    name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
-    help: 'Duration of one stale conntrack entry cleanup, in seconds',
-    labelNames: ['ip_family'],
-    buckets: EXP_BUCKETS,
-    registers,
-  });
+  const conntrack = createConntrackMetrics(registry);
   return {
     syncFailed: (family) => failures.inc({ ip_family: family }),
-    conntrackCleaned: (family, count, seconds) => {
-      if (count > 0) deleted.inc({ ip_family: family }, count);
-      duration.observe({ ip_family: family }, seconds);
-    },
+    conntrackCleaned: conntrack,
   };
 }

@@ -6,13 +6,12 @@
  * drops and recreates the tables from scratch. A periodic full sync re-renders everything but
  * writes only the differences (and probes a canary). Stale UDP flows are cleaned after each success.
  */
-import { ErrorCodes, findService, KpngError, log as defaultLog, type Backend, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
+import { ConntrackTool, ErrorCodes, findService, KpngError, log as defaultLog, type Backend, type ConntrackCleaner, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { writeCleanup } from '../apply/plan.js';
 import { createNftClient, describeObject, isNotFound, NftError, processExecer, type Nft, type Transaction } from '../nftables/index.js';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
-import { ConntrackTool, type ConntrackCleaner } from './conntrack/cleaner.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
 import type { NftBackendOptions } from './options.js';

@@ -1,8 +1,7 @@
-import type { Logger } from '@kpng/core';
+import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Registry } from 'prom-client';
 import type { Execer, Nft } from '../nftables/index.js';
 import type { NftConfigInput } from '../render/config.js';
-import type { ConntrackCleaner } from './conntrack/cleaner.js';
 import type { NftMetrics } from './metrics.js';
 
 export interface NftBackendOptions extends NftConfigInput {

@@ -3,38 +3,11 @@
  * kube-proxy's own flags mapped onto the same options) the compat kube-proxy. Flags are named as
  * kube-proxy names them where one exists. `parseFlags` is pure: values in, validated config out.
  */
-import { defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
+import { csvFlag as csv, defineBackend, LOCAL_DETECTOR_FLAGS, parseLocalDetector, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
 import { NftBackend } from '../backend/nft-backend.js';
-import { resolveConfig, type LocalDetectorConfig, type NftConfig } from '../render/config.js';
+import { resolveConfig, type NftConfig } from '../render/config.js';
 
-const csv = (text: string | undefined): string[] => (text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean));
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
-
-function detector(values: FlagValues): LocalDetectorConfig {
-  const clusterCIDRs = csv(text(values, 'cluster-cidr'));
-  const mode = text(values, 'detect-local-mode') ?? (clusterCIDRs.length > 0 ? 'ClusterCIDR' : 'None');
-  switch (mode) {
-    case 'None':
-      return { mode };
-    case 'ClusterCIDR':
-      if (clusterCIDRs.length === 0) throw new UsageError('--detect-local-mode ClusterCIDR needs --cluster-cidr');
-      return { mode, clusterCIDRs };
-    case 'NodeCIDR':
-      return { mode };
-    case 'BridgeInterface': {
-      const bridge = text(values, 'pod-bridge-interface');
-      if (bridge === undefined) throw new UsageError('--detect-local-mode BridgeInterface needs --pod-bridge-interface');
-      return { mode, bridge };
-    }
-    case 'InterfaceNamePrefix': {
-      const prefix = text(values, 'pod-interface-name-prefix');
-      if (prefix === undefined) throw new UsageError('--detect-local-mode InterfaceNamePrefix needs --pod-interface-name-prefix');
-      return { mode, prefix };
-    }
-    default:
-      throw new UsageError(`unknown --detect-local-mode ${JSON.stringify(mode)}`);
-  }
-}
 
 /** The nft backend's own flags to its configuration; every problem is a UsageError naming the flag. */
 export function parseNftFlags(values: FlagValues): NftConfig {
@@ -46,7 +19,7 @@ export function parseNftFlags(values: FlagValues): NftConfig {
     return resolveConfig({
       ...(families.length > 0 ? { families: families as IPFamily[] } : {}),
       ...(nodePorts === undefined || nodePorts === 'primary' ? {} : { nodePortAddresses: csv(nodePorts) }),
-      localDetector: detector(values),
+      localDetector: parseLocalDetector(values),
       masqueradeAll: values['masquerade-all'] === true,
       ...(rawBit === undefined ? {} : { masqueradeBit: Number(rawBit) }),
       serviceCIDRs: csv(text(values, 'service-cidrs')),
@@ -63,15 +36,7 @@ export const backend = defineBackend<NftConfig>({
   summary: 'programs the nftables tables "ip kpng" and "ip6 kpng" (and nothing else)',
   flags: {
     'nodeport-addresses': { type: 'string', value: 'LIST', help: '"primary" or CIDRs, comma separated (0.0.0.0/0 = every address)', default: 'primary' },
-    'detect-local-mode': {
-      type: 'string',
-      value: 'MODE',
-      help: 'None|ClusterCIDR|NodeCIDR|BridgeInterface|InterfaceNamePrefix',
-      default: 'None, or ClusterCIDR with --cluster-cidr',
-    },
-    'cluster-cidr': { type: 'string', value: 'LIST', help: 'pod CIDRs of the cluster, comma separated' },
-    'pod-bridge-interface': { type: 'string', value: 'NAME', help: 'for BridgeInterface' },
-    'pod-interface-name-prefix': { type: 'string', value: 'PREFIX', help: 'for InterfaceNamePrefix' },
+    ...LOCAL_DETECTOR_FLAGS,
     'service-cidrs': { type: 'string', value: 'LIST', help: 'service CIDRs: traffic to unallocated addresses in them is dropped' },
     'masquerade-all': { type: 'boolean', help: 'masquerade all ClusterIP traffic' },
     'masquerade-bit': { type: 'string', value: 'N', help: 'mark bit for masquerading', default: '14' },

@@ -23,9 +23,4 @@ export type { ChainSpec, ElementSpec, FamilyRuleset, SetSpec } from '../render/t
 
 // Metrics and conntrack seams
 export { createNftMetrics, NO_METRICS, type NftMetrics } from '../backend/metrics.js';
-export {
-  ConntrackTool,
-  type ConntrackCleaner,
-  type ConntrackCleanupRequest,
-  type ConntrackToolOptions,
-} from '../backend/conntrack/cleaner.js';
+export { ConntrackTool, type ConntrackCleaner, type ConntrackCleanupRequest, type ConntrackToolOptions } from '@kpng/core';

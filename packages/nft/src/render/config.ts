@@ -3,17 +3,10 @@
  * masqueradeAll, masqueradeBit), validated once. Everything here is constant for the lifetime of a
  * backend instance, so chain contents may depend on it.
  */
-import type { IPFamily } from '@kpng/core';
+import type { IPFamily, LocalDetectorConfig } from '@kpng/core';
 import { familyOfAddress, isCidr } from './ip.js';
 
-export type LocalDetectorConfig =
-  | { readonly mode: 'None' }
-  /** `ip saddr <clusterCIDR>`: any pod of the cluster (kube-proxy's Linux default). */
-  | { readonly mode: 'ClusterCIDR'; readonly clusterCIDRs: readonly string[] }
-  /** `ip saddr <node podCIDR>`, read from the node-local state. */
-  | { readonly mode: 'NodeCIDR' }
-  | { readonly mode: 'BridgeInterface'; readonly bridge: string }
-  | { readonly mode: 'InterfaceNamePrefix'; readonly prefix: string };
+export type { LocalDetectorConfig };
 
 export interface NftConfig {
   readonly families: readonly IPFamily[];

@@ -3,7 +3,7 @@ import {
 } from '../syntax.js';
 import { blockStatements, unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
-import { parseDuration } from '../duration.js';
+import { parseDurationMs } from '../duration.js';
 import {
   block, checkOptionalComment, checkOwner, firstProblem, objectCommentProperty, parseFamily,
   parseInteger, requireToken, unsupportedVerb, type RenderContext,
@@ -74,8 +74,8 @@ export function withSetStatements<T extends SetLike>(object: T, statements: read
       case 'type': result['type'] = value; break;
       case 'typeof': result['typeof'] = value; break;
       case 'flags': result['flags'] = value.split(',').map((flag) => flag.trim()); break;
-      case 'timeout': result['timeout'] = parseDuration(value); break;
-      case 'gc-interval': result['gcInterval'] = parseDuration(value); break;
+      case 'timeout': result['timeout'] = parseDurationMs(value); break;
+      case 'gc-interval': result['gcInterval'] = parseDurationMs(value); break;
       case 'size': result['size'] = parseInteger(value, 'size'); break;
       case 'policy': result['policy'] = value; break;
       case 'auto-merge': result['autoMerge'] = true; break;

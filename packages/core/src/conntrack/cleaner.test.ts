@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecResult, Execer } from '../../nftables/index.js';
-import { nodeState } from '../../testing/fixtures.js';
-import { ConntrackTool } from './cleaner.js';
+import { nodeState } from '../nodeview/state-fixtures.js';
+import { ConntrackTool, type CommandRunner } from './cleaner.js';
 import { parseFlow } from './entries.js';
 
 /** A scripted execer: answers by argv prefix, records every call. */
-function scripted(answers: Record<string, ExecResult>): Execer & { calls: string[] } {
+type ExecResult = Awaited<ReturnType<CommandRunner['run']>>;
+
+function scripted(answers: Record<string, ExecResult>): CommandRunner & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,

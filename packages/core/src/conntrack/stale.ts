@@ -3,7 +3,8 @@
  * endpoints, flows addressed to its service IPs or its NodePort whose reply does not come from a
  * serving endpoint. Traffic policy, topology and terminating state are deliberately ignored.
  */
-import type { IPFamily, LocalService } from '@kpng/core';
+import type { IPFamily } from '../model/types.js';
+import type { LocalService } from '../nodeview/types.js';
 import type { Flow } from './entries.js';
 
 export interface StaleTargets {

@@ -1,10 +1,11 @@
 /**
- * Stale UDP flow cleanup after a successful sync, through the `conntrack` tool (an exec seam, so
- * tests script it and the lab runs it inside a namespace). One listing per family, then one
+ * Stale UDP flow cleanup after a successful sync (semantics 4.1), shared by the Linux backends,
+ * through the `conntrack` tool (an exec seam, so tests script it and the lab runs it inside a
+ * namespace). One listing per family, then one
  * delete per distinct (service address, port, stale reply source).
  */
-import type { IPFamily, LocalService } from '@kpng/core';
-import type { Execer } from '../../nftables/index.js';
+import type { IPFamily } from '../model/types.js';
+import type { LocalService } from '../nodeview/types.js';
 import { deletedCount, parseFlows } from './entries.js';
 import { isStale, staleTargets } from './stale.js';
 
@@ -20,15 +21,20 @@ export interface ConntrackCleaner {
   clean(request: ConntrackCleanupRequest): Promise<number>;
 }
 
+/** Runs a command; the same shape as the backends' exec seams (`Execer` in @kpng/nft, @kpng/iptables). */
+export interface CommandRunner {
+  run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<{ readonly exitCode: number; readonly stdout: string; readonly stderr: string }>;
+}
+
 export interface ConntrackToolOptions {
-  readonly execer: Execer;
+  readonly execer: CommandRunner;
   /** Run inside this network namespace. */
   readonly netns?: string;
   readonly conntrackPath?: string;
 }
 
 export class ConntrackTool implements ConntrackCleaner {
-  readonly #execer: Execer;
+  readonly #execer: CommandRunner;
   readonly #prefix: readonly string[];
 
   constructor(options: ConntrackToolOptions) {

@@ -1,0 +1,3 @@
+export { ConntrackTool, type CommandRunner, type ConntrackCleaner, type ConntrackCleanupRequest, type ConntrackToolOptions } from './cleaner.js';
+export { createConntrackMetrics, type ConntrackObserver } from './metrics.js';
+export { parseFlow, type Flow } from './entries.js';

@@ -1,0 +1,182 @@
+import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
+import { allFeatures, clusterIPs, nodeState, on, RecordingLogger, type ServiceFixture } from '@kpng/core/testing';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { FakeIptables } from '../iptables/fake/fake-iptables.js';
+import { servicePortChains } from '../render/names.js';
+import { IptablesBackend } from './iptables-backend.js';
+
+
+const full = (state: NodeLocalState, revision = 1): SyncRequest => ({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision });
+const partial = (state: NodeLocalState, changed: string[], revision: number): SyncRequest => ({
+  state,
+  changes: { updatedServices: new Set(changed.map((n) => serviceKey('default', n))) as ReadonlySet<ServiceKey>, triggerTimes: new Map(), nodeChanged: false },
+  full: false,
+  revision,
+});
+
+function setup(options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {}) {
+  const fake = new FakeIptables({ flavour: options.flavour ?? 'legacy' });
+  const log = new RecordingLogger();
+  const registry = new Registry();
+  const backend = new IptablesBackend({ execer: fake, conntrack: false, metrics: registry, log, families: options.families ?? ['IPv4'], ...(options.now ? { now: options.now } : {}), ...(options.ruleLimit ? { nftFlavourRuleLimit: options.ruleLimit } : {}) });
+  return { fake, registry, backend, log };
+}
+
+/** The chains a restore input declares, in the nat table. */
+function declaredNat(input: string): string[] {
+  const nat = input.slice(input.indexOf('*nat'), input.indexOf('COMMIT', input.indexOf('*nat')));
+  return nat.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] as string);
+}
+
+const web = servicePortChains('default/web', { protocol: 'TCP' } as never);
+const dns = servicePortChains('default/dns', { protocol: 'UDP' } as never);
+
+function services(webPods: ('a' | 'b' | 'c' | 'd')[]): ServiceFixture[] {
+  return allFeatures().map((s) => (s.name === 'web' ? { ...s, endpoints: on(...webPods) } : s));
+}
+
+describe('IptablesBackend over the fake iptables', () => {
+  it('a first sync is one full restore with the canaries and the jumps from the built-in chains', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(allFeatures())));
+    const restores = fake.restores.filter((r) => !r.test);
+    expect(restores).toHaveLength(1);
+    expect(restores[0]?.noflush).toBe(true);
+    expect(restores[0]?.input).toMatch(/^\*mangle\n:KUBE-PROXY-CANARY - \[0:0\]\nCOMMIT$/m);
+    expect(fake.chain('IPv4', 'nat', 'PREROUTING')).toEqual(['-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES']);
+    expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
+    expect(fake.chain('IPv4', 'nat', web.cluster)).toHaveLength(2);
+  });
+
+  it('a restarted backend sweeps chains it no longer wants and does not duplicate jumps', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(allFeatures())));
+    const again = new IptablesBackend({ execer: fake, conntrack: false, log: new RecordingLogger(), families: ['IPv4'] });
+    await again.sync(full(nodeState(allFeatures().filter((s) => s.name !== 'web'))));
+    expect(fake.chain('IPv4', 'nat', web.cluster)).toBeUndefined();
+    expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
+    expect(fake.chain('IPv4', 'nat', 'OUTPUT')).toHaveLength(1);
+  });
+
+  it('a partial sync writes the top-level chains and only the changed Service\'s chains', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    await backend.sync(partial(nodeState(services(['a', 'c', 'd'])), ['web'], 2));
+    const input = fake.restores.at(-1)?.input ?? '';
+    const perService = declaredNat(input).filter((c) => /^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(c));
+    expect(perService.filter((c) => c.startsWith('KUBE-SEP-'))).toHaveLength(3);
+    expect(perService.filter((c) => !c.startsWith('KUBE-SEP-')).sort()).toEqual([web.external, web.cluster].sort());
+    expect(declaredNat(input)).toEqual(expect.arrayContaining(['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']));
+    expect(input).not.toMatch(/CANARY/);
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(3);
+  });
+
+  it('a partial sync deletes the chains of removed endpoints and Services', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    const before = fake.chainNames('IPv4', 'nat').filter((c) => c.startsWith('KUBE-SEP-')).length;
+    const withoutDns = services(['a']).filter((s) => s.name !== 'dns');
+    await backend.sync(partial(nodeState(withoutDns), ['web', 'dns'], 2));
+    const input = fake.restores.at(-1)?.input ?? '';
+    expect(input.match(/^-X KUBE-SEP-/gm)).toHaveLength(2);
+    expect(input).toContain(`-X ${dns.cluster}`);
+    expect(fake.chainNames('IPv4', 'nat').filter((c) => c.startsWith('KUBE-SEP-'))).toHaveLength(before - 2);
+    expect(fake.chain('IPv4', 'nat', dns.cluster)).toBeUndefined();
+  });
+
+  it('a failed restore leaves the previous rules, is counted, and the next sync is a full restore', async () => {
+    const { fake, registry, backend } = setup();
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    const rulesBefore = fake.save('IPv4');
+    fake.failNextRestore('iptables-restore: line 7 failed');
+    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
+    expect(fake.save('IPv4')).toBe(rulesBefore);
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_iptables_restore_failures_total\{ip_family="IPv4"\} 1/);
+    expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total\{ip_family="IPv4"\} 1/);
+    // core retries with a partial request again; the backend makes it full (canaries, every chain).
+    await backend.sync(partial(nodeState(services(['b'])), ['web'], 3));
+    const retry = fake.restores.at(-1)?.input ?? '';
+    expect(retry).toMatch(/KUBE-PROXY-CANARY/);
+    expect(declaredNat(retry)).toContain(dns.cluster);
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
+    expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
+  });
+
+  it('a restore the kernel refuses half-way keeps the nat rules as they were', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    const natBefore = fake.save('IPv4', 'nat');
+    // Someone deletes a chain an unchanged Service still jumps to: the partial restore's KUBE-SERVICES fails.
+    fake.removeChain('IPv4', 'nat', dns.cluster);
+    const natDamaged = fake.save('IPv4', 'nat');
+    expect(natDamaged).not.toBe(natBefore);
+    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toThrow(/Couldn't load target `KUBE-SVC-/);
+    expect(fake.save('IPv4', 'nat')).toBe(natDamaged);
+    await backend.sync(partial(nodeState(services(['b'])), ['web'], 3));
+    expect(fake.chain('IPv4', 'nat', dns.cluster)?.length).toBeGreaterThan(0);
+  });
+
+  it('a vanished canary makes the next partial sync full', async () => {
+    let now = 0;
+    const { fake, backend, log } = setup({ now: () => now });
+    await backend.sync(full(nodeState(services(['a']))));
+    fake.removeChain('IPv4', 'mangle', 'KUBE-PROXY-CANARY');
+    // Not yet due: partial syncs do not probe on every run.
+    now = 1_000;
+    await backend.sync(partial(nodeState(services(['a', 'c'])), ['web'], 2));
+    expect(fake.restores.at(-1)?.input).not.toMatch(/KUBE-PROXY-CANARY/);
+    now = 60_000;
+    await backend.sync(partial(nodeState(services(['a', 'b'])), ['web'], 3));
+    expect(fake.restores.at(-1)?.input).toMatch(/KUBE-PROXY-CANARY/);
+    expect(log.at('warn').map((r) => r.msg)).toEqual([expect.stringContaining('KUBE-PROXY-CANARY is gone')]);
+    expect(fake.chain('IPv4', 'mangle', 'KUBE-PROXY-CANARY')).toEqual([]);
+  });
+
+  it('reports rules written and owned per table', async () => {
+    const { registry, backend } = setup();
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    await backend.sync(partial(nodeState(services(['a'])), ['web'], 2));
+    const metrics = await registry.metrics();
+    const value = (name: string, table: string): number =>
+      Number(new RegExp(`${name}\\{table="${table}",ip_family="IPv4"\\} (\\d+)`).exec(metrics)?.[1]);
+    expect(value('kubeproxy_sync_proxy_rules_iptables_last', 'nat')).toBeLessThan(value('kubeproxy_sync_proxy_rules_iptables_total', 'nat'));
+    expect(value('kubeproxy_sync_proxy_rules_iptables_total', 'filter')).toBeGreaterThan(0);
+  });
+
+  it('cleanup removes every kube-proxy chain and jump of both families and nothing else', async () => {
+    const { fake, backend } = setup({ families: ['IPv4', 'IPv6'] });
+    await backend.sync(full(nodeState(allFeatures())));
+    await fake.run(['iptables', '-t', 'nat', '-N', 'SOMEONE-ELSE'], '');
+    await fake.run(['iptables', '-t', 'nat', '-A', 'PREROUTING', '-j', 'SOMEONE-ELSE'], '');
+    await backend.cleanup();
+    for (const family of ['IPv4', 'IPv6'] as const) expect(fake.save(family)).not.toMatch(/KUBE-(?!FIREWALL)/);
+    // kubelet's KUBE-FIREWALL (the martian guard) stays, as upstream leaves it.
+    expect(fake.chain('IPv4', 'filter', 'KUBE-FIREWALL')).toHaveLength(1);
+    expect(fake.chain('IPv4', 'nat', 'PREROUTING')).toEqual(['-A PREROUTING -j SOMEONE-ELSE']);
+  });
+
+  it('adds a Service with a partial sync and sends it through the fake kernel', async () => {
+    const { fake, backend } = setup();
+    await backend.sync(full(nodeState(services(['a']))));
+    const extra = [...services(['a']), { name: 'new', clusterIPs: clusterIPs(50), endpoints: on('b') }];
+    await backend.sync(partial(nodeState(extra), ['new'], 2));
+    expect(fake.chain('IPv4', 'nat', 'KUBE-SERVICES')?.some((r) => r.includes('-d 198.19.0.50'))).toBe(true);
+  });
+
+  it('warns once at start when the host is iptables-nft and the ruleset is large', async () => {
+    // allFeatures has ~70 nat rules; the limit is lowered to keep the test small (20k in production).
+    const big = allFeatures();
+    for (const flavour of ['nft', 'legacy'] as const) {
+      const { backend, log } = setup({ flavour, ruleLimit: 50 });
+      await backend.sync(full(nodeState(big)));
+      await backend.sync(full(nodeState(big), 2));
+      const warnings = log.at('warn').map((r) => r.msg);
+      expect(warnings).toEqual(flavour === 'nft' ? [expect.stringMatching(/nf_tables flavour .* use the nft backend/)] : []);
+    }
+    const { backend, log } = setup({ flavour: 'nft' });
+    await backend.sync(full(nodeState(allFeatures())));
+    expect(log.at('warn')).toEqual([]);
+  });
+});

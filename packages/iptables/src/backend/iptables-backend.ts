@@ -1,0 +1,176 @@
+/**
+ * The iptables backend: core's `Backend` over kube-proxy's iptables chains, one
+ * `iptables-restore --noflush` per family per sync. A full restore runs at start, after any
+ * failure, periodically (core's full syncs), and when the canary chain is gone; otherwise only the
+ * changed Services' chains are written (KEP-3453). A failed restore changes nothing it had not
+ * committed, is counted, and makes the next sync full. Stale UDP flows are cleaned after success.
+ */
+import {
+  ConntrackTool,
+  ErrorCodes,
+  findService,
+  KpngError,
+  log as defaultLog,
+  type Backend,
+  type ConntrackCleaner,
+  type IPFamily,
+  type Logger,
+  type ServiceKey,
+  type SyncRequest,
+} from '@kpng/core';
+import { Registry } from 'prom-client';
+import { IptablesClient } from '../iptables/client.js';
+import { processExecer } from '../iptables/exec.js';
+import { resolveConfig, type IptablesConfig } from '../render/config.js';
+import { renderContext } from '../render/context.js';
+import { CHAIN } from '../render/names.js';
+import { localhostNodePorts } from '../render/skeleton.js';
+import { cleanupFamily } from './cleanup.js';
+import { FamilyProgrammer, type FamilyPlan } from './family-programmer.js';
+import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
+import type { IptablesBackendOptions } from './options.js';
+import { nftFlavourWarning } from './scale-warning.js';
+
+export class IptablesBackend implements Backend {
+  readonly name = 'iptables';
+  readonly families: readonly IPFamily[];
+  readonly config: IptablesConfig;
+  readonly client: IptablesClient;
+  readonly #programmers: FamilyProgrammer[];
+  readonly #metrics: IptablesMetrics;
+  readonly #conntrack: ConntrackCleaner | undefined;
+  readonly #log: Logger;
+  readonly #canaryInterval: number;
+  readonly #now: () => number;
+  readonly #ruleLimit: number | undefined;
+  #detected: { readonly flavour: 'legacy' | 'nft' | undefined; readonly version: string } | undefined;
+  #lastCanaryCheck = 0;
+  #warned = false;
+  #localnetSet = false;
+
+  constructor(options: IptablesBackendOptions = {}) {
+    this.config = resolveConfig(options);
+    this.families = this.config.families;
+    const execer = options.execer ?? processExecer;
+    this.client = new IptablesClient({ execer, flavour: this.config.flavour, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+    this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
+    const metrics = options.metrics;
+    this.#metrics = metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createIptablesMetrics(metrics) : metrics;
+    this.#conntrack =
+      options.conntrack === false
+        ? undefined
+        : options.conntrack ?? new ConntrackTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+    this.#log = options.log ?? defaultLog.with({ backend: 'iptables' });
+    this.#canaryInterval = options.canaryIntervalMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+    this.#ruleLimit = options.nftFlavourRuleLimit;
+  }
+
+  /** Learns (and logs) the host's iptables flavour. */
+  async setup(): Promise<void> {
+    await this.#detect();
+  }
+
+  /** `legacy` or `nft`, once known (after setup or the first sync). */
+  get flavour(): 'legacy' | 'nft' | undefined {
+    return this.#detected?.flavour;
+  }
+
+  async sync(req: SyncRequest): Promise<void> {
+    await this.#detect();
+    const started = performance.now();
+    const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
+    const canaryDue = updated !== undefined && this.#now() - this.#lastCanaryCheck >= this.#canaryInterval;
+    const plans: FamilyPlan[] = [];
+    for (const programmer of this.#programmers) {
+      const family = programmer.family;
+      if (canaryDue && programmer.knowsKernel && !(await this.client.chainExists(family, 'mangle', CHAIN.canary))) {
+        this.#log.warn('KUBE-PROXY-CANARY is gone (iptables flushed by another program): full restore', { family });
+        programmer.reset();
+      }
+      const fresh = !programmer.knowsKernel;
+      const saved = fresh ? { nat: await this.client.save(family, 'nat'), filter: await this.client.save(family, 'filter') } : undefined;
+      const plan = programmer.plan({ state: req.state, updated: fresh ? undefined : updated, ...(saved === undefined ? {} : { saved }) });
+      try {
+        await this.client.restore(family, plan.text);
+      } catch (e) {
+        programmer.reset();
+        this.#metrics.restoreFailed(family, plan.partial);
+        this.#log.error('iptables-restore failed; rules not committed stay as they were and the next sync is a full one', {
+          family,
+          partial: plan.partial,
+          error: e instanceof Error ? e.message : String(e),
+        });
+        throw new KpngError(ErrorCodes.SyncFailed, `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      plan.commit();
+      plans.push(plan);
+      this.#metrics.rules(family, plan.written, plan.total);
+      if (fresh) await this.#routeLocalnet(programmer, req);
+    }
+    if (canaryDue) this.#lastCanaryCheck = this.#now();
+    this.#warnOnce(plans);
+    this.#log.info('synced iptables', {
+      partial: plans.every((p) => p.partial),
+      revision: req.revision,
+      services: req.state.services.length,
+      changed: updated?.size ?? req.state.services.length,
+      chainsWritten: plans.reduce((n, p) => n + p.chainsWritten, 0),
+      chainsDeleted: plans.reduce((n, p) => n + p.chainsDeleted, 0),
+      ms: Math.round(performance.now() - started),
+    });
+    await this.#cleanConntrack(req, plans.some((p) => !p.partial) ? undefined : updated);
+  }
+
+  async cleanup(): Promise<void> {
+    // Both families, whatever is configured now: a previous run may have programmed the other.
+    for (const family of ['IPv4', 'IPv6'] as const) await cleanupFamily(this.client, family);
+    for (const programmer of this.#programmers) programmer.reset();
+  }
+
+  async #detect(): Promise<void> {
+    if (this.#detected !== undefined) return;
+    this.#detected = await this.client.detectFlavour();
+    this.#log.info('iptables detected', { flavour: this.#detected.flavour ?? 'unknown', version: this.#detected.version });
+  }
+
+  /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, after the first restore). */
+  async #routeLocalnet(programmer: FamilyProgrammer, req: SyncRequest): Promise<void> {
+    const ctx = renderContext(this.config, programmer.family, req.state.node, 0);
+    if (localhostNodePorts(ctx) && !this.#localnetSet) {
+      const result = await this.client.run(['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
+      if (result.exitCode !== 0) this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
+      this.#localnetSet = result.exitCode === 0;
+    }
+  }
+
+  #warnOnce(plans: readonly FamilyPlan[]): void {
+    if (this.#warned) return;
+    const nat = Math.max(0, ...plans.map((p) => p.total.nat));
+    const warning = nftFlavourWarning(this.#detected?.flavour, nat, this.#ruleLimit);
+    if (warning === undefined) return;
+    this.#warned = true;
+    this.#log.warn(warning, { natRules: nat });
+  }
+
+  async #cleanConntrack(req: SyncRequest, updated: ReadonlySet<ServiceKey> | undefined): Promise<void> {
+    const cleaner = this.#conntrack;
+    if (cleaner === undefined) return;
+    const services = updated === undefined
+      ? req.state.services
+      : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
+    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
+    for (const family of this.families) {
+      const started = performance.now();
+      try {
+        const nodeIPs = new Set(req.state.node.addresses);
+        // NodePort flows: any local address (upstream's default match-all); loopback too for localhost NodePorts.
+        const deleted = await cleaner.clean({ family, services, isNodePortAddress: (ip) => nodeIPs.has(ip) || ip === '127.0.0.1' });
+        this.#metrics.conntrackCleaned(family, deleted, (performance.now() - started) / 1000);
+      } catch (e) {
+        // The rules are in place; a leftover flow only delays the switch to a new endpoint.
+        this.#log.warn('stale conntrack cleanup failed', { family, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+}

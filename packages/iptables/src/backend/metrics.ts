@@ -1,0 +1,61 @@
+/**
+ * The iptables-specific metrics under kube-proxy's names (observability doc 3.3). Core registers
+ * the sync-loop metrics (durations, programming latency); a backend adds only these.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { createConntrackMetrics, type IPFamily } from '@kpng/core';
+
+export interface IptablesMetrics {
+  /** An iptables-restore run failed (partial: it was a partial sync; the next one is full). */
+  restoreFailed(family: IPFamily, partial: boolean): void;
+  /** Rules written by the last sync, and rules owned after it, per table. */
+  rules(family: IPFamily, written: Readonly<Record<'filter' | 'nat', number>>, total: Readonly<Record<'filter' | 'nat', number>>): void;
+  /** Stale UDP conntrack entries removed after a sync. */
+  conntrackCleaned(family: IPFamily, deleted: number, seconds: number): void;
+}
+
+export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, conntrackCleaned() {} };
+
+/** Registers (or reuses, for a second backend on the same registry) the metrics. */
+export function createIptablesMetrics(registry: Registry): IptablesMetrics {
+  const registers = [registry];
+  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
+  const failures = existing<Counter>('kubeproxy_sync_proxy_rules_iptables_restore_failures_total') ?? new Counter({
+    name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+    help: 'Cumulative proxy iptables restore failures',
+    labelNames: ['ip_family'],
+    registers,
+  });
+  const partialFailures = existing<Counter>('kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total') ?? new Counter({
+    name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+    help: 'Cumulative proxy iptables partial restore failures',
+    labelNames: ['ip_family'],
+    registers,
+  });
+  const total = existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_total') ?? new Gauge({
+    name: 'kubeproxy_sync_proxy_rules_iptables_total',
+    help: 'Total number of iptables rules owned by kube-proxy',
+    labelNames: ['table', 'ip_family'],
+    registers,
+  });
+  const last = existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_last') ?? new Gauge({
+    name: 'kubeproxy_sync_proxy_rules_iptables_last',
+    help: 'Number of iptables rules written by kube-proxy in last sync',
+    labelNames: ['table', 'ip_family'],
+    registers,
+  });
+  const conntrack = createConntrackMetrics(registry);
+  return {
+    conntrackCleaned: conntrack,
+    restoreFailed: (family, partial) => {
+      failures.inc({ ip_family: family });
+      if (partial) partialFailures.inc({ ip_family: family });
+    },
+    rules: (family, written, owned) => {
+      for (const table of ['filter', 'nat'] as const) {
+        last.set({ table, ip_family: family }, written[table]);
+        total.set({ table, ip_family: family }, owned[table]);
+      }
+    },
+  };
+}

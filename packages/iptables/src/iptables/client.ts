@@ -1,0 +1,71 @@
+/**
+ * The iptables tools of one flavour, run through the exec seam (inside a network namespace when
+ * asked): `*-restore --noflush` for every sync (jumps from built-in chains included),
+ * `-S` to probe the canary, `-D` for cleanup, `*-save` to find leftover chains and missing jumps,
+ * `--version` to learn the flavour.
+ */
+import type { IPFamily } from '@kpng/core';
+import type { IptablesFlavour } from '../render/config.js';
+import type { Table } from '../render/skeleton.js';
+import { command, flavourOf, type Tool } from './commands.js';
+import { RestoreError } from './errors.js';
+import type { Execer, ExecResult } from './exec.js';
+
+export interface IptablesClientOptions {
+  readonly execer: Execer;
+  readonly flavour: IptablesFlavour;
+  readonly netns?: string;
+}
+
+export class IptablesClient {
+  readonly flavour: IptablesFlavour;
+  readonly #execer: Execer;
+  readonly #prefix: readonly string[];
+
+  constructor(options: IptablesClientOptions) {
+    this.flavour = options.flavour;
+    this.#execer = options.execer;
+    this.#prefix = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+  }
+
+  /** Runs any command in the client's namespace. */
+  run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
+    return this.#execer.run([...this.#prefix, ...argv], stdin);
+  }
+
+  #tool(family: IPFamily, tool: Tool, args: readonly string[], stdin = ''): Promise<ExecResult> {
+    return this.run([command(family, this.flavour, tool), ...args], stdin);
+  }
+
+  /** `iptables-restore --noflush` (`--test`: parse and check only). Throws RestoreError. */
+  async restore(family: IPFamily, input: string, options: { readonly test?: boolean } = {}): Promise<void> {
+    const args = ['-w', '5', '--noflush', ...(options.test === true ? ['--test'] : [])];
+    const result = await this.#tool(family, 'restore', args, input);
+    if (result.exitCode !== 0) throw new RestoreError(command(family, this.flavour, 'restore'), result.stderr || result.stdout, input);
+  }
+
+  async save(family: IPFamily, table: Table): Promise<string> {
+    const result = await this.#tool(family, 'save', ['-t', table]);
+    if (result.exitCode !== 0) throw new Error(`${command(family, this.flavour, 'save')} -t ${table} failed: ${result.stderr.trim()}`);
+    return result.stdout;
+  }
+
+  /** Deletes the rule if present; true when it was. */
+  async deleteRule(family: IPFamily, table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    const result = await this.#tool(family, 'iptables', ['-w', '5', '-t', table, '-D', chain, ...args]);
+    return result.exitCode === 0;
+  }
+
+  async chainExists(family: IPFamily, table: Table, chain: string): Promise<boolean> {
+    const result = await this.#tool(family, 'iptables', ['-w', '5', '-t', table, '-S', chain]);
+    return result.exitCode === 0;
+  }
+
+  /** The flavour the host's `iptables` is (for `auto`), or the configured one. */
+  async detectFlavour(): Promise<{ readonly flavour: 'legacy' | 'nft' | undefined; readonly version: string }> {
+    const result = await this.#tool('IPv4', 'iptables', ['--version']);
+    const version = result.stdout.trim();
+    if (result.exitCode !== 0) throw new Error(`${command('IPv4', this.flavour, 'iptables')} --version failed: ${result.stderr.trim()}`);
+    return { flavour: this.flavour === 'auto' ? flavourOf(version) : this.flavour, version };
+  }
+}

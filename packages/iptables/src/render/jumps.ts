@@ -1,0 +1,32 @@
+/**
+ * The jumps from built-in chains that a fresh restore must insert: those missing from the
+ * `iptables-save` dumps of filter and nat (compared token by token, as iptables-save prints rules
+ * in the order their matches were given), written as `-I` lines of the restore itself.
+ */
+import type { JumpRule, Table } from './skeleton.js';
+
+function tokens(line: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push(m[1] !== undefined ? m[1].replace(/\\"/g, '"') : (m[2] as string));
+  return out;
+}
+
+/** `-A CHAIN args...` lines of a dump as token lists. */
+export function savedRules(dump: string): string[][] {
+  return dump.split('\n').filter((line) => line.startsWith('-A ')).map(tokens);
+}
+
+export function missingJumps(rules: readonly JumpRule[], saved: Readonly<Partial<Record<Table, readonly string[][]>>>): JumpRule[] {
+  return rules.filter((rule) => {
+    const want = ['-A', rule.from, ...rule.args];
+    return !(saved[rule.table] ?? []).some((have) => have.length === want.length && have.every((t, i) => t === want[i]));
+  });
+}
+
+/** The restore line inserting a jump at the top of its built-in chain. */
+export function insertLine(rule: JumpRule): string {
+  return ['-I', rule.from, ...rule.args.map((a) => (/\s/.test(a) ? `"${a}"` : a))].join(' ');
+}
+
+export { tokens as splitSavedRule };

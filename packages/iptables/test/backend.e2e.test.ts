@@ -1,0 +1,37 @@
+// The iptables backend programming a real node, on iptables-legacy and on iptables-nft: the
+// shared behaviour table every Linux backend runs (@kpng/lab BEHAVIOURS) with real TCP and UDP
+// packets, IPv4 and IPv6, plus iptables mode's localhost NodePorts. One lab for the file; each
+// flavour programs it, runs the table, and cleans up before the other.
+import { allFeatures, nodeState } from '@kpng/core/testing';
+import { BEHAVIOURS, behaviourCases, createProxyLab, kernelE2e, LOCALHOST_NODEPORTS, sweepLeftovers, type Lab } from '@kpng/lab';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { IptablesBackend } from '../src/backend/iptables-backend.js';
+import { E2E_CONFIG, FLAVOURS, fullSync } from './e2e-helpers.js';
+
+const e2e = await kernelE2e('iptables backend: every feature');
+
+describe.skipIf(!e2e.run)('iptables backend in the lab: every feature', () => {
+  let lab: Lab;
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await createProxyLab();
+  });
+  afterAll(async () => {
+    await lab?.delete();
+  });
+
+  describe.each(FLAVOURS)('iptables-%s', (flavour) => {
+    let backend: IptablesBackend;
+    beforeAll(async () => {
+      backend = new IptablesBackend({ ...E2E_CONFIG, flavour, netns: lab.node.namespace.name });
+      await backend.sync(fullSync(nodeState(allFeatures())));
+    });
+    afterAll(async () => {
+      await backend?.cleanup();
+    });
+
+    behaviourCases(() => lab, { cases: BEHAVIOURS });
+    behaviourCases(() => lab, { cases: LOCALHOST_NODEPORTS, families: ['IPv4'] });
+  });
+});

@@ -1,0 +1,57 @@
+// The kpng-iptables program in-process (core over a manifest file + this backend), programming the
+// lab's node with iptables-legacy: a Service becomes reachable, follows an edit of the manifest,
+// and --cleanup removes the chains. Metrics and health servers are disabled (they would listen in
+// the root namespace).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createProxyLab, kernelE2e, sweepLeftovers, webManifest, type Lab } from '@kpng/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+
+const e2e = await kernelE2e('kpng-iptables program');
+
+describe.skipIf(!e2e.run)('kpng-iptables in the lab', () => {
+  let lab: Lab;
+  const dir = mkdtempSync(join(tmpdir(), 'kpng-iptables-cli-'));
+  const file = join(dir, 'cluster.yaml');
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await createProxyLab();
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await lab?.delete();
+  });
+
+  /** Polls (bounded) until the external client, via the NodePort, is answered by `pod`. */
+  const waitFor = async (pod: string): Promise<string | undefined> => {
+    let last: string | undefined;
+    for (let i = 0; i < 60; i++) {
+      const result = await lab.probe(lab.external, { proto: 'tcp', ip: lab.node.ipv4, port: 30080, timeoutMs: 500 });
+      last = result.server ?? result.error;
+      if (last === pod) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return last;
+  };
+
+  it('runs core + backend from a manifest, follows edits, and cleans up', async () => {
+    writeFileSync(file, webManifest('198.18.1.10'));
+    const stop = new AbortController();
+    const flags = ['--netns', lab.node.namespace.name, '--iptables-flavour', 'legacy', '--metrics-bind-address', '', '--healthz-bind-address', ''];
+    const running = main(['--file', file, '--node-name', 'node-a', '--cluster-cidr', '198.18.0.0/22', ...flags], {}, stop.signal);
+    try {
+      expect(await waitFor('pod-a')).toBe('pod-a');
+      writeFileSync(file, webManifest('198.18.1.11'));
+      expect(await waitFor('pod-b')).toBe('pod-b');
+    } finally {
+      stop.abort();
+    }
+    expect(await running).toBe(0);
+    expect(await main(['--cleanup', ...flags], {})).toBe(0);
+    const { stdout } = await lab.node.namespace.exec(['iptables-legacy-save']);
+    expect(stdout).not.toMatch(/KUBE-(?!FIREWALL)/);
+  });
+});
