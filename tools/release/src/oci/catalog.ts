@@ -31,24 +31,28 @@ export interface ImageSpec {
   readonly ports: readonly number[];
   /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
   readonly tools: readonly string[];
+  /** Smoke runs of the entrypoint (see `SmokeRun`), each in fresh namespaces. */
+  readonly runs?: readonly SmokeRun[];
+}
+
+/**
+ * The entrypoint with `args`, as the image's user, chrooted in a fresh network namespace, until
+ * `check` (run in the image) prints every `expect` string: for a backend, its rules listed with the
+ * image's own tools. In `args`, `{file}` is src/oci/testdata/smoke-cluster.yaml copied into the
+ * image, `{kubeconfig}` a kubeconfig for the lab's fake API server serving the same objects,
+ * started inside the namespace.
+ */
+export interface SmokeRun {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly check: readonly string[];
+  readonly expect: readonly string[];
   /**
-   * The smoke run: the entrypoint with `args`, as the image's user, chrooted in a fresh network
-   * namespace, until `check` (run in the image) prints every `expect` string: for a backend, its
-   * rules listed with the image's own tools. In `args`, `{file}` is src/oci/testdata/smoke-cluster.yaml
-   * copied into the image, `{kubeconfig}` a kubeconfig for the lab's fake API server serving the
-   * same objects, started inside the namespace.
+   * Then a real packet: the image runs on the node of a lab whose pods pod-a and pod-b (the
+   * manifest's endpoints) run echo servers, and a connection from the node to `ip:port` must be
+   * answered by one of them.
    */
-  readonly run?: {
-    readonly args: readonly string[];
-    readonly check: readonly string[];
-    readonly expect: readonly string[];
-    /**
-     * Then a real packet: the image runs on the node of a lab whose pods pod-a and pod-b (the
-     * manifest's endpoints) run echo servers, and a connection from the node to `ip:port` must be
-     * answered by one of them.
-     */
-    readonly probe?: { readonly proto: 'tcp' | 'udp'; readonly ip: string; readonly port: number };
-  };
+  readonly probe?: { readonly proto: 'tcp' | 'udp'; readonly ip: string; readonly port: number };
 }
 
 export const IMAGE_CATALOG: readonly ImageSpec[] = [
@@ -68,11 +72,12 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     userDirsWhy: ['The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.'],
     ports: [10249, 10256, 12090],
     tools: [],
-    run: {
+    runs: [{
+      name: 'core from a manifest file',
       args: ['--file', '{file}', '--node-name', 'node-a'],
       check: ['stat', '-c', '%u %F %n', '/run/kpng/kpng.sock'],
       expect: ['1000 socket /run/kpng/kpng.sock'],
-    },
+    }],
   },
   {
     name: 'kpng-nft',
@@ -95,12 +100,13 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/nft/dist/cli/main.js'],
     ports: [10249, 10256],
     tools: ['nft', 'conntrack'],
-    run: {
+    runs: [{
+      name: 'nftables from a manifest file',
       args: ['--file', '{file}', '--node-name', 'node-a'],
       check: ['nft', 'list', 'table', 'ip', 'kpng'],
       expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
       probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
-    },
+    }],
   },
   {
     name: 'kube-proxy',
@@ -111,7 +117,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'image can replace registry.k8s.io/kube-proxy in an existing DaemonSet unchanged.',
       'Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
-    packages: ['@kpng/core', '@kpng/nft', '@kpng/kube-proxy'],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/kube-proxy'],
     apt: ['nftables', 'iptables', 'conntrack', 'iproute2'],
     aptWhy: [
       'nftables mode: nft; iptables mode (and cleanup of another mode\'s rules): iptables, ip6tables;',
@@ -122,13 +128,23 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['/usr/local/bin/kube-proxy'],
     links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
     ports: [10249, 10256],
-    tools: ['nft', 'iptables', 'ip6tables', 'conntrack', 'ip'],
-    run: {
-      args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'nftables'],
-      check: ['nft', 'list', 'table', 'ip', 'kpng'],
-      expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', 'dnat'],
-      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
-    },
+    tools: ['nft', 'iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore', 'iptables-legacy', 'conntrack', 'ip'],
+    runs: [
+      {
+        name: 'nftables mode against an API server',
+        args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'nftables'],
+        check: ['nft', 'list', 'table', 'ip', 'kpng'],
+        expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', 'dnat'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+      {
+        name: 'iptables mode against an API server',
+        args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'iptables'],
+        check: ['iptables-save', '-t', 'nat'],
+        expect: ['KUBE-SERVICES', '198.19.0.10/32', '198.19.0.53/32', '198.18.1.11:8080'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+    ],
   },
 ];
 

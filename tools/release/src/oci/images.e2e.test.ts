@@ -121,12 +121,13 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       }
     });
 
-    if (spec.run) {
-      const title = spec.run.probe ? `its entrypoint programs the lab's node: ${spec.run.probe.proto} to ${spec.run.probe.ip}:${spec.run.probe.port} reaches a pod` : 'its entrypoint runs from the smoke manifest and does its job inside the namespace';
+    for (const smoke of spec.runs ?? []) {
+      const title = `smoke run, ${smoke.name}: ${smoke.check[0]} shows it${smoke.probe ? `; ${smoke.probe.proto} from the lab's node to ${smoke.probe.ip}:${smoke.probe.port} reaches a pod` : ''}`;
       it(title, { timeout: 120_000 }, async () => {
-        const { args, check, expect: wanted, probe } = spec.run!;
+        const { args, check, expect: wanted, probe } = smoke;
         const root = image().root;
         copyFileSync(SMOKE_MANIFEST, join(root, 'tmp/cluster.yaml'));
+        // One lab at a time: its namespaces have fixed names; it is deleted at the end of the run.
         const lab = probe ? await labWithEchoPods() : undefined;
         const ns = lab ? lab.node.namespace : await namespace(`img-${name}-r`);
         if (args.includes('{kubeconfig}')) await startApiServer(ns, join(root, 'tmp/kubeconfig'));
@@ -149,6 +150,7 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
           }
         } finally {
           await proc.stop();
+          await lab?.delete();
         }
       });
     }
