@@ -146,6 +146,29 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       },
     ],
   },
+  {
+    name: 'test-clients',
+    summary: 'kpng latency clients: pod creation reachability, network policy enforcement and service programming latency, as Prometheus metrics',
+    about: [
+      'test-clients: the end-to-end latency clients of @kpng/test-clients, each a program on PATH:',
+      '`service-programming-latency` (the entrypoint), `pod-creation-reachability-latency` and',
+      '`policy-creation-enforcement-latency` (run them with `command:`). Metrics on :9154. They only',
+      'read the API and connect to Services: no capabilities, an unprivileged user.',
+    ],
+    packages: ['@kpng/test-clients'],
+    apt: [],
+    user: 'node',
+    userWhy: ['The clients need no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    entrypoint: ['/usr/local/bin/service-programming-latency'],
+    links: Object.fromEntries(
+      ['service-programming-latency', 'pod-creation-reachability-latency', 'policy-creation-enforcement-latency'].map((bin) => [
+        `/usr/local/bin/${bin}`,
+        `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`,
+      ]),
+    ),
+    ports: [9154],
+    tools: [],
+  },
 ];
 
 export function imageSpec(name: string): ImageSpec {
