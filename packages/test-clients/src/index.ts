@@ -19,7 +19,7 @@ export type { ClientContext } from './clients/context.js';
 
 // Configuration
 export { FlagSet, FlagError, HelpRequested, ParsedFlags, type FlagSpec } from './config/flags.js';
-export { ConfigError, type ProbeSettings, type ServeSettings, type TargetSettings } from './config/common.js';
+export { ConfigError, DEFAULT_MAX_PROBE_RATE, MODES, type Mode, type ProbeSettings, type ServeSettings, type TargetSettings } from './config/common.js';
 export {
   podCreationConfig,
   podCreationFlags,
@@ -35,15 +35,19 @@ export {
 // Probing
 export type { Dialer, DialError, DialRequest, DialResult } from './probe/dialer.js';
 export { tcpDialer } from './probe/tcp-dialer.js';
-export { connectMatcher, replyPrefixMatcher, type SuccessMatcher } from './probe/matcher.js';
-export { probeUntil, type AttemptRecord, type AttemptResult, type ProbeGoal, type ProbeLoopOptions, type ProbeOutcome } from './probe/probe-loop.js';
+export { connectMatcher, httpReplyMatcher, replyPrefixMatcher, type SuccessMatcher } from './probe/matcher.js';
+export { maxAttemptsInFlight, probeUntil, type AttemptRecord, type AttemptResult, type ProbeCadence, type ProbeGoal, type ProbeLoopOptions, type ProbeOutcome } from './probe/probe-loop.js';
 export { Prober, type JobOutcome, type ProbeJob } from './probe/prober.js';
-export { TargetBook, type ClaimResult, type TargetBookOptions, type UnreachedReason } from './probe/target-book.js';
+export { TargetBook, type ClaimResult, type Observe, type TargetBookOptions, type UnreachedReason } from './probe/target-book.js';
+
+// clusterloader2 run check
+export { checkMain, type CheckDeps } from './check/main.js';
+export { inspectMetrics, judgeRun, TEST_TYPES, type ClientPod, type JudgeOptions, type RunVerdict, type TestType } from './check/verdict.js';
 
 // Kubernetes access
 export { Reflector, type ReflectorOptions } from './kube/reflector.js';
 export type { ObjectEvent, ObjectEventType, ObjectStream, StreamHandler } from './kube/stream.js';
-export { ApiError, getObject, listAll, namespacedPath } from './kube/http.js';
+export { ApiError, getObject, getText, listAll, namespacedPath } from './kube/http.js';
 export { CREATED_AT_ANNOTATION, TRIGGER_TIME_ANNOTATION, parseTime, podIP, type IPFamily } from './kube/objects.js';
 
 // Metrics

@@ -47,6 +47,7 @@ describe.skipIf(!e2e.run)('pod-creation-reachability-latency in the lab', () => 
     `-TargetPort=${PORT}`,
     `-MaxTargets=${Object.keys(DELAYS_MS).length}`,
     `-Kubeconfig=${kubeconfig.path}`,
+    '-Mode=precise', // the lab echo server answers its name, not HTTP: upstream's curl criterion would never pass
     '-ProbeInterval=20ms',
     '-ProbeTimeout=500ms',
     '-TargetTimeout=30s',
@@ -89,12 +90,12 @@ describe.skipIf(!e2e.run)('pod-creation-reachability-latency in the lab', () => 
           expect(latency, `${family} ${name}`).toBeLessThan((readyAt[name]! - ipSeenAt) / 1_000 + AFTER_READY_S);
         }
         const text = await client.metrics();
-        expect(sample(text, 'pod_creation_reachability_latency_seconds_count')).toBe(3);
-        expect(sample(text, 'pod_ip_address_assigned_latency_seconds_count')).toBe(3);
+        expect(sample(text, 'pod_creation_reachability_latency_seconds_count{mode="precise",start="watch"}')).toBe(3);
+        expect(sample(text, 'pod_ip_address_assigned_latency_seconds_count{mode="precise",start="creationTimestamp"}')).toBe(3);
         expect(bucketBounds(text, 'pod_creation_reachability_latency_seconds')).toEqual([0.1, 0.5, 1, 3, 5, 10, 30, 60, 300, 600, 1800, 3600]);
         // 300 ms lands in (0.1, 0.5], 700 ms in (0.5, 1], 1100 ms in (1, 3] (each plus a little).
-        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="0.1"}')).toBe(0);
-        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="3"}')).toBe(3);
+        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="0.1",mode="precise",start="watch"}')).toBe(0);
+        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="3",mode="precise",start="watch"}')).toBe(3);
         expect(sample(text, 'kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"}')).toBe(0);
         expect(sample(text, 'kpng_test_client_complete{measurement="pod_creation_reachability"}')).toBe(1);
         console.info(

@@ -1,43 +1,72 @@
-// Kernel e2e: the policy-creation client's real main, probing from a lab "client pod". A stand-in
-// enforcer (an nft rule on the lab node, inside its namespace) drops the client's traffic to the
-// targets while the deny policy is "in force". The test lifts the rule a known delay after the
-// client saw the allow policy, and puts it back a known delay after the client saw the policy
-// deleted: the client must report creation and deletion latencies of at least those delays.
-import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
+// Kernel e2e: the policy-creation client's real main, probing from a lab "client pod", in both
+// modes. A stand-in enforcer (an nft drop rule on the lab node, inside its namespace, changed through
+// a long-lived `nft -i` so the commit is known to about a millisecond) drops the client's traffic to
+// the targets while the deny policy is "in force". The test lifts the rule at a random moment after
+// the client saw the allow policy, and (precise mode) puts it back after the policy is deleted.
+// - precise, -ProbeInterval=5ms: the moment the client reports (its start + its latency) must be
+//   within +-20 ms of the commit (generous; typically a few ms);
+// - upstream (the default mode, HTTP targets since upstream's probe is curl): the sample is measured
+//   from the whole-second creationTimestamp and each dropped attempt holds the next back for its 1 s
+//   timeout, so it exceeds the truth by up to ~2 s: upstream's quantisation, reproduced.
+import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig, type SpawnedProcess } from '@kpng/lab';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/policy-creation/main.js';
 import { pod, policy } from '../src/testing/objects.js';
 import { NetnsDialer } from './support/netns-dialer.js';
+import { NftSession, type Applied } from './support/nft-session.js';
 import { sample, sleep, startClient } from './support/harness.js';
 
 const e2e = await kernelE2e('test-clients: policy enforcement');
 
+/** The lab echo server (precise mode: a TCP connect is enough). */
 const PORT = 8080;
+/** An HTTP server (upstream mode: curl's success criterion). */
+const HTTP_PORT = 8081;
+const HTTP_TARGET = fileURLToPath(new URL('./support/http-target.mjs', import.meta.url));
 const TARGETS = ['target-a', 'target-b'];
-const CREATION_DELAY_MS = 500;
-const DELETION_DELAY_MS = 400;
-/** nft runs, probe interval (20 ms) and scheduling: generous. */
-const SLACK_S = 2;
 const TABLE = 'kpng-t-enforcer';
+/** Precise mode: the reported instant vs the commit. Generous (a busy 2-core machine), not a benchmark. */
+const PRECISE_BOUND_MS = 20;
+const PRECISE_INTERVAL_MS = 5;
 
 describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () => {
   let lab: Lab;
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
   let dialer: NetnsDialer;
+  let nft: NftSession;
+  const http: SpawnedProcess[] = [];
+  const figures: string[] = [];
 
   /** Drops (deny in force) or accepts the client's traffic to the targets, on the lab node only. */
-  const enforce = async (deny: boolean) => {
+  const enforce = (deny: boolean): Promise<Applied> => {
     const targets = TARGETS.map((t) => lab.pod(t).ipv4).join(', ');
-    const rules = deny ? `add rule inet ${TABLE} forward ip saddr ${lab.pod('client').ipv4} ip daddr { ${targets} } tcp dport ${PORT} drop\n` : '';
-    await lab.node.namespace.exec(['nft', '-f', '-'], { input: `flush chain inet ${TABLE} forward\n${rules}` });
+    const rule = `add rule inet ${TABLE} forward ip saddr ${lab.pod('client').ipv4} ip daddr { ${targets} } tcp dport { ${PORT}, ${HTTP_PORT} } drop`;
+    return nft.apply(`flush chain inet ${TABLE} forward\n${deny ? rule : ''}`);
   };
+  const baseArgs = (allowPolicyName: string) => [
+    '-HostNamespace=default',
+    '-TargetLabelSelector=target=test-policy',
+    '-TargetNamespace=test-policy',
+    `-MaxTargets=${TARGETS.length}`,
+    `-AllowPolicyName=${allowPolicyName}`,
+    `-Kubeconfig=${kubeconfig.path}`,
+  ];
+  /** When the client saw the allow policy (its own clock), from its log. */
+  const seenAt = (record: Record<string, unknown>): number => Date.parse(record['seenAt'] as string);
 
   beforeAll(async () => {
     await sweepLeftovers();
     lab = await Lab.create({ pods: ['client', ...TARGETS] });
     await Promise.all(TARGETS.map((t) => lab.startEcho(t, [PORT])));
-    await lab.node.namespace.exec(['nft', '-f', '-'], { input: `add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }\n` });
+    for (const t of TARGETS) {
+      const process = lab.pod(t).namespace.spawn([globalThis.process.execPath, HTTP_TARGET, t, String(HTTP_PORT)]);
+      http.push(process);
+      await process.waitForOutput('ready\n', 10_000);
+    }
+    nft = NftSession.start(lab.node.namespace, TABLE);
+    await nft.apply(`add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`);
     await enforce(true);
     server = await FakeApiServer.start();
     kubeconfig = await kubeconfigFor(server);
@@ -46,27 +75,19 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
     dialer = await NetnsDialer.start(lab.pod('client').namespace);
   });
   afterAll(async () => {
+    if (figures.length > 0) console.info(`[policy]\n${figures.join('\n')}`);
     await dialer?.close();
+    await nft?.close();
+    await Promise.all(http.map((p) => p.stop()));
     await kubeconfig?.remove();
     await server?.close();
     await lab?.delete();
   });
 
-  it('measures enforcement after the allow policy is created, and revocation after it is deleted', async () => {
+  it('precise mode, 5 ms interval: creation and revocation within 20 ms of the enforcer change', async () => {
     const client = await startClient(
       main,
-      [
-        '-HostNamespace=default',
-        '-TargetLabelSelector=target=test-policy',
-        '-TargetNamespace=test-policy',
-        `-TargetPort=${PORT}`,
-        '-AllowPolicyName=allow-egress-to-target',
-        '-MeasurePolicyDeletion',
-        `-Kubeconfig=${kubeconfig.path}`,
-        '-ProbeInterval=20ms',
-        '-ProbeTimeout=300ms',
-        '-TargetTimeout=30s',
-      ],
+      [...baseArgs('allow-precise'), `-TargetPort=${PORT}`, '-Mode=precise', `-ProbeInterval=${PRECISE_INTERVAL_MS}ms`, '-ProbeTimeout=300ms', '-MeasurePolicyDeletion', '-TargetTimeout=30s'],
       dialer,
     );
     try {
@@ -74,41 +95,83 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
       await sleep(200); // denied meanwhile: dropped attempts time out
       expect(client.log.find('target pod reached after policy creation')).toHaveLength(0);
 
-      const allow = policy('allow-egress-to-target', { created: Date.now() });
+      const allow = policy('allow-precise', { created: Date.now() });
       server.create(allow);
-      await client.log.waitFor('allow policy created');
-      await sleep(CREATION_DELAY_MS);
-      await enforce(false);
+      const seen = seenAt(await client.log.waitFor('allow policy created'));
+      await sleep(300 + Math.random() * 200);
+      const lifted = await enforce(false);
+      const creationErrors: number[] = [];
       for (const t of TARGETS) {
         const reached = await client.log.waitFor('target pod reached after policy creation', { pod: t });
         expect(reached).toMatchObject({ startSource: 'watch' });
-        expect(reached['latencySeconds']).toBeGreaterThanOrEqual(CREATION_DELAY_MS / 1_000);
-        expect(reached['latencySeconds']).toBeLessThan(CREATION_DELAY_MS / 1_000 + SLACK_S);
+        const reportedAt = seen + (reached['latencySeconds'] as number) * 1_000;
+        creationErrors.push(reportedAt - lifted.confirmedAt);
+        console.info(`[policy] ${t} creation: reported - commit = ${(reportedAt - lifted.confirmedAt).toFixed(1)} ms (window ${(lifted.confirmedAt - lifted.sentAt).toFixed(1)} ms)`);
+        // The log has whole milliseconds: allow 2 ms of rounding below the command's start.
+        expect(reportedAt).toBeGreaterThanOrEqual(lifted.sentAt - 2);
+        expect(reportedAt).toBeLessThanOrEqual(lifted.confirmedAt + PRECISE_BOUND_MS);
       }
 
       server.delete(allow);
-      await client.log.waitFor('allow policy deleted');
-      await sleep(DELETION_DELAY_MS);
-      await enforce(true);
+      const revokedSeen = seenAt(await client.log.waitFor('allow policy deleted'));
+      await sleep(300 + Math.random() * 200);
+      const blocked = await enforce(true);
       await client.log.waitFor('measurement complete', {}, 10_000);
+      const deletionErrors: number[] = [];
       for (const t of TARGETS) {
-        const revoked = client.log.find('target pod unreachable after revocation', { pod: t })[0];
+        const revoked = client.log.find('target pod unreachable after revocation', { pod: t })[0]!;
         expect(revoked).toMatchObject({ startSource: 'watch', measurement: 'policy_deletion' });
-        expect(revoked!['latencySeconds']).toBeGreaterThanOrEqual(DELETION_DELAY_MS / 1_000);
-        expect(revoked!['latencySeconds']).toBeLessThan(DELETION_DELAY_MS / 1_000 + SLACK_S);
+        // The sample ends at the start of the first failing attempt: within one interval before the commit.
+        const reportedAt = revokedSeen + (revoked['latencySeconds'] as number) * 1_000;
+        deletionErrors.push(reportedAt - blocked.confirmedAt);
+        console.info(`[policy] ${t} revocation: reported - commit = ${(reportedAt - blocked.confirmedAt).toFixed(1)} ms (window ${(blocked.confirmedAt - blocked.sentAt).toFixed(1)} ms)`);
+        expect(reportedAt).toBeGreaterThanOrEqual(blocked.sentAt - PRECISE_INTERVAL_MS - 2);
+        expect(reportedAt).toBeLessThanOrEqual(blocked.confirmedAt + PRECISE_BOUND_MS);
       }
       const text = await client.metrics();
-      expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(2);
-      expect(sample(text, 'policy_enforcement_latency_policy_deletion_seconds_count')).toBe(2);
-      expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_bucket{le="0.5"}')).toBe(0);
-      expect(sample(text, 'policy_enforcement_latency_policy_deletion_seconds_bucket{le="0.1"}')).toBe(0);
+      expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count{mode="precise",start="watch"}')).toBe(2);
+      expect(sample(text, 'policy_enforcement_latency_policy_deletion_seconds_count{mode="precise",start="watch"}')).toBe(2);
       expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}')).toBeGreaterThan(0);
       expect(sample(text, 'kpng_test_client_complete{measurement="policy_deletion"}')).toBe(1);
-      const summary = (msg: string) => TARGETS.map((t) => client.log.find(msg, { pod: t })[0]!['latencySeconds']).join(', ');
-      console.info(
-        `[policy] creation: injected ${CREATION_DELAY_MS / 1_000} s, measured ${summary('target pod reached after policy creation')}; ` +
-          `deletion: injected ${DELETION_DELAY_MS / 1_000} s, measured ${summary('target pod unreachable after revocation')}`,
-      );
+      const ms = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+      figures.push(`  precise 5 ms: creation error ${ms(creationErrors)} ms, revocation error ${ms(deletionErrors)} ms (reported instant - nft commit confirmed)`);
+    } finally {
+      expect(await client.stop()).toBe(0);
+    }
+  });
+
+  it("upstream mode (the default): curl-like probes, measured from the whole-second creationTimestamp: upstream's quantisation", async () => {
+    await enforce(true);
+    const client = await startClient(main, [...baseArgs('allow-upstream'), `-TargetPort=${HTTP_PORT}`], dialer);
+    try {
+      for (const t of TARGETS) await client.log.waitFor('probing target pod', { pod: t });
+      await sleep(200);
+      const createdAt = Date.now();
+      const allow = policy('allow-upstream', { created: createdAt });
+      const createdTimestamp = Math.floor(createdAt / 1_000) * 1_000; // what the API server keeps
+      server.create(allow);
+      await client.log.waitFor('allow policy created');
+      await sleep(300 + Math.random() * 200);
+      const lifted = await enforce(false);
+      const truths: string[] = [];
+      for (const t of TARGETS) {
+        const reached = await client.log.waitFor('target pod reached after policy creation', { pod: t }, 10_000);
+        expect(reached).toMatchObject({ startSource: 'creationTimestamp' });
+        const latencyMs = (reached['latencySeconds'] as number) * 1_000;
+        const reportedAt = createdTimestamp + latencyMs;
+        // Not before the enforcer let traffic through; after it by up to one dropped attempt (1 s)
+        // and scheduling. (Date.now and the client's clock may differ by a few ms: allow 5.)
+        expect(reportedAt).toBeGreaterThanOrEqual(lifted.sentAt - 5);
+        expect(reportedAt).toBeLessThanOrEqual(lifted.confirmedAt + 1_000 + 100);
+        const truthMs = lifted.confirmedAt - createdAt;
+        truths.push(`${(truthMs / 1_000).toFixed(3)} -> ${(latencyMs / 1_000).toFixed(3)}`);
+      }
+      const text = await client.metrics();
+      // Upstream's plain series, exactly as clusterloader2 reads them; no deletion series at all.
+      expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(2);
+      expect(text).not.toContain('policy_deletion');
+      expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}')).toBeGreaterThan(0);
+      figures.push(`  upstream: truth (policy created -> enforcer lifted) -> sample, s: ${truths.join(', ')}`);
     } finally {
       expect(await client.stop()).toBe(0);
     }

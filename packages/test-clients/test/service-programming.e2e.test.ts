@@ -2,7 +2,10 @@
 // the kube source on the fake API server) driving the nft backend in the lab node's namespace.
 // Each EndpointSlice change adds an endpoint; the client probes the ClusterIP (IPv4 and IPv6) and
 // the NodePort from a lab "client pod" until the NEW endpoint answers with its name. Its latencies
-// must agree with kpng's own kubeproxy_network_programming_duration_seconds for the same change.
+// must agree with kpng's own kubeproxy_network_programming_duration_seconds for the same change
+// (both from the trigger time), and its watch-based ones with kpng's
+// kpng_network_programming_from_event_seconds (both from a watch event; the difference between the
+// two pairs is the API side's share, here the simulated controller lag).
 import { configureLogging, type NodeName } from '@kpng/core';
 import { KubeSource, loadKubeConfig, runProxy, type RunningProxy } from '@kpng/core/runtime';
 import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
@@ -25,7 +28,7 @@ const CLUSTER_IPS = { IPv4: '198.19.0.10', IPv6: '2001:db8:5e::10' } as const;
 const CONTROLLER_LAG_MS = 100;
 /** kube-proxy's minSyncPeriod (1 s by default), shortened: changes that follow a sync wait for it. */
 const MIN_SYNC_MS = 400;
-/** Probes run every 10 ms (4 connections each) and must find one endpoint among several: generous. */
+/** Probes run every 20 ms (4 connections each, at most ceil(200 / 20) + 1 attempts in flight) and must find one endpoint among several: generous. */
 const ABOVE_NPL_S = 1;
 /** The kernel has the rules when nft commits, before kpng observes its metric (nft exiting, a busy CPU). */
 const BELOW_NPL_S = 0.25;
@@ -68,6 +71,8 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
   const npl = async () => ({
     sum: await sampleSum(kpng.registry, 'kubeproxy_network_programming_duration_seconds_sum'),
     count: await sampleSum(kpng.registry, 'kubeproxy_network_programming_duration_seconds_count'),
+    fromEventSum: await sampleSum(kpng.registry, 'kpng_network_programming_from_event_seconds_sum'),
+    fromEventCount: await sampleSum(kpng.registry, 'kpng_network_programming_from_event_seconds_count'),
   });
 
   beforeAll(async () => {
@@ -124,8 +129,8 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
         '--service-name=web',
         `--node-ip=${lab.node.ipv4}`,
         `--kubeconfig=${kubeconfig.path}`,
-        '--probe-interval=10ms',
-        '--probe-timeout=500ms',
+        '--probe-interval=20ms',
+        '--probe-timeout=200ms',
         '--connections-per-attempt=4',
         '--target-timeout=20s',
       ],
@@ -164,12 +169,16 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
     ];
     const answered = await Promise.all(paths.map((p) => client.log.waitFor('endpoint answered through the Service', { endpoint: added, ...p }, 20_000)));
     let after = await npl();
-    for (let i = 0; i < 100 && after.count === before.count; i++) {
+    for (let i = 0; i < 100 && (after.count === before.count || after.fromEventCount === before.fromEventCount); i++) {
       await sleep(20);
       after = await npl();
     }
     expect(after.count).toBeGreaterThan(before.count);
     const kpngSeconds = (after.sum - before.sum) / (after.count - before.count);
+    expect(after.fromEventCount).toBeGreaterThan(before.fromEventCount);
+    const kpngFromEvent = (after.fromEventSum - before.fromEventSum) / (after.fromEventCount - before.fromEventCount);
+    // The trigger time precedes the watch event by the controller lag (plus the watch delivery).
+    expect(kpngSeconds - kpngFromEvent).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000 - 0.01);
 
     for (const record of answered) {
       expect(record).toMatchObject({ startSource: 'trigger-time', reply: expect.stringMatching(new RegExp(`^${added} `)) });
@@ -177,19 +186,24 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
       expect(seconds, `${record['path']} ${record['ipFamily']}`).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000);
       expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeGreaterThanOrEqual(kpngSeconds - BELOW_NPL_S);
       expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeLessThanOrEqual(kpngSeconds + ABOVE_NPL_S);
+      const fromWatch = record['latencyFromWatchSeconds'] as number;
+      expect(fromWatch, `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`).toBeGreaterThanOrEqual(kpngFromEvent - BELOW_NPL_S);
+      expect(fromWatch, `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`).toBeLessThanOrEqual(kpngFromEvent + ABOVE_NPL_S);
     }
     console.info(
-      `[service programming] +${added}: kpng network_programming_duration ${kpngSeconds.toFixed(3)} s; client ` +
-        answered.map((r) => `${r['path']}/${r['ipFamily']} ${r['latencySeconds']} s (${r['attempts']} attempts)`).join(', '),
+      `[service programming] +${added}: kpng network_programming_duration ${kpngSeconds.toFixed(3)} s, from event ${kpngFromEvent.toFixed(3)} s; client (trigger time / watch) ` +
+        answered.map((r) => `${r['path']}/${r['ipFamily']} ${r['latencySeconds']} / ${r['latencyFromWatchSeconds']} s (${r['attempts']} attempts)`).join(', '),
     );
   });
 
-  it('exposes the samples with kube-proxy\'s NPL buckets', async () => {
+  it('exposes the samples with kube-proxy\'s NPL buckets, one series per start source', async () => {
     const text = await client.metrics();
-    expect(sample(text, 'service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv4"}')).toBe(3);
-    expect(sample(text, 'service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv6"}')).toBe(3);
-    expect(sample(text, 'service_programming_latency_seconds_count{path="NodePort",ip_family="IPv4"}')).toBe(3);
-    expect(sample(text, 'service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4"}')).toBe(0);
+    for (const start of ['trigger-time', 'watch']) {
+      expect(sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv4",start="${start}"}`)).toBe(3);
+      expect(sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv6",start="${start}"}`)).toBe(3);
+      expect(sample(text, `service_programming_latency_seconds_count{path="NodePort",ip_family="IPv4",start="${start}"}`)).toBe(3);
+    }
+    expect(sample(text, 'service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"}')).toBe(0);
     expect(sample(text, 'kpng_test_client_targets_unreached_total{measurement="service_programming",reason="deadline"}')).toBe(0);
     expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="service_programming",result="mismatch"}')).toBeGreaterThan(0);
   });

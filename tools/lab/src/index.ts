@@ -78,3 +78,27 @@ export {
   type Pod,
   webManifest,
 } from './behaviours/index.js';
+// The kernel VM: suites that need IPVS, ipset, dummy links or another kernel version (src/vm/README.md).
+export {
+  vmCacheDir,
+  ensureKernel,
+  type CachedKernel,
+  ensureInitramfs,
+  KERNELS,
+  type KernelId,
+  type KernelSpec,
+  runningQemus,
+  jobMount,
+  runInVm,
+  VmError,
+  type VmFailure,
+  type VmRunOptions,
+  type VmRunResult,
+  vmE2e,
+  IN_VM_ENV,
+  VM_INPUTS_ENV,
+  runVitestInVm,
+  type GuestTest,
+  type VitestInVmOptions,
+  type VitestInVmResult,
+} from './vm/index.js';

@@ -6,6 +6,10 @@ import { invalidObjectsTotal } from './objects.js';
 // The doc's tables (kube-proxy-observability.md sections 2 and 3), written out as literals so the
 // test does not share a generator with the code under test.
 const EXP = [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384];
+const FINE = [
+  0.001, 0.0015, 0.002, 0.003, 0.005, 0.007, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
+  1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000,
+];
 const NPL = [
   0, 0.25, 0.5,
   1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
@@ -46,6 +50,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_stream_revision', type: 'gauge', labels: [] },
   { name: 'kpng_sync_failures_total', type: 'counter', labels: ['backend'] },
   { name: 'kpng_node_view_duration_seconds', type: 'histogram', labels: [], buckets: EXP },
+  { name: 'kpng_network_programming_from_event_seconds', type: 'histogram', labels: ['ip_family'], buckets: FINE },
   { name: 'kpng_invalid_objects_total', type: 'counter', labels: ['kind'] },
 ];
 
@@ -55,6 +60,7 @@ function exercise(m: CoreMetrics): void {
   m.syncSucceeded('IPv4', 0.01, true, 2_000);
   m.syncSucceeded('IPv4', 0.01, false, 3_000);
   m.programmingLatency('IPv4', 0.3);
+  m.programmingFromEvent('IPv4', 0.03);
   m.noLocalEndpoints('internal', 'IPv4', 1);
   m.syncFailed('nft');
   m.healthzAnswered(200);

@@ -51,6 +51,11 @@ export class CoreMetrics {
     this.proxy.networkProgrammingDuration.observe({ ip_family: family }, seconds);
   }
 
+  /** One sample of change-received-to-rules-applied latency, this process's monotonic clock. */
+  programmingFromEvent(family: IPFamily, seconds: number): void {
+    this.kpng.networkProgrammingFromEvent.observe({ ip_family: family }, seconds);
+  }
+
   noLocalEndpoints(policy: TrafficPolicyLabel, family: IPFamily, count: number): void {
     this.proxy.noLocalEndpointsTotal.set({ traffic_policy: policy, ip_family: family }, count);
   }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { EXP_BUCKETS } from './buckets.js';
+import { EXP_BUCKETS, FINE_BUCKETS } from './buckets.js';
 
 /** kpng's own metrics: the model, the state stream and the sync loop, beyond what kube-proxy has. */
 export interface KpngMetrics {
@@ -11,6 +11,7 @@ export interface KpngMetrics {
   readonly streamRevision: Gauge;
   readonly syncFailuresTotal: Counter<'backend'>;
   readonly nodeViewDuration: Histogram;
+  readonly networkProgrammingFromEvent: Histogram<'ip_family'>;
 }
 
 export function createKpngMetrics(registry: Registry): KpngMetrics {
@@ -60,6 +61,14 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
       name: 'kpng_node_view_duration_seconds',
       help: 'Time to recompute the node-local view after a model change, in seconds',
       buckets: [...EXP_BUCKETS],
+      registers,
+    }),
+    networkProgrammingFromEvent: new Histogram({
+      name: 'kpng_network_programming_from_event_seconds',
+      help:
+        'Time from a Service change reaching this process (its watch event, or the state stream for a connected agent; monotonic clock) until the rules for it were applied, one sample per change per family of the Service that the backend programs, in seconds. Unlike kubeproxy_network_programming_duration_seconds it excludes the API side (trigger time, whole seconds, another clock)',
+      labelNames: ['ip_family'] as const,
+      buckets: [...FINE_BUCKETS],
       registers,
     }),
   };

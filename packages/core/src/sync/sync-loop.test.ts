@@ -314,6 +314,51 @@ describe('SyncLoop metrics and health', () => {
     expect(await h.series('kubeproxy_network_programming_duration_seconds_bucket{le="0.25",ip_family="IPv4"}')).toBe(1);
   });
 
+  it('observes programming-from-event latency per change, per family the Service has, from when the change was offered', async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    h.backend.syncMs = 30;
+    const v4 = aLocalService('a');
+    const dual = aLocalService('b', { families: { ...v4.families, IPv6: { clusterIP: '2001:db8::1', externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] } } });
+    h.loop.offer(aNodeLocalState([v4, dual]), changed('all'), 1); // the first, full state: no change to time
+    await h.clock.tick(30);
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState([v4, dual]), changed([a]), 2); // IPv4-only Service
+    await h.clock.tick(0);
+    const l = (f: string) => `{ip_family="${f}"}`;
+    expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv4')}`)).toBeUndefined(); // not yet applied
+    await h.clock.tick(30);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv4')}`)).toBe(1);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_sum${l('IPv4')}`)).toBeCloseTo(0.03, 9);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv6')}`)).toBeUndefined();
+
+    // Two changes of the dual-stack Service coalesced into one sync: two samples in each family.
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState([v4, dual]), changed([b]), 3);
+    await h.clock.tick(0); // syncing revision 3 (30 ms)
+    await h.clock.tick(10);
+    h.loop.offer(aNodeLocalState([v4]), changed([b]), 4); // b removed: still counted in its families
+    await h.clock.tick(20 + MIN + 30);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv6')}`)).toBe(2);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv4')}`)).toBe(3);
+    // Revision 3: offered at sync start, applied 30 ms later; revision 4: offered 10 ms in, waited
+    // for the first sync to end and minSyncPeriod, then its own 30 ms.
+    expect(await h.series(`kpng_network_programming_from_event_seconds_sum${l('IPv6')}`)).toBeCloseTo(0.03 + (20 + MIN + 30) / 1000, 9);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_bucket{le="0.03",ip_family="IPv6"}`)).toBe(1);
+  });
+
+  it('keeps the offer times of a failed sync, so the sample includes the retry', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), changed('all'), 1);
+    await h.clock.tick(MIN);
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), changed([a]), 2);
+    await h.clock.tick(0);
+    expect(await h.series('kpng_network_programming_from_event_seconds_count{ip_family="IPv4"}')).toBeUndefined();
+    await h.clock.tick(SYNC_PERIOD);
+    expect(await h.series('kpng_network_programming_from_event_seconds_count{ip_family="IPv4"}')).toBe(1);
+    expect(await h.series('kpng_network_programming_from_event_seconds_sum{ip_family="IPv4"}')).toBe(SYNC_PERIOD / 1000);
+  });
+
   it('turns unhealthy while a sync hangs past 2 x syncPeriod, and healthy again once it lands', async () => {
     const h = await setup();
     h.backend.syncMs = 100_000;

@@ -34,7 +34,7 @@ describe('kube-proxy main', () => {
   it('--version=raw prints details as JSON', async () => {
     const { code, stdout } = await run(['--version=raw']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['iptables', 'nftables'] });
+    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['iptables', 'nftables', 'ipvs'] });
   });
 
   it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])('%j prints usage listing every flag', async (argv) => {
@@ -57,10 +57,10 @@ describe('kube-proxy main', () => {
   });
 
   it('refuses the modes this build lacks, saying which it has', async () => {
-    const { code, stderr } = await run(['--proxy-mode=ipvs']);
+    const { code, stderr } = await run(['--proxy-mode=kernelspace']);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "ipvs": proxy mode "ipvs" is not available in this build of kube-proxy (kpng); available modes: "iptables", "nftables" (set by --proxy-mode)\n',
+      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "kernelspace": proxy mode "kernelspace" is not available in this build of kube-proxy (kpng); available modes: "iptables", "nftables", "ipvs" (set by --proxy-mode)\n',
     );
   });
 

@@ -8,6 +8,8 @@ import { NftBackend } from '@kpng/nft';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { iptablesBackendOptions } from './iptables-options.js';
+import { IpvsBackend } from '@kpng/ipvs';
+import { ipvsBackendConfig } from './ipvs-options.js';
 import { nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
 
 export interface ModeContext {
@@ -60,9 +62,27 @@ const iptables: ProxyModeBackend = {
   },
 };
 
+const ipvs: ProxyModeBackend = {
+  create(config, ctx) {
+    const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
+    return { backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }), warnings };
+  },
+  async cleanup(config, ctx) {
+    // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
+    const backend = new IpvsBackend({ config: ipvsBackendConfig(config).config, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) });
+    try {
+      await backend.cleanup();
+    } finally {
+      await backend.close();
+    }
+    return ['ipvs virtual servers', 'kube-ipvs0', 'ip kpng-ipvs', 'ip6 kpng-ipvs'];
+  },
+};
+
 export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
   ['iptables', iptables],
   ['nftables', nftables],
+  ['ipvs', ipvs],
 ]);
 
 export const AVAILABLE_MODES: readonly string[] = [...MODES.keys()];

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { collectDefaultMetrics, register, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, register, type Registry } from 'prom-client';
 import type { ServeSettings } from '../config/common.js';
 import { FlagError, HelpRequested, VersionRequested, type FlagSet, type ParsedFlags } from '../config/flags.js';
 import { PACKAGE_VERSION } from '../util/version.js';
@@ -95,6 +95,13 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(spe
     registry = register;
     collectDefaultMetrics({ register });
   }
+  // Says which binary serves these metrics: upstream's images have no such series. The check
+  // script (check-clusterloader2-run) relies on it.
+  const mode = (config as { readonly probe?: { readonly mode?: string } }).probe?.mode ?? 'precise';
+  const info =
+    (registry.getSingleMetric('kpng_test_client_info') as Gauge<'program' | 'version' | 'mode'> | undefined) ??
+    new Gauge({ name: 'kpng_test_client_info', help: 'Always 1: the client program, its version and its measurement mode.', labelNames: ['program', 'version', 'mode'], registers: [registry] });
+  info.set({ program: spec.program, version: PACKAGE_VERSION, mode }, 1);
   let server: MetricsServer | undefined;
   try {
     server = await startMetricsServer({ host: config.serve.metricsBindAddress, port: config.serve.metricsPort, registry });

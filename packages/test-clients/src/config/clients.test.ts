@@ -12,7 +12,9 @@ describe('pod-creation configuration', () => {
     const config = pod(UPSTREAM);
     expect(config.targets).toEqual({ hostNamespace: 'default', targetLabelSelector: 'target=test-policy', targetNamespace: 'test-policy', targetPort: 80, maxTargets: 20 });
     expect(config.serve).toEqual({ metricsPort: 9160, metricsBindAddress: '', kubeconfig: '' });
-    expect(config.probe).toEqual({ intervalMs: 100, attemptTimeoutMs: 1_000, targetTimeoutMs: 600_000, ipFamily: undefined });
+    // Upstream mode by default: curl after curl, 1 s per attempt, no deadline; at least 10 ms between
+    // starts, here 20 ms: 20 targets x 50/s stay under -MaxProbeRate (1000/s).
+    expect(config.probe).toEqual({ mode: 'upstream', cadence: 'sequential', intervalMs: 20, attemptTimeoutMs: 1_000, targetTimeoutMs: 0, ipFamily: undefined });
     expect(pod(UPSTREAM.filter((f) => !f.startsWith('-MetricsPort') && !f.startsWith('-MaxTargets'))).serve.metricsPort).toBe(9154);
     expect(pod(UPSTREAM.filter((f) => !f.startsWith('-MaxTargets'))).targets.maxTargets).toBe(100);
   });
@@ -24,9 +26,27 @@ describe('pod-creation configuration', () => {
   });
 
   it('accepts the kebab-case aliases', () => {
-    const config = pod(['--host-namespace=a', '--target-label-selector=x=y', '--target-namespace=b', '--target-port=8080', '--probe-interval=20ms', '--ip-family=IPv6', '--target-timeout=0']);
+    const config = pod(['--host-namespace=a', '--target-label-selector=x=y', '--target-namespace=b', '--target-port=8080', '--mode=precise', '--probe-interval=20ms', '--max-probe-rate=0', '--ip-family=IPv6', '--target-timeout=0']);
     expect(config.targets.targetPort).toBe(8080);
-    expect(config.probe).toEqual({ intervalMs: 20, attemptTimeoutMs: 1_000, targetTimeoutMs: 0, ipFamily: 'IPv6' });
+    expect(config.probe).toEqual({ mode: 'precise', cadence: 'interval', intervalMs: 20, attemptTimeoutMs: 1_000, targetTimeoutMs: 0, ipFamily: 'IPv6' });
+  });
+
+  it('precise mode has its own defaults: 100 ms grid, a 10-minute deadline', () => {
+    expect(pod([...UPSTREAM, '-Mode=precise']).probe).toEqual({ mode: 'precise', cadence: 'interval', intervalMs: 100, attemptTimeoutMs: 1_000, targetTimeoutMs: 600_000, ipFamily: undefined });
+  });
+
+  it.each([
+    // MaxTargets, mode, flags -> interval: MaxTargets x 1000 / interval must stay under -MaxProbeRate (1000/s)
+    [20, 'upstream', [], 20],
+    [100, 'upstream', [], 100],
+    [100, 'precise', [], 100],
+    [1_000, 'precise', [], 1_000],
+    [100, 'precise', ['-ProbeInterval=5ms'], 100],
+    [100, 'precise', ['-ProbeInterval=5ms', '-MaxProbeRate=0'], 5],
+    [100, 'upstream', ['-MaxProbeRate=20000'], 10],
+  ] as const)('MaxTargets=%i, %s mode, %j: the interval is %i ms (probe load capped)', (maxTargets, mode, extra, interval) => {
+    const argv = [...UPSTREAM.filter((f) => !f.startsWith('-MaxTargets')), `-MaxTargets=${maxTargets}`, `-Mode=${mode}`, ...extra];
+    expect(pod(argv).probe.intervalMs).toBe(interval);
   });
 
   it.each([
@@ -40,6 +60,8 @@ describe('pod-creation configuration', () => {
     [['-MetricsBindAddress=localhost'], '-MetricsBindAddress must be an IP address'],
     [['-ProbeInterval=0'], '-ProbeInterval must be at least 1ms'],
     [['-IPFamily=IPv5'], '-IPFamily must be IPv4, IPv6 or empty'],
+    [['-Mode=fast'], '-Mode must be upstream or precise'],
+    [['-MaxProbeRate=-1'], '-MaxProbeRate must be at least 0'],
   ])('%j is rejected: %s', (override, message) => {
     expect(() => pod([...UPSTREAM, ...override])).toThrow(ConfigError);
     expect(() => pod([...UPSTREAM, ...override])).toThrow(message);

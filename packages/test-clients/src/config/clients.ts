@@ -3,6 +3,7 @@ import type { MatchMode } from '../clients/service-programming/client.js';
 import {
   atLeast,
   ConfigError,
+  defineModeFlags,
   defineProbeFlags,
   defineServeFlags,
   defineTargetFlags,
@@ -30,11 +31,12 @@ export interface PodCreationConfig {
 
 export function podCreationFlags(): FlagSet {
   const fs = new FlagSet('pod-creation-reachability-latency');
-  return defineProbeFlags(defineServeFlags(defineTargetFlags(fs)), NETPOL_TARGET_TIMEOUT_MS);
+  return defineModeFlags(defineProbeFlags(defineServeFlags(defineTargetFlags(fs)), NETPOL_TARGET_TIMEOUT_MS));
 }
 
 export function podCreationConfig(flags: ParsedFlags): PodCreationConfig {
-  return { targets: targetSettings(flags), probe: probeSettings(flags), serve: serveSettings(flags) };
+  const targets = targetSettings(flags);
+  return { targets, probe: probeSettings(flags, targets.maxTargets), serve: serveSettings(flags) };
 }
 
 export interface PolicyCreationConfig extends PodCreationConfig {
@@ -48,7 +50,7 @@ export function policyCreationFlags(): FlagSet {
     .define({ name: 'AllowPolicyName', alias: 'allow-policy-name', kind: 'string', default: '', usage: 'The name of the egress policy (in HostNamespace) that allows traffic from the test client pods to the target pods (required).' })
     .define({ name: 'MeasurePolicyDeletion', alias: 'measure-policy-deletion', kind: 'bool', default: false, usage: 'After the creation measurement, also measure revocation: how long until traffic stops once the allow policy is deleted (or -DenyPolicyName is created). Needs watch permission on networkpolicies.' })
     .define({ name: 'DenyPolicyName', alias: 'deny-policy-name', kind: 'string', default: '', usage: 'With -MeasurePolicyDeletion: revocation is the creation of this policy in HostNamespace instead of the deletion of the allow policy.' });
-  return defineProbeFlags(defineServeFlags(defineTargetFlags(fs)), NETPOL_TARGET_TIMEOUT_MS);
+  return defineModeFlags(defineProbeFlags(defineServeFlags(defineTargetFlags(fs)), NETPOL_TARGET_TIMEOUT_MS));
 }
 
 export function policyCreationConfig(flags: ParsedFlags): PolicyCreationConfig {

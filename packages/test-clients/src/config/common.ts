@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { IPFamily } from '../kube/objects.js';
+import type { ProbeCadence } from '../probe/probe-loop.js';
 import { FlagError, type FlagSet, type ParsedFlags } from './flags.js';
 
 /** A flag value that parsed but is not acceptable. The message names the flag and the rule. */
@@ -14,9 +15,31 @@ export interface TargetSettings {
   readonly maxTargets: number;
 }
 
+/**
+ * `upstream` (the default of the two drop-in clients, which clusterloader2 starts with upstream's
+ * flags only): perf-tests' measurement semantics, so results compare with published baselines.
+ * `precise`: kpng's (see the README's table of differences).
+ */
+export type Mode = 'upstream' | 'precise';
+export const MODES: readonly Mode[] = ['upstream', 'precise'];
+
+/** Per mode: how attempts are spaced, and the defaults of the probe flags. */
+const MODE_DEFAULTS: Readonly<Record<Mode, { readonly cadence: ProbeCadence; readonly intervalMs: number; readonly targetTimeoutMs?: number }>> = {
+  // Upstream runs curl after curl: one attempt at a time. The interval is a floor between starts,
+  // only so that a rejecting target is not probed in a tight spin (curl's fork/exec is a floor too).
+  upstream: { cadence: 'sequential', intervalMs: 10, targetTimeoutMs: 0 },
+  precise: { cadence: 'interval', intervalMs: 100 },
+};
+
+/** Attempts per second one client may start at most (all targets probing at once), by default. */
+export const DEFAULT_MAX_PROBE_RATE = 1_000;
+
 /** How targets are probed (kpng additions). */
 export interface ProbeSettings {
-  /** A new attempt starts every interval (attempts overlap when one takes longer). */
+  readonly mode: Mode;
+  /** `interval`: a new attempt every interval, overlapping; `sequential`: one after another, starts at least an interval apart. */
+  readonly cadence: ProbeCadence;
+  /** See `cadence`. */
   readonly intervalMs: number;
   /** Bound on one attempt (connect, plus the reply when one is needed). */
   readonly attemptTimeoutMs: number;
@@ -51,11 +74,18 @@ export function defineServeFlags(fs: FlagSet): FlagSet {
     .define({ name: 'Kubeconfig', alias: 'kubeconfig', kind: 'string', default: '', usage: 'Path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config, then the in-cluster service account.' });
 }
 
+/** `-Mode` and `-MaxProbeRate`: the two drop-in clients only (service-programming is always precise). */
+export function defineModeFlags(fs: FlagSet): FlagSet {
+  return fs
+    .define({ name: 'Mode', alias: 'mode', kind: 'string', default: 'upstream', usage: "'upstream': perf-tests' semantics (curl after curl, an HTTP reply, creationTimestamp starts, no deadline, negatives kept, pre-existing pods measured), comparable with published baselines; 'precise': kpng's (probes on a fixed interval, TCP connect, millisecond watch starts, per-target deadline). Precise samples carry mode=\"precise\" and start labels." })
+    .define({ name: 'MaxProbeRate', alias: 'max-probe-rate', kind: 'int', default: DEFAULT_MAX_PROBE_RATE, usage: 'Cap on connection attempts per second by this client, all targets probing at once: -ProbeInterval is raised to MaxTargets / MaxProbeRate when shorter (0: no cap).' });
+}
+
 export function defineProbeFlags(fs: FlagSet, targetTimeoutDefaultMs: number): FlagSet {
   return fs
-    .define({ name: 'ProbeInterval', alias: 'probe-interval', kind: 'duration', default: 100, usage: 'Time between the starts of two connection attempts to one target.' })
-    .define({ name: 'ProbeTimeout', alias: 'probe-timeout', kind: 'duration', default: 1_000, usage: 'Bound on one connection attempt.' })
-    .define({ name: 'TargetTimeout', alias: 'target-timeout', kind: 'duration', default: targetTimeoutDefaultMs, usage: 'A target not reached within this long counts as unreached (0: probe forever, as upstream does).' })
+    .define({ name: 'ProbeInterval', alias: 'probe-interval', kind: 'duration', default: MODE_DEFAULTS.precise.intervalMs, usage: 'Precise mode: time between the starts of two attempts to one target (default 100ms). Upstream mode: the least time between two starts (default 10ms).' })
+    .define({ name: 'ProbeTimeout', alias: 'probe-timeout', kind: 'duration', default: 1_000, usage: "Bound on one attempt (upstream: curl's --connect-timeout 1)." })
+    .define({ name: 'TargetTimeout', alias: 'target-timeout', kind: 'duration', default: targetTimeoutDefaultMs, usage: 'A target not reached within this long counts as unreached (0: probe forever; the default in upstream mode).' })
     .define({ name: 'IPFamily', alias: 'ip-family', kind: 'string', default: '', usage: 'Probe the IPv4 or IPv6 address of each target; empty: the primary address.' });
 }
 
@@ -88,16 +118,37 @@ export function serveSettings(flags: ParsedFlags): ServeSettings {
   return settings;
 }
 
-export function probeSettings(flags: ParsedFlags): ProbeSettings {
+/**
+ * The probe settings. Flags the user did not set take their mode's default; with `maxTargets` (the
+ * drop-in clients) the interval is raised so that all targets probing at once stay under
+ * -MaxProbeRate attempts per second.
+ */
+export function probeSettings(flags: ParsedFlags, maxTargets?: number): ProbeSettings {
+  const mode = flags.has('Mode') ? modeOf(flags.string('Mode')) : 'precise';
+  const defaults = MODE_DEFAULTS[mode];
+  let intervalMs = flags.isSet('ProbeInterval') ? flags.duration('ProbeInterval') : defaults.intervalMs;
+  if (intervalMs < 1) throw new ConfigError(`-ProbeInterval must be at least 1ms (got ${intervalMs}ms)`);
+  if (maxTargets !== undefined && flags.has('MaxProbeRate')) {
+    const rate = flags.int('MaxProbeRate');
+    if (rate < 0) throw new ConfigError(`-MaxProbeRate must be at least 0 (got ${rate})`);
+    if (rate > 0) intervalMs = Math.max(intervalMs, Math.ceil((maxTargets * 1_000) / rate));
+  }
   const settings = {
-    intervalMs: flags.duration('ProbeInterval'),
+    mode,
+    cadence: defaults.cadence,
+    intervalMs,
     attemptTimeoutMs: flags.duration('ProbeTimeout'),
-    targetTimeoutMs: flags.duration('TargetTimeout'),
+    targetTimeoutMs: flags.isSet('TargetTimeout') ? flags.duration('TargetTimeout') : (defaults.targetTimeoutMs ?? flags.duration('TargetTimeout')),
     ipFamily: ipFamily('IPFamily', flags.string('IPFamily')),
   };
-  if (settings.intervalMs < 1) throw new ConfigError(`-ProbeInterval must be at least 1ms (got ${settings.intervalMs}ms)`);
   if (settings.attemptTimeoutMs < 1) throw new ConfigError(`-ProbeTimeout must be at least 1ms (got ${settings.attemptTimeoutMs}ms)`);
   return settings;
+}
+
+export function modeOf(value: string): Mode {
+  const v = value.trim().toLowerCase();
+  if (v === 'upstream' || v === 'precise') return v;
+  throw new ConfigError(`-Mode must be upstream or precise (got ${JSON.stringify(value)})`);
 }
 
 export function required(flag: string, value: string): void {

@@ -126,6 +126,11 @@ export class ParsedFlags {
   bool(name: string): boolean {
     return this.get(name, 'boolean') as boolean;
   }
+  /** Does this flag set define `name`? */
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
   /** Was the flag given on the command line (rather than left at its default)? */
   isSet(name: string): boolean {
     return this.explicitly.has(name);

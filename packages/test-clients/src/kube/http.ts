@@ -21,12 +21,17 @@ export type Query = Readonly<Record<string, string | undefined>>;
  * Dates, the opposite of what these clients need).
  */
 export async function getJson(kc: KubeConfig, path: string, query: Query, signal: AbortSignal): Promise<unknown> {
+  return JSON.parse(await getText(kc, path, query, signal, 'application/json')) as unknown;
+}
+
+/** One GET returning the body as text (e.g. a pod's /metrics through the API server's proxy). */
+export async function getText(kc: KubeConfig, path: string, query: Query, signal: AbortSignal, accept = '*/*'): Promise<string> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   const init = await kc.applyToFetchOptions({});
-  const headers: Record<string, string> = { Accept: 'application/json', ...headerRecord(init.headers) };
+  const headers: Record<string, string> = { Accept: accept, ...headerRecord(init.headers) };
   const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -40,7 +45,7 @@ export async function getJson(kc: KubeConfig, path: string, query: Query, signal
     req.end();
   });
   if (status !== 200) throw new ApiError(status, `GET ${url.pathname}: HTTP ${status}: ${statusMessage(body)}`);
-  return JSON.parse(body) as unknown;
+  return body;
 }
 
 /** GET one object; undefined when it does not exist (404). */

@@ -21,7 +21,7 @@ export class TrackingMetrics {
   readonly skipped: Counter<'measurement' | 'reason'>;
   readonly negative: Counter<'measurement'>;
   readonly complete: Gauge<'measurement'>;
-  readonly latency: Histogram<'measurement'>;
+  readonly latency: Histogram<'measurement' | 'mode' | 'start'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -46,7 +46,7 @@ export class TrackingMetrics {
     });
     this.negative = new Counter({
       name: 'kpng_test_client_negative_latencies_total',
-      help: 'Samples whose start time was after their end time (clock skew against the API server); recorded as 0.',
+      help: 'Samples whose start time was after their end time (clock skew against the API server); recorded as 0 in precise mode, as they are in upstream mode.',
       labelNames: ['measurement'],
       registers,
     });
@@ -58,8 +58,8 @@ export class TrackingMetrics {
     });
     this.latency = new Histogram({
       name: 'kpng_test_client_latency_seconds',
-      help: 'Every sample of the upstream histograms again, with fine exponential buckets (5 ms to 82 s).',
-      labelNames: ['measurement'],
+      help: 'Every sample of the upstream histograms again, labelled with the mode and what it was measured from (start), with fine buckets (1 ms to 7000 s, 1-1.5-2-3-5-7 per decade).',
+      labelNames: ['measurement', 'mode', 'start'],
       buckets: [...FINE_BUCKETS],
       registers,
     });
@@ -71,6 +71,5 @@ export class TrackingMetrics {
     this.complete.set({ measurement }, 0);
     this.unreached.inc({ measurement, reason: 'deadline' }, 0);
     this.negative.inc({ measurement }, 0);
-    this.latency.zero({ measurement });
   }
 }

@@ -14,6 +14,8 @@ export interface DialRequest {
   readonly timeoutMs: number;
   /** Wait for the server's first line (who answered); otherwise a completed connect is enough. */
   readonly readReply: boolean;
+  /** Written once connected, before reading the reply (an HTTP request). */
+  readonly send?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -24,6 +26,12 @@ export interface DialRequest {
  */
 export type DialError = 'refused' | 'timeout' | 'unreachable' | 'reset' | 'aborted' | (string & {});
 
+/**
+ * `at`: when the attempt was decided (connected, reply read, or failed), epoch ms on the same clock
+ * as the probe's `Clock` (`systemClock` for `tcpDialer`). Stamped by the dialer at the socket event,
+ * so the probe's timing does not include how long the event loop took to run the continuation (a
+ * busy client, or a dialer in another process); without it the probe loop takes its clock's time.
+ */
 export type DialResult =
-  | { readonly ok: true; readonly reply?: string }
-  | { readonly ok: false; readonly error: DialError };
+  | { readonly ok: true; readonly reply?: string; readonly at?: number }
+  | { readonly ok: false; readonly error: DialError; readonly at?: number };

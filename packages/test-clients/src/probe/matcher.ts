@@ -9,9 +9,11 @@ export interface SuccessMatcher {
   /** For logs, e.g. `connect` or `reply-prefix "web-2"`. */
   readonly description: string;
   accepts(reply: string | undefined): boolean;
+  /** What to write once connected (e.g. an HTTP request); nothing when absent. */
+  readonly request?: (host: string, port: number) => string;
 }
 
-/** Any completed TCP handshake is a success (what upstream's curl exit status 0 amounts to). */
+/** Any completed TCP handshake is a success (kpng's precise mode). */
 export const connectMatcher: SuccessMatcher = {
   needsReply: false,
   description: 'connect',
@@ -34,3 +36,15 @@ export function replyPrefixMatcher(prefix: string): SuccessMatcher {
     },
   };
 }
+
+/**
+ * What upstream's `curl --connect-timeout 1 <ip>:<port>` counts as a success (exit status 0): an
+ * HTTP response, whatever its status (no `-f`). A server that accepts and closes, or answers
+ * something that is not HTTP, is a failure for curl, and so here. Upstream-compatible mode.
+ */
+export const httpReplyMatcher: SuccessMatcher = {
+  needsReply: true,
+  description: 'http-reply',
+  accepts: (reply) => reply !== undefined && /^HTTP\/\d(\.\d)? \d{3}/.test(reply),
+  request: (host, port) => `GET / HTTP/1.1\r\nHost: ${host.includes(':') ? `[${host}]` : host}:${port}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
+};

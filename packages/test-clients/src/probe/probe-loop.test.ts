@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeDialer } from '../testing/fake-dialer.js';
-import { connectMatcher, replyPrefixMatcher } from './matcher.js';
-import { probeUntil, type AttemptRecord, type ProbeLoopOptions, type ProbeOutcome } from './probe-loop.js';
+import { connectMatcher, httpReplyMatcher, replyPrefixMatcher } from './matcher.js';
+import { maxAttemptsInFlight, probeUntil, type AttemptRecord, type ProbeLoopOptions, type ProbeOutcome } from './probe-loop.js';
 
 const HOST = '198.18.1.10';
 const PORT = 8080;
@@ -59,12 +59,47 @@ describe('probeUntil (reachable)', () => {
     expect(run.result()).toMatchObject({ status: 'done', at: t0 + 802 });
   });
 
-  it('caps attempts in flight', async () => {
+  it('keeps a 5 ms grid on a dropping datapath: no tick skipped while earlier attempts wait for their timeout', async () => {
+    const { clock, dialer, t0, start, attempts } = setup(1);
+    // Random phase: the drop ends 733 ms in; the first attempt after it starts at 735.
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 733 ? { kind: 'answer' } : { kind: 'drop' }));
+    const run = start({ intervalMs: 5, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 3_000);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 736 });
+    const starts = dialer.attempts.map((a) => a.at - t0);
+    expect(starts).toEqual(Array.from({ length: 148 }, (_, i) => i * 5));
+    expect(attempts.at(-1)).toMatchObject({ startedAt: t0 + 735, result: 'success' });
+  });
+
+  it('a dialer that never answers (ignores its timeout) does not stall the grid: the loop retires attempts itself', async () => {
+    const { clock, dialer, t0, start, attempts } = setup(1);
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 2_347 ? { kind: 'answer' } : { kind: 'silent' }));
+    const run = start({ intervalMs: 20, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 5_000);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 2_361 });
+    const starts = dialer.attempts.map((a) => a.at - t0);
+    expect(starts).toEqual(Array.from({ length: 119 }, (_, i) => i * 20));
+    // Retired at their timeout, as timeouts, and counted once each.
+    expect(attempts[0]).toEqual({ startedAt: t0, endedAt: t0 + 1_000, result: 'timeout' });
+    expect(attempts.filter((a) => a.result === 'timeout')).toHaveLength(69); // started by 1 360 ms
+    expect(dialer.maxConcurrent).toBeLessThanOrEqual(maxAttemptsInFlight(20, 1_000));
+  });
+
+  it.each([
+    [5, 1_000, 201],
+    [20, 1_000, 51],
+    [100, 1_000, 11],
+    [100, 250, 4],
+    [1_000, 1_000, 2],
+  ])('interval %i ms, timeout %i ms: at most %i attempts in flight, and the bound is reached, never exceeded', async (interval, timeout, bound) => {
+    expect(maxAttemptsInFlight(interval, timeout)).toBe(bound);
     const { clock, dialer, start } = setup();
     dialer.on(HOST, PORT, { kind: 'drop' });
-    start({ intervalMs: 10, attemptTimeoutMs: 1_000, maxInFlight: 4, deadline: clock.now() + 500 });
-    await clock.advance(500);
-    expect(dialer.attemptsTo(HOST)).toBe(4);
+    start({ intervalMs: interval, attemptTimeoutMs: timeout, deadline: clock.now() + 3 * timeout });
+    await clock.advance(3 * timeout);
+    expect(dialer.maxConcurrent).toBeLessThanOrEqual(bound);
+    expect(dialer.maxConcurrent).toBeGreaterThanOrEqual(bound - 1);
+    expect(dialer.attemptsTo(HOST)).toBe(Math.ceil((3 * timeout) / interval));
   });
 
   it('gives up at the deadline with the last result', async () => {
@@ -79,7 +114,7 @@ describe('probeUntil (reachable)', () => {
   it('bounds each attempt by the time left before the deadline', async () => {
     const { clock, dialer, t0, start, attempts } = setup();
     dialer.on(HOST, PORT, { kind: 'drop' });
-    const run = start({ intervalMs: 100, attemptTimeoutMs: 1_000, maxInFlight: 1, deadline: t0 + 250 });
+    const run = start({ cadence: 'sequential', intervalMs: 100, attemptTimeoutMs: 1_000, deadline: t0 + 250 });
     await clock.advance(250);
     expect(run.result()).toMatchObject({ status: 'deadline' });
     expect(attempts).toHaveLength(1);
@@ -115,6 +150,45 @@ describe('probeUntil (reachable)', () => {
     const run = start({ matcher: replyPrefixMatcher('web-3'), connectionsPerAttempt: 4 });
     await clock.advanceUntil(() => run.result() !== undefined, 2_000);
     expect(run.result()).toMatchObject({ status: 'done', attempts: 1, reply: 'web-3' });
+  });
+});
+
+describe('probeUntil (sequential cadence: upstream)', () => {
+  it('on a dropping datapath the next attempt waits for the timeout: upstream resolution of about 1 s', async () => {
+    const { clock, dialer, t0, start } = setup(2);
+    dialer.on(HOST, PORT, (now) => (now >= t0 + 730 ? { kind: 'answer' } : { kind: 'drop' }));
+    const run = start({ cadence: 'sequential', intervalMs: 10, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 3_000);
+    expect(dialer.attempts.map((a) => a.at - t0)).toEqual([0, 1_000]);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 1_002, attempts: 2 });
+  });
+
+  it('on a rejecting datapath attempts follow each other, no sooner than the interval (no tight spin)', async () => {
+    const { clock, dialer, t0, start } = setup(3);
+    dialer.answersFrom(HOST, PORT, t0 + 95);
+    const run = start({ cadence: 'sequential', intervalMs: 10, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 1_000);
+    expect(dialer.attempts.map((a) => a.at - t0)).toEqual(Array.from({ length: 11 }, (_, i) => i * 10));
+    expect(dialer.maxConcurrent).toBe(1);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 103 });
+  });
+
+  it('a slow answer delays the next attempt (one at a time)', async () => {
+    const { clock, dialer, t0, start } = setup(25);
+    dialer.answersFrom(HOST, PORT, t0 + 60);
+    const run = start({ cadence: 'sequential', intervalMs: 10, attemptTimeoutMs: 1_000 });
+    await clock.advanceUntil(() => run.result() !== undefined, 1_000);
+    expect(dialer.attempts.map((a) => a.at - t0)).toEqual([0, 25, 50, 75]);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 100 });
+  });
+
+  it("with upstream's success criterion, an HTTP request is sent and only an HTTP reply counts", async () => {
+    const { clock, dialer, t0, start } = setup(2);
+    dialer.on(HOST, PORT, (now) => ({ kind: 'answer', reply: now >= t0 + 40 ? 'HTTP/1.1 403 Forbidden' : 'not-http' }));
+    const run = start({ cadence: 'sequential', intervalMs: 10, matcher: httpReplyMatcher });
+    await clock.advanceUntil(() => run.result() !== undefined, 1_000);
+    expect(run.result()).toMatchObject({ status: 'done', at: t0 + 42, reply: 'HTTP/1.1 403 Forbidden' });
+    expect(dialer.attempts[0]?.send).toBe(`GET / HTTP/1.1\r\nHost: ${HOST}:${PORT}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
   });
 });
 

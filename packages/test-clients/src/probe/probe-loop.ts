@@ -17,6 +17,14 @@ export interface AttemptRecord {
   readonly reply?: string;
 }
 
+/**
+ * When attempts start. `interval`: on a fixed grid, one every `intervalMs`, overlapping as needed
+ * (kpng's precise mode). `sequential`: one at a time, the next as soon as the previous ended but no
+ * sooner than `intervalMs` after the previous one started (upstream's curl after curl, with a floor
+ * so a rejecting target is not probed in a tight spin).
+ */
+export type ProbeCadence = 'interval' | 'sequential';
+
 export interface ProbeLoopOptions {
   readonly dialer: Dialer;
   readonly clock: Clock;
@@ -24,15 +32,14 @@ export interface ProbeLoopOptions {
   readonly port: number;
   readonly goal: ProbeGoal;
   readonly matcher: SuccessMatcher;
-  /** A new attempt starts every interval, whether or not earlier ones have finished. */
+  /** `interval` (default): an attempt starts every interval; `sequential`: see {@link ProbeCadence}. */
+  readonly cadence?: ProbeCadence;
   readonly intervalMs: number;
   readonly attemptTimeoutMs: number;
   /** Epoch ms (client clock) after which the target counts as never reached; undefined: none. */
   readonly deadline?: number | undefined;
   /** Parallel connections per attempt (a Service with many endpoints answers from one at random). */
   readonly connectionsPerAttempt?: number;
-  /** Attempts allowed in flight at once; default ceil(timeout / interval), 1..16. */
-  readonly maxInFlight?: number;
   readonly signal?: AbortSignal;
   readonly onAttempt?: (attempt: AttemptRecord) => void;
 }
@@ -51,33 +58,51 @@ export type ProbeOutcome =
   | { readonly status: 'deadline'; readonly attempts: number; readonly lastResult?: AttemptResult }
   | { readonly status: 'stopped'; readonly attempts: number };
 
-const MAX_IN_FLIGHT = 16;
+/**
+ * The most attempts of one target in flight at once with the `interval` cadence:
+ * ceil(timeout / interval) + 1. Each attempt is retired by the loop itself once its timeout has
+ * passed (whether or not the dialer has noticed yet), so at any tick at most ceil(timeout / interval)
+ * older attempts are alive and the new one always gets a slot: this bound is what the overlap costs
+ * (sockets, SYNs), never a reason to skip a tick.
+ */
+export function maxAttemptsInFlight(intervalMs: number, attemptTimeoutMs: number): number {
+  return Math.ceil(attemptTimeoutMs / Math.max(1, intervalMs)) + 1;
+}
+
+interface InFlight {
+  readonly seq: number;
+  readonly startedAt: number;
+  /** When the loop retires the attempt as a timeout, dialer or not. */
+  readonly expiresAt: number;
+  readonly abort: AbortController;
+}
 
 /**
  * The probe loop. Unlike upstream (one curl after another, no pause: a tight spin on datapaths
- * that reject, 1 s resolution on ones that drop), attempts start on a fixed interval and may
- * overlap, so the resolution is the interval whatever the datapath does; every attempt is bounded,
- * and so is the whole loop (`deadline`).
+ * that reject, 1 s resolution on ones that drop), with the `interval` cadence attempts start on a
+ * fixed grid and overlap, so the resolution is the interval whatever the datapath does (accept,
+ * reject or drop); every attempt is bounded, and so is the whole loop (`deadline`). The
+ * `sequential` cadence reproduces upstream's resolution on purpose (see {@link ProbeCadence}).
  *
  * For `unreachable`, attempts are judged in the order they started: the answer is the first
  * attempt that failed after all earlier ones succeeded.
  */
 export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
   const { clock, intervalMs, attemptTimeoutMs, deadline, goal } = options;
+  const sequential = options.cadence === 'sequential';
   const perAttempt = Math.max(1, options.connectionsPerAttempt ?? 1);
-  const maxInFlight = options.maxInFlight ?? Math.min(MAX_IN_FLIGHT, Math.max(1, Math.ceil(attemptTimeoutMs / intervalMs)));
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal); // one listener per dial in flight
+  const cap = sequential ? 1 : maxAttemptsInFlight(intervalMs, attemptTimeoutMs);
 
   return new Promise<ProbeOutcome>((resolve) => {
     let finished = false;
     let attempts = 0;
-    let inFlight = 0;
     let launched = 0;
     let nextToJudge = 0;
     let lastResult: AttemptResult | undefined;
     let timer: Cancel | undefined;
-    let nextTickAt = clock.now();
+    /** The grid point of the next attempt (interval), or the earliest start of the next (sequential). */
+    let nextAt = clock.now();
+    const inFlight = new Map<number, InFlight>();
     const results = new Map<number, AttemptRecord>();
 
     const finish = (outcome: ProbeOutcome): void => {
@@ -85,50 +110,79 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
       finished = true;
       timer?.cancel();
       options.signal?.removeEventListener('abort', onStop);
-      stop.abort();
+      for (const attempt of inFlight.values()) attempt.abort.abort();
+      inFlight.clear();
       resolve(outcome);
     };
     const onStop = (): void => finish({ status: 'stopped', attempts });
 
     const completed = (seq: number, record: AttemptRecord): void => {
-      inFlight -= 1;
-      if (finished) return;
+      if (!inFlight.delete(seq) || finished) return; // already retired (timed out) or over
       attempts += 1;
       lastResult = record.result;
       options.onAttempt?.(record);
       if (goal === 'reachable') {
-        if (record.result === 'success') finish({ status: 'done', at: record.endedAt, attempts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
-        return;
+        if (record.result === 'success') return finish({ status: 'done', at: record.endedAt, attempts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
+      } else {
+        results.set(seq, record);
+        for (let next = results.get(nextToJudge); next !== undefined; next = results.get(nextToJudge)) {
+          results.delete(nextToJudge);
+          nextToJudge += 1;
+          if (next.result !== 'success' && next.result !== 'mismatch') return finish({ status: 'done', at: next.startedAt, attempts });
+        }
       }
-      results.set(seq, record);
-      for (let next = results.get(nextToJudge); next !== undefined; next = results.get(nextToJudge)) {
-        results.delete(nextToJudge);
-        nextToJudge += 1;
-        if (next.result !== 'success' && next.result !== 'mismatch') return finish({ status: 'done', at: next.startedAt, attempts });
+      if (sequential) schedule(); // the next attempt may start now
+    };
+
+    /** Retires attempts whose timeout has passed, as timeouts, even if the dialer is late to say so. */
+    const retireExpired = (now: number): void => {
+      for (const attempt of [...inFlight.values()]) {
+        if (attempt.expiresAt > now) continue;
+        attempt.abort.abort();
+        completed(attempt.seq, { startedAt: attempt.startedAt, endedAt: now, result: 'timeout' });
+        if (finished) return;
       }
     };
 
     const launch = (now: number): void => {
       const seq = launched++;
-      inFlight += 1;
       const timeoutMs = deadline === undefined ? attemptTimeoutMs : Math.max(1, Math.min(attemptTimeoutMs, deadline - now));
+      const abort = new AbortController();
+      setMaxListeners(0, abort.signal);
+      inFlight.set(seq, { seq, startedAt: now, expiresAt: now + timeoutMs, abort });
+      const request = options.matcher.request?.(options.host, options.port);
       const dials = Array.from({ length: perAttempt }, () =>
         options.dialer
-          .dial({ host: options.host, port: options.port, timeoutMs, readReply: options.matcher.needsReply, signal: stop.signal })
+          .dial({ host: options.host, port: options.port, timeoutMs, readReply: options.matcher.needsReply, ...(request !== undefined ? { send: request } : {}), signal: abort.signal })
           .catch((error: unknown): DialResult => ({ ok: false, error: error instanceof Error ? error.message : String(error) }))
-          .then((result) => ({ result, at: clock.now() })),
+          .then((result) => ({ result, at: result.at ?? clock.now() })),
       );
       void Promise.all(dials).then((ended) => completed(seq, judge(now, ended, options.matcher)));
+    };
+
+    /** Arms the timer for the next event: a grid point (or earliest start), an expiry, the deadline. */
+    const schedule = (): void => {
+      if (finished) return;
+      timer?.cancel();
+      const now = clock.now();
+      const events = [...[...inFlight.values()].map((a) => a.expiresAt)];
+      if (!sequential || inFlight.size === 0) events.push(nextAt);
+      if (deadline !== undefined) events.push(deadline);
+      timer = clock.setTimeout(tick, Math.max(0, Math.min(...events) - now));
     };
 
     const tick = (): void => {
       if (finished) return;
       const now = clock.now();
+      retireExpired(now);
+      if (finished) return;
       if (deadline !== undefined && now >= deadline) return finish({ status: 'deadline', attempts, ...(lastResult !== undefined ? { lastResult } : {}) });
-      if (inFlight < maxInFlight) launch(now);
-      nextTickAt = Math.max(nextTickAt + intervalMs, now);
-      const wait = deadline === undefined ? nextTickAt - now : Math.min(nextTickAt, deadline) - now;
-      timer = clock.setTimeout(tick, wait);
+      if (now >= nextAt && inFlight.size < cap) {
+        launch(now);
+        // Stay on the grid; after a stall (a busy event loop) resume from now rather than burst.
+        nextAt = nextAt + intervalMs > now ? nextAt + intervalMs : now + intervalMs;
+      }
+      schedule();
     };
 
     if (options.signal?.aborted) return onStop();

@@ -59,6 +59,7 @@ export class Prober {
         port: job.port,
         goal: job.goal,
         matcher: job.matcher,
+        cadence: this.settings.cadence,
         intervalMs: this.settings.intervalMs,
         attemptTimeoutMs: this.settings.attemptTimeoutMs,
         deadline: job.deadline,

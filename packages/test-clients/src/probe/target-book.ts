@@ -1,3 +1,4 @@
+import type { Mode } from '../config/common.js';
 import type { MeasurementName, TrackingMetrics } from '../metrics/tracking.js';
 
 export type ClaimResult = 'claimed' | 'duplicate' | 'full' | 'closed';
@@ -8,14 +9,20 @@ export type UnreachedReason = 'deadline' | 'deleted' | 'removed' | 'shutdown' | 
 export interface TargetBookOptions {
   readonly measurement: MeasurementName;
   readonly tracking: TrackingMetrics;
-  /** Records one sample (seconds) in the upstream histogram. */
-  readonly observe: (seconds: number) => void;
+  /** Records one sample (seconds, and what it was measured from) in the upstream histogram. */
+  readonly observe: Observe;
   /** At most this many targets are measured; default unlimited. */
   readonly maxTargets?: number;
+  /** `upstream` records negative latencies as they are (upstream does); `precise` (default) records 0. */
+  readonly mode?: Mode;
+  /** The `start` label of samples whose `reached` names none (default `watch`). */
+  readonly start?: string;
 }
 
+export type Observe = (seconds: number, start: string) => void;
+
 export interface Recorded {
-  /** What was recorded: the latency, or 0 when it came out negative. */
+  /** What was recorded: the latency, or (precise mode) 0 when it came out negative. */
   readonly seconds: number;
   readonly negative: boolean;
 }
@@ -28,7 +35,7 @@ export interface Recorded {
  * when no more claims are possible and none is open.
  */
 export class TargetBook {
-  readonly #open = new Map<string, (seconds: number) => void>();
+  readonly #open = new Map<string, Observe>();
   readonly #settled = new Set<string>();
   readonly #options: TargetBookOptions;
   readonly #labels: { readonly measurement: MeasurementName };
@@ -63,7 +70,7 @@ export class TargetBook {
   }
 
   /** Starts measuring `key`; `observe` overrides where its sample goes (e.g. a labelled child). */
-  claim(key: string, observe?: (seconds: number) => void): ClaimResult {
+  claim(key: string, observe?: Observe): ClaimResult {
     if (this.has(key)) return 'duplicate';
     if (this.#closed) return 'closed';
     if (this.full) {
@@ -75,14 +82,17 @@ export class TargetBook {
     return 'claimed';
   }
 
-  /** The target answered `latencyMs` after its start. Negative latencies (clock skew) record 0. */
-  reached(key: string, latencyMs: number): Recorded {
+  /**
+   * The target answered `latencyMs` after its `start`. Negative latencies (clock skew) are counted,
+   * and recorded as 0 in precise mode, as they are in upstream mode.
+   */
+  reached(key: string, latencyMs: number, start: string = this.#options.start ?? 'watch'): Recorded {
     const observe = this.take(key);
     const negative = latencyMs < 0;
-    const seconds = negative ? 0 : latencyMs / 1_000;
+    const seconds = negative && this.#options.mode !== 'upstream' ? 0 : latencyMs / 1_000;
     if (negative) this.#options.tracking.negative.inc(this.#labels);
-    observe(seconds);
-    this.#options.tracking.latency.observe(this.#labels, seconds);
+    observe(seconds, start);
+    this.#options.tracking.latency.observe({ ...this.#labels, mode: this.#options.mode ?? 'precise', start }, seconds);
     this.checkDone();
     return { seconds, negative };
   }
@@ -110,7 +120,7 @@ export class TargetBook {
     this.close();
   }
 
-  private take(key: string): (seconds: number) => void {
+  private take(key: string): Observe {
     const observe = this.#open.get(key);
     if (observe === undefined) throw new Error(`target ${key} is not being measured`);
     this.#open.delete(key);

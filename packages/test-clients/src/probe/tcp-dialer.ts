@@ -32,16 +32,19 @@ export const tcpDialer: Dialer = {
       const finish = (result: DialResult): void => {
         if (settled) return;
         settled = true;
+        // systemClock's formula (util/clock.ts), inlined: this file imports node built-ins only.
+        const at = performance.timeOrigin + performance.now();
         clearTimeout(timer);
         request.signal?.removeEventListener('abort', onAbort);
         socket.destroy();
-        resolve(result);
+        resolve({ ...result, at });
       };
       const onAbort = (): void => finish({ ok: false, error: 'aborted' });
       const timer = setTimeout(() => finish({ ok: false, error: 'timeout' }), request.timeoutMs);
       request.signal?.addEventListener('abort', onAbort, { once: true });
       socket.setEncoding('utf8');
       socket.on('connect', () => {
+        if (request.send !== undefined) socket.write(request.send);
         if (!request.readReply) finish({ ok: true });
       });
       socket.on('data', (chunk: string) => {

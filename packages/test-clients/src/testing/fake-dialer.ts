@@ -5,14 +5,19 @@ import { sleep, type Clock } from '../util/clock.js';
 export type Behaviour =
   | { readonly kind: 'answer'; readonly reply?: string }
   | { readonly kind: 'refuse' }
-  | { readonly kind: 'drop' };
+  | { readonly kind: 'drop' }
+  /** Never answers and ignores the attempt timeout: only an abort ends the dial (a dialer slow to time out). */
+  | { readonly kind: 'silent' };
 
 /**
  * A dialer over a FakeClock: each `host:port` behaves as its rule says at the moment of the
  * attempt. Answers and refusals take `rttMs`; drops take the whole attempt timeout.
  */
 export class FakeDialer implements Dialer {
-  readonly attempts: { readonly host: string; readonly port: number; readonly at: number }[] = [];
+  readonly attempts: { readonly host: string; readonly port: number; readonly at: number; readonly send?: string }[] = [];
+  #open = 0;
+  /** The most dials that were in progress at once. */
+  maxConcurrent = 0;
   private readonly rules = new Map<string, (now: number) => Behaviour>();
 
   constructor(
@@ -38,8 +43,21 @@ export class FakeDialer implements Dialer {
 
   async dial(request: DialRequest): Promise<DialResult> {
     const now = this.clock.now();
-    this.attempts.push({ host: request.host, port: request.port, at: now });
+    this.attempts.push({ host: request.host, port: request.port, at: now, ...(request.send !== undefined ? { send: request.send } : {}) });
     const behaviour = (this.rules.get(`${request.host}:${request.port}`) ?? (() => this.fallback))(now);
+    this.maxConcurrent = Math.max(this.maxConcurrent, ++this.#open);
+    try {
+      if (behaviour.kind === 'silent') {
+        await new Promise<void>((resolve) => (request.signal?.aborted ? resolve() : request.signal?.addEventListener('abort', () => resolve(), { once: true })));
+        return { ok: false, error: 'aborted' };
+      }
+      return await this.#answer(request, behaviour);
+    } finally {
+      this.#open -= 1;
+    }
+  }
+
+  async #answer(request: DialRequest, behaviour: Exclude<Behaviour, { kind: 'silent' }>): Promise<DialResult> {
     const wait = behaviour.kind === 'drop' ? request.timeoutMs : Math.min(this.rttMs, request.timeoutMs);
     await sleep(this.clock, wait, request.signal);
     if (request.signal?.aborted) return { ok: false, error: 'aborted' };

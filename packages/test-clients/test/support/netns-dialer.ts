@@ -74,8 +74,8 @@ export class NetnsDialer implements Dialer {
         resolve(result);
       });
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      const { host, port, timeoutMs, readReply } = request;
-      this.child.stdin.write(`${JSON.stringify({ id, host, port, timeoutMs, readReply })}\n`);
+      const { host, port, timeoutMs, readReply, send } = request;
+      this.child.stdin.write(`${JSON.stringify({ id, host, port, timeoutMs, readReply, send })}\n`);
     });
   }
 

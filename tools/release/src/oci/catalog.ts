@@ -109,6 +109,32 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     }],
   },
   {
+    name: 'kpng-ipvs',
+    summary: 'kpng-ipvs: kpng core and the IPVS backend in one process',
+    about: [
+      'kpng-ipvs: the `kpng-ipvs` program, core + the IPVS backend in one process (single-backend',
+      'DaemonSet), or the backend container of a split pod (`kpng-ipvs --connect unix:///run/kpng/kpng.sock`).',
+      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/ipvs`) is installed beside it for central-mode',
+      'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
+      'drop every other capability; see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/ipvs'],
+    apt: ['nftables', 'iproute2', 'procps'],
+    aptWhy: [
+      'IPVS itself is programmed over netlink (koffi, no ipvsadm); nft holds the masquerade/reject',
+      'rules; ip (iproute2) binds Service addresses to kube-ipvs0; sysctl (procps) sets net.ipv4.vs.*.',
+    ],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
+      'ambient capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/ipvs/dist/cli/main.js'],
+    ports: [10249, 10256],
+    // No smoke run here: this kernel has no IPVS (the ipvs package's suite runs in the lab's VM).
+    tools: ['nft', 'ip', 'sysctl'],
+  },
+  {
     name: 'kube-proxy',
     summary: "kpng's drop-in kube-proxy: kube-proxy's flags and KubeProxyConfiguration, every backend vendored",
     about: [

@@ -7,12 +7,12 @@ import { FakeClock } from '../../testing/fake-clock.js';
 import { FakeDialer } from '../../testing/fake-dialer.js';
 import { FakeStream } from '../../testing/fake-stream.js';
 import { MemoryLog } from '../../testing/log.js';
-import { sampleValue } from '../../testing/metrics.js';
+import { sampleSum, sampleValue } from '../../testing/metrics.js';
 import { pod } from '../../testing/objects.js';
 import { PodCreationClient } from './client.js';
 
 const TARGETS: TargetSettings = { hostNamespace: 'default', targetLabelSelector: 'target=test-policy', targetNamespace: 'test-policy', targetPort: 80, maxTargets: 100 };
-const PROBE: ProbeSettings = { intervalMs: 50, attemptTimeoutMs: 1_000, targetTimeoutMs: 10_000, ipFamily: undefined };
+const PROBE: ProbeSettings = { mode: 'precise', cadence: 'interval', intervalMs: 50, attemptTimeoutMs: 1_000, targetTimeoutMs: 10_000, ipFamily: undefined };
 const R = { measurement: 'pod_creation_reachability' };
 
 function setup(targets: Partial<TargetSettings> = {}, probe: Partial<ProbeSettings> = {}) {
@@ -22,7 +22,7 @@ function setup(targets: Partial<TargetSettings> = {}, probe: Partial<ProbeSettin
   const registry = new Registry();
   const log = new MemoryLog();
   const client = new PodCreationClient(
-    { targets: { ...TARGETS, ...targets }, probe: { ...PROBE, ...probe }, pods, metrics: podCreationMetrics(registry) },
+    { targets: { ...TARGETS, ...targets }, probe: { ...PROBE, ...probe }, pods, metrics: podCreationMetrics(registry, probe.mode ?? PROBE.mode) },
     { clock, dialer, logger: log.logger(clock) },
   );
   const stop = new AbortController();
@@ -96,7 +96,7 @@ describe('PodCreationClient', () => {
     await clock.advance(2_600);
     expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...R, reason: 'deadline' })).toBe(1);
     expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...R, reason: 'deleted' })).toBe(1);
-    expect(await sampleValue(registry, 'pod_creation_reachability_latency_seconds_count')).toBe(0);
+    expect(await sampleSum(registry, 'pod_creation_reachability_latency_seconds_count')).toBe(0);
     expect(await sampleValue(registry, 'kpng_test_client_targets_in_flight', R)).toBe(0);
     expect(log.find('target pod never reached', { pod: 'never', reason: 'deadline', lastResult: 'refused' })).toHaveLength(1);
   });
@@ -127,11 +127,49 @@ describe('PodCreationClient', () => {
   });
 });
 
+describe('PodCreationClient, upstream mode', () => {
+  const UPSTREAM: Partial<ProbeSettings> = { mode: 'upstream', cadence: 'sequential', intervalMs: 10, targetTimeoutMs: 0 };
+
+  it('probes curl-like (one attempt after another, an HTTP reply), and measures pods of the initial list too', async () => {
+    const clock = new FakeClock(1_700_000_000_250);
+    const dialer = new FakeDialer(clock, 2);
+    const pods = new FakeStream<Pod>(clock).list(pod('old', { ip: '198.18.1.10', created: clock.now() - 60_000 }));
+    const registry = new Registry();
+    const log = new MemoryLog();
+    const client = new PodCreationClient({ targets: TARGETS, probe: { ...PROBE, ...UPSTREAM }, pods, metrics: podCreationMetrics(registry, 'upstream') }, { clock, dialer, logger: log.logger(clock) });
+    void client.run(new AbortController().signal);
+    const t0 = clock.now();
+    // A TCP server that is not HTTP does not count (curl fails on it); the HTTP one from +95 ms does.
+    dialer.on('198.18.1.10', 80, (now) => ({ kind: 'answer', reply: now >= t0 + 95 ? 'HTTP/1.1 200 OK' : 'not-http' }));
+    await clock.advanceUntil(() => log.find('target pod reached').length > 0, 2_000);
+    expect(log.find('target pod reached')[0]).toMatchObject({ pod: 'old', latencySeconds: 0.102 });
+    expect(dialer.attempts.map((a) => a.at - t0)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(dialer.attempts[0]?.send).toMatch(/^GET \/ HTTP\/1\.1\r\n/);
+    // Plain, unlabelled upstream series.
+    const text = await registry.metrics();
+    expect(text).toMatch(/^pod_creation_reachability_latency_seconds_count 1$/m);
+    expect(text).toMatch(/^pod_ip_address_assigned_latency_seconds_count 1$/m);
+    expect(await sampleValue(registry, 'kpng_test_client_latency_seconds_count', { ...R, mode: 'upstream', start: 'watch' })).toBe(1);
+    expect(await sampleSum(registry, 'kpng_test_client_targets_skipped_total', { reason: 'pre-existing' })).toBe(0);
+  });
+
+  it('has no per-target deadline by default: a target is probed until it answers', async () => {
+    const { clock, dialer, pods, log } = setup({}, { ...UPSTREAM, attemptTimeoutMs: 1_000 });
+    await clock.advance(0);
+    const seen = clock.now();
+    dialer.on('198.18.1.10', 80, (now) => (now >= seen + 3_600_000 ? { kind: 'answer', reply: 'HTTP/1.1 200 OK' } : { kind: 'drop' }));
+    pods.emit('added', pod('slow', { ip: '198.18.1.10', created: seen }));
+    await clock.advanceUntil(() => log.find('target pod reached').length > 0, 3_700_000, 1_000);
+    // Dropped attempts time out after 1 s, one after another: upstream's quantisation.
+    expect(log.find('target pod reached')[0]).toMatchObject({ latencySeconds: 3_600.002, attempts: 3_601 });
+  });
+});
+
 function setupWithInitial(clock: FakeClock, initial: Pod[]) {
   const dialer = new FakeDialer(clock, 2);
   const pods = new FakeStream<Pod>(clock).list(...initial);
   const registry = new Registry();
-  const client = new PodCreationClient({ targets: TARGETS, probe: PROBE, pods, metrics: podCreationMetrics(registry) }, { clock, dialer, logger: new MemoryLog().logger(clock) });
+  const client = new PodCreationClient({ targets: TARGETS, probe: PROBE, pods, metrics: podCreationMetrics(registry, 'precise') }, { clock, dialer, logger: new MemoryLog().logger(clock) });
   void client.run(new AbortController().signal);
   return { pods, registry, dialer };
 }

@@ -2,7 +2,7 @@ import type { ProbeSettings, TargetSettings } from '../../config/common.js';
 import { creationTime, familyOf, keyOf, podIP, type Pod } from '../../kube/objects.js';
 import type { ObjectEvent, ObjectStream } from '../../kube/stream.js';
 import type { PodCreationMetrics } from '../../metrics/client-metrics.js';
-import { connectMatcher } from '../../probe/matcher.js';
+import { connectMatcher, httpReplyMatcher, type SuccessMatcher } from '../../probe/matcher.js';
 import { Prober } from '../../probe/prober.js';
 import { TargetBook } from '../../probe/target-book.js';
 import { aborted } from '../../util/abort.js';
@@ -23,9 +23,12 @@ export interface PodCreationOptions {
  * (that moment minus the pod's creationTimestamp) and, once the pod first accepts a connection,
  * `pod_creation_reachability_latency_seconds` (first success minus that moment).
  *
- * Differences from upstream, on purpose: pods the initial list already shows with an IP existed
- * before the client and are skipped (counted), not measured as new; exactly MaxTargets pods are
- * measured; a pod not reached by its deadline, or deleted first, is counted as unreached.
+ * In upstream mode (the default) the rest is upstream's too: curl after curl until an HTTP reply,
+ * no deadline, and the pods of the initial list are measured like new ones. In precise mode,
+ * attempts are TCP connects on a fixed interval, pods the initial list already shows with an IP
+ * existed before the client and are skipped (counted), and a pod not reached by its deadline is
+ * counted as unreached. Either way exactly MaxTargets pods are measured, and a pod deleted before
+ * it answered is counted as unreached.
  */
 export class PodCreationClient {
   readonly ipBook: TargetBook;
@@ -35,6 +38,7 @@ export class PodCreationClient {
   private readonly ignored = new Set<string>();
   private readonly probes = new Set<Promise<void>>();
   private readonly logger;
+  private readonly matcher: SuccessMatcher;
 
   constructor(
     private readonly options: PodCreationOptions,
@@ -42,8 +46,10 @@ export class PodCreationClient {
   ) {
     const { metrics } = options;
     const maxTargets = options.targets.maxTargets;
-    this.ipBook = new TargetBook({ measurement: 'pod_ip_address_assigned', tracking: metrics.tracking, observe: (s) => metrics.ipAssigned.observe(s), maxTargets });
-    this.book = new TargetBook({ measurement: 'pod_creation_reachability', tracking: metrics.tracking, observe: (s) => metrics.reachability.observe(s), maxTargets });
+    const mode = options.probe.mode;
+    this.ipBook = new TargetBook({ measurement: 'pod_ip_address_assigned', tracking: metrics.tracking, observe: metrics.ipAssigned, maxTargets, mode, start: 'creationTimestamp' });
+    this.book = new TargetBook({ measurement: 'pod_creation_reachability', tracking: metrics.tracking, observe: metrics.reachability, maxTargets, mode, start: 'watch' });
+    this.matcher = mode === 'upstream' ? httpReplyMatcher : connectMatcher;
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
     this.logger = ctx.logger.with({ measurement: 'pod_creation_reachability' });
   }
@@ -51,7 +57,7 @@ export class PodCreationClient {
   /** Resolves when MaxTargets pods have been measured (reached or not), or when `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const { targetNamespace, targetLabelSelector } = this.options.targets;
-    this.logger.info('watching target pods', { namespace: targetNamespace, labelSelector: targetLabelSelector, maxTargets: this.options.targets.maxTargets });
+    this.logger.info('watching target pods', { namespace: targetNamespace, labelSelector: targetLabelSelector, maxTargets: this.options.targets.maxTargets, mode: this.options.probe.mode, probe: this.matcher.description, intervalMs: this.options.probe.intervalMs });
     const watching = new AbortController();
     const stopWatching = (): void => watching.abort();
     signal.addEventListener('abort', stopWatching, { once: true });
@@ -93,7 +99,7 @@ export class PodCreationClient {
     }
     if (this.ignored.has(uid) || this.book.has(uid)) return;
     const anyIP = podIP(pod);
-    if (event.initial && anyIP !== undefined) {
+    if (event.initial && anyIP !== undefined && this.options.probe.mode === 'precise') {
       this.ignored.add(uid);
       this.book.skip('pre-existing');
       return;
@@ -128,7 +134,7 @@ export class PodCreationClient {
         host: ip,
         port: this.options.targets.targetPort,
         goal: 'reachable',
-        matcher: connectMatcher,
+        matcher: this.matcher,
         deadline: this.prober.deadlineFrom(ipSeenAt),
       })
       .then((outcome) => {

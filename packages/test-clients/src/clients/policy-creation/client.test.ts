@@ -7,13 +7,13 @@ import { FakeClock } from '../../testing/fake-clock.js';
 import { FakeDialer } from '../../testing/fake-dialer.js';
 import { FakeStream } from '../../testing/fake-stream.js';
 import { MemoryLog } from '../../testing/log.js';
-import { sampleValue } from '../../testing/metrics.js';
+import { sampleSum, sampleValue } from '../../testing/metrics.js';
 import { pod, policy } from '../../testing/objects.js';
 import { PolicyCreationClient } from './client.js';
 import { PolicyTracker } from './policy-tracker.js';
 
 const TARGETS: TargetSettings = { hostNamespace: 'default', targetLabelSelector: 'target=test-policy', targetNamespace: 'test-policy', targetPort: 80, maxTargets: 100 };
-const PROBE: ProbeSettings = { intervalMs: 20, attemptTimeoutMs: 500, targetTimeoutMs: 60_000, ipFamily: undefined };
+const PROBE: ProbeSettings = { mode: 'precise', cadence: 'interval', intervalMs: 20, attemptTimeoutMs: 500, targetTimeoutMs: 60_000, ipFamily: undefined };
 const C = { measurement: 'policy_creation' };
 const D = { measurement: 'policy_deletion' };
 
@@ -57,7 +57,7 @@ function setup(options: Options) {
       measureDeletion: options.measureDeletion ?? false,
       pods,
       policies: tracker,
-      metrics: policyMetrics(registry),
+      metrics: policyMetrics(registry, options.probe?.mode ?? PROBE.mode, { measureDeletion: options.measureDeletion ?? false }),
     },
     { clock, dialer, logger },
   );
@@ -76,6 +76,44 @@ function setup(options: Options) {
 
 /** Target pods 198.18.1.10 + i. */
 const targets = (n: number, created = 1_700_000_000_000) => Array.from({ length: n }, (_, i) => pod(`target-${i}`, { ip: `198.18.1.${10 + i}`, created }));
+
+describe('PolicyCreationClient: creation, upstream mode', () => {
+  const UPSTREAM: Partial<ProbeSettings> = { mode: 'upstream', cadence: 'sequential', intervalMs: 10, targetTimeoutMs: 0, attemptTimeoutMs: 1_000 };
+
+  it("measures from the allow policy's whole-second creationTimestamp even when the watch saw it, and skips listed pods without an IP", async () => {
+    let created = Infinity;
+    const s = setup({ pods: [...targets(1), pod('no-ip', { created: 1_700_000_000_000 })], probe: UPSTREAM });
+    const t0 = s.clock.now();
+    s.dialer.on('198.18.1.10', 80, (now) => (now >= created + 300 ? { kind: 'answer', reply: 'HTTP/1.1 200 OK' } : { kind: 'drop' }));
+    await s.clock.advance(1_650); // denied (dropped) meanwhile
+    created = s.clock.now();
+    s.createAllow();
+    await s.clock.advanceUntil(s.finished, 5_000);
+    const reached = s.log.find('target pod reached after policy creation')[0]!;
+    // Attempts one after another, 1 s each while dropped: the third, the first to start after the
+    // policy took effect, answers 1 ms later, measured from the whole-second creationTimestamp.
+    const starts = s.dialer.attempts.map((a) => a.at - t0).slice(-3);
+    expect(starts.slice(1).map((at, i) => at - starts[i]!)).toEqual([1_000, 1_000]);
+    const expected = (t0 + starts[2]! + 1 - Math.floor(created / 1_000) * 1_000) / 1_000;
+    expect(reached).toMatchObject({ startSource: 'creationTimestamp', latencySeconds: expected });
+    expect(expected).toBeGreaterThan(0.6); // the truth was 0.3 s: upstream's quantisation and rounding
+    expect(await s.registry.metrics()).toMatch(new RegExp(`^policy_enforcement_latency_policy_creation_seconds_sum ${expected}$`, 'm'));
+    expect(await sampleValue(s.registry, 'kpng_test_client_targets_skipped_total', { ...C, reason: 'no-address' })).toBe(1);
+  });
+
+  it('records a negative latency as it is (clock skew), and counts it', async () => {
+    const s = setup({ pods: targets(1), probe: UPSTREAM });
+    await s.clock.advance(1_000);
+    const skewed = policy('allow-egress-to-target', { created: s.clock.now() + 5_000 }); // the API server's clock runs ahead
+    s.stored.set('allow-egress-to-target', skewed);
+    s.policyStream.emit('added', skewed);
+    s.dialer.on('198.18.1.10', 80, { kind: 'answer', reply: 'HTTP/1.1 403 Forbidden' });
+    await s.clock.advanceUntil(s.finished, 2_000);
+    expect(s.log.find('target pod reached after policy creation')[0]!['recordedSeconds']).toBeLessThan(-3);
+    expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_sum')).toBeLessThan(-3);
+    expect(await sampleValue(s.registry, 'kpng_test_client_negative_latencies_total', C)).toBe(1);
+  });
+});
 
 describe('PolicyCreationClient: creation', () => {
   it('measures from the allow policy seen on the watch to the first connection, per target', async () => {
@@ -123,7 +161,7 @@ describe('PolicyCreationClient: creation', () => {
     const s = setup({ pods: targets(1) });
     s.dialer.on('198.18.1.10', 80, { kind: 'answer' });
     await s.clock.advanceUntil(s.finished, 1_000);
-    expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(0);
+    expect(await sampleSum(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(0);
     expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'reachable-without-allow-policy' })).toBe(1);
   });
 

@@ -3,13 +3,13 @@ import type { ProbeSettings, TargetSettings } from '../../config/common.js';
 import { familyOf, keyOf, podIP, type Pod } from '../../kube/objects.js';
 import type { ObjectEvent, ObjectStream } from '../../kube/stream.js';
 import type { PolicyMetrics } from '../../metrics/client-metrics.js';
-import { connectMatcher } from '../../probe/matcher.js';
+import { connectMatcher, httpReplyMatcher, type SuccessMatcher } from '../../probe/matcher.js';
 import { Prober } from '../../probe/prober.js';
 import { TargetBook } from '../../probe/target-book.js';
 import { aborted } from '../../util/abort.js';
 import { seconds } from '../../util/log.js';
 import type { ClientContext } from '../context.js';
-import type { PolicyTracker } from './policy-tracker.js';
+import type { AllowLookup, PolicyTracker } from './policy-tracker.js';
 
 export interface PolicyCreationOptions {
   readonly targets: TargetSettings;
@@ -41,24 +41,32 @@ interface Target {
  * With `measureDeletion`, every reached target is then probed again once revocation is seen (the
  * allow policy deleted, or the deny policy created) until a connection first fails: that attempt's
  * start minus the revocation is the deletion sample.
+ *
+ * Upstream mode (the default) keeps upstream's semantics: the start is always the allow policy's
+ * creationTimestamp (whole seconds), even when a watch would know better; pods listed without an
+ * IP are skipped (counted), not waited for; probes are curl-like (one after another, an HTTP reply).
  */
 export class PolicyCreationClient {
   readonly creation: TargetBook;
-  readonly deletion: TargetBook;
+  /** Only with `measureDeletion`. */
+  readonly deletion: TargetBook | undefined;
   private readonly prober: Prober;
   private readonly targets = new Map<string, Target>();
   private readonly work = new Set<Promise<void>>();
   private readonly logger;
   private readonly stopping = new AbortController();
+  private readonly matcher: SuccessMatcher;
 
   constructor(
     private readonly options: PolicyCreationOptions,
     private readonly ctx: ClientContext,
   ) {
     const { metrics } = options;
-    this.creation = new TargetBook({ measurement: 'policy_creation', tracking: metrics.tracking, observe: (s) => metrics.creation.observe(s) });
-    this.deletion = new TargetBook({ measurement: 'policy_deletion', tracking: metrics.tracking, observe: (s) => metrics.deletion.observe(s) });
-    if (!options.measureDeletion) this.deletion.close();
+    const mode = options.probe.mode;
+    this.creation = new TargetBook({ measurement: 'policy_creation', tracking: metrics.tracking, observe: metrics.creation, mode });
+    this.deletion =
+      options.measureDeletion && metrics.deletion ? new TargetBook({ measurement: 'policy_deletion', tracking: metrics.tracking, observe: metrics.deletion, mode }) : undefined;
+    this.matcher = mode === 'upstream' ? httpReplyMatcher : connectMatcher;
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
     this.logger = ctx.logger.with({ measurement: 'policy_creation' });
     setMaxListeners(0, this.stopping.signal); // every target waiting for revocation listens
@@ -94,7 +102,7 @@ export class PolicyCreationClient {
         return 'failed' as const;
       },
     );
-    const complete = Promise.all([this.creation.done, this.deletion.done]).then(() => 'complete' as const);
+    const complete = Promise.all([this.creation.done, this.deletion?.done]).then(() => 'complete' as const);
     const outcome = await Promise.race([complete, streamFailed, aborted(signal)]);
     stopAll();
     signal.removeEventListener('abort', stopAll);
@@ -102,7 +110,7 @@ export class PolicyCreationClient {
       this.prober.stopAll('shutdown');
       await Promise.all(this.work);
       this.creation.abandonAll('shutdown');
-      this.deletion.abandonAll('shutdown');
+      this.deletion?.abandonAll('shutdown');
     }
     await Promise.all([stream.catch(() => undefined), policyWatch, ...this.work]);
     if (outcome === 'complete') this.logger.info('measurement complete', { targets: this.targets.size });
@@ -110,8 +118,14 @@ export class PolicyCreationClient {
 
   private selectTargets(pods: readonly Pod[]): void {
     const sorted = [...pods].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
-    const chosen = sorted.slice(0, this.options.targets.maxTargets);
+    let chosen = sorted.slice(0, this.options.targets.maxTargets);
     for (let i = chosen.length; i < sorted.length; i++) this.creation.skip('beyond-max-targets');
+    if (this.options.probe.mode === 'upstream') {
+      // Upstream probes only the listed pods that have an IP, and skips the rest for good.
+      const withIP = chosen.filter((pod) => podIP(pod) !== undefined);
+      for (let i = withIP.length; i < chosen.length; i++) this.creation.skip('no-address');
+      chosen = withIP;
+    }
     this.logger.info('target pods listed', { listed: pods.length, targets: chosen.length });
     if (chosen.length === 0) this.logger.error('no target pods found: nothing to measure', { namespace: this.options.targets.targetNamespace });
     for (const pod of chosen) {
@@ -164,7 +178,7 @@ export class PolicyCreationClient {
       host: ip,
       port: this.options.targets.targetPort,
       goal: 'reachable',
-      matcher: connectMatcher,
+      matcher: this.matcher,
       deadline: this.prober.deadlineFrom(this.ctx.clock.now()),
     });
     if (outcome.status !== 'done') {
@@ -174,7 +188,7 @@ export class PolicyCreationClient {
       this.logger.warn('target pod never reached', { ...fields, reason, attempts: outcome.attempts });
       return;
     }
-    const start = await this.options.policies.allowCreation(this.stopping.signal);
+    const start = this.startFor(await this.options.policies.allowCreation(this.stopping.signal));
     if (start === 'not-found' || start === 'error') {
       const reason = this.stopping.signal.aborted ? 'shutdown' : start === 'not-found' ? 'reachable-without-allow-policy' : 'allow-policy-unknown';
       this.creation.unreached(target.key, reason);
@@ -182,7 +196,7 @@ export class PolicyCreationClient {
       this.logger.warn('target pod answered but the allow policy is unknown: no sample', { ...fields, reason, policy: this.options.allowPolicyName });
       return;
     }
-    const recorded = this.creation.reached(target.key, outcome.at - start.at);
+    const recorded = this.creation.reached(target.key, outcome.at - start.at, start.source);
     this.logger.info('target pod reached after policy creation', {
       ...fields,
       latencySeconds: seconds(outcome.at - start.at),
@@ -191,23 +205,32 @@ export class PolicyCreationClient {
       ...(start.creationTimestamp !== undefined ? { latencyFromCreationTimestampSeconds: seconds(outcome.at - start.creationTimestamp) } : {}),
       attempts: outcome.attempts,
     });
-    const measureDeletion = this.options.measureDeletion && this.deletion.claim(target.key) === 'claimed';
+    const measureDeletion = this.deletion?.claim(target.key) === 'claimed';
     this.creationSettled();
     if (measureDeletion) await this.measureDeletion(target, ip, fields);
   }
 
+  /** Upstream mode measures from the creationTimestamp whatever else is known. */
+  private startFor(lookup: AllowLookup): AllowLookup {
+    if (this.options.probe.mode !== 'upstream' || typeof lookup === 'string') return lookup;
+    const created = lookup.creationTimestamp;
+    return created === undefined ? 'error' : { at: created, source: 'creationTimestamp', creationTimestamp: created };
+  }
+
   /** Once creation is complete no target can join the deletion measurement: close it. */
   private creationSettled(): void {
-    if (this.creation.complete) this.deletion.close();
+    if (this.creation.complete) this.deletion?.close();
   }
 
   private async measureDeletion(target: Target, ip: string, fields: Record<string, unknown>): Promise<void> {
     const { policies } = this.options;
+    const deletion = this.deletion;
+    if (!deletion) return;
     const revoked = await Promise.race([policies.revoked, policies.watchLost, aborted(this.stopping.signal)]);
     if (revoked === 'aborted') return; // abandoned as 'shutdown' by run()
     if (typeof revoked === 'string') {
       // Without a watch on networkpolicies revocation cannot be seen: say so rather than wait forever.
-      this.deletion.unreached(target.key, revoked === 'forbidden' ? 'no-watch-permission' : 'watch-failed');
+      deletion.unreached(target.key, revoked === 'forbidden' ? 'no-watch-permission' : 'watch-failed');
       return;
     }
     const outcome = await this.prober.run({
@@ -216,17 +239,17 @@ export class PolicyCreationClient {
       host: ip,
       port: this.options.targets.targetPort,
       goal: 'unreachable',
-      matcher: connectMatcher,
+      matcher: this.matcher,
       deadline: this.prober.deadlineFrom(Math.max(revoked.at, this.ctx.clock.now())),
     });
-    if (!this.deletion.isOpen(target.key)) return;
+    if (!deletion.isOpen(target.key)) return;
     if (outcome.status !== 'done') {
       const reason = outcome.status === 'stopped' ? outcome.reason : 'deadline';
-      this.deletion.unreached(target.key, reason);
+      deletion.unreached(target.key, reason);
       this.logger.warn('target pod still reachable after revocation', { ...fields, measurement: 'policy_deletion', reason, attempts: outcome.attempts });
       return;
     }
-    const recorded = this.deletion.reached(target.key, outcome.at - revoked.at);
+    const recorded = deletion.reached(target.key, outcome.at - revoked.at, revoked.source);
     this.logger.info('target pod unreachable after revocation', {
       ...fields,
       measurement: 'policy_deletion',

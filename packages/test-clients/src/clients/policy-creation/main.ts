@@ -37,7 +37,7 @@ export const policyCreationSpec: ClientSpec<PolicyCreationConfig> = {
         measureDeletion: config.measurePolicyDeletion,
         pods,
         policies,
-        metrics: policyMetrics(env.registry),
+        metrics: policyMetrics(env.registry, config.probe.mode, { measureDeletion: config.measurePolicyDeletion }),
       },
       env,
     );

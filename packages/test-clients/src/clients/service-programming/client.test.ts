@@ -11,7 +11,7 @@ import { sampleValue } from '../../testing/metrics.js';
 import { service, slice } from '../../testing/objects.js';
 import { ServiceProgrammingClient, type MatchMode } from './client.js';
 
-const PROBE: ProbeSettings = { intervalMs: 10, attemptTimeoutMs: 500, targetTimeoutMs: 5_000, ipFamily: undefined };
+const PROBE: ProbeSettings = { mode: 'precise', cadence: 'interval', intervalMs: 10, attemptTimeoutMs: 500, targetTimeoutMs: 5_000, ipFamily: undefined };
 const CLUSTER_IP = '198.19.0.10';
 const S = { measurement: 'service_programming' };
 
@@ -67,7 +67,11 @@ describe('ServiceProgrammingClient', () => {
     expect(answered).toMatchObject({ endpoint: 'web-2', path: 'ClusterIP', ip: CLUSTER_IP, port: 80, startSource: 'trigger-time', reply: 'web-2 198.18.1.20' });
     // Attempts every 10 ms from the event: web-1 answers up to +160 (mismatches), web-2 at +170, 1 ms later.
     expect(answered['latencySeconds']).toBe(0.251);
-    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_sum', { path: 'ClusterIP', ip_family: 'IPv4' })).toBeCloseTo(0.251, 6);
+    expect(answered['latencyFromWatchSeconds']).toBe(0.171);
+    // One change, two series: from the trigger time (as kube-proxy) and from this client's watch event.
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_sum', { path: 'ClusterIP', ip_family: 'IPv4', start: 'trigger-time' })).toBeCloseTo(0.251, 6);
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_sum', { path: 'ClusterIP', ip_family: 'IPv4', start: 'watch' })).toBeCloseTo(0.171, 6);
+    expect(await sampleValue(s.registry, 'kpng_test_client_latency_seconds_count', S)).toBe(1);
     expect(await sampleValue(s.registry, 'kpng_test_client_probe_attempts_total', { ...S, result: 'mismatch' })).toBeGreaterThan(0);
     expect(s.finished()).toBe(false); // runs until stopped
   });
@@ -85,7 +89,9 @@ describe('ServiceProgrammingClient', () => {
       ['ClusterIP', 0.031, 'watch'],
       ['NodePort', 0.061, 'watch'],
     ]);
-    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'NodePort', ip_family: 'IPv4' })).toBe(1);
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'NodePort', ip_family: 'IPv4', start: 'watch' })).toBe(1);
+    // No trigger-time sample is made up from the watch time.
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'NodePort', ip_family: 'IPv4', start: 'trigger-time' })).toBeUndefined();
   });
 
   it('measures each family against its own cluster IP', async () => {
@@ -94,7 +100,7 @@ describe('ServiceProgrammingClient', () => {
     s.serve('2001:db8:5e::10', 80, () => 'web-1');
     s.slices.emit('added', slice('web-v6', 'web', [{ name: 'web-1', ip: '2001:db8:1::10' }], { family: 'IPv6' }));
     await s.clock.advance(50);
-    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'ClusterIP', ip_family: 'IPv6' })).toBe(1);
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'ClusterIP', ip_family: 'IPv6', start: 'watch' })).toBe(1);
     expect(s.dialer.attemptsTo(CLUSTER_IP)).toBe(0);
   });
 
@@ -107,7 +113,7 @@ describe('ServiceProgrammingClient', () => {
     await s.clock.advance(100);
     s.slices.emit('modified', slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }, { name: 'web-2', ip: '198.18.1.11' }]));
     await s.clock.advance(100);
-    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'ClusterIP', ip_family: 'IPv4' })).toBe(1);
+    expect(await sampleValue(s.registry, 'service_programming_latency_seconds_count', { path: 'ClusterIP', ip_family: 'IPv4', start: 'watch' })).toBe(1);
     expect(s.log.find('endpoint answered through the Service')[0]).toMatchObject({ endpoint: '*', latencySeconds: 0.051 });
   });
 

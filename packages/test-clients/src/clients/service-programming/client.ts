@@ -31,17 +31,25 @@ export interface ServiceProgrammingOptions {
   readonly metrics: ServiceMetrics;
 }
 
+/** The `start` label: what a service_programming_latency_seconds sample is measured from. */
+export type ServiceStartSource = 'trigger-time' | 'watch';
+
 interface ChangeStart {
+  /** The primary start: the trigger time when usable, else the watch event. */
   readonly at: number;
-  readonly source: 'trigger-time' | 'watch';
+  readonly source: ServiceStartSource;
+  /** When this client's watch delivered the change (client clock): always known. */
+  readonly watchAt: number;
 }
 
 /**
  * Service programming latency: from an EndpointSlice change to the new endpoint answering through
- * the Service. The start is the slice's `endpoints.kubernetes.io/last-change-trigger-time` (what
- * kube-proxy's network_programming_duration_seconds starts from), or the watch event's arrival
- * when the annotation is absent or predates the client; the end is the first connection to the
- * ClusterIP (each family, and the NodePort on -NodeIP) that the new endpoint answers.
+ * the Service; the end is the first connection to the ClusterIP (each family, and the NodePort on
+ * -NodeIP) that the new endpoint answers. Every change gives a sample from this client's watch
+ * event (`start="watch"`: millisecond precision, this client's clock) and, when the slice carries a
+ * usable `endpoints.kubernetes.io/last-change-trigger-time`, one from it too
+ * (`start="trigger-time"`: what kube-proxy's network_programming_duration_seconds starts from,
+ * whole seconds, control-plane clock). The label keeps the two apart: a series never mixes them.
  *
  * `endpoint-name` mode needs endpoints that answer with their pod name (the lab echo server,
  * `agnhost serve-hostname --tcp`) and measures every endpoint that becomes ready. `connect` mode
@@ -160,14 +168,14 @@ export class ServiceProgrammingClient {
   private changeStart(event: ObjectEvent<EndpointSlice>): ChangeStart {
     const trigger = parseTime(annotation(event.object, TRIGGER_TIME_ANNOTATION));
     // As kube-proxy: a trigger time from before this client started belongs to an older change.
-    if (trigger !== undefined && trigger > this.startedAt) return { at: trigger, source: 'trigger-time' };
-    return { at: event.receivedAt, source: 'watch' };
+    if (trigger !== undefined && trigger > this.startedAt) return { at: trigger, source: 'trigger-time', watchAt: event.receivedAt };
+    return { at: event.receivedAt, source: 'watch', watchAt: event.receivedAt };
   }
 
   private measure(change: number, start: ChangeStart, endpointKey: string, family: IPFamily, endpoint: ReadyEndpoint | undefined, matcher: SuccessMatcher): void {
     for (const path of this.paths.filter((p) => p.family === family)) {
       const key = `${endpointKey}#${change}@${path.path}`;
-      const histogram = this.options.metrics.programming.labels({ path: path.path, ip_family: family });
+      const histogram = this.options.metrics.programming.labels({ path: path.path, ip_family: family, start: start.source });
       if (this.book.claim(key, (s) => histogram.observe(s)) !== 'claimed') return;
       const fields = {
         endpoint: endpoint?.name ?? '*',
@@ -201,10 +209,13 @@ export class ServiceProgrammingClient {
       this.logger.warn('endpoint never answered through the Service', { ...fields, reason, attempts: outcome.attempts });
       return;
     }
-    const recorded = this.book.reached(key, outcome.at - start.at);
+    const recorded = this.book.reached(key, outcome.at - start.at, start.source);
+    // The watch-based twin of a trigger-time sample, in its own series (start="watch").
+    if (start.source === 'trigger-time') this.options.metrics.programming.observe({ path: path.path, ip_family: path.family, start: 'watch' }, Math.max(0, outcome.at - start.watchAt) / 1_000);
     this.logger.info('endpoint answered through the Service', {
       ...fields,
       latencySeconds: seconds(outcome.at - start.at),
+      latencyFromWatchSeconds: seconds(outcome.at - start.watchAt),
       recordedSeconds: recorded.seconds,
       attempts: outcome.attempts,
       ...(outcome.reply !== undefined ? { reply: outcome.reply.trim() } : {}),

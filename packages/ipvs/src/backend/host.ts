@@ -1,0 +1,64 @@
+import type { Execer } from '@kpng/nft/nftables';
+import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
+
+/**
+ * The node's side of IPVS that is not IPVS: the dummy link holding Service addresses, and the
+ * sysctls IPVS needs. Every command runs through the exec seam, inside `netns` when given.
+ */
+export class NodeHost {
+  readonly #execer: Execer;
+  readonly #prefix: readonly string[];
+
+  constructor(execer: Execer, netns?: string) {
+    this.#execer = execer;
+    this.#prefix = netns === undefined ? [] : ['ip', 'netns', 'exec', netns];
+  }
+
+  /** Creates `kube-ipvs0` if missing and sets it up (addresses on it are local: IPVS sees their traffic). */
+  async ensureDummyLink(): Promise<void> {
+    const shown = await this.#run(['ip', 'link', 'show', DUMMY_LINK], '', false);
+    if (shown.exitCode !== 0) await this.#run(['ip', 'link', 'add', DUMMY_LINK, 'type', 'dummy']);
+    await this.#run(['ip', 'link', 'set', DUMMY_LINK, 'up']);
+  }
+
+  async addresses(): Promise<string[]> {
+    const { stdout } = await this.#run(['ip', '-j', 'addr', 'show', 'dev', DUMMY_LINK]);
+    const links = JSON.parse(stdout || '[]') as { addr_info?: { local?: string; scope?: string }[] }[];
+    return links.flatMap((l) => l.addr_info ?? []).filter((a) => a.scope !== 'link').flatMap((a) => (a.local === undefined ? [] : [a.local]));
+  }
+
+  /** Adds and removes addresses in one `ip -batch` process. */
+  async changeAddresses(add: readonly string[], remove: readonly string[]): Promise<void> {
+    const line = (verb: string, ip: string): string => (ip.includes(':') ? `addr ${verb} ${ip}/128 dev ${DUMMY_LINK}${verb === 'add' ? ' nodad' : ''}` : `addr ${verb} ${ip}/32 dev ${DUMMY_LINK}`);
+    const commands = [...add.map((ip) => line('add', ip)), ...remove.map((ip) => line('del', ip))];
+    if (commands.length > 0) await this.#run(['ip', '-batch', '-'], `${commands.join('\n')}\n`);
+  }
+
+  async deleteDummyLink(): Promise<void> {
+    await this.#run(['ip', 'link', 'del', DUMMY_LINK], '', false);
+  }
+
+  /**
+   * IPVS's sysctls (they exist once ip_vs is loaded, which opening the netlink family does), as
+   * upstream sets them: conntrack for masquerade, expire connections to removed real servers,
+   * forwarding, and strict ARP when asked.
+   */
+  async applySysctls(config: IpvsConfig): Promise<void> {
+    const settings: Record<string, number> = {
+      'net.ipv4.vs.conntrack': 1,
+      'net.ipv4.vs.expire_nodest_conn': 1,
+      'net.ipv4.vs.expire_quiescent_template': 1,
+      'net.ipv4.ip_forward': 1,
+      'net.ipv6.conf.all.forwarding': 1,
+      ...(config.strictARP ? { 'net.ipv4.conf.all.arp_ignore': 1, 'net.ipv4.conf.all.arp_announce': 2 } : {}),
+    };
+    await this.#run(['sysctl', '-q', '-w', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)]);
+  }
+
+  async #run(argv: readonly string[], stdin = '', check = true): Promise<{ exitCode: number; stdout: string }> {
+    const full = [...this.#prefix, ...argv];
+    const result = await this.#execer.run(full, stdin);
+    if (check && result.exitCode !== 0) throw new Error(`${full.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim()}`);
+    return result;
+  }
+}

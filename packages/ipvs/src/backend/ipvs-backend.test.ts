@@ -1,0 +1,171 @@
+import type { NodeLocalState, SyncRequest } from '@kpng/core';
+import { clusterIPs, externalIPs, FakeNft, nodeState, on, POD, type ServiceFixture } from '@kpng/nft/testing';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FakeIpvs } from '../ipvs/fake-ipvs.js';
+import { FakeHostExecer } from '../testing/fake-host.js';
+import { IpvsBackend } from './ipvs-backend.js';
+import type { IpvsBackendOptions } from './options.js';
+
+const SILENT = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
+const sync = (state: NodeLocalState, full: boolean, revision = 1): SyncRequest => ({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full, revision });
+const web = (endpoints = on('a', 'b', 'c'), extra: Partial<ServiceFixture> = {}): ServiceFixture => ({ name: 'web', clusterIPs: clusterIPs(10), endpoints, ...extra });
+
+/** The fake's table as `ipvsadm -Ln`-like lines, sorted. */
+function table(fake: FakeIpvs): string[] {
+  return fake
+    .listVirtualServers()
+    .flatMap((vs) => [
+      `${vs.protocol} ${vs.address}:${vs.port} ${vs.scheduler}${vs.persistentSeconds > 0 ? ` persistent ${vs.persistentSeconds}` : ''}`,
+      ...fake.listRealServers(vs).map((rs) => `  ${vs.address}:${vs.port} -> ${rs.address}:${rs.port} w${rs.weight}`),
+    ])
+    .sort();
+}
+
+describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
+  let kernel: FakeIpvs;
+  let host: FakeHostExecer;
+  let nft: FakeNft;
+  let backend: IpvsBackend;
+  const create = async (options: Partial<IpvsBackendOptions> = {}): Promise<IpvsBackend> => {
+    const b = new IpvsBackend({ kernel, nft, execer: host, logger: SILENT, drainIntervalMs: 3_600_000, ...options });
+    await b.setup();
+    return b;
+  };
+  beforeEach(async () => {
+    kernel = new FakeIpvs();
+    host = new FakeHostExecer();
+    nft = new FakeNft();
+    backend = await create();
+  });
+
+  it('setup creates kube-ipvs0 and sets the IPVS sysctls', () => {
+    expect(host.link).toBe(true);
+    expect(host.sysctls.get('net.ipv4.vs.conntrack')).toBe('1');
+    expect(host.sysctls.get('net.ipv4.vs.expire_nodest_conn')).toBe('1');
+  });
+
+  it('one virtual server per ClusterIP, external IP and node address (NodePort) and port, real servers from core lists', async () => {
+    await backend.sync(sync(nodeState([web(on('a', 'c'), { externalIPs: externalIPs(5), ports: [{ port: 80, nodePort: 30080 }] })]), true));
+    const v4 = table(kernel).filter((l) => !l.includes(':') || /\d+\.\d+\.\d+\.\d+:/.test(l));
+    expect(v4).toEqual([
+      '  198.18.255.1:30080 -> 198.18.1.10:8080 w1',
+      '  198.18.255.1:30080 -> 198.18.2.10:8080 w1',
+      '  198.19.0.10:80 -> 198.18.1.10:8080 w1',
+      '  198.19.0.10:80 -> 198.18.2.10:8080 w1',
+      '  203.0.113.5:80 -> 198.18.1.10:8080 w1',
+      '  203.0.113.5:80 -> 198.18.2.10:8080 w1',
+      'TCP 198.18.255.1:30080 rr',
+      'TCP 198.19.0.10:80 rr',
+      'TCP 203.0.113.5:80 rr',
+    ]);
+    expect(table(kernel)).toContain(`TCP 2001:db8:5e::a:80 rr`);
+    expect([...host.addresses].sort()).toEqual(['198.19.0.10', '2001:db8:5e::a', '2001:db8:eb::5', '203.0.113.5']);
+  });
+
+  it('ClientIP affinity is persistence; the scheduler is configurable', async () => {
+    backend = await create({ config: { scheduler: 'lc' } });
+    await backend.sync(sync(nodeState([web(on('a'), { affinity: 600 })]), true));
+    expect(table(kernel)).toContain('TCP 198.19.0.10:80 lc persistent 600');
+  });
+
+  it('externalTrafficPolicy Local: NodePort and external IP real servers are the local endpoints only', async () => {
+    await backend.sync(sync(nodeState([web(on('a', 'c'), { externalIPs: externalIPs(5), ports: [{ port: 80, nodePort: 30080 }], externalLocal: true })]), true));
+    const lines = table(kernel);
+    expect(lines.filter((l) => l.startsWith('  203.0.113.5:80'))).toEqual(['  203.0.113.5:80 -> 198.18.1.10:8080 w1']);
+    expect(lines.filter((l) => l.startsWith('  198.18.255.1:30080'))).toEqual(['  198.18.255.1:30080 -> 198.18.1.10:8080 w1']);
+    expect(lines.filter((l) => l.startsWith('  198.19.0.10:80'))).toHaveLength(2);
+  });
+
+  it('after one endpoint change, a partial sync touches only that real server', async () => {
+    await backend.sync(sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true));
+    kernel.calls.length = 0;
+    await backend.sync(sync(nodeState([web(on('a', 'b', 'c')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), false, 2));
+    expect(kernel.calls).toEqual([
+      { op: 'addRealServer', vs: 'TCP/198.19.0.10/80', rs: `${POD.c.v4}:8080`, weight: 1 },
+      { op: 'addRealServer', vs: 'TCP/[2001:db8:5e::a]/80', rs: `[${POD.c.v6}]:8080`, weight: 1 },
+    ]);
+    kernel.calls.length = 0;
+    await backend.sync(sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true, 3));
+    // c had no connections (read from the kernel on this full sync): deleted at once.
+    expect(kernel.calls).toEqual([
+      { op: 'deleteRealServer', vs: 'TCP/198.19.0.10/80', rs: `${POD.c.v4}:8080`, weight: 0 },
+      { op: 'deleteRealServer', vs: 'TCP/[2001:db8:5e::a]/80', rs: `[${POD.c.v6}]:8080`, weight: 0 },
+    ]);
+  });
+
+  it('graceful termination: a TCP real server with connections drains at weight 0 and goes when they end', async () => {
+    const state = nodeState([web(on('a', 'b'))]);
+    await backend.sync(sync(state, true));
+    const vs = kernel.listVirtualServers().find((v) => v.address === '198.19.0.10');
+    kernel.setConnections(vs!, { address: POD.b.v4, port: 8080 }, 3, 1);
+    await backend.sync(sync(nodeState([web(on('a'))]), true, 2));
+    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.10'))).toEqual([
+      `  198.19.0.10:80 -> ${POD.a.v4}:8080 w1`,
+      `  198.19.0.10:80 -> ${POD.b.v4}:8080 w0`,
+    ]);
+    await backend.reapDrained();
+    expect(table(kernel)).toContain(`  198.19.0.10:80 -> ${POD.b.v4}:8080 w0`);
+    kernel.setConnections(vs!, { address: POD.b.v4, port: 8080 }, 0, 0);
+    await backend.reapDrained();
+    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.10'))).toEqual([`  198.19.0.10:80 -> ${POD.a.v4}:8080 w1`]);
+  });
+
+  it('an endpoint that comes back while draining is restored to weight 1', async () => {
+    await backend.sync(sync(nodeState([web(on('a', 'b'))]), true));
+    await backend.sync(sync(nodeState([web(on('a'))]), false, 2));
+    expect(table(kernel)).toContain(`  198.19.0.10:80 -> ${POD.b.v4}:8080 w0`);
+    await backend.sync(sync(nodeState([web(on('a', 'b'))]), false, 3));
+    expect(table(kernel)).toContain(`  198.19.0.10:80 -> ${POD.b.v4}:8080 w1`);
+  });
+
+  it('UDP real servers are removed at once', async () => {
+    const dns = (endpoints: NonNullable<ServiceFixture['endpoints']>): ServiceFixture => ({ name: 'dns', clusterIPs: clusterIPs(53), ports: [{ port: 53, protocol: 'UDP', targetPort: 5353 }], endpoints });
+    await backend.sync(sync(nodeState([dns(on('a', 'b'))]), true));
+    await backend.sync(sync(nodeState([dns(on('a'))]), false, 2));
+    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.53'))).toEqual([`  198.19.0.53:53 -> ${POD.a.v4}:5353 w1`]);
+  });
+
+  it('a removed Service loses its virtual servers and its addresses', async () => {
+    await backend.sync(sync(nodeState([web(), { name: 'gone', clusterIPs: clusterIPs(12), endpoints: on('a') }]), true));
+    await backend.sync(sync(nodeState([web()]), false, 2));
+    expect(table(kernel).some((l) => l.includes('198.19.0.12'))).toBe(false);
+    expect(host.addresses.has('198.19.0.12')).toBe(false);
+  });
+
+  it('a kernel refusal fails the sync; the next full sync reads the kernel and converges', async () => {
+    const state = nodeState([web(on('a', 'b'))]);
+    kernel.failNext('addRealServer', 12);
+    await expect(backend.sync(sync(state, true))).rejects.toMatchObject({ code: 'ENOMEM' });
+    await backend.sync(sync(state, true, 2));
+    const fresh = new FakeIpvs();
+    const reference = await create({ kernel: fresh, nft: new FakeNft(), execer: new FakeHostExecer() });
+    await reference.sync(sync(state, true));
+    expect(table(kernel)).toEqual(table(fresh));
+  });
+
+  it('virtual servers inside --ipvs-exclude-cidrs are left alone, also by cleanup', async () => {
+    kernel.addVirtualServer({ family: 'IPv4', protocol: 'TCP', address: '10.96.0.1', port: 443, scheduler: 'rr', persistentSeconds: 0 });
+    backend = await create({ config: { excludeCIDRs: ['10.96.0.0/12'] } });
+    await backend.sync(sync(nodeState([web()]), true));
+    expect(table(kernel)).toContain('TCP 10.96.0.1:443 rr');
+    await backend.cleanup();
+    expect(table(kernel)).toEqual(['TCP 10.96.0.1:443 rr']);
+    expect(host.link).toBe(false);
+    expect(nft.dump()).not.toContain('kpng-ipvs');
+  });
+
+  it('the nftables table holds the masquerade, reject and drop sets', async () => {
+    backend = await create({ config: { clusterCIDRs: ['198.18.0.0/16'] } });
+    await backend.sync(sync(nodeState([
+      web(on('a'), { ports: [{ port: 80, nodePort: 30080 }] }),
+      { name: 'empty', clusterIPs: clusterIPs(13), endpoints: [] },
+      { name: 'local', clusterIPs: clusterIPs(14), externalIPs: externalIPs(6), externalLocal: true, endpoints: on('c') },
+    ]), true));
+    const dump = nft.dump();
+    expect(dump).toMatch(/element ip kpng-ipvs reject_ports \{ 198\.19\.0\.13 \. tcp \. 80 \}/);
+    expect(dump).toMatch(/element ip kpng-ipvs drop_ports \{ 203\.0\.113\.6 \. tcp \. 80 \}/);
+    expect(dump).toMatch(/element ip kpng-ipvs masq_always \{ 198\.18\.255\.1 \. tcp \. 30080 \}/);
+    expect(dump).toMatch(/element ip kpng-ipvs masq_outside \{ 198\.19\.0\.10 \. tcp \. 80 \}/);
+    expect(dump).toMatch(/element ip kpng-ipvs hairpin \{ 198\.18\.1\.10 \. tcp \. 8080 \. 198\.18\.1\.10 \}/);
+  });
+});

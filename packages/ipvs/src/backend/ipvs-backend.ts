@@ -1,0 +1,194 @@
+import type { Backend, IPFamily, Logger, SyncRequest } from '@kpng/core';
+import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
+import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
+import { NetlinkError } from '../netlink/errno.js';
+import type { IpvsKernel } from '../ipvs/seam.js';
+import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
+import { renderDesired } from '../render/desired.js';
+import { describeOperation, diffTables, type IpvsOperation } from '../render/diff.js';
+import { filterTable } from '../render/filter-table.js';
+import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
+import { AppliedTable } from './applied-table.js';
+import { cidrMatcher } from './exclusions.js';
+import { NodeHost } from './host.js';
+import type { IpvsBackendOptions } from './options.js';
+
+const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
+/** Without a logger (the `backend` module passes core's), the backend logs nothing. */
+const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
+
+/**
+ * The IPVS backend: render desired virtual/real servers from the node-local state, diff them with
+ * the applied table (read from the kernel on full syncs), apply the difference over netlink, then
+ * the nftables table and the addresses on kube-ipvs0. IPVS has no transactions: a failed call
+ * throws, the applied table is dropped, and core's retry (a full sync) re-reads the kernel and
+ * converges. Real servers that leave drain at weight 0 until their connections end.
+ */
+export class IpvsBackend implements Backend {
+  readonly name = 'ipvs';
+  readonly families = FAMILIES;
+  readonly config: IpvsConfig;
+  readonly #options: IpvsBackendOptions;
+  readonly #host: NodeHost;
+  readonly #log: Logger;
+  #kernel: IpvsKernel | undefined;
+  #nft: Nft | undefined;
+  #applied: AppliedTable | undefined;
+  #draining: ReadonlyMap<VirtualServerKey, ReadonlySet<string>> = new Map();
+  #addresses: Set<string> | undefined;
+  #lastState: SyncRequest['state'] | undefined;
+  #drainTimer: NodeJS.Timeout | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #excluded: (ip: string) => boolean;
+
+  constructor(options: IpvsBackendOptions = {}) {
+    this.#options = options;
+    this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
+    this.#host = new NodeHost(options.execer ?? processExecer, options.netns);
+    this.#log = options.logger ?? SILENT;
+    this.#excluded = cidrMatcher(this.config.excludeCIDRs);
+    this.#kernel = options.kernel;
+    this.#nft = options.nft;
+  }
+
+  async setup(): Promise<void> {
+    const kernel = this.#kernelSeam();
+    this.#nft ??= await createNftClient({ ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }), ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }) });
+    await this.#host.ensureDummyLink();
+    await this.#host.applySysctls(this.config);
+    kernel.setTimeouts(this.config.tcpTimeout, this.config.tcpFinTimeout, this.config.udpTimeout);
+    const interval = this.#options.drainIntervalMs ?? 30_000;
+    this.#drainTimer = setInterval(() => void this.reapDrained().catch((error: Error) => this.#log.warn('draining real servers failed', { error: error.message })), interval);
+    this.#drainTimer.unref();
+  }
+
+  sync(req: SyncRequest): Promise<void> {
+    return this.#serial(() => this.#sync(req));
+  }
+
+  /** Deletes real servers at weight 0 whose connections have ended (also run on a timer). */
+  reapDrained(): Promise<void> {
+    return this.#serial(async () => {
+      if (this.#draining.size === 0 || this.#lastState === undefined) return;
+      await this.#sync({ state: this.#lastState, changes: { triggerTimes: new Map(), nodeChanged: false }, full: false, revision: -1 });
+    });
+  }
+
+  async #sync(req: SyncRequest): Promise<void> {
+    const kernel = this.#kernelSeam();
+    const nft = this.#nft;
+    if (nft === undefined) throw new Error('IpvsBackend.setup() was not called');
+    const desired = renderDesired(req.state, this.config);
+    try {
+      if (req.full || this.#applied === undefined) this.#applied = AppliedTable.read(kernel);
+      const applied = this.#applied;
+      for (const key of this.#draining.keys()) applied.refresh(kernel, key);
+      const { operations, draining } = diffTables(desired.virtualServers, applied.entries, (vs) => this.#owned(vs));
+      // New and changed virtual servers first, so an address or rule never points at nothing.
+      const [removals, others] = partition(operations, (o) => o.op === 'deleteVirtualServer');
+      for (const operation of others) this.#apply(kernel, applied, operation);
+      await nft.run(this.#nftTransaction(desired));
+      await this.#syncAddresses(FAMILIES.flatMap((f) => desired.addresses[f]), req.full);
+      for (const operation of removals) this.#apply(kernel, applied, operation);
+      this.#draining = draining;
+      this.#lastState = req.state;
+      this.#log.info('synced', { revision: req.revision, full: req.full, operations: operations.length, virtualServers: desired.virtualServers.size, draining: draining.size });
+    } catch (error) {
+      // The kernel may now differ from what we believe: the retry re-reads it.
+      this.#applied = undefined;
+      this.#addresses = undefined;
+      throw error;
+    }
+  }
+
+  #apply(kernel: IpvsKernel, applied: AppliedTable, operation: IpvsOperation): void {
+    switch (operation.op) {
+      case 'addVirtualServer': kernel.addVirtualServer(operation.vs); break;
+      case 'updateVirtualServer': kernel.updateVirtualServer(operation.vs); break;
+      case 'deleteVirtualServer': kernel.deleteVirtualServer(operation.vs); break;
+      case 'addRealServer': kernel.addRealServer(operation.vs, operation.rs); break;
+      case 'updateRealServer': kernel.updateRealServer(operation.vs, operation.rs); break;
+      case 'deleteRealServer': kernel.deleteRealServer(operation.vs, operation.rs); break;
+    }
+    applied.record(operation);
+    this.#log.debug(4, describeOperation(operation));
+  }
+
+  #nftTransaction(desired: ReturnType<typeof renderDesired>): Transaction {
+    const tx = new Transaction();
+    for (const family of FAMILIES) {
+      const objects = filterTable(desired, this.config, family);
+      const [table] = objects;
+      if (table !== undefined) {
+        // Replace the whole table in the same atomic `nft -f`: the rules never half-apply.
+        tx.add(table);
+        tx.delete(table);
+      }
+      for (const object of objects) tx.add(object);
+    }
+    return tx;
+  }
+
+  async #syncAddresses(wanted: readonly string[], full: boolean): Promise<void> {
+    if (full || this.#addresses === undefined) this.#addresses = new Set(await this.#host.addresses());
+    const current = this.#addresses;
+    const want = new Set(wanted);
+    const add = [...want].filter((a) => !current.has(a));
+    const remove = [...current].filter((a) => !want.has(a));
+    await this.#host.changeAddresses(add, remove);
+    this.#addresses = want;
+  }
+
+  async cleanup(): Promise<void> {
+    const kernel = this.#kernelOrNone();
+    for (const vs of kernel?.listVirtualServers() ?? []) if (this.#owned(vs)) kernel?.deleteVirtualServer(vs);
+    this.#nft ??= await createNftClient({ ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }), ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }) });
+    const tx = new Transaction();
+    for (const family of ['ip', 'ip6'] as const) tx.destroy({ kind: 'table', family, name: NFT_TABLE } satisfies NftObject);
+    await this.#nft.run(tx);
+    await this.#host.deleteDummyLink();
+    this.#applied = undefined;
+    this.#addresses = undefined;
+    this.#draining = new Map();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#drainTimer);
+    await this.#queue.catch(() => undefined);
+    if (this.#options.kernel === undefined) this.#kernel?.close();
+    this.#kernel = this.#options.kernel;
+  }
+
+  /** Virtual servers in `--ipvs-exclude-cidrs` belong to someone else: never changed, never deleted. */
+  #owned(vs: VirtualServer): boolean {
+    return !this.#excluded(vs.address);
+  }
+
+  /** For cleanup: a kernel without IPVS (no `IPVS` netlink family) has no virtual servers to remove. */
+  #kernelOrNone(): IpvsKernel | undefined {
+    try {
+      return this.#kernelSeam();
+    } catch (error) {
+      if (error instanceof NetlinkError && error.code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  #kernelSeam(): IpvsKernel {
+    this.#kernel ??= new NetlinkIpvs(this.#options.netns === undefined ? {} : { netns: this.#options.netns });
+    return this.#kernel;
+  }
+
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run, run);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function partition<T>(list: readonly T[], pick: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of list) (pick(item) ? yes : no).push(item);
+  return [yes, no];
+}

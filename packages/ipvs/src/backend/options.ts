@@ -1,0 +1,20 @@
+import type { Logger } from '@kpng/core';
+import type { Execer, Nft } from '@kpng/nft/nftables';
+import type { IpvsKernel } from '../ipvs/seam.js';
+import type { IpvsConfig } from '../render/options.js';
+
+export interface IpvsBackendOptions {
+  readonly config?: Partial<IpvsConfig>;
+  /** Program this network namespace (`ip netns` name): IPVS, the dummy link, nftables, sysctls. */
+  readonly netns?: string;
+  /** The kernel seam; default `NetlinkIpvs` in `netns`. Tests pass `FakeIpvs`. */
+  readonly kernel?: IpvsKernel;
+  /** The nftables seam; default an `NftClient` in `netns`. Tests pass `FakeNft`. */
+  readonly nft?: Nft;
+  /** Runs `ip` and `sysctl`; default execa. */
+  readonly execer?: Execer;
+  /** How often real servers at weight 0 are checked for remaining connections; default 30 s. */
+  readonly drainIntervalMs?: number;
+  /** Core's structured logger; silent when absent. */
+  readonly logger?: Logger;
+}

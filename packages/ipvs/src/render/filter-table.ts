@@ -1,0 +1,69 @@
+import type { IPFamily } from '@kpng/core';
+import type { Family, NftObject } from '@kpng/nft/nftables';
+import type { DesiredState } from './desired.js';
+import { type IpvsConfig, NFT_TABLE } from './options.js';
+
+/**
+ * What IPVS cannot do, in one nftables table per family (nftables rather than upstream's
+ * ipset+iptables: one atomic `nft -f` per sync instead of `ipset` plus `iptables-restore`, sets
+ * keyed by address . protocol . port where upstream needed eleven ipsets, and the same tool the nft
+ * backend and the lab already use):
+ * - mark for masquerade before IPVS sees the packet (prerouting, output): NodePort / external / LB
+ *   traffic with externalTrafficPolicy Cluster always, ClusterIP traffic from outside the cluster
+ *   CIDRs; masquerade marked packets and hairpin connections (a pod reaching itself) in postrouting;
+ * - reject new connections to Service ports without any endpoint, drop those whose endpoints are
+ *   all elsewhere under a Local policy (input and output run before IPVS's LOCAL_IN/LOCAL_OUT hooks);
+ * - reject other ports on Service addresses (they are local addresses on kube-ipvs0).
+ */
+export function filterTable(desired: DesiredState, config: IpvsConfig, family: IPFamily): NftObject[] {
+  const f: Family = family === 'IPv4' ? 'ip' : 'ip6';
+  const ip = family === 'IPv4' ? 'ip' : 'ip6';
+  const addr = family === 'IPv4' ? 'ipv4_addr' : 'ipv6_addr';
+  const t = { family: f, table: NFT_TABLE } as const;
+  const key = `${addr} . inet_proto . inet_service`;
+  const target = `${ip} daddr . meta l4proto . th dport`;
+  const mark = `0x${(1 << config.masqueradeBit).toString(16)}`;
+  const setMark = `meta mark set meta mark | ${mark}`;
+
+  const sets: Record<string, string[][]> = { service_ports: [], reject_ports: [], drop_ports: [], masq_always: [], masq_outside: [], hairpin: [] };
+  for (const d of desired.virtualServers.values()) {
+    if (d.vs.family !== family) continue;
+    const proto = d.vs.protocol.toLowerCase();
+    const element = [d.vs.address, proto, String(d.vs.port)];
+    sets['service_ports']?.push(element);
+    if (d.reject) sets['reject_ports']?.push(element);
+    if (d.drop) sets['drop_ports']?.push(element);
+    if (d.masqueradeAlways) sets['masq_always']?.push(element);
+    else if (d.exposure === 'cluster-ip') sets['masq_outside']?.push(element);
+    for (const rs of d.reals) sets['hairpin']?.push([rs.address, proto, String(rs.port), rs.address]);
+  }
+  const clusterCIDRs = config.clusterCIDRs.filter((cidr) => cidr.includes(':') === (family === 'IPv6'));
+  const marks = [`${target} @masq_always ${setMark}`];
+  if (clusterCIDRs.length > 0) marks.push(`${ip} saddr != @cluster_cidrs ${target} @masq_outside ${setMark}`);
+  const verdicts = [`${target} @reject_ports reject`, `${target} @drop_ports drop`];
+
+  const objects: NftObject[] = [
+    { kind: 'table', family: f, name: NFT_TABLE, comment: 'kpng ipvs: masquerade and filtering IPVS cannot do' },
+    { kind: 'set', ...t, name: 'service_ips', type: addr, comment: 'addresses on kube-ipvs0' },
+    ...Object.keys(sets).map((name): NftObject => ({ kind: 'set', ...t, name, type: name === 'hairpin' ? `${key} . ${addr}` : key })),
+    { kind: 'set', ...t, name: 'cluster_cidrs', type: addr, flags: ['interval'] },
+    { kind: 'chain', ...t, name: 'prerouting', type: 'filter', hook: 'prerouting', priority: -110 },
+    { kind: 'chain', ...t, name: 'output', type: 'filter', hook: 'output', priority: -110 },
+    { kind: 'chain', ...t, name: 'input', type: 'filter', hook: 'input', priority: -110 },
+    { kind: 'chain', ...t, name: 'postrouting', type: 'nat', hook: 'postrouting', priority: 100 },
+    ...marks.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'prerouting', rule })),
+    ...[...marks, ...verdicts].map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'output', rule })),
+    ...verdicts.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'input', rule })),
+    { kind: 'rule', ...t, chain: 'input', rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp } ${target} != @service_ports reject` },
+    { kind: 'rule', ...t, chain: 'postrouting', rule: `meta mark & ${mark} == ${mark} masquerade` },
+    { kind: 'rule', ...t, chain: 'postrouting', rule: `${target} . ${ip} saddr @hairpin masquerade` },
+    ...desired.addresses[family].map((a): NftObject => ({ kind: 'element', ...t, set: 'service_ips', key: [a] })),
+    ...clusterCIDRs.map((c): NftObject => ({ kind: 'element', ...t, set: 'cluster_cidrs', key: [c] })),
+    ...Object.entries(sets).flatMap(([set, elements]) => unique(elements).map((key): NftObject => ({ kind: 'element', ...t, set, key }))),
+  ];
+  return objects;
+}
+
+function unique(keys: readonly string[][]): string[][] {
+  return [...new Map(keys.map((k) => [k.join(' . '), k])).values()];
+}

@@ -1,0 +1,36 @@
+// Boots the lab's VM once (a Debian 6.1 kernel: IPVS, ipset, dummy links) and runs the guest suites
+// (test/guest/*.guest.ts) inside it; each guest test is reported here as one test.
+import { runVitestInVm, vmE2e, type GuestTest } from '@kpng/lab';
+import { describe, expect, it } from 'vitest';
+import { e2eScenario } from './scenarios.js';
+
+const e2e = await vmE2e('ipvs backend');
+const guest = e2e.run
+  ? await runVitestInVm({
+      packageDir: new URL('..', import.meta.url).pathname,
+      config: 'vitest.vm.config.ts',
+      inputs: { 'scenario.json': JSON.stringify(e2eScenario()) },
+      timeoutMs: 900_000,
+      onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
+    })
+  : undefined;
+
+describe.skipIf(!e2e.run)('ipvs suites inside the VM (kernel 6.1)', () => {
+  it('the guest suite ran and finished', () => {
+    expect(guest?.tests.length, guest?.output).toBeGreaterThan(0);
+    expect(guest?.exitCode, guest?.output).toBe(0);
+  });
+
+  const byFile = new Map<string, GuestTest[]>();
+  for (const test of guest?.tests ?? []) byFile.set(test.file, [...(byFile.get(test.file) ?? []), test]);
+  for (const [file, tests] of byFile) {
+    describe(file.replace(/^.*\/test\/guest\//, ''), () => {
+      for (const test of tests) {
+        it.skipIf(test.status === 'skipped' || test.status === 'pending')(test.fullName, () => {
+          expect(test.failureMessages.join('\n'), test.fullName).toBe('');
+          expect(test.status).toBe('passed');
+        });
+      }
+    });
+  }
+});

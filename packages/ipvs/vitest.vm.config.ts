@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+import { kpngVitest } from '../../vitest.shared.js';
+
+/**
+ * The suites that run inside the lab's VM (a Debian kernel with IPVS; `test/vm.test.ts` boots it
+ * once and reports each guest test). One vCPU: files run one after another.
+ */
+const shared = kpngVitest(import.meta.dirname);
+export default defineConfig({
+  ...shared,
+  test: { ...shared.test, include: ['test/guest/**/*.guest.ts'], reporters: ['default'], fileParallelism: false, testTimeout: 120_000 },
+});

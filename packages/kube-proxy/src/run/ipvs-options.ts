@@ -1,0 +1,40 @@
+/**
+ * KubeProxyConfiguration -> the IPVS backend's configuration: the `ipvs` section (scheduler,
+ * strictARP, timeouts, excludeCIDRs) as upstream's IPVS proxier reads it, masqueradeAll and
+ * masqueradeBit of the `iptables` section (upstream's IPVS mode masquerades through iptables),
+ * clusterCIDR for the local-traffic detector.
+ */
+import type { IpvsConfig } from '@kpng/ipvs';
+import { NODE_PORT_ADDRESSES_PRIMARY, type KubeProxyConfiguration } from '../config/types.js';
+
+export interface IpvsMapping {
+  readonly config: IpvsConfig;
+  readonly warnings: readonly string[];
+}
+
+const seconds = (ms: number): number => Math.round(ms / 1000);
+const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+export function ipvsBackendConfig(config: KubeProxyConfiguration): IpvsMapping {
+  const warnings: string[] = [];
+  if (config.detectLocalMode !== '' && config.detectLocalMode !== 'ClusterCIDR') {
+    warnings.push(`detectLocalMode ${config.detectLocalMode} is not supported by the ipvs mode: ClusterIP traffic is told apart by clusterCIDR only`);
+  }
+  const addresses = config.nodePortAddresses.filter((a) => a !== NODE_PORT_ADDRESSES_PRIMARY);
+  if (addresses.length > 0) warnings.push("nodePortAddresses CIDRs are not applied by the ipvs mode yet: NodePorts listen on the node's addresses");
+  return {
+    config: {
+      scheduler: config.ipvs.scheduler || 'rr',
+      strictARP: config.ipvs.strictARP,
+      tcpTimeout: seconds(config.ipvs.tcpTimeout),
+      tcpFinTimeout: seconds(config.ipvs.tcpFinTimeout),
+      udpTimeout: seconds(config.ipvs.udpTimeout),
+      excludeCIDRs: [...config.ipvs.excludeCIDRs],
+      clusterCIDRs: list(config.clusterCIDR),
+      masqueradeAll: config.iptables.masqueradeAll,
+      nodePortAddresses: [],
+      masqueradeBit: config.iptables.masqueradeBit,
+    },
+    warnings,
+  };
+}

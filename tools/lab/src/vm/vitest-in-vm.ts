@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import type { KernelId } from './kernels.js';
+import { jobMount, runInVm, type VmRunResult } from './vm.js';
+
+export interface VitestInVmOptions {
+  readonly kernel?: KernelId;
+  /** The package folder vitest runs in (its cwd). */
+  readonly packageDir: string;
+  /** A vitest config selecting the guest-only files, relative to `packageDir`. */
+  readonly config: string;
+  /** Filters, as on vitest's command line. */
+  readonly files?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Files handed to the guest (name -> content), readable there under `$KPNG_VM_INPUTS/<name>`:
+   * e.g. scenarios computed on the host, where importing heavy modules costs no emulation time.
+   */
+  readonly inputs?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+  readonly onOutput?: (chunk: string) => void;
+}
+
+/** One test as the guest's vitest JSON reporter saw it. */
+export interface GuestTest {
+  readonly file: string;
+  readonly fullName: string;
+  readonly status: 'passed' | 'failed' | 'skipped' | 'pending' | 'todo';
+  readonly failureMessages: readonly string[];
+}
+
+export interface VitestInVmResult extends VmRunResult {
+  /** Empty when the guest's vitest wrote no report (it crashed before the end). */
+  readonly tests: readonly GuestTest[];
+}
+
+/** Env the guest sees, so suites can tell they run inside the lab's VM. */
+export const IN_VM_ENV = 'KPNG_IN_VM';
+/** Env naming the guest folder that holds `inputs`. */
+export const VM_INPUTS_ENV = 'KPNG_VM_INPUTS';
+
+/** Runs vitest inside one VM (one boot for the whole suite) and returns each test's outcome. */
+export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestInVmResult> {
+  let tests: GuestTest[] = [];
+  const result = await runInVm({
+    ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+    cwd: options.packageDir,
+    env: { [IN_VM_ENV]: '1', [VM_INPUTS_ENV]: `${jobMount}/inputs`, FORCE_COLOR: '0', CI: 'true', ...options.env },
+    prepare: (jobDir) => {
+      mkdirSync(join(jobDir, 'inputs'));
+      for (const [name, content] of Object.entries(options.inputs ?? {})) writeFileSync(join(jobDir, 'inputs', basename(name)), content);
+    },
+    command: [
+      process.execPath, vitestBin(), 'run', '--config', options.config,
+      '--reporter=default', '--reporter=json', `--outputFile.json=${jobMount}/report.json`, ...(options.files ?? []),
+    ],
+    collect: (jobDir) => {
+      const report = join(jobDir, 'report.json');
+      if (existsSync(report)) tests = parseReport(readFileSync(report, 'utf8'));
+    },
+  });
+  return { ...result, tests };
+}
+
+function vitestBin(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+}
+
+interface JsonReport {
+  readonly testResults?: readonly {
+    readonly name: string;
+    readonly assertionResults?: readonly { readonly fullName: string; readonly status: GuestTest['status']; readonly failureMessages?: readonly string[] }[];
+  }[];
+}
+
+function parseReport(text: string): GuestTest[] {
+  const report = JSON.parse(text) as JsonReport;
+  return (report.testResults ?? []).flatMap((file) =>
+    (file.assertionResults ?? []).map((test) => ({
+      file: file.name,
+      fullName: test.fullName,
+      status: test.status,
+      failureMessages: test.failureMessages ?? [],
+    })),
+  );
+}
