@@ -143,18 +143,19 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'image can replace registry.k8s.io/kube-proxy in an existing DaemonSet unchanged.',
       'Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
-    packages: ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/kube-proxy'],
-    apt: ['nftables', 'iptables', 'conntrack', 'iproute2'],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/ipvs', '@kpng/kube-proxy'],
+    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps'],
     aptWhy: [
       'nftables mode: nft; iptables mode (and cleanup of another mode\'s rules): iptables, ip6tables;',
-      'all modes: conntrack; ip for the addresses the ipvs mode binds. Add ipset when the ipvs backend lands.',
+      'ipvs mode: ip binds Service addresses to kube-ipvs0, sysctl (procps) sets net.ipv4.vs.*, IPVS',
+      'itself over netlink; all modes: conntrack.',
     ],
     user: 'root',
     userWhy: ['Root, on purpose: see deploy/README.md (capabilities are granted to uid 0 only).'],
     entrypoint: ['/usr/local/bin/kube-proxy'],
     links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
     ports: [10249, 10256],
-    tools: ['nft', 'iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore', 'iptables-legacy', 'conntrack', 'ip'],
+    tools: ['nft', 'iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore', 'iptables-legacy', 'conntrack', 'ip', 'sysctl'],
     runs: [
       {
         name: 'nftables mode against an API server',

