@@ -124,6 +124,18 @@ describe('buildLocalService: addresses per family', () => {
       ipv4: ['198.18.0.0/16', '203.0.113.1/32'],
       ipv6: ['2001:db8:aaaa::/48'],
     },
+    {
+      name: 'an LB IP already inside an allowed range is not added again: the list stays disjoint (nft interval sets refuse overlaps)',
+      ranges: ['198.18.0.0/16', '203.0.113.0/25'],
+      ipv4: ['198.18.0.0/16', '203.0.113.0/25'],
+      ipv6: [],
+    },
+    {
+      name: 'a range nested in another, or given twice, adds nothing and is dropped',
+      ranges: ['10.0.0.0/8', '10.1.0.0/16', '10.1.0.0/16', '2001:db8::/32', '2001:db8:aaaa::/48'],
+      ipv4: ['10.0.0.0/8'],
+      ipv6: ['2001:db8::/32'],
+    },
   ])('$name', ({ ranges, ipv4, ipv6 }) => {
     const local = build({ ...lbService, loadBalancerSourceRanges: ranges }, [], node);
     expect(local.families.IPv4?.loadBalancerSourceRanges).toEqual(ipv4);
