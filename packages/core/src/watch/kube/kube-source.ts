@@ -42,8 +42,9 @@ const NODES_PATH = '/api/v1/nodes';
 
 /**
  * The `kube` source: informers on Services, EndpointSlices and Nodes, converted into model events
- * and handed to the sink in batches (one per event-loop turn). A kind is reported synced once its
- * initial list has been applied.
+ * and handed to the sink in batches (`EventBatcher`: one per event-loop turn, and a big initial
+ * list over many turns, yielding between them). A kind is reported synced once its initial list
+ * has been applied.
  */
 export class KubeSource implements Source {
   readonly name = 'kube';
@@ -81,13 +82,13 @@ export class KubeSource implements Source {
         new KindInformer({
           ...spec,
           kubeConfig: this.kubeConfig,
-          emit: (event) => batcher.push(event),
-          onSynced: () => {
-            batcher.flush();
-            if (signal.aborted) return;
-            this.logger.info('initial list synced', { kind: spec.adapter.kind });
-            sink.synced(spec.adapter.kind);
-          },
+          emit: (convert) => batcher.push(convert),
+          onSynced: () =>
+            batcher.afterPending(() => {
+              if (signal.aborted) return;
+              this.logger.info('initial list synced', { kind: spec.adapter.kind });
+              sink.synced(spec.adapter.kind);
+            }),
           stopping: signal,
           clock: this.clock,
           logger: this.logger,
