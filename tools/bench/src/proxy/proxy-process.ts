@@ -23,6 +23,8 @@ export interface ProxyProcessOptions {
   /** The program's main module (compiled JavaScript). */
   readonly entry: string;
   readonly args: readonly string[];
+  /** Node's own options, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;
 }
@@ -44,7 +46,7 @@ export class ProxyProcess {
 
   constructor(private readonly options: ProxyProcessOptions) {
     this.startedAt = performance.now();
-    this.#child = spawn(process.execPath, ['--import', PROBE, options.entry, ...options.args], {
+    this.#child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', PROBE, options.entry, ...options.args], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...options.env },
     });

@@ -27,7 +27,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `proxy.one-change`: an EndpointSlice written to the API server until the program logs the
  *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
  * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
- * Options: `--changes=N`, `--no-reference`.
+ * Options: `--changes=N`, `--no-reference`, `--cpu-prof=DIR` (the program writes a V8 CPU profile
+ * of each run there, for `node --cpu-prof`'s usual tools).
  */
 export default defineSuite({
   name: 'proxy',
@@ -115,6 +116,7 @@ async function runOnce(ctx: SuiteContext, entry: string, objects: Scenario, chan
         '--healthz-bind-address', `127.0.0.1:${healthPort}`,
       ],
       signal: ctx.signal,
+      ...(typeof ctx.options['cpu-prof'] === 'string' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] } : {}),
     });
     try {
       const programmed = await program.waitFor(fullSync);
