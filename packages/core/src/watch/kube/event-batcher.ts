@@ -34,6 +34,8 @@ export class EventBatcher {
   #queue: (Entry | undefined)[] = [];
   #head = 0;
   #scheduled = false;
+  /** What delivering one event cost lately (the model's apply, and downstream once synced), ms. */
+  #deliverMsPerEvent = 0;
 
   constructor(deliver: (batch: readonly ModelEvent[]) => void, options: EventBatcherOptions = {}) {
     this.#deliver = deliver;
@@ -70,6 +72,14 @@ export class EventBatcher {
     this.#schedule(() => this.#drain());
   }
 
+  #deliverTimed(batch: readonly ModelEvent[]): void {
+    if (batch.length === 0) return;
+    const start = this.#now();
+    this.#deliver(batch);
+    const perEvent = (this.#now() - start) / batch.length;
+    this.#deliverMsPerEvent = (this.#deliverMsPerEvent + perEvent) / 2;
+  }
+
   #drain(): void {
     this.#scheduled = false;
     const start = this.#now();
@@ -82,15 +92,16 @@ export class EventBatcher {
       if ('convert' in entry) {
         const event = entry.convert();
         if (event) batch.push(event);
-        // Reading the clock costs too: look every 32 conversions.
-        if (++converted % 32 === 0 && this.#now() - start >= this.#budgetMs) break;
+        // The budget covers the conversions and the delivery of the batch they make. Reading the
+        // clock costs too: look every 32 conversions.
+        if (++converted % 32 === 0 && this.#now() - start + batch.length * this.#deliverMsPerEvent >= this.#budgetMs) break;
       } else {
-        if (batch.length > 0) this.#deliver(batch);
+        this.#deliverTimed(batch);
         batch = [];
         entry.after();
       }
     }
-    if (batch.length > 0) this.#deliver(batch);
+    this.#deliverTimed(batch);
     if (this.#head < this.#queue.length) {
       this.#scheduled = true;
       this.#schedule(() => this.#drain());

@@ -24,6 +24,13 @@ export async function listRaw(
   const items: KubernetesObject[] = [];
   const onItem = (item: unknown): void => void items.push(trimObject(item as KubernetesObject));
   res.setEncoding('utf8');
-  for await (const chunk of res) body.push(chunk as string, onItem);
+  // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
+  let since = performance.now();
+  for await (const chunk of res) {
+    body.push(chunk as string, onItem);
+    if (performance.now() - since < 10) continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  }
   return { ...(body.end() as Omit<KubernetesListObject<KubernetesObject>, 'items'>), items };
 }
