@@ -9,7 +9,7 @@ import type { Transaction } from '../nftables/index.js';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 import { chainObject, chainRef, elementObject, listElementObjects, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
 import type { Delta } from './store.js';
-import type { TurnBudget } from '../backend/turn-budget.js';
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void {
   for (const chain of delta.addChains) {

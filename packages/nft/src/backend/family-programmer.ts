@@ -17,7 +17,7 @@ import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
 import type { FamilyRuleset } from '../render/types.js';
-import type { TurnBudget } from './turn-budget.js';
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 const NODE_OWNER = '#node';
 

@@ -16,7 +16,7 @@ import { ConntrackTool, type ConntrackCleaner } from './conntrack/cleaner.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
 import type { NftBackendOptions } from './options.js';
-import { TurnBudget } from './turn-budget.js';
+import { TurnBudget } from '../nftables/turn-budget.js';
 
 export class NftBackend implements Backend {
   readonly name = 'nft';
