@@ -7,8 +7,6 @@ import { ErrorCodes, KpngError } from '../../util/errors.js';
 import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { EventBatcher } from './event-batcher.js';
-import { instrumentKubeConfig } from './instrumented-kubeconfig.js';
-import { KindInformer } from './kind-informer.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
 import type { BackoffOptions } from './restart-backoff.js';
@@ -48,7 +46,6 @@ const NODES_PATH = '/api/v1/nodes';
  */
 export class KubeSource implements Source {
   readonly name = 'kube';
-  private readonly kubeConfig: KubeConfig;
   private readonly clock: Clock;
   private readonly logger: Logger;
 
@@ -58,13 +55,16 @@ export class KubeSource implements Source {
     }
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? log).with({ source: 'kube' });
-    this.kubeConfig = options.restClientMetrics
-      ? instrumentKubeConfig(options.kubeConfig, options.restClientMetrics, this.clock)
-      : options.kubeConfig;
   }
 
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
+    // client-node is loaded only now (see client-node.ts): these modules extend its classes.
+    const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([import('./kind-informer.js'), import('./instrumented-kubeconfig.js')]);
+    if (signal.aborted) return;
+    const kubeConfig = this.options.restClientMetrics
+      ? instrumentKubeConfig(this.options.kubeConfig, this.options.restClientMetrics, this.clock)
+      : this.options.kubeConfig;
     const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal));
     const labelSelector = proxyLabelSelector(this.options.serviceProxyName);
     const fieldSelector = nodeFieldSelector(this.options.allNodes ? undefined : this.options.nodeName);
@@ -81,7 +81,7 @@ export class KubeSource implements Source {
       (spec) =>
         new KindInformer({
           ...spec,
-          kubeConfig: this.kubeConfig,
+          kubeConfig,
           emit: (convert) => batcher.push(convert),
           onSynced: () =>
             batcher.afterPending(() => {
