@@ -32,6 +32,8 @@ export interface KubeSourceOptions {
   readonly unreachableBackoff?: BackoffOptions;
   /** Bound on one LIST request. Default 60 s. */
   readonly listTimeoutMs?: number;
+  /** Milliseconds of converting and applying per event-loop turn before yielding (default 10; `EventBatcher`). */
+  readonly turnBudgetMs?: number;
 }
 
 const SERVICES_PATH = '/api/v1/services';
@@ -65,7 +67,9 @@ export class KubeSource implements Source {
     const kubeConfig = this.options.restClientMetrics
       ? instrumentKubeConfig(this.options.kubeConfig, this.options.restClientMetrics, this.clock)
       : this.options.kubeConfig;
-    const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal));
+    const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal), {
+      ...(this.options.turnBudgetMs !== undefined ? { budgetMs: this.options.turnBudgetMs } : {}),
+    });
     const labelSelector = proxyLabelSelector(this.options.serviceProxyName);
     const fieldSelector = nodeFieldSelector(this.options.allNodes ? undefined : this.options.nodeName);
     const specs = [
