@@ -30,7 +30,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `nft.reference.kube-proxy-shape`: `nft -f` of the same state in kube-proxy's structure, and
  *   `nft.full-sync.vs.kube-proxy-shape`, the ratio of medians measured in this run (target <= 0.05);
  * - `nft.partial-sync.one-endpoint`: one endpoint change from core's model to rules applied,
- *   median and p99 over `--partials` changes (default 21; target <= 30 ms median);
+ *   median and p99 over `--partials` changes (default 21; target <= 30 ms median), and `.inside-nft`
+ *   (spawning `ip netns exec ... nft -f -`, nft and the kernel);
  * - `nft.resync`: the periodic full resync of an instance that already programmed the state;
  * - `nft.pipeline.peak-rss`: VmHWM of `kpng-nft --file` (core + backend, compiled) in a child
  *   process after its first full sync (target <= 250 MiB at s10k); `.no-services`: the same over
@@ -54,6 +55,7 @@ export default defineSuite({
     const inside: number[] = [];
     const resyncs: number[] = [];
     const partials: number[] = [];
+    const partialsInside: number[] = [];
     let operations = 0;
     let state: NodeLocalState | undefined;
     const partialCount = Number(ctx.options['partials'] ?? 21);
@@ -98,6 +100,7 @@ export default defineSuite({
             if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
             await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
           }));
+          partialsInside.push(nft.last?.ms ?? 0);
         }
       });
     }
@@ -111,7 +114,10 @@ export default defineSuite({
     ctx.reportMeasurement('nft.full-sync.ours', measurementOf('ours', backendMs.map((t, i) => t - (inside[i] ?? 0))));
     ctx.reportValue('nft.full-sync.operations', operations, 'count');
     ctx.reportMeasurement('nft.resync', measurementOf('resync', resyncs));
-    if (partials.length > 0) ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
+    if (partials.length > 0) {
+      ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
+      ctx.reportMeasurement('nft.partial-sync.one-endpoint.inside-nft', measurementOf('partial-inside-nft', partialsInside));
+    }
 
     const referenceRuns = Number(ctx.options['reference-runs'] ?? 1);
     if (referenceRuns > 0) {
