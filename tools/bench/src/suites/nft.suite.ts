@@ -1,14 +1,11 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Core } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
-import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
 import { SILENT_LOGGER } from '@kpng/core/testing';
-import { compiledCopy } from '../nft/compiled-copy.js';
 import { kubeProxyShape } from '../nft/kube-proxy-shape.js';
 import { measurePipelineRss } from '../nft/pipeline-rss.js';
 import { TimedNft } from '../nft/timed-nft.js';
@@ -18,6 +15,7 @@ import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { flipFirstEndpoint, sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { compiledKpngNft, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -44,9 +42,7 @@ export default defineSuite({
   description: 'nft backend: full sync, partial sync, resync, kube-proxy-shaped reference, peak RSS of core + backend',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
-    const capability = await canCreateNamespaces();
-    if (!capability.ok) throw new Error(`the nft suite needs to create network namespaces: ${capability.reason}`);
-    await sweepLeftovers();
+    await requireNamespaces('nft');
     const objects = ctx.objects();
     const node = nodeName(objects.benchNode);
     const totals: number[] = [];
@@ -150,12 +146,7 @@ export default defineSuite({
  * no Services, so the figure splits into the program's own footprint and the cluster's.
  */
 async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> {
-  const packageDir = (name: string): string => fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
-  const copies = await compiledCopy(
-    ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
-    fileURLToPath(new URL('../../node_modules/.cache/nft-rss/', import.meta.url)),
-  );
-  const entry = join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+  const entry = await compiledKpngNft('nft-rss');
   const files = {
     full: join(tmpdir(), `kpng-nft-scenario-${process.pid}.json`),
     empty: join(tmpdir(), `kpng-nft-empty-${process.pid}.json`),
@@ -174,19 +165,6 @@ async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> 
     }
   } finally {
     await Promise.all(Object.values(files).map((file) => rm(file, { force: true })));
-  }
-}
-
-async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
-  if (ctx.signal.aborted) throw new Error('aborted');
-  const ns = await createNamespace(name);
-  const onAbort = (): void => void ns.delete();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await fn(ns);
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    await ns.delete();
   }
 }
 

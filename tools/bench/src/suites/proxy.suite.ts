@@ -1,16 +1,15 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { canCreateNamespaces, createNamespace, FakeApiServer, kubeconfigYaml, sweepLeftovers } from '@kpng/lab';
+import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
-import { compiledCopy } from '../nft/compiled-copy.js';
 import { freePort } from '../proxy/free-port.js';
 import { HealthPoll } from '../proxy/health-poll.js';
 import { ProxyProcess, type LogLine } from '../proxy/proxy-process.js';
 import { summarize } from '../runner/stats.js';
 import { flipFirstEndpoint } from '../scenarios/model-events.js';
 import type { Scenario } from '../scenarios/scenario.js';
+import { compiledKpngNft, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -37,15 +36,8 @@ export default defineSuite({
   description: 'kpng-nft against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
-    const capability = await canCreateNamespaces();
-    if (!capability.ok) throw new Error(`the proxy suite needs to create network namespaces: ${capability.reason}`);
-    await sweepLeftovers();
-    const packageDir = (name: string): string => fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
-    const copies = await compiledCopy(
-      ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
-      fileURLToPath(new URL('../../node_modules/.cache/proxy-bench/', import.meta.url)),
-    );
-    const entry = join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+    await requireNamespaces('proxy');
+    const entry = await compiledKpngNft('proxy-bench');
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
     const figures = new Map<string, number[]>();
@@ -102,65 +94,77 @@ const partialSync = (line: LogLine): boolean => line.msg === 'synced nftables' &
 async function runOnce(ctx: SuiteContext, entry: string, objects: Scenario, changes: number, tag: string): Promise<RunFigures> {
   const server = await FakeApiServer.start();
   const kubeconfig = join(tmpdir(), `kpng-proxy-bench-${process.pid}-${tag}.yaml`);
-  const ns = await createNamespace(`proxy-${tag}`);
-  const onAbort = (): void => void ns.delete();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let figures: RunFigures | undefined;
   try {
-    for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
-    await writeFile(kubeconfig, kubeconfigYaml(server.url));
-    const [metricsPort, healthPort] = [await freePort(), await freePort()];
-    const poll = new HealthPoll([`http://127.0.0.1:${healthPort}/healthz`, `http://127.0.0.1:${healthPort}/livez`, `http://127.0.0.1:${metricsPort}/metrics`]);
-    const program = new ProxyProcess({
-      entry,
-      args: [
-        '--kubeconfig', kubeconfig,
-        '--node-name', objects.benchNode,
-        '--netns', ns.name,
-        '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
-        '--healthz-bind-address', `127.0.0.1:${healthPort}`,
-      ],
-      signal: ctx.signal,
-      ...(typeof ctx.options['cpu-prof'] === 'string' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] } : {}),
+    await inNamespace(ctx, `proxy-${tag}`, async (ns) => {
+      figures = await programOnce(ctx, entry, objects, changes, server, kubeconfig, ns.name);
     });
-    try {
-      // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
-      // apart, from the spawn to the program's 'serving' line; the first sync's figure starts there.
-      const serving = program.waitFor((line) => line.msg === 'serving');
-      const programmedLine = program.waitFor(fullSync);
-      await serving;
-      const startupLoop = await program.eventLoop();
-      const programmed = await programmedLine;
-      const startMs = performance.now() - program.startedAt;
-      if (programmed['services'] !== objects.services.length) {
-        throw new Error(`the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`);
-      }
-      const firstSyncLoop = await program.eventLoop();
-      const answered = await poll.stop();
-      const names = ['healthz', 'livez', 'metrics'];
-      const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));
-      const changeMs: number[] = [];
-      const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
-      for (let i = 0; i < changes && !ctx.signal.aborted; i++) {
-        const index = (i * 7919) % slices.length;
-        const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
-        slices[index] = slice;
-        const applied = program.waitFor(partialSync, 60_000);
-        const start = performance.now();
-        server.update(slice as never);
-        await applied;
-        changeMs.push(performance.now() - start);
-      }
-      const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
-      const peakRss = await program.peakRss();
-      return { startMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
-    } finally {
-      await poll.stop().catch(() => undefined);
-      await program.stop();
-    }
   } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    await ns.delete();
     await rm(kubeconfig, { force: true });
     await server.close();
+  }
+  if (figures === undefined) throw new Error('no figures');
+  return figures;
+}
+
+async function programOnce(
+  ctx: SuiteContext,
+  entry: string,
+  objects: Scenario,
+  changes: number,
+  server: FakeApiServer,
+  kubeconfig: string,
+  netns: string,
+): Promise<RunFigures> {
+  for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
+  await writeFile(kubeconfig, kubeconfigYaml(server.url));
+  const [metricsPort, healthPort] = [await freePort(), await freePort()];
+  const poll = new HealthPoll([`http://127.0.0.1:${healthPort}/healthz`, `http://127.0.0.1:${healthPort}/livez`, `http://127.0.0.1:${metricsPort}/metrics`]);
+  const program = new ProxyProcess({
+    entry,
+    args: [
+      '--kubeconfig', kubeconfig,
+      '--node-name', objects.benchNode,
+      '--netns', netns,
+      '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
+      '--healthz-bind-address', `127.0.0.1:${healthPort}`,
+    ],
+    signal: ctx.signal,
+    ...(typeof ctx.options['cpu-prof'] === 'string' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] } : {}),
+  });
+  try {
+    // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
+    // apart, from the spawn to the program's 'serving' line; the first sync's figure starts there.
+    const serving = program.waitFor((line) => line.msg === 'serving');
+    const programmedLine = program.waitFor(fullSync);
+    await serving;
+    const startupLoop = await program.eventLoop();
+    const programmed = await programmedLine;
+    const startMs = performance.now() - program.startedAt;
+    if (programmed['services'] !== objects.services.length) {
+      throw new Error(`the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`);
+    }
+    const firstSyncLoop = await program.eventLoop();
+    const answered = await poll.stop();
+    const names = ['healthz', 'livez', 'metrics'];
+    const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));
+    const changeMs: number[] = [];
+    const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+    for (let i = 0; i < changes && !ctx.signal.aborted; i++) {
+      const index = (i * 7919) % slices.length;
+      const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+      slices[index] = slice;
+      const applied = program.waitFor(partialSync, 60_000);
+      const start = performance.now();
+      server.update(slice as never);
+      await applied;
+      changeMs.push(performance.now() - start);
+    }
+    const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
+    const peakRss = await program.peakRss();
+    return { startMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
+  } finally {
+    await poll.stop().catch(() => undefined);
+    await program.stop();
   }
 }
