@@ -4,6 +4,7 @@
  * its event loop (reported by `scripts/event-loop-probe.mjs`, preloaded with `--import`). Linux only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { peakRss } from '../nft/pipeline-rss.js';
 
@@ -28,6 +29,9 @@ export interface ProxyProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;
 }
+
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS = 100;
 
 const PROBE = new URL('../../scripts/event-loop-probe.mjs', import.meta.url).href;
 
@@ -82,6 +86,14 @@ export class ProxyProcess {
     this.#child.kill('SIGUSR2');
     const line = await report;
     return { maxMs: Number(line['maxMs']), p99Ms: Number(line['p99Ms']), meanMs: Number(line['meanMs']) };
+  }
+
+  /** CPU time the process has used so far (user + system), ms: unlike wall time, barely moved by a busy machine. */
+  async cpuMs(): Promise<number> {
+    // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised name.
+    const stat = await readFile(`/proc/${this.#pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   }
 
   /** VmHWM: the peak resident set so far, bytes. */

@@ -18,7 +18,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * programs a network namespace this suite creates. Figures, per run (medians over `--runs`):
  * - `proxy.start-to-programmed`: spawn to the first full sync logged (every Service programmed);
  *   reference: `proxy.start-to-programmed.no-services`, the same program over the nodes alone,
- *   in the same run (start-up, connection, one empty sync), and their ratio;
+ *   in the same run (start-up, connection, one empty sync), and their ratio; `.cpu`: the program's CPU
+ *   time (user + system) until then, which a busy machine barely moves;
  * - `proxy.startup.event-loop-max`: the longest event-loop stall from the spawn until the program
  *   logs 'serving' (modules, kubeconfig: nothing listens yet), and `.no-services`;
  * - `proxy.first-sync.event-loop-max`: the longest stall from 'serving' until programmed
@@ -46,12 +47,14 @@ export default defineSuite({
       if (ctx.options['no-reference'] === undefined) {
         const empty = await runOnce(ctx, entry, { ...objects, services: [], endpointSlices: [] }, 0, `ref-${run}`);
         add('proxy.start-to-programmed.no-services', empty.startMs);
+        add('proxy.start-to-programmed.cpu.no-services', empty.startCpuMs);
         add('proxy.peak-rss.no-services', empty.peakRss);
         add('proxy.startup.event-loop-max.no-services', empty.startupLoopMaxMs);
       }
       ctx.log(`proxy: run ${run + 1}/${ctx.runs}`);
       const r = await runOnce(ctx, entry, objects, changes, `run-${run}`);
       add('proxy.start-to-programmed', r.startMs);
+      add('proxy.start-to-programmed.cpu', r.startCpuMs);
       add('proxy.startup.event-loop-max', r.startupLoopMaxMs);
       add('proxy.first-sync.event-loop-max', r.firstSyncLoop.maxMs);
       add('proxy.first-sync.event-loop-p99', r.firstSyncLoop.p99Ms);
@@ -80,6 +83,7 @@ export default defineSuite({
 
 interface RunFigures {
   readonly startMs: number;
+  readonly startCpuMs: number;
   readonly startupLoopMaxMs: number;
   readonly firstSyncLoop: { readonly maxMs: number; readonly p99Ms: number };
   readonly answers: readonly { readonly name: string; readonly maxMs: number; readonly over1s: number }[];
@@ -141,6 +145,7 @@ async function programOnce(
     const startupLoop = await program.eventLoop();
     const programmed = await programmedLine;
     const startMs = performance.now() - program.startedAt;
+    const startCpuMs = await program.cpuMs();
     if (programmed['services'] !== objects.services.length) {
       throw new Error(`the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`);
     }
@@ -162,7 +167,7 @@ async function programOnce(
     }
     const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
     const peakRss = await program.peakRss();
-    return { startMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
+    return { startMs, startCpuMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
   } finally {
     await poll.stop().catch(() => undefined);
     await program.stop();
