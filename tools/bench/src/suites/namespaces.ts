@@ -25,9 +25,16 @@ export async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: Netw
   }
 }
 
-/** `kpng-nft`'s main module in a compiled copy of core and the backend (what production runs: no TypeScript loader). */
-export async function compiledKpngNft(cacheName: string): Promise<string> {
-  const packageDir = (name: string): string => fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
+/**
+ * `kpng-nft`'s main module in a compiled copy of core and the backend (what production runs: no
+ * TypeScript loader). `sources`: a checkout of another revision (a folder holding `packages/core`
+ * and `packages/nft`, e.g. from `git archive`), to measure it against the current one.
+ */
+export async function compiledKpngNft(cacheName: string, sources?: string): Promise<string> {
+  const packageDir = (name: string): string =>
+    sources !== undefined
+      ? join(sources, 'packages', name.replace('@kpng/', ''))
+      : fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
   const copies = await compiledCopy(
     ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
     fileURLToPath(new URL(`../../node_modules/.cache/${cacheName}/`, import.meta.url)),

@@ -29,7 +29,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `proxy.one-change`: an EndpointSlice written to the API server until the program logs the
  *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
  * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
- * Options: `--changes=N`, `--no-reference`, `--cpu-prof=DIR` (the program writes a V8 CPU profile
+ * Options: `--changes=N`, `--no-reference`, `--sources=DIR` (run another revision's core and nft:
+ * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
  * of each run there, for `node --cpu-prof`'s usual tools).
  */
 export default defineSuite({
@@ -38,7 +39,8 @@ export default defineSuite({
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
     await requireNamespaces('proxy');
-    const entry = await compiledKpngNft('proxy-bench');
+    const sources = typeof ctx.options['sources'] === 'string' ? ctx.options['sources'] : undefined;
+    const entry = await compiledKpngNft(sources === undefined ? 'proxy-bench' : 'proxy-bench-sources', sources);
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
     const figures = new Map<string, number[]>();
