@@ -1,4 +1,4 @@
-import { contentHash } from '../util/hash.js';
+import { sameContent } from '../util/same-content.js';
 import type { ModelSink } from './sink.js';
 import { ChangeSetBuilder, type ChangeSet } from './change-set.js';
 import type { ModelReader } from './reader.js';
@@ -16,7 +16,6 @@ import {
 
 interface Stored<T> {
   readonly object: T;
-  readonly hash: string;
 }
 
 /** Counts what the model receives vs what it keeps: API events, revisions, objects held. */
@@ -31,8 +30,8 @@ export type ModelListener = (changes: ChangeSet) => void;
 const ALL_KINDS: readonly ObjectKind[] = ['Service', 'EndpointSlice', 'Node'];
 
 /**
- * The global model, KPNG's "diffstore": objects keyed and content-hashed; a transaction whose
- * events change no hash (resyncs, heartbeats, fields the converters dropped) commits no revision
+ * The global model, KPNG's "diffstore": objects keyed and compared by content; a transaction whose
+ * events change no content (resyncs, heartbeats, fields the converters dropped) commits no revision
  * and wakes no listener.
  */
 export class GlobalModel implements ModelReader, ModelSink {
@@ -187,10 +186,10 @@ export interface GlobalSnapshot {
   readonly nodes: readonly NodeModel[];
 }
 
-/** Stores `object` unless its content hash is unchanged; returns whether anything changed. */
+/** Stores `object` unless it has the content already stored; returns whether anything changed. */
 function upsert<K, T>(map: Map<K, Stored<T>>, key: K, object: T): boolean {
-  const hash = contentHash(object);
-  if (map.get(key)?.hash === hash) return false;
-  map.set(key, { object, hash });
+  const stored = map.get(key);
+  if (stored !== undefined && sameContent(stored.object, object)) return false;
+  map.set(key, { object });
   return true;
 }

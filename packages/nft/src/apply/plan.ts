@@ -9,6 +9,7 @@ import type { Transaction } from '../nftables/index.js';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 import { chainObject, chainRef, elementObject, listElementObjects, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
 import type { Delta } from './store.js';
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void {
   for (const chain of delta.addChains) {
@@ -39,7 +40,8 @@ export interface FullWrite {
   readonly reset: boolean;
 }
 
-export function writeFull(tx: Transaction, ref: TableRef, full: FullWrite): void {
+/** Writes a full sync; `budget` gives the event loop turns while the (many) elements are written. */
+export async function writeFull(tx: Transaction, ref: TableRef, full: FullWrite, budget?: TurnBudget): Promise<void> {
   const table = tableObject(ref);
   tx.add(table);
   if (full.reset) {
@@ -54,9 +56,18 @@ export function writeFull(tx: Transaction, ref: TableRef, full: FullWrite): void
     for (const set of full.sets) if (set.dynamic !== true) tx.flush(setObject(ref, set));
     for (const name of full.staleChains) tx.delete(chainRef(ref, name));
   }
-  for (const chain of full.chains) for (const rule of ruleObjects(ref, chain)) tx.add(rule);
-  for (const element of full.elements) tx.add(elementObject(ref, element));
-  for (const list of full.lists ?? []) for (const element of listElementObjects(ref, list)) tx.add(element);
+  for (const chain of full.chains) {
+    for (const rule of ruleObjects(ref, chain)) tx.add(rule);
+    if (budget?.due()) await budget.yield();
+  }
+  for (const element of full.elements) {
+    tx.add(elementObject(ref, element));
+    if (budget?.due()) await budget.yield();
+  }
+  for (const list of full.lists ?? []) {
+    for (const element of listElementObjects(ref, list)) tx.add(element);
+    if (budget?.due()) await budget.yield();
+  }
 }
 
 /** Removes the table and everything in it, if it exists. */

@@ -17,6 +17,7 @@ import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
 import type { FamilyRuleset } from '../render/types.js';
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 const NODE_OWNER = '#node';
 
@@ -46,23 +47,31 @@ export class FamilyProgrammer {
   }
 
   /** Everything, from scratch. `reset`: the kernel's table content is unknown; drop and recreate it. */
-  planFull(tx: Transaction, state: NodeLocalState, reset: boolean): Planned {
+  async planFull(tx: Transaction, state: NodeLocalState, reset: boolean, budget: TurnBudget): Promise<Planned> {
     const ctx = renderContext(this.#config, this.family, state.node);
     const store = new FamilyStore({ bulk: true });
     store.set(NODE_OWNER, { elements: renderNodeElements(ctx, state.node), chains: [] });
-    for (const svc of state.services) this.#renderInto(store, ctx, svc);
+    for (const svc of state.services) {
+      this.#renderInto(store, ctx, svc);
+      if (budget.due()) await budget.yield();
+    }
     const wanted = store.wantedForWrite();
     const wantedNames = new Set(wanted.chains.map((c) => c.name));
     const staleChains = reset ? [] : this.#store.appliedChains().filter((name) => !wantedNames.has(name));
     const before = tx.size;
-    writeFull(tx, this.ref, {
-      sets: skeletonSets(ctx),
-      chains: [...skeletonChains(ctx), ...wanted.chains],
-      elements: wanted.elements,
-      lists: wanted.lists,
-      staleChains,
-      reset,
-    });
+    await writeFull(
+      tx,
+      this.ref,
+      {
+        sets: skeletonSets(ctx),
+        chains: [...skeletonChains(ctx), ...wanted.chains],
+        elements: wanted.elements,
+        lists: wanted.lists,
+        staleChains,
+        reset,
+      },
+      budget,
+    );
     return {
       operations: tx.size - before,
       commit: () => {
@@ -102,7 +111,7 @@ export class FamilyProgrammer {
    * kernel instead costs ~2 s at s10k with nft 1.0.6 (any read fetches every element). Undefined
    * when chains would render differently (the caller rewrites).
    */
-  planResync(tx: Transaction, state: NodeLocalState): Planned | undefined {
+  async planResync(tx: Transaction, state: NodeLocalState, budget: TurnBudget): Promise<Planned | undefined> {
     const previous = this.#ctx;
     if (previous === undefined) return undefined;
     if (!sameChainRendering(previous, renderContext(this.#config, this.family, state.node))) return undefined;
@@ -112,7 +121,10 @@ export class FamilyProgrammer {
       this.#slots.forget(owner);
       this.#store.set(owner, undefined);
     }
-    for (const svc of state.services) this.#renderInto(this.#store, previous, svc);
+    for (const svc of state.services) {
+      this.#renderInto(this.#store, previous, svc);
+      if (budget.due()) await budget.yield();
+    }
     this.#store.set(NODE_OWNER, { elements: renderNodeElements(previous, state.node), chains: [] });
     const delta = this.#store.delta();
     const before = tx.size;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NftError, type Nft, type Transaction } from '../nftables/index.js';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
-import { RecordingLogger } from '@kpng/core/testing';
+import { RecordingLogger, syntheticLocalState } from '@kpng/core/testing';
 import { NftBackend } from './nft-backend.js';
 
 const web = (endpoints: string[]): ServiceFixture => ({
@@ -183,5 +183,30 @@ describe('NftBackend', () => {
     await b.sync(full(nodeState([web(['198.18.1.1', '2001:db8:1::1'])])));
     await b.cleanup();
     expect(nft.objects().map((o) => `${o.kind} ${o.family}`)).toEqual(['table inet']);
+  });
+});
+
+describe('NftBackend on a big state', () => {
+  it('gives the event loop turns during a full sync and a resync, and programs the same rules as in one go', async () => {
+    const state = syntheticLocalState({ services: 300, endpointsPerService: 10 });
+    const inOneGo = new FakeNft();
+    await new NftBackend({ nft: inOneGo, families: ['IPv4'], conntrack: false, log: new RecordingLogger(), turnBudgetMs: Number.POSITIVE_INFINITY }).sync(full(state));
+    const yielding = new FakeNft();
+    const log = new RecordingLogger();
+    const subject = new NftBackend({ nft: yielding, families: ['IPv4'], conntrack: false, log, turnBudgetMs: 0 });
+    // Counts turns of the event loop while the sync runs: a health request would be served in them.
+    let turns = 0;
+    let syncing = true;
+    const tick = (): void => {
+      turns++;
+      if (syncing) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await subject.sync(full(state));
+    await subject.sync(full(state, 2)); // a resync of what is applied
+    syncing = false;
+    expect(turns).toBeGreaterThan(20);
+    expect(log.records.map((r) => (r.fields as { yields?: number }).yields)).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(yielding.dump()).toEqual(inOneGo.dump());
   });
 });

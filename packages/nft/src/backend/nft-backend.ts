@@ -15,6 +15,7 @@ import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
 import type { NftBackendOptions } from './options.js';
+import { TurnBudget } from '../nftables/turn-budget.js';
 
 export class NftBackend implements Backend {
   readonly name = 'nft';
@@ -52,6 +53,7 @@ export class NftBackend implements Backend {
   async sync(req: SyncRequest): Promise<void> {
     const nft = await this.#client();
     const started = performance.now();
+    const budget = new TurnBudget(this.#options.turnBudgetMs ?? 10);
     const updated = req.changes.updatedServices;
     const reset = this.#needReset;
     const partial = !req.full && updated !== undefined && !req.changes.nodeChanged;
@@ -60,7 +62,8 @@ export class NftBackend implements Backend {
     if (!reset) {
       // Partial: the changed Services. Resync: every Service, diffed (no flush, no rewrite).
       const tx = nft.newTransaction();
-      const planned = this.#programmers.map((p) => (partial ? p.planPartial(tx, req.state, updated) : p.planResync(tx, req.state)));
+      const planned: (Planned | undefined)[] = [];
+      for (const p of this.#programmers) planned.push(partial ? p.planPartial(tx, req.state, updated) : await p.planResync(tx, req.state, budget));
       if (planned.every((p): p is Planned => p !== undefined)) {
         kind = partial ? 'partial' : 'resync';
         // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
@@ -72,7 +75,8 @@ export class NftBackend implements Backend {
       if (kind === 'resync') this.#log.warn('the kpng tables drifted (canary gone); rewriting them', { revision: req.revision });
       kind = 'rewrite';
       const tx = nft.newTransaction();
-      plans = this.#programmers.map((p) => p.planFull(tx, req.state, rewriteReset));
+      plans = [];
+      for (const p of this.#programmers) plans.push(await p.planFull(tx, req.state, rewriteReset, budget));
       await this.#run(nft, tx);
     }
     for (const plan of plans) plan.commit();
@@ -88,6 +92,7 @@ export class NftBackend implements Backend {
       changed: kind === 'partial' ? updated?.size ?? 0 : req.state.services.length,
       operations,
       ms: Math.round(performance.now() - started),
+      ...(budget.yields > 0 ? { yields: budget.yields } : {}),
     });
     await this.#cleanConntrack(req, kind !== 'partial');
   }

@@ -16,4 +16,9 @@ export interface NftBackendOptions extends NftConfigInput {
   /** Metrics: an NftMetrics, or a prom-client Registry to register kube-proxy's nftables metrics on. */
   readonly metrics?: NftMetrics | Registry;
   readonly log?: Logger;
+  /**
+   * How long a full sync's rendering and writing run before giving the event loop a turn
+   * (default 10 ms): a big first sync must not hold health and metrics requests for seconds.
+   */
+  readonly turnBudgetMs?: number;
 }

@@ -6,7 +6,8 @@ import { sortForDump } from './canonical.js';
 import type { Nft, RunOptions } from './nft.js';
 import type { Element, Family, NftObject } from './objects/types.js';
 import { FAMILIES } from './objects/types.js';
-import { renderOperations } from './render-transaction.js';
+import { renderOperationsYielding } from './render-transaction.js';
+import { TurnBudget } from './turn-budget.js';
 import { checkName } from './syntax.js';
 import { Transaction } from './transaction.js';
 
@@ -73,11 +74,9 @@ export class NftClient implements Nft {
   async #apply(args: readonly string[], tx: Transaction, options: RunOptions): Promise<void> {
     if (tx.error !== undefined) throw tx.error;
     if (tx.size === 0) return;
-    const rendered = renderOperations(tx.operations, {
-      objectComments: this.capabilities.objectComments,
-      emulateDestroy: !this.capabilities.destroy,
-      batchElements: true,
-    });
+    const rendering = { objectComments: this.capabilities.objectComments, emulateDestroy: !this.capabilities.destroy, batchElements: true };
+    // The text of a full sync's transaction takes ~0.5 s to write at s10k: not in one turn.
+    const rendered = await renderOperationsYielding(tx.operations, rendering, new TurnBudget(10));
     const result = await this.#execer.run(this.#nft(args), rendered.text, options.signal);
     if (result.exitCode !== 0) throw NftError.fromNft(result.stderr, rendered.lineOperations, tx.operations, rendered);
   }

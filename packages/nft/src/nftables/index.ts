@@ -25,4 +25,5 @@ export { createNftClient, NftClient, type NftClientOptions } from './client.js';
 export { canonicalChain, dumpObjects, sortForDump } from './canonical.js';
 export { parseDump } from './parse-dump.js';
 export { parseListing } from './listing/parse-listing.js';
-export { renderOperations, type RenderedTransaction, type TransactionRenderOptions } from './render-transaction.js';
+export { renderOperations, renderOperationsYielding, type RenderedTransaction, type TransactionRenderOptions } from './render-transaction.js';
+export { TurnBudget } from './turn-budget.js';

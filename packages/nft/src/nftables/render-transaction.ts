@@ -2,6 +2,7 @@ import { elementBody, elementHead } from './objects/element.js';
 import { renderObject } from './objects/index.js';
 import type { Element } from './objects/types.js';
 import type { Operation } from './operation.js';
+import type { TurnBudget } from './turn-budget.js';
 
 export interface TransactionRenderOptions {
   readonly objectComments: boolean;
@@ -51,6 +52,21 @@ function byteLength(text: string): number {
 }
 
 export function renderOperations(operations: readonly Operation[], options: TransactionRenderOptions): RenderedTransaction {
+  const rendering = renderLines(operations, options);
+  for (let step = rendering.next(); ; step = rendering.next()) if (step.done === true) return step.value;
+}
+
+/** `renderOperations`, giving the event loop a turn whenever `budget` is spent (a full sync writes ~100k operations). */
+export async function renderOperationsYielding(operations: readonly Operation[], options: TransactionRenderOptions, budget: TurnBudget): Promise<RenderedTransaction> {
+  const rendering = renderLines(operations, options);
+  for (let step = rendering.next(); ; step = rendering.next()) {
+    if (step.done === true) return step.value;
+    if (budget.due()) await budget.yield();
+  }
+}
+
+/** Renders line by line, pausing (`yield`) after each: the callers decide whether to give the event loop a turn. */
+function* renderLines(operations: readonly Operation[], options: TransactionRenderOptions): Generator<void, RenderedTransaction, void> {
   const lines: string[] = [];
   const lineOperations: number[] = [];
   const lineCounts: number[] = [];
@@ -77,6 +93,7 @@ export function renderOperations(operations: readonly Operation[], options: Tran
       lineOperations.push(index);
       lineCounts.push(end - index);
       index = end;
+      yield;
       continue;
     }
     const verbs = operation.verb === 'destroy' && options.emulateDestroy ? (['add', 'delete'] as const) : [operation.verb];
@@ -86,6 +103,7 @@ export function renderOperations(operations: readonly Operation[], options: Tran
       lineCounts.push(1);
     }
     index++;
+    yield;
   }
   return { text: lines.length === 0 ? '' : `${lines.join('\n')}\n`, lineOperations, lineCounts, operationColumns };
 }

@@ -1,7 +1,8 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { isNftError } from './errors.js';
 import type { Chain, Element, NftSet, Rule, Table } from './objects/types.js';
-import { renderOperations } from './render-transaction.js';
+import { renderOperations, renderOperationsYielding } from './render-transaction.js';
+import { TurnBudget } from './turn-budget.js';
 import { Transaction } from './transaction.js';
 
 const table: Table = { kind: 'table', family: 'ip', name: 'kpng' };
@@ -124,5 +125,17 @@ describe('renderOperations, batchElements', () => {
     const small = renderOperations(tx.operations, { objectComments: true, emulateDestroy: false, batchElements: true, maxBatch: 2 });
     expect(small.lineCounts).toEqual([1, 2, 1, 2, 1, 1, 1]);
     expect(renderOperations(tx.operations, { objectComments: true, emulateDestroy: false }).lineCounts.every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('renderOperationsYielding', () => {
+  it('renders what renderOperations renders, giving the event loop turns when the budget is spent', async () => {
+    const tx = new Transaction();
+    tx.add(table);
+    for (let i = 0; i < 200; i++) tx.add({ ...chain, name: `c${i}` });
+    const options = { objectComments: true, emulateDestroy: false, batchElements: true };
+    const budget = new TurnBudget(0);
+    expect(await renderOperationsYielding(tx.operations, options, budget)).toEqual(renderOperations(tx.operations, options));
+    expect(budget.yields).toBeGreaterThan(5);
   });
 });

@@ -28,9 +28,10 @@ export function sliceEvent(obj: EndpointSliceObject): ModelEvent & { kind: 'Endp
   return { kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice };
 }
 
-/** A Ready flip of the slice's first endpoint (terminating while not ready): the commonest real change. */
-export function flipFirstEndpoint(slice: EndpointSliceObject, n: number): EndpointSliceObject {
-  const [first, ...rest] = slice.endpoints;
-  const ready = n % 2 === 0;
-  return { ...slice, endpoints: [{ ...first!, conditions: { ...first!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
+/** A Ready flip of the slice's first endpoint (to terminating and back), from the state it is in: the commonest real change. */
+export function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
+  const [head, ...rest] = slice.endpoints;
+  if (head === undefined) throw new Error(`EndpointSlice ${slice.metadata.name} has no endpoint to flip`);
+  const ready = head.conditions.ready !== true;
+  return { ...slice, endpoints: [{ ...head, conditions: { ...head.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
 }

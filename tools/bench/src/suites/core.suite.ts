@@ -32,11 +32,18 @@ export default defineSuite({
     ctx.reportMeasurement('core.load', await ctx.measure('core.load', load, { runs: Math.min(ctx.runs, 3) }));
 
     const core = load();
-    let flip = 0;
+    let changes = 0;
+    let revision = core.model.revision;
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+    // Every sample must change something: each slice's first endpoint flips from the state it is in
+    // now (the model drops an upsert identical to what it holds, which costs next to nothing).
     const oneEndpointChange = () => {
-      const slice = slices[flip++ % slices.length]!;
-      core.model.apply([sliceEvent(flipFirstEndpoint(slice, flip))]);
+      const index = changes++ % slices.length;
+      const slice = flipFirstEndpoint(slices[index]!);
+      slices[index] = slice;
+      core.model.apply([sliceEvent(slice)]);
+      if (core.model.revision === revision) throw new Error(`an endpoint change committed no revision (${slice.metadata.name})`);
+      revision = core.model.revision;
     };
     await ctx.measureAgainst('core.recompute.one-endpoint', oneEndpointChange, {
       name: 'full-node-view',
@@ -53,6 +60,7 @@ export default defineSuite({
     ctx.log(`node view at ${ctx.scenario}: ${core.state?.services.length ?? 0} services for ${node as string}`);
   },
 });
+
 
 
 function streamShape(s: Scenario): { services: number; endpointsPerService: number } {

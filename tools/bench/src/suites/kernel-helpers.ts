@@ -58,8 +58,5 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** A Ready flip of the slice's first endpoint (to terminating and back): the commonest real change. */
-export function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObject {
-  const [head, ...rest] = slice.endpoints;
-  const ready = head?.conditions.ready !== true;
-  return { ...slice, endpoints: [{ ...head!, conditions: { ...head!.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
-}
+
+export { flipFirstEndpoint } from '../scenarios/model-events.js';

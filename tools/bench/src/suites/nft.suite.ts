@@ -1,32 +1,35 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { SyncRequest } from '@kpng/core';
-import { canCreateNamespaces, sweepLeftovers } from '@kpng/lab';
+import { Core } from '@kpng/core/runtime';
+import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
 import { SILENT_LOGGER } from '@kpng/core/testing';
-import { compiledCopy } from '../nft/compiled-copy.js';
 import { kubeProxyShape } from '../nft/kube-proxy-shape.js';
 import { measurePipelineRss } from '../nft/pipeline-rss.js';
 import { TimedNft } from '../nft/timed-nft.js';
 import type { EndpointSliceObject } from '../kube/types.js';
+import { garbageCollector } from '../runner/gc.js';
 import { measurementOf } from '../runner/measure.js';
 import { serializeScenario } from '../scenarios/write.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { coreOver, flipFirstEndpoint, inNamespace, timed } from './kernel-helpers.js';
+import { flipFirstEndpoint, sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { compiledKpngNft, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
  * The nft backend on the real nft, inside network namespaces this suite creates and deletes
  * (root only). PERFORMANCE.md's figures:
- * - `nft.full-sync`: first full sync of an instance, event to rules applied (target <= 2 s at s10k),
- *   `.inside-nft` the part spent in nft's process and the kernel, `.ours` the rest (render + diff);
+ * - `nft.full-sync`: first full sync of an instance, event to rules applied: the scenario's raw
+ *   objects converted, modelled, viewed for the node, rendered, diffed and loaded by nft (target
+ *   <= 2 s at s10k); split into `.core` (conversion, model, node view) and `.backend` (the
+ *   backend's sync), itself `.inside-nft` (nft's process and the kernel) + `.ours` (render + diff);
  * - `nft.reference.kube-proxy-shape`: `nft -f` of the same state in kube-proxy's structure, and
  *   `nft.full-sync.vs.kube-proxy-shape`, the ratio of medians measured in this run (target <= 0.05);
  * - `nft.partial-sync.one-endpoint`: one endpoint change from core's model to rules applied,
- *   median and p99 over `--partials` changes (default 21; target <= 30 ms median);
+ *   median and p99 over `--partials` changes (default 21; target <= 30 ms median), and `.inside-nft`
+ *   (spawning `ip netns exec ... nft -f -`, nft and the kernel);
  * - `nft.resync`: the periodic full resync of an instance that already programmed the state;
  * - `nft.pipeline.peak-rss`: VmHWM of `kpng-nft --file` (core + backend, compiled) in a child
  *   process after its first full sync (target <= 250 MiB at s10k); `.no-services`: the same over
@@ -39,56 +42,83 @@ export default defineSuite({
   description: 'nft backend: full sync, partial sync, resync, kube-proxy-shaped reference, peak RSS of core + backend',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
-    const capability = await canCreateNamespaces();
-    if (!capability.ok) throw new Error(`the nft suite needs to create network namespaces: ${capability.reason}`);
-    await sweepLeftovers();
+    await requireNamespaces('nft');
     const objects = ctx.objects();
-    const core = coreOver(objects);
-    const first = core.first;
-    ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
-    const full = (revision: number): SyncRequest => ({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision });
-
+    const node = nodeName(objects.benchNode);
     const totals: number[] = [];
+    const coreMs: number[] = [];
+    const backendMs: number[] = [];
     const inside: number[] = [];
     const resyncs: number[] = [];
     const partials: number[] = [];
+    const partialsInside: number[] = [];
     let operations = 0;
+    let state: NodeLocalState | undefined;
     const partialCount = Number(ctx.options['partials'] ?? 21);
     for (let run = 0; run < ctx.runs; run++) {
       await inNamespace(ctx, `nft-bench-${run}`, async (ns) => {
         const nft = new TimedNft(await createNftClient({ netns: ns.name }));
         const backend = new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER });
-        totals.push(await timed(() => backend.sync(full(1))));
+        garbageCollector()?.();
+        // Event to rules applied: the raw objects as a source delivers them, converted, modelled,
+        // viewed for the node and programmed. The split: core (conversion, model, node view), and
+        // the backend's sync, itself split into nft's process + kernel and ours (render + diff).
+        const start = performance.now();
+        const core = new Core({ nodeName: node });
+        let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
+        core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
+        core.model.apply(toModelEvents(objects));
+        for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+        const first = published;
+        if (first === undefined) throw new Error('core published no state');
+        const viewed = performance.now();
+        await backend.sync({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: first.revision });
+        const applied = performance.now();
+        totals.push(applied - start);
+        coreMs.push(viewed - start);
+        backendMs.push(applied - viewed);
         inside.push(nft.last?.ms ?? 0);
         operations = nft.last?.operations ?? 0;
-        resyncs.push(await timed(() => backend.sync(full(2))));
+        state = first.state;
+        if (run === 0) ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
+        resyncs.push(await timed(() => backend.sync({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: first.revision + 1 })));
         if (run > 0) return;
         // One endpoint change at a time: the model, the node view, the backend.
         const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
         for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
           const index = (i * 7919) % slices.length;
-          const current = slices[index] as EndpointSliceObject;
-          const slice = flipFirstEndpoint(current);
+          const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
           slices[index] = slice;
           partials.push(await timed(async () => {
-            const next = core.change(slice);
+            published = undefined;
+            core.model.apply([sliceEvent(slice)]);
+            const next = published as typeof first | undefined;
+            if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
             await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
           }));
+          partialsInside.push(nft.last?.ms ?? 0);
         }
       });
     }
+    if (state === undefined) throw new Error('no full sync ran');
+    const lastState = state;
     const fullSync = measurementOf('nft.full-sync', totals);
     ctx.reportMeasurement('nft.full-sync', fullSync);
+    ctx.reportMeasurement('nft.full-sync.core', measurementOf('core', coreMs));
+    ctx.reportMeasurement('nft.full-sync.backend', measurementOf('backend', backendMs));
     ctx.reportMeasurement('nft.full-sync.inside-nft', measurementOf('inside-nft', inside));
-    ctx.reportMeasurement('nft.full-sync.ours', measurementOf('ours', totals.map((t, i) => t - (inside[i] ?? 0))));
+    ctx.reportMeasurement('nft.full-sync.ours', measurementOf('ours', backendMs.map((t, i) => t - (inside[i] ?? 0))));
     ctx.reportValue('nft.full-sync.operations', operations, 'count');
     ctx.reportMeasurement('nft.resync', measurementOf('resync', resyncs));
-    if (partials.length > 0) ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
+    if (partials.length > 0) {
+      ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
+      ctx.reportMeasurement('nft.partial-sync.one-endpoint.inside-nft', measurementOf('partial-inside-nft', partialsInside));
+    }
 
     const referenceRuns = Number(ctx.options['reference-runs'] ?? 1);
     if (referenceRuns > 0) {
       const file = join(tmpdir(), `kpng-nft-reference-${process.pid}.nft`);
-      await writeFile(file, kubeProxyShape(first.state));
+      await writeFile(file, kubeProxyShape(lastState));
       const reference: number[] = [];
       try {
         for (let run = 0; run < referenceRuns && !ctx.signal.aborted; run++) {
@@ -116,12 +146,7 @@ export default defineSuite({
  * no Services, so the figure splits into the program's own footprint and the cluster's.
  */
 async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> {
-  const packageDir = (name: string): string => fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
-  const copies = await compiledCopy(
-    ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
-    fileURLToPath(new URL('../../node_modules/.cache/nft-rss/', import.meta.url)),
-  );
-  const entry = join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+  const entry = await compiledKpngNft('nft-rss');
   const files = {
     full: join(tmpdir(), `kpng-nft-scenario-${process.pid}.json`),
     empty: join(tmpdir(), `kpng-nft-empty-${process.pid}.json`),
@@ -141,4 +166,10 @@ async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> 
   } finally {
     await Promise.all(Object.values(files).map((file) => rm(file, { force: true })));
   }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
 }

@@ -48,10 +48,10 @@ export default defineSuite({
     // One endpoint's Ready flips back and forth: each partial sync rewrites that Service's load balancers.
     const slice = objects.endpointSlices.find((s) => s.endpoints.length > 1)!;
     const service = `${slice.metadata.namespace}/${slice.metadata.labels?.['kubernetes.io/service-name'] ?? ''}` as ServiceKey;
-    let flip = 0;
+    let flipped = slice;
     let current = state;
     const partial = async () => {
-      core.model.apply([sliceEvent(flipFirstEndpoint(slice, ++flip))]);
+      core.model.apply([sliceEvent((flipped = flipFirstEndpoint(flipped)))]);
       current = core.state!; // core's node view follows the change incrementally
       hns.clearCalls();
       await sync(current, new Set([service]));

@@ -11,6 +11,7 @@ import { listRaw } from './list-request.js';
 import { ObjectTracker } from './object-tracker.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import { SourceWatch } from './source-watch.js';
+import { keepIdentityOnly } from './trim-object.js';
 import { WatchOutage } from './watch-outage.js';
 
 export interface KindInformerOptions {
@@ -20,8 +21,11 @@ export interface KindInformerOptions {
   readonly path: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** Receives converted events (already filtered: nothing arrives once `stopping` aborted). */
-  readonly emit: (event: ModelEvent) => void;
+  /**
+   * Receives each event's conversion, in order, to run later off the informer's callback (the
+   * source's `EventBatcher`); what it returns is already filtered (nothing once `stopping` aborted).
+   */
+  readonly emit: (convert: () => ModelEvent | undefined) => void;
   /** Called once, when the initial list has been emitted. */
   readonly onSynced: () => void;
   readonly stopping: AbortSignal;
@@ -68,9 +72,17 @@ export class KindInformer {
         AbortSignal.any([stopping, AbortSignal.timeout(options.listTimeoutMs)]),
       );
     this.informer = new ListWatch(path, watch, list, false, labelSelector, fieldSelector);
-    this.informer.on('add', (obj) => this.emit(this.tracker.upserted(obj)));
-    this.informer.on('update', (obj) => this.emit(this.tracker.upserted(obj)));
-    this.informer.on('delete', (obj) => this.emit(this.tracker.deleted(obj)));
+    const upserted = (obj: KubernetesObject): void =>
+      this.emit(() => {
+        const event = this.tracker.upserted(obj);
+        // The informer's cache keeps this very object, and needs only its name and version to
+        // relist and to tell updates apart: the model holds the converted form, one copy.
+        keepIdentityOnly(obj);
+        return event;
+      });
+    this.informer.on('add', upserted);
+    this.informer.on('update', upserted);
+    this.informer.on('delete', (obj) => this.emit(() => this.tracker.deleted(obj)));
     this.informer.on('error', (err: unknown) => this.failed(err));
   }
 
@@ -88,8 +100,9 @@ export class KindInformer {
     await this.informer.stop();
   }
 
-  private emit(event: ModelEvent | undefined): void {
-    if (event && !this.options.stopping.aborted) this.options.emit(event);
+  private emit(convert: () => ModelEvent | undefined): void {
+    if (this.options.stopping.aborted) return;
+    this.options.emit(() => (this.options.stopping.aborted ? undefined : convert()));
   }
 
   private watchOpening(): void {

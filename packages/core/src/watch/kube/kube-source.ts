@@ -7,8 +7,6 @@ import { ErrorCodes, KpngError } from '../../util/errors.js';
 import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { EventBatcher } from './event-batcher.js';
-import { instrumentKubeConfig } from './instrumented-kubeconfig.js';
-import { KindInformer } from './kind-informer.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
 import type { BackoffOptions } from './restart-backoff.js';
@@ -34,6 +32,8 @@ export interface KubeSourceOptions {
   readonly unreachableBackoff?: BackoffOptions;
   /** Bound on one LIST request. Default 60 s. */
   readonly listTimeoutMs?: number;
+  /** Milliseconds of converting and applying per event-loop turn before yielding (default 10; `EventBatcher`). */
+  readonly turnBudgetMs?: number;
 }
 
 const SERVICES_PATH = '/api/v1/services';
@@ -42,12 +42,12 @@ const NODES_PATH = '/api/v1/nodes';
 
 /**
  * The `kube` source: informers on Services, EndpointSlices and Nodes, converted into model events
- * and handed to the sink in batches (one per event-loop turn). A kind is reported synced once its
- * initial list has been applied.
+ * and handed to the sink in batches (`EventBatcher`: one per event-loop turn, and a big initial
+ * list over many turns, yielding between them). A kind is reported synced once its initial list
+ * has been applied.
  */
 export class KubeSource implements Source {
   readonly name = 'kube';
-  private readonly kubeConfig: KubeConfig;
   private readonly clock: Clock;
   private readonly logger: Logger;
 
@@ -57,14 +57,19 @@ export class KubeSource implements Source {
     }
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? log).with({ source: 'kube' });
-    this.kubeConfig = options.restClientMetrics
-      ? instrumentKubeConfig(options.kubeConfig, options.restClientMetrics, this.clock)
-      : options.kubeConfig;
   }
 
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
-    const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal));
+    // client-node is loaded only now (see client-node.ts): these modules extend its classes.
+    const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([import('./kind-informer.js'), import('./instrumented-kubeconfig.js')]);
+    if (signal.aborted) return;
+    const kubeConfig = this.options.restClientMetrics
+      ? instrumentKubeConfig(this.options.kubeConfig, this.options.restClientMetrics, this.clock)
+      : this.options.kubeConfig;
+    const batcher = new EventBatcher((batch) => this.deliver(sink, batch, signal), {
+      ...(this.options.turnBudgetMs !== undefined ? { budgetMs: this.options.turnBudgetMs } : {}),
+    });
     const labelSelector = proxyLabelSelector(this.options.serviceProxyName);
     const fieldSelector = nodeFieldSelector(this.options.allNodes ? undefined : this.options.nodeName);
     const specs = [
@@ -80,14 +85,14 @@ export class KubeSource implements Source {
       (spec) =>
         new KindInformer({
           ...spec,
-          kubeConfig: this.kubeConfig,
-          emit: (event) => batcher.push(event),
-          onSynced: () => {
-            batcher.flush();
-            if (signal.aborted) return;
-            this.logger.info('initial list synced', { kind: spec.adapter.kind });
-            sink.synced(spec.adapter.kind);
-          },
+          kubeConfig,
+          emit: (convert) => batcher.push(convert),
+          onSynced: () =>
+            batcher.afterPending(() => {
+              if (signal.aborted) return;
+              this.logger.info('initial list synced', { kind: spec.adapter.kind });
+              sink.synced(spec.adapter.kind);
+            }),
           stopping: signal,
           clock: this.clock,
           logger: this.logger,

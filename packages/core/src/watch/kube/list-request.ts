@@ -1,5 +1,6 @@
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import { apiGet, readBody, statusError } from './api-request.js';
+import { apiGet, statusError } from './api-request.js';
+import { ListBody } from './list-body.js';
 import { trimObject } from './trim-object.js';
 
 export { ApiStatusError } from './api-request.js';
@@ -8,6 +9,8 @@ export { ApiStatusError } from './api-request.js';
  * LIST a collection as raw JSON. The generated API clients would deserialize every item into
  * model classes (Dates instead of strings, renamed fields), so listed objects would differ in shape
  * from watched ones, which arrive as parsed JSON; converting one shape only is simpler and cheaper.
+ * The body is parsed item by item as it arrives (`ListBody`): a big list costs many short turns
+ * of the event loop, not one long one.
  */
 export async function listRaw(
   kc: KubeConfig,
@@ -17,7 +20,17 @@ export async function listRaw(
 ): Promise<KubernetesListObject<KubernetesObject>> {
   const { url, res } = await apiGet(kc, path, query, signal);
   if (res.statusCode !== 200) throw await statusError('LIST', url, res);
-  const list = JSON.parse(await readBody(res)) as KubernetesListObject<KubernetesObject>;
-  for (const item of list.items ?? []) trimObject(item);
-  return list;
+  const body = new ListBody();
+  const items: KubernetesObject[] = [];
+  const onItem = (item: unknown): void => void items.push(trimObject(item as KubernetesObject));
+  res.setEncoding('utf8');
+  // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
+  let since = performance.now();
+  for await (const chunk of res) {
+    body.push(chunk as string, onItem);
+    if (performance.now() - since < 10) continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  }
+  return { ...(body.end() as Omit<KubernetesListObject<KubernetesObject>, 'items'>), items };
 }

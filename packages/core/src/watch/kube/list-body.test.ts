@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ListBody } from './list-body.js';
+
+const LIST = {
+  kind: 'EndpointSliceList',
+  apiVersion: 'discovery.k8s.io/v1',
+  metadata: { resourceVersion: '42', note: 'an "items": [ in a string', continue: '' },
+  items: [
+    { metadata: { name: 'a', annotations: { x: 'quote \\" brace } bracket ] ünïcödé \u2028' } }, items: [{ nested: ['}', '{'] }] },
+    { metadata: { name: 'b' }, endpoints: [] },
+    { metadata: { name: 'c' }, endpoints: [{ addresses: ['198.18.0.2'], conditions: { ready: true } }] },
+  ],
+  trailer: { items: ['not', 'these'] },
+};
+
+function parse(chunks: readonly string[]): { envelope: Record<string, unknown>; items: unknown[] } {
+  const body = new ListBody();
+  const items: unknown[] = [];
+  for (const chunk of chunks) body.push(chunk, (item) => items.push(item));
+  return { envelope: body.end(), items };
+}
+
+describe('ListBody', () => {
+  const text = JSON.stringify(LIST, null, 1);
+  const { items: expectedItems, ...envelope } = LIST;
+
+  it('yields every item and the envelope, however the body is cut into chunks', () => {
+    for (let cut = 0; cut <= text.length; cut++) {
+      expect(parse([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual({ envelope: { ...envelope, items: [] }, items: expectedItems });
+    }
+    expect(parse([...text])).toEqual({ envelope: { ...envelope, items: [] }, items: expectedItems });
+  });
+
+  it('yields each item as soon as its last byte arrives', () => {
+    const body = new ListBody();
+    const seen: unknown[] = [];
+    const endOfFirst = text.indexOf('"b"');
+    body.push(text.slice(0, endOfFirst), (item) => seen.push(item));
+    expect(seen).toEqual([expectedItems[0]]);
+    expect(body.items).toBe(1);
+  });
+
+  it.each([
+    ['cut off inside an item', text.slice(0, text.indexOf('"c"'))],
+    ['cut off inside a string', text.slice(0, text.indexOf('ünï'))],
+    ['not an object', '[1, 2]'],
+  ])('throws on a body %s', (_name, body) => {
+    expect(() => parse([body])).toThrow(SyntaxError);
+  });
+
+  it('throws on a malformed item, as JSON.parse of the whole body would', () => {
+    expect(() => parse(['{"items":[{"a":1,}]}'])).toThrow(SyntaxError);
+  });
+
+  it('reads a list with no items', () => {
+    expect(parse(['{"kind":"NodeList","items":[]}'])).toEqual({ envelope: { kind: 'NodeList', items: [] }, items: [] });
+    expect(parse(['{"kind":"NodeList","metadata":{}}'])).toEqual({ envelope: { kind: 'NodeList', metadata: {} }, items: [] });
+  });
+});

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
+import { compiledCopy } from '../nft/compiled-copy.js';
+import type { SuiteContext } from './suite.js';
+
+/** Throws unless this process can create network namespaces; removes namespaces an earlier run left behind. */
+export async function requireNamespaces(suite: string): Promise<void> {
+  const capability = await canCreateNamespaces();
+  if (!capability.ok) throw new Error(`the ${suite} suite needs to create network namespaces: ${capability.reason}`);
+  await sweepLeftovers();
+}
+
+/** Runs `fn` in a fresh namespace, deleted afterwards, and on Ctrl-C. */
+export async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
+  if (ctx.signal.aborted) throw new Error('aborted');
+  const ns = await createNamespace(name);
+  const onAbort = (): void => void ns.delete();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await fn(ns);
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    await ns.delete();
+  }
+}
+
+/**
+ * `kpng-nft`'s main module in a compiled copy of core and the backend (what production runs: no
+ * TypeScript loader). `sources`: a checkout of another revision (a folder holding `packages/core`
+ * and `packages/nft`, e.g. from `git archive`), to measure it against the current one.
+ */
+export async function compiledKpngNft(cacheName: string, sources?: string): Promise<string> {
+  const packageDir = (name: string): string =>
+    sources !== undefined
+      ? join(sources, 'packages', name.replace('@kpng/', ''))
+      : fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
+  const copies = await compiledCopy(
+    ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
+    fileURLToPath(new URL(`../../node_modules/.cache/${cacheName}/`, import.meta.url)),
+  );
+  return join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+}

@@ -1,0 +1,177 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
+import type { EndpointSliceObject } from '../kube/types.js';
+import { freePort } from '../proxy/free-port.js';
+import { HealthPoll } from '../proxy/health-poll.js';
+import { ProxyProcess, type LogLine } from '../proxy/proxy-process.js';
+import { summarize } from '../runner/stats.js';
+import { flipFirstEndpoint } from '../scenarios/model-events.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { compiledKpngNft, inNamespace, requireNamespaces } from './namespaces.js';
+import { defineSuite, type SuiteContext } from './suite.js';
+
+/**
+ * The whole program, as an operator runs it: `kpng-nft` (compiled, in a child process) lists and
+ * watches the lab's fake API server (real HTTP, in this process) loaded with the scenario, and
+ * programs a network namespace this suite creates. Figures, per run (medians over `--runs`):
+ * - `proxy.start-to-programmed`: spawn to the first full sync logged (every Service programmed);
+ *   reference: `proxy.start-to-programmed.no-services`, the same program over the nodes alone,
+ *   in the same run (start-up, connection, one empty sync), and their ratio; `.cpu`: the program's CPU
+ *   time (user + system) until then, which a busy machine barely moves;
+ * - `proxy.startup.event-loop-max`: the longest event-loop stall from the spawn until the program
+ *   logs 'serving' (modules, kubeconfig: nothing listens yet), and `.no-services`;
+ * - `proxy.first-sync.event-loop-max`: the longest stall from 'serving' until programmed
+ *   (`monitorEventLoopDelay`, target <= 100 ms), and `.p99`;
+ * - `proxy.healthz.max` / `proxy.livez.max` / `proxy.metrics.max`: the slowest answer to a poll every
+ *   200 ms from a worker thread through the same time, and `.over-1s`, how many took more than 1 s;
+ * - `proxy.one-change`: an EndpointSlice written to the API server until the program logs the
+ *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
+ * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
+ * Options: `--changes=N`, `--no-reference`, `--sources=DIR` (run another revision's core and nft:
+ * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
+ * of each run there, for `node --cpu-prof`'s usual tools).
+ */
+export default defineSuite({
+  name: 'proxy',
+  description: 'kpng-nft against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
+  scenarios: ['s1k', 's10k', 's10k-wide'],
+  async run(ctx) {
+    await requireNamespaces('proxy');
+    const sources = typeof ctx.options['sources'] === 'string' ? ctx.options['sources'] : undefined;
+    const entry = await compiledKpngNft(sources === undefined ? 'proxy-bench' : 'proxy-bench-sources', sources);
+    const objects = ctx.objects();
+    const changes = Number(ctx.options['changes'] ?? 11);
+    const figures = new Map<string, number[]>();
+    const add = (metric: string, value: number): void => void (figures.get(metric) ?? figures.set(metric, []).get(metric)!).push(value);
+    for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
+      if (ctx.options['no-reference'] === undefined) {
+        const empty = await runOnce(ctx, entry, { ...objects, services: [], endpointSlices: [] }, 0, `ref-${run}`);
+        add('proxy.start-to-programmed.no-services', empty.startMs);
+        add('proxy.start-to-programmed.cpu.no-services', empty.startCpuMs);
+        add('proxy.peak-rss.no-services', empty.peakRss);
+        add('proxy.startup.event-loop-max.no-services', empty.startupLoopMaxMs);
+      }
+      ctx.log(`proxy: run ${run + 1}/${ctx.runs}`);
+      const r = await runOnce(ctx, entry, objects, changes, `run-${run}`);
+      add('proxy.start-to-programmed', r.startMs);
+      add('proxy.start-to-programmed.cpu', r.startCpuMs);
+      add('proxy.startup.event-loop-max', r.startupLoopMaxMs);
+      add('proxy.first-sync.event-loop-max', r.firstSyncLoop.maxMs);
+      add('proxy.first-sync.event-loop-p99', r.firstSyncLoop.p99Ms);
+      for (const a of r.answers) {
+        add(`proxy.${a.name}.max`, a.maxMs);
+        add(`proxy.${a.name}.over-1s`, a.over1s);
+      }
+      add('proxy.peak-rss', r.peakRss);
+      if (r.changeLoopMaxMs !== undefined) add('proxy.one-change.event-loop-max', r.changeLoopMaxMs);
+      for (const ms of r.changeMs) add('proxy.one-change', ms);
+    }
+    for (const [metric, values] of figures) {
+      const s = summarize(values);
+      const unit = metric.includes('rss') ? 'bytes' : metric.endsWith('over-1s') ? 'count' : 'ms';
+      ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
+    }
+    const subject = figures.get('proxy.start-to-programmed');
+    const reference = figures.get('proxy.start-to-programmed.no-services');
+    if (subject && reference) {
+      const ratios = subject.map((v, i) => v / (reference[i] ?? Number.NaN));
+      const s = summarize(ratios);
+      ctx.report({ scenario: ctx.scenario, metric: 'proxy.start-to-programmed.vs.no-services', value: s.p50, unit: 'x', n: s.n, p50: s.p50, p99: s.p99 });
+    }
+  },
+});
+
+interface RunFigures {
+  readonly startMs: number;
+  readonly startCpuMs: number;
+  readonly startupLoopMaxMs: number;
+  readonly firstSyncLoop: { readonly maxMs: number; readonly p99Ms: number };
+  readonly answers: readonly { readonly name: string; readonly maxMs: number; readonly over1s: number }[];
+  readonly changeMs: readonly number[];
+  readonly changeLoopMaxMs?: number;
+  readonly peakRss: number;
+}
+
+const fullSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === true;
+const partialSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === false;
+
+async function runOnce(ctx: SuiteContext, entry: string, objects: Scenario, changes: number, tag: string): Promise<RunFigures> {
+  const server = await FakeApiServer.start();
+  const kubeconfig = join(tmpdir(), `kpng-proxy-bench-${process.pid}-${tag}.yaml`);
+  let figures: RunFigures | undefined;
+  try {
+    await inNamespace(ctx, `proxy-${tag}`, async (ns) => {
+      figures = await programOnce(ctx, entry, objects, changes, server, kubeconfig, ns.name);
+    });
+  } finally {
+    await rm(kubeconfig, { force: true });
+    await server.close();
+  }
+  if (figures === undefined) throw new Error('no figures');
+  return figures;
+}
+
+async function programOnce(
+  ctx: SuiteContext,
+  entry: string,
+  objects: Scenario,
+  changes: number,
+  server: FakeApiServer,
+  kubeconfig: string,
+  netns: string,
+): Promise<RunFigures> {
+  for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
+  await writeFile(kubeconfig, kubeconfigYaml(server.url));
+  const [metricsPort, healthPort] = [await freePort(), await freePort()];
+  const poll = new HealthPoll([`http://127.0.0.1:${healthPort}/healthz`, `http://127.0.0.1:${healthPort}/livez`, `http://127.0.0.1:${metricsPort}/metrics`]);
+  const program = new ProxyProcess({
+    entry,
+    args: [
+      '--kubeconfig', kubeconfig,
+      '--node-name', objects.benchNode,
+      '--netns', netns,
+      '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
+      '--healthz-bind-address', `127.0.0.1:${healthPort}`,
+    ],
+    signal: ctx.signal,
+    ...(typeof ctx.options['cpu-prof'] === 'string' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] } : {}),
+  });
+  try {
+    // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
+    // apart, from the spawn to the program's 'serving' line; the first sync's figure starts there.
+    const serving = program.waitFor((line) => line.msg === 'serving');
+    const programmedLine = program.waitFor(fullSync);
+    await serving;
+    const startupLoop = await program.eventLoop();
+    const programmed = await programmedLine;
+    const startMs = performance.now() - program.startedAt;
+    const startCpuMs = await program.cpuMs();
+    if (programmed['services'] !== objects.services.length) {
+      throw new Error(`the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`);
+    }
+    const firstSyncLoop = await program.eventLoop();
+    const answered = await poll.stop();
+    const names = ['healthz', 'livez', 'metrics'];
+    const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));
+    const changeMs: number[] = [];
+    const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+    for (let i = 0; i < changes && !ctx.signal.aborted; i++) {
+      const index = (i * 7919) % slices.length;
+      const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+      slices[index] = slice;
+      const applied = program.waitFor(partialSync, 60_000);
+      const start = performance.now();
+      server.update(slice as never);
+      await applied;
+      changeMs.push(performance.now() - start);
+    }
+    const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
+    const peakRss = await program.peakRss();
+    return { startMs, startCpuMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
+  } finally {
+    await poll.stop().catch(() => undefined);
+    await program.stop();
+  }
+}
