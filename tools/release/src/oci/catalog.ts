@@ -188,7 +188,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       {
         name: 'nftables mode against an API server',
         args: ['--kubeconfig', '{kubeconfig}', '--hostname-override', 'node-a', '--proxy-mode', 'nftables'],
-        check: ['nft', 'list', 'table', 'ip', 'kpng'],
+        check: ['nft', 'list', 'table', 'ip', 'kube-proxy'], // the compat binary's table is upstream's name
         expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', 'dnat'],
         probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
       },
