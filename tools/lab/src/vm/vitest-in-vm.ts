@@ -53,7 +53,10 @@ export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestI
       mkdirSync(join(jobDir, 'inputs'));
       for (const [name, content] of Object.entries(options.inputs ?? {})) writeFileSync(join(jobDir, 'inputs', basename(name)), content);
     },
+    // A config whose json reporter names its own outputFile wins over the command line's: copy that
+    // report into the job share too (the guest's writes stay in its overlay otherwise).
     command: [
+      'sh', '-c', `"$@"; rc=$?; [ -f ${jobMount}/report.json ] || cp .vitest-report.json ${jobMount}/report.json 2>/dev/null; exit $rc`, 'vitest',
       process.execPath, vitestBin(), 'run', '--config', options.config,
       '--reporter=default', '--reporter=json', `--outputFile.json=${jobMount}/report.json`, ...(options.files ?? []),
     ],
