@@ -5,23 +5,40 @@ import tseslint from 'typescript-eslint';
 
 /** No reaching into another package's files: a package is used through its `exports` map only. */
 const packageBoundaries = [
-  { group: ['@kpng/*/src', '@kpng/*/src/**'], message: "Import the package's public entry (its exports map), not its sources." },
-  { group: ['@kpng/*/dist', '@kpng/*/dist/**', '**/dist/**'], message: 'Never import build output: import the package by name.' },
+  {
+    group: ['@kpng/*/src', '@kpng/*/src/**'],
+    message: "Import the package's public entry (its exports map), not its sources.",
+  },
+  {
+    group: ['@kpng/*/dist', '@kpng/*/dist/**', '**/dist/**'],
+    message: 'Never import build output: import the package by name.',
+  },
 ];
 
-const privateTools = { group: ['@kpng/lab', '@kpng/lab/*', '@kpng/bench', '@kpng/release'], message: "tools/* are private: a package's runtime code never imports them." };
-const noCore = { group: ['@kpng/core', '@kpng/core/*'], message: 'nft/src/nftables is a generic nftables library: it never imports core.' };
+const privateTools = {
+  group: ['@kpng/lab', '@kpng/lab/*', '@kpng/bench', '@kpng/release'],
+  message: "tools/* are private: a package's runtime code never imports them.",
+};
+const noCore = {
+  group: ['@kpng/core', '@kpng/core/*'],
+  message: 'nft/src/nftables is a generic nftables library: it never imports core.',
+};
 /** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
 const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
 const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/testing-fixtures.ts', '**/fixtures.ts'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/.cache/**', '**/testdata/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/.cache/**', '**/testdata/**', '**/*.js', '**/*.mjs'],
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: { allowDefaultProject: ['vitest.shared.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['vitest.shared.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -8,5 +8,12 @@ import { kpngVitest } from '../../vitest.shared.js';
 const shared = kpngVitest(import.meta.dirname);
 export default defineConfig({
   ...shared,
-  test: { ...shared.test, include: ['test/guest/**/*.guest.ts'], reporters: ['default'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 300_000 },
+  test: {
+    ...shared.test,
+    include: ['test/guest/**/*.guest.ts'],
+    reporters: ['default'],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  },
 });

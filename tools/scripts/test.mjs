@@ -20,17 +20,24 @@ const nx = spawnSync(
   { cwd: root, env, stdio: 'inherit' },
 );
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const missing = [];
 for (const dir of projectDirs) {
   const report = join(dir, '.vitest-report.json');
-  if (!existsSync(report)) { missing.push(dir.slice(root.length)); continue; }
+  if (!existsSync(report)) {
+    missing.push(dir.slice(root.length));
+    continue;
+  }
   const r = JSON.parse(readFileSync(report, 'utf8'));
   passed += r.numPassedTests ?? 0;
   failed += r.numFailedTests ?? 0;
   skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // A suite that failed to load (syntax error, import failure) has no tests but failed.
-  failed += (r.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  failed += (r.testResults ?? []).filter(
+    (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
+  ).length;
 }
 const filtered = process.argv.slice(2).some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 if (missing.length && !filtered) {

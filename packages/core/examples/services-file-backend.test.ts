@@ -33,7 +33,16 @@ describe('the README example backend', () => {
     const out = join(dir, 'services.txt');
     copyFileSync(EXAMPLE, manifest);
     const stop = new AbortController();
-    const flags = ['--out', out, '--node-name', 'node-a', '--metrics-bind-address', 'none', '--healthz-bind-address', 'none'];
+    const flags = [
+      '--out',
+      out,
+      '--node-name',
+      'node-a',
+      '--metrics-bind-address',
+      'none',
+      '--healthz-bind-address',
+      'none',
+    ];
     const running = runProgram(backend, ['--file', manifest, ...flags], { signal: stop.signal });
     try {
       await eventually('the first write', () => existsSync(out));

@@ -2,7 +2,15 @@
 // family (what a kernel backend would turn into rules), rewriting only what changed.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { Counter } from 'prom-client';
-import { defineBackend, findService, IP_FAMILIES, UsageError, type Backend, type LocalService, type SyncRequest } from '@kpng/core';
+import {
+  defineBackend,
+  findService,
+  IP_FAMILIES,
+  UsageError,
+  type Backend,
+  type LocalService,
+  type SyncRequest,
+} from '@kpng/core';
 
 /** render: one Service to its lines. Core already chose the endpoints for each kind of traffic. */
 function render(svc: LocalService): string[] {
@@ -58,7 +66,11 @@ export const backend = defineBackend<string>({
     return values['out'];
   },
   create(path, ctx) {
-    const writes = new Counter({ name: 'services_file_writes_total', help: 'Files written.', registers: [ctx.registry] });
+    const writes = new Counter({
+      name: 'services_file_writes_total',
+      help: 'Files written.',
+      registers: [ctx.registry],
+    });
     return new ServicesFileBackend(path, writes);
   },
 });

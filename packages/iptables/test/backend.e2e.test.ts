@@ -3,7 +3,15 @@
 // packets, IPv4 and IPv6, plus iptables mode's localhost NodePorts. One lab for the file; each
 // flavour programs it, runs the table, and cleans up before the other.
 import { allFeatures, nodeState } from '@kpng/core/testing';
-import { BEHAVIOURS, behaviourCases, createProxyLab, kernelE2e, LOCALHOST_NODEPORTS, sweepLeftovers, type Lab } from '@kpng/lab';
+import {
+  BEHAVIOURS,
+  behaviourCases,
+  createProxyLab,
+  kernelE2e,
+  LOCALHOST_NODEPORTS,
+  sweepLeftovers,
+  type Lab,
+} from '@kpng/lab';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
 import { E2E_CONFIG, FLAVOURS, fullSync } from './e2e-helpers.js';

@@ -4,7 +4,15 @@
 // connections), and cleanup removing exactly its chains. One lab for the file.
 import { ConntrackTool, type ConntrackCleaner } from '@kpng/core';
 import { lifecycleScenario, nodeState } from '@kpng/core/testing';
-import { createProxyLab, destination, kernelE2e, lifecycleCases, sweepLeftovers, type Lab, type LifecycleDriver } from '@kpng/lab';
+import {
+  createProxyLab,
+  destination,
+  kernelE2e,
+  lifecycleCases,
+  sweepLeftovers,
+  type Lab,
+  type LifecycleDriver,
+} from '@kpng/lab';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
@@ -17,7 +25,8 @@ const e2e = await kernelE2e('iptables backend: lifecycle');
 
 /** The backend with switchable seams: a cleaner that can be turned off, an execer that can corrupt the next restore. */
 class IptablesDriver implements LifecycleDriver {
-  readonly failureMetric = /kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total\{ip_family="IPv4"\} [1-9]/;
+  readonly failureMetric =
+    /kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total\{ip_family="IPv4"\} [1-9]/;
   backend: IptablesBackend;
   #clean = true;
   #corrupt = false;
@@ -34,19 +43,33 @@ class IptablesDriver implements LifecycleDriver {
     },
   };
 
-  constructor(readonly netns: string, readonly flavour: IptablesFlavour) {
+  constructor(
+    readonly netns: string,
+    readonly flavour: IptablesFlavour,
+  ) {
     this.backend = this.#create();
   }
 
   #create(): IptablesBackend {
     const tool = new ConntrackTool({ execer: this.#execer, netns: this.netns });
-    const conntrack: ConntrackCleaner = { clean: (request) => (this.#clean ? tool.clean(request) : Promise.resolve(0)) };
-    return new IptablesBackend({ ...E2E_CONFIG, flavour: this.flavour, netns: this.netns, execer: this.#execer, conntrack, metrics: this.#registry });
+    const conntrack: ConntrackCleaner = {
+      clean: (request) => (this.#clean ? tool.clean(request) : Promise.resolve(0)),
+    };
+    return new IptablesBackend({
+      ...E2E_CONFIG,
+      flavour: this.flavour,
+      netns: this.netns,
+      execer: this.#execer,
+      conntrack,
+      metrics: this.#registry,
+    });
   }
 
   sync(state: Parameters<LifecycleDriver['sync']>[0], changed?: readonly string[]): Promise<void> {
     const local = nodeState(lifecycleScenario(state));
-    return this.backend.sync(changed === undefined ? fullSync(local, ++this.#revision) : partialSync(local, changed, ++this.#revision));
+    return this.backend.sync(
+      changed === undefined ? fullSync(local, ++this.#revision) : partialSync(local, changed, ++this.#revision),
+    );
   }
   corruptNextApply(): void {
     this.#corrupt = true;
@@ -81,7 +104,11 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: lifecycle', () => {
     });
 
     // Each flavour's UDP flows use their own source ports (conntrack outlives the rules).
-    lifecycleCases(() => lab, () => driver, flavour === 'legacy' ? 40_000 : 41_000);
+    lifecycleCases(
+      () => lab,
+      () => driver,
+      flavour === 'legacy' ? 40_000 : 41_000,
+    );
 
     it('cleanup removes the kube-proxy chains and nothing else', async () => {
       const ns = lab.node.namespace;
@@ -93,7 +120,12 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: lifecycle', () => {
       }
       expect((await ns.exec([command('IPv4', flavour, 'save'), '-t', 'nat'])).stdout).toMatch(/:SOMEONE-ELSE/);
       await ns.exec([command('IPv4', flavour, 'iptables'), '-t', 'nat', '-X', 'SOMEONE-ELSE']);
-      const probe = await lab.probe(lab.pod('pod-c'), { proto: 'tcp', ip: destination(lab, 'IPv4', 'cluster:10'), port: 80, timeoutMs: 1_000 });
+      const probe = await lab.probe(lab.pod('pod-c'), {
+        proto: 'tcp',
+        ip: destination(lab, 'IPv4', 'cluster:10'),
+        port: 80,
+        timeoutMs: 1_000,
+      });
       expect(probe.error).toBe('timeout');
     });
   });

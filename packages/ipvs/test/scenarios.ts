@@ -7,11 +7,40 @@ export const ECHO_PORT = 8080;
 export const HOLD_PORT = 9090;
 
 const SERVICES: ServiceFixture[] = [
-  { name: 'web', clusterIPs: clusterIPs(19), externalIPs: externalIPs(73), ports: [{ port: 80, nodePort: 30080 }], endpoints: on('a', 'c') },
-  { name: 'dns', clusterIPs: clusterIPs(20), ports: [{ port: 53, protocol: 'UDP', targetPort: ECHO_PORT }], endpoints: on('b') },
-  { name: 'sticky', clusterIPs: clusterIPs(21), ports: [{ port: 80 }], affinity: 300, endpoints: on('a', 'b', 'c', 'd') },
-  { name: 'etp-local', clusterIPs: clusterIPs(22), ports: [{ port: 80, nodePort: 30082 }], externalLocal: true, endpoints: on('b', 'c') },
-  { name: 'itp-local', clusterIPs: clusterIPs(23), ports: [{ port: 80 }], internalLocal: true, endpoints: on('b', 'd') },
+  {
+    name: 'web',
+    clusterIPs: clusterIPs(19),
+    externalIPs: externalIPs(73),
+    ports: [{ port: 80, nodePort: 30080 }],
+    endpoints: on('a', 'c'),
+  },
+  {
+    name: 'dns',
+    clusterIPs: clusterIPs(20),
+    ports: [{ port: 53, protocol: 'UDP', targetPort: ECHO_PORT }],
+    endpoints: on('b'),
+  },
+  {
+    name: 'sticky',
+    clusterIPs: clusterIPs(21),
+    ports: [{ port: 80 }],
+    affinity: 300,
+    endpoints: on('a', 'b', 'c', 'd'),
+  },
+  {
+    name: 'etp-local',
+    clusterIPs: clusterIPs(22),
+    ports: [{ port: 80, nodePort: 30082 }],
+    externalLocal: true,
+    endpoints: on('b', 'c'),
+  },
+  {
+    name: 'itp-local',
+    clusterIPs: clusterIPs(23),
+    ports: [{ port: 80 }],
+    internalLocal: true,
+    endpoints: on('b', 'd'),
+  },
   { name: 'empty', clusterIPs: clusterIPs(24), ports: [{ port: 80 }], endpoints: [] },
   { name: 'held', clusterIPs: clusterIPs(25), ports: [{ port: 90, targetPort: HOLD_PORT }], endpoints: on('a', 'b') },
 ];

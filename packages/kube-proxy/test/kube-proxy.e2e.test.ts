@@ -7,7 +7,16 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig, type LabPod, type ProbeResult } from '@kpng/lab';
+import {
+  FakeApiServer,
+  kernelE2e,
+  kubeconfigFor,
+  Lab,
+  sweepLeftovers,
+  type LabKubeconfig,
+  type LabPod,
+  type ProbeResult,
+} from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from './objects.js';
@@ -15,7 +24,12 @@ import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } fro
 const e2e = await kernelE2e('kube-proxy compat binary');
 
 /** Bounded polling: every probe has a 1 s timeout, at most `attempts` of them. */
-async function probeUntil(lab: Lab, from: LabPod, accept: (r: ProbeResult) => boolean, attempts = 30): Promise<ProbeResult> {
+async function probeUntil(
+  lab: Lab,
+  from: LabPod,
+  accept: (r: ProbeResult) => boolean,
+  attempts = 30,
+): Promise<ProbeResult> {
   let last: ProbeResult | undefined;
   for (let i = 0; i < attempts; i++) {
     last = await lab.probe(from, { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 });
@@ -35,7 +49,11 @@ async function freePort(): Promise<number> {
 
 async function tables(lab: Lab): Promise<string[]> {
   const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
-  return stdout.trim().split('\n').filter((line) => line !== '').sort();
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
 }
 
 describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
@@ -123,7 +141,10 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
     const mode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`);
     expect(await mode.text()).toBe('nftables');
-    const configz = (await (await fetch(`http://127.0.0.1:${metricsPort}/configz`)).json()) as Record<string, Record<string, unknown>>;
+    const configz = (await (await fetch(`http://127.0.0.1:${metricsPort}/configz`)).json()) as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(configz['kubeproxy.config.k8s.io']).toMatchObject({
       apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
       kind: 'KubeProxyConfiguration',
@@ -152,13 +173,23 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     const ns = lab.node.namespace;
     await ns.exec(['nft', 'add', 'table', 'ip', 'kpng']); // left by kpng's own program
     await ns.exec(['nft', 'add', 'table', 'inet', 'someone-else']);
-    expect(await tables(lab)).toEqual(['table inet someone-else', 'table ip kpng', 'table ip kube-proxy', 'table ip6 kube-proxy']);
+    expect(await tables(lab)).toEqual([
+      'table inet someone-else',
+      'table ip kpng',
+      'table ip kube-proxy',
+      'table ip6 kube-proxy',
+    ]);
 
     let out = '';
-    const code = await main(['--config', configPath, '--cleanup'], env, { stdout: () => {}, stderr: (t) => void (out += t) });
+    const code = await main(['--config', configPath, '--cleanup'], env, {
+      stdout: () => {},
+      stderr: (t) => void (out += t),
+    });
     expect(code, out).toBe(0);
     expect(await tables(lab)).toEqual(['table inet someone-else']);
-    expect((await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok).toBe(false);
+    expect(
+      (await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 })).ok,
+    ).toBe(false);
   });
   it('exits 1 when its --config file is written, as upstream (the DaemonSet restarts it)', async () => {
     let err = '';
@@ -192,31 +223,41 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
   async function runUntilServed(mode: string): Promise<{ proxyMode: string; stop: () => Promise<number> }> {
     const metricsPort = await freePort();
     const configPath = join(dir, `config-${mode || 'blank'}.yaml`);
-    await writeFile(configPath, [
-      'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
-      'kind: KubeProxyConfiguration',
-      ...(mode === '' ? [] : [`mode: ${mode}`]),
-      'clientConnection:',
-      `  kubeconfig: ${kubeconfig.path}`,
-      `metricsBindAddress: 127.0.0.1:${metricsPort}`,
-      'healthzBindAddress: ""',
-      'clusterCIDR: 198.18.0.0/22',
-      'iptables: {minSyncPeriod: 100ms}',
-      'nftables: {minSyncPeriod: 100ms}',
-      'conntrack: {maxPerCore: 0}',
-      '',
-    ].join('\n'));
+    await writeFile(
+      configPath,
+      [
+        'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+        'kind: KubeProxyConfiguration',
+        ...(mode === '' ? [] : [`mode: ${mode}`]),
+        'clientConnection:',
+        `  kubeconfig: ${kubeconfig.path}`,
+        `metricsBindAddress: 127.0.0.1:${metricsPort}`,
+        'healthzBindAddress: ""',
+        'clusterCIDR: 198.18.0.0/22',
+        'iptables: {minSyncPeriod: 100ms}',
+        'nftables: {minSyncPeriod: 100ms}',
+        'conntrack: {maxPerCore: 0}',
+        '',
+      ].join('\n'),
+    );
     const stop = new AbortController();
     let logs = '';
-    const running = main(['--config', configPath], { KPNG_NETNS: lab.node.namespace.name }, {
-      stdout: () => {},
-      stderr: (text) => void (logs += text),
-      signal: stop.signal,
-    });
+    const running = main(
+      ['--config', configPath],
+      { KPNG_NETNS: lab.node.namespace.name },
+      {
+        stdout: () => {},
+        stderr: (text) => void (logs += text),
+        signal: stop.signal,
+      },
+    );
     // The metrics server starts after the other mode's leftovers are removed (bounded polling).
     let proxyMode = '';
     for (let i = 0; i < 100 && proxyMode === ''; i++) {
-      proxyMode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`).then((r) => r.text(), () => '');
+      proxyMode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`).then(
+        (r) => r.text(),
+        () => '',
+      );
       if (proxyMode === '') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok && r.server === 'pod-b').catch((e: Error) => {

@@ -14,7 +14,12 @@ export function node() {
     apiVersion: 'v1',
     metadata: { name: NODE_NAME, labels: { 'kubernetes.io/hostname': NODE_NAME } },
     spec: { podCIDR: plan.podCidrV4, podCIDRs: [plan.podCidrV4, plan.podCidrV6] },
-    status: { addresses: [{ type: 'InternalIP', address: plan.ipv4 }, { type: 'InternalIP', address: plan.ipv6 }] },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: plan.ipv4 },
+        { type: 'InternalIP', address: plan.ipv6 },
+      ],
+    },
   };
 }
 
@@ -40,6 +45,10 @@ export function endpointSlice(pods: readonly LabPod[]) {
     metadata: { name: 'web-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
     addressType: 'IPv4',
     ports: [{ name: 'http', protocol: 'TCP', port: ECHO_PORT }],
-    endpoints: pods.map((pod) => ({ addresses: [pod.ipv4], conditions: { ready: true, serving: true, terminating: false }, nodeName: NODE_NAME })),
+    endpoints: pods.map((pod) => ({
+      addresses: [pod.ipv4],
+      conditions: { ready: true, serving: true, terminating: false },
+      nodeName: NODE_NAME,
+    })),
   };
 }

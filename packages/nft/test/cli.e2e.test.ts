@@ -26,13 +26,18 @@ describe.skipIf(!e2e.run)('kpng-nft in the lab', () => {
     await lab?.delete();
   });
 
-  const waitFor = (pod: string): Promise<string | undefined> => waitForServer(lab, lab.external.namespace, lab.node.ipv4, 30080, pod);
+  const waitFor = (pod: string): Promise<string | undefined> =>
+    waitForServer(lab, lab.external.namespace, lab.node.ipv4, 30080, pod);
 
   it('runs core + backend from a manifest, follows edits, and cleans up', async () => {
     writeFileSync(file, webManifest('198.18.1.10'));
     const stop = new AbortController();
     const flags = ['--netns', lab.node.namespace.name, '--metrics-bind-address', '', '--healthz-bind-address', ''];
-    const running = main(['--file', file, '--node-name', 'node-a', '--cluster-cidr', '198.18.0.0/22', ...flags], {}, stop.signal);
+    const running = main(
+      ['--file', file, '--node-name', 'node-a', '--cluster-cidr', '198.18.0.0/22', ...flags],
+      {},
+      stop.signal,
+    );
     try {
       expect(await waitFor('pod-a')).toBe('pod-a');
       writeFileSync(file, webManifest('198.18.1.11'));

@@ -20,5 +20,4 @@ export const E2E_CONFIG: NftConfigInput = {
   serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
 };
 
-
 export { fullSyncRequest as fullSync, partialSyncRequest as partialSync } from '@kpng/core/testing';

@@ -42,13 +42,23 @@ class NftDriver implements LifecycleDriver {
 
   #create(): NftBackend {
     const tool = new ConntrackTool({ execer: this.#execer, netns: this.#netns });
-    const conntrack: ConntrackCleaner = { clean: (request) => (this.#clean ? tool.clean(request) : Promise.resolve(0)) };
-    return new NftBackend({ ...E2E_CONFIG, netns: this.#netns, execer: this.#execer, conntrack, metrics: this.#registry });
+    const conntrack: ConntrackCleaner = {
+      clean: (request) => (this.#clean ? tool.clean(request) : Promise.resolve(0)),
+    };
+    return new NftBackend({
+      ...E2E_CONFIG,
+      netns: this.#netns,
+      execer: this.#execer,
+      conntrack,
+      metrics: this.#registry,
+    });
   }
 
   sync(state: Parameters<LifecycleDriver['sync']>[0], changed?: readonly string[]): Promise<void> {
     const local = nodeState(lifecycleScenario(state));
-    return this.backend.sync(changed === undefined ? fullSync(local, ++this.#revision) : partialSync(local, changed, ++this.#revision));
+    return this.backend.sync(
+      changed === undefined ? fullSync(local, ++this.#revision) : partialSync(local, changed, ++this.#revision),
+    );
   }
   corruptNextApply(): void {
     this.#corrupt = true;
@@ -78,7 +88,10 @@ describe.skipIf(!e2e.run)('nft backend in the lab: lifecycle', () => {
     await lab?.delete();
   });
 
-  lifecycleCases(() => lab, () => driver);
+  lifecycleCases(
+    () => lab,
+    () => driver,
+  );
 
   it('cleanup removes the kpng tables and nothing else', async () => {
     const ns = lab.node.namespace;
@@ -86,7 +99,12 @@ describe.skipIf(!e2e.run)('nft backend in the lab: lifecycle', () => {
     await driver.backend.cleanup();
     const { stdout } = await ns.exec(['nft', 'list', 'tables']);
     expect(stdout.trim().split('\n')).toEqual(['table inet someone-else']);
-    const probe = await lab.probe(lab.pod('pod-c'), { proto: 'tcp', ip: destination(lab, 'IPv4', 'cluster:10'), port: 80, timeoutMs: 1_000 });
+    const probe = await lab.probe(lab.pod('pod-c'), {
+      proto: 'tcp',
+      ip: destination(lab, 'IPv4', 'cluster:10'),
+      port: 80,
+      timeoutMs: 1_000,
+    });
     expect(probe.error).toBe('timeout');
   });
 });

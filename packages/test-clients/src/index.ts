@@ -11,7 +11,11 @@ export { PodCreationClient, type PodCreationOptions } from './clients/pod-creati
 export { PolicyCreationClient, type PolicyCreationOptions } from './clients/policy-creation/client.js';
 export { PolicyTracker, type PolicyTrackerOptions } from './clients/policy-creation/policy-tracker.js';
 export { creationStart, type StartSource, type StartTime } from './clients/policy-creation/start-time.js';
-export { ServiceProgrammingClient, type MatchMode, type ServiceProgrammingOptions } from './clients/service-programming/client.js';
+export {
+  ServiceProgrammingClient,
+  type MatchMode,
+  type ServiceProgrammingOptions,
+} from './clients/service-programming/client.js';
 export { EndpointSet, type ReadyEndpoint } from './clients/service-programming/endpoints.js';
 export { servicePaths, type ServicePath } from './clients/service-programming/paths.js';
 export { runClient, type ClientEnv, type ClientSpec, type RunDeps, type SignalSource } from './clients/runner.js';
@@ -19,7 +23,15 @@ export type { ClientContext } from './clients/context.js';
 
 // Configuration
 export { FlagSet, FlagError, HelpRequested, ParsedFlags, type FlagSpec } from './config/flags.js';
-export { ConfigError, DEFAULT_MAX_PROBE_RATE, MODES, type Mode, type ProbeSettings, type ServeSettings, type TargetSettings } from './config/common.js';
+export {
+  ConfigError,
+  DEFAULT_MAX_PROBE_RATE,
+  MODES,
+  type Mode,
+  type ProbeSettings,
+  type ServeSettings,
+  type TargetSettings,
+} from './config/common.js';
 export {
   podCreationConfig,
   podCreationFlags,
@@ -36,13 +48,36 @@ export {
 export type { Dialer, DialError, DialRequest, DialResult } from './probe/dialer.js';
 export { tcpDialer } from './probe/tcp-dialer.js';
 export { connectMatcher, httpReplyMatcher, replyPrefixMatcher, type SuccessMatcher } from './probe/matcher.js';
-export { maxAttemptsInFlight, probeUntil, type AttemptRecord, type AttemptResult, type ProbeCadence, type ProbeGoal, type ProbeLoopOptions, type ProbeOutcome } from './probe/probe-loop.js';
+export {
+  maxAttemptsInFlight,
+  probeUntil,
+  type AttemptRecord,
+  type AttemptResult,
+  type ProbeCadence,
+  type ProbeGoal,
+  type ProbeLoopOptions,
+  type ProbeOutcome,
+} from './probe/probe-loop.js';
 export { Prober, type JobOutcome, type ProbeJob } from './probe/prober.js';
-export { TargetBook, type ClaimResult, type Observe, type TargetBookOptions, type UnreachedReason } from './probe/target-book.js';
+export {
+  TargetBook,
+  type ClaimResult,
+  type Observe,
+  type TargetBookOptions,
+  type UnreachedReason,
+} from './probe/target-book.js';
 
 // clusterloader2 run check
 export { checkMain, type CheckDeps } from './check/main.js';
-export { inspectMetrics, judgeRun, TEST_TYPES, type ClientPod, type JudgeOptions, type RunVerdict, type TestType } from './check/verdict.js';
+export {
+  inspectMetrics,
+  judgeRun,
+  TEST_TYPES,
+  type ClientPod,
+  type JudgeOptions,
+  type RunVerdict,
+  type TestType,
+} from './check/verdict.js';
 
 // Kubernetes access
 export { Reflector, type ReflectorOptions } from './kube/reflector.js';

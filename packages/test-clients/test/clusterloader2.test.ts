@@ -19,7 +19,12 @@ import { promisify } from 'node:util';
 import { FakeApiServer, kubeconfigFor } from '@kpng/lab';
 import { describe, expect, it } from 'vitest';
 import { main as policyMain } from '../src/clients/policy-creation/main.js';
-import { podCreationConfig, podCreationFlags, policyCreationConfig, policyCreationFlags } from '../src/config/clients.js';
+import {
+  podCreationConfig,
+  podCreationFlags,
+  policyCreationConfig,
+  policyCreationFlags,
+} from '../src/config/clients.js';
 import type { Dialer } from '../src/probe/dialer.js';
 import { pod, policy } from '../src/testing/objects.js';
 import { sample, startClient } from './support/harness.js';
@@ -30,7 +35,10 @@ const UPSTREAM_REGISTRY = 'gcr.io/k8s-staging-perf-tests/network-policy-enforcem
 const IMAGE = (binary: string) => `${UPSTREAM_REGISTRY}/${binary}:v0.0.1`;
 
 type TestType = 'pod-creation' | 'policy-creation';
-const BINARY: Readonly<Record<TestType, string>> = { 'pod-creation': 'pod-creation-reachability-latency', 'policy-creation': 'policy-creation-enforcement-latency' };
+const BINARY: Readonly<Record<TestType, string>> = {
+  'pod-creation': 'pod-creation-reachability-latency',
+  'policy-creation': 'policy-creation-enforcement-latency',
+};
 
 /** The measurement's `run` step, for target namespace `i` (module defaults: maxTargets 100, metricsPort 9160, targetPort 80). */
 function clientDeployment(testType: TestType, i: number) {
@@ -46,7 +54,11 @@ function clientDeployment(testType: TestType, i: number) {
   ];
   return {
     kind: 'Deployment',
-    metadata: { name: `${testType}-np-test-client-${i}`, namespace: 'net-policy-test', labels: { test: 'np-test-client', type: testType } },
+    metadata: {
+      name: `${testType}-np-test-client-${i}`,
+      namespace: 'net-policy-test',
+      labels: { test: 'np-test-client', type: testType },
+    },
     spec: {
       template: {
         spec: {
@@ -90,10 +102,18 @@ async function argvFromShell(command: string, binary: string): Promise<string[]>
 
 describe('clusterloader2 NetworkPolicyEnforcement with the kpng image', () => {
   it("the publish script pushes the one image under upstream's two names and tag", async () => {
-    const { stdout } = await run('bash', [join(PACKAGE, 'scripts/publish-clusterloader2-images.sh'), '--dry-run', 'kpng/test-clients:0.1.0']);
-    const pushed = stdout.split('\n').filter((l) => l.startsWith('docker push ')).map((l) => l.slice('docker push '.length).trim());
+    const { stdout } = await run('bash', [
+      join(PACKAGE, 'scripts/publish-clusterloader2-images.sh'),
+      '--dry-run',
+      'kpng/test-clients:0.1.0',
+    ]);
+    const pushed = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('docker push '))
+      .map((l) => l.slice('docker push '.length).trim());
     expect(pushed).toEqual(Object.values(BINARY).map(IMAGE));
-    for (const testType of ['pod-creation', 'policy-creation'] as const) expect(pushed).toContain(clientDeployment(testType, 0).spec.template.spec.containers[0]!.image);
+    for (const testType of ['pod-creation', 'policy-creation'] as const)
+      expect(pushed).toContain(clientDeployment(testType, 0).spec.template.spec.containers[0]!.image);
   });
 
   it('the image has both binaries in /, the working directory, with a shell to run them', async () => {
@@ -108,23 +128,41 @@ describe('clusterloader2 NetworkPolicyEnforcement with the kpng image', () => {
     for (const binary of Object.values(BINARY)) expect(Object.keys(pkg.bin)).toContain(binary);
   });
 
-  it.each(['pod-creation', 'policy-creation'] as const)('%s: the binary accepts every flag clusterloader2 passes, and runs in upstream mode', async (testType) => {
-    const deployment = clientDeployment(testType, 3);
-    const container = deployment.spec.template.spec.containers[0]!;
-    const binary = BINARY[testType];
-    const argv = await argvFromShell(container.command[2]!, binary);
-    expect(argv[0]).toBe('-HostNamespace=net-policy-test'); // sh removed the quotes
-    expect(argv).toContain('-TargetLabelSelector=net-pol-test = enforcement-latency');
-    const config = testType === 'pod-creation' ? podCreationConfig(podCreationFlags().parse(argv)) : policyCreationConfig(policyCreationFlags().parse(argv));
-    expect(config.targets).toEqual({ hostNamespace: 'net-policy-test', targetLabelSelector: 'net-pol-test = enforcement-latency', targetNamespace: 'test-ns-3', targetPort: 80, maxTargets: 100 });
-    expect(config.probe).toMatchObject({ mode: 'upstream', cadence: 'sequential', attemptTimeoutMs: 1_000, targetTimeoutMs: 0 });
-    // 100 targets under the default -MaxProbeRate of 1000 attempts per second.
-    expect(config.probe.intervalMs).toBe(100);
-    // The metrics port is the container port the PodMonitor scrapes by name.
-    expect(config.serve.metricsPort).toBe(container.ports[0]!.containerPort);
-    expect(container.ports[0]!.name).toBe('npdelaymetrics');
-    if (testType === 'policy-creation') expect(config).toMatchObject({ allowPolicyName: 'allow-egress-to-target-3', measurePolicyDeletion: false });
-  });
+  it.each(['pod-creation', 'policy-creation'] as const)(
+    '%s: the binary accepts every flag clusterloader2 passes, and runs in upstream mode',
+    async (testType) => {
+      const deployment = clientDeployment(testType, 3);
+      const container = deployment.spec.template.spec.containers[0]!;
+      const binary = BINARY[testType];
+      const argv = await argvFromShell(container.command[2]!, binary);
+      expect(argv[0]).toBe('-HostNamespace=net-policy-test'); // sh removed the quotes
+      expect(argv).toContain('-TargetLabelSelector=net-pol-test = enforcement-latency');
+      const config =
+        testType === 'pod-creation'
+          ? podCreationConfig(podCreationFlags().parse(argv))
+          : policyCreationConfig(policyCreationFlags().parse(argv));
+      expect(config.targets).toEqual({
+        hostNamespace: 'net-policy-test',
+        targetLabelSelector: 'net-pol-test = enforcement-latency',
+        targetNamespace: 'test-ns-3',
+        targetPort: 80,
+        maxTargets: 100,
+      });
+      expect(config.probe).toMatchObject({
+        mode: 'upstream',
+        cadence: 'sequential',
+        attemptTimeoutMs: 1_000,
+        targetTimeoutMs: 0,
+      });
+      // 100 targets under the default -MaxProbeRate of 1000 attempts per second.
+      expect(config.probe.intervalMs).toBe(100);
+      // The metrics port is the container port the PodMonitor scrapes by name.
+      expect(config.serve.metricsPort).toBe(container.ports[0]!.containerPort);
+      expect(container.ports[0]!.name).toBe('npdelaymetrics');
+      if (testType === 'policy-creation')
+        expect(config).toMatchObject({ allowPolicyName: 'allow-egress-to-target-3', measurePolicyDeletion: false });
+    },
+  );
 
   it("with clusterloader2's RBAC only (networkpolicies: get), the policy client measures from the GET's creationTimestamp", async () => {
     const server = await FakeApiServer.start();
@@ -134,17 +172,40 @@ describe('clusterloader2 NetworkPolicyEnforcement with the kpng image', () => {
     const policies = '/apis/networking.k8s.io/v1/namespaces/net-policy-test/networkpolicies';
     server.failNext(policies, 403, { times: 1_000, verb: 'list' });
     server.failNext(policies, 403, { times: 1_000, verb: 'watch' });
-    for (const name of ['t-1', 't-2']) server.create(pod(name, { ip: name === 't-1' ? '198.18.1.10' : '198.18.1.11', created: Date.now(), namespace: 'test-ns-3', labels: { 'net-pol-test': 'enforcement-latency' } }));
+    for (const name of ['t-1', 't-2'])
+      server.create(
+        pod(name, {
+          ip: name === 't-1' ? '198.18.1.10' : '198.18.1.11',
+          created: Date.now(),
+          namespace: 'test-ns-3',
+          labels: { 'net-pol-test': 'enforcement-latency' },
+        }),
+      );
     server.create(policy('allow-egress-to-target-3', { created: Date.now() - 2_000, namespace: 'net-policy-test' }));
     // Targets answer HTTP at once (the enforcer already lets traffic through).
-    const dialer: Dialer = { dial: async (request) => (request.send?.startsWith('GET / HTTP/1.1') ? { ok: true, reply: 'HTTP/1.1 200 OK' } : { ok: false, error: 'reset' }) };
-    const argv = (await argvFromShell(clientDeployment('policy-creation', 3).spec.template.spec.containers[0]!.command[2]!, BINARY['policy-creation'])).filter((a) => !a.startsWith('-MetricsPort'));
+    const dialer: Dialer = {
+      dial: async (request) =>
+        request.send?.startsWith('GET / HTTP/1.1')
+          ? { ok: true, reply: 'HTTP/1.1 200 OK' }
+          : { ok: false, error: 'reset' },
+    };
+    const argv = (
+      await argvFromShell(
+        clientDeployment('policy-creation', 3).spec.template.spec.containers[0]!.command[2]!,
+        BINARY['policy-creation'],
+      )
+    ).filter((a) => !a.startsWith('-MetricsPort'));
     const client = await startClient(policyMain, [...argv, `-Kubeconfig=${kubeconfig.path}`], dialer);
     try {
       await client.log.waitFor('measurement complete');
       const text = await client.metrics();
       expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(2);
-      expect(sample(text, 'kpng_test_client_info{program="policy-creation-enforcement-latency",version="0.1.0",mode="upstream"}')).toBe(1);
+      expect(
+        sample(
+          text,
+          'kpng_test_client_info{program="policy-creation-enforcement-latency",version="0.1.0",mode="upstream"}',
+        ),
+      ).toBe(1);
       const reached = client.log.find('target pod reached after policy creation');
       expect(reached.map((r) => r['startSource'])).toEqual(['creationTimestamp', 'creationTimestamp']);
       // Every request the client made is one the ClusterRole allows, or was refused for lack of it.

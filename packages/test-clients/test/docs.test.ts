@@ -11,7 +11,11 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 const CLIENTS: [string, FlagSet, string[]][] = [
   ['pod-creation-reachability-latency', podCreationFlags(), [METRIC_NAMES.podIpAssigned, METRIC_NAMES.podReachability]],
-  ['policy-creation-enforcement-latency', policyCreationFlags(), [METRIC_NAMES.policyCreation, METRIC_NAMES.policyDeletion]],
+  [
+    'policy-creation-enforcement-latency',
+    policyCreationFlags(),
+    [METRIC_NAMES.policyCreation, METRIC_NAMES.policyDeletion],
+  ],
   ['service-programming-latency', serviceProgrammingFlags(), [METRIC_NAMES.serviceProgramming]],
 ];
 

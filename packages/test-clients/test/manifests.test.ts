@@ -6,11 +6,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { podCreationConfig, podCreationFlags, policyCreationConfig, policyCreationFlags, serviceProgrammingConfig, serviceProgrammingFlags } from '../src/config/clients.js';
+import {
+  podCreationConfig,
+  podCreationFlags,
+  policyCreationConfig,
+  policyCreationFlags,
+  serviceProgrammingConfig,
+  serviceProgrammingFlags,
+} from '../src/config/clients.js';
 
 const ROOT = fileURLToPath(new URL('../manifests/', import.meta.url));
 /** Stand-ins for the values a user fills in. */
-const FILL: Readonly<Record<string, string>> = { '{{.kubeAPIServerIP}}': '192.0.2.10', CREATED_AT: '2026-01-23T20:10:17.829Z' };
+const FILL: Readonly<Record<string, string>> = {
+  '{{.kubeAPIServerIP}}': '192.0.2.10',
+  CREATED_AT: '2026-01-23T20:10:17.829Z',
+};
 
 type Obj = any;
 
@@ -22,9 +32,12 @@ const MODELS: Readonly<Record<string, () => Promise<ModelClass>>> = {
   'v1/Service': async () => model((await import('kubernetes-models/v1/Service')).Service),
   'v1/ServiceAccount': async () => model((await import('kubernetes-models/v1/ServiceAccount')).ServiceAccount),
   'apps/v1/Deployment': async () => model((await import('kubernetes-models/apps/v1/Deployment')).Deployment),
-  'networking.k8s.io/v1/NetworkPolicy': async () => model((await import('kubernetes-models/networking.k8s.io/v1/NetworkPolicy')).NetworkPolicy),
-  'rbac.authorization.k8s.io/v1/ClusterRole': async () => model((await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole')).ClusterRole),
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': async () => model((await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding')).ClusterRoleBinding),
+  'networking.k8s.io/v1/NetworkPolicy': async () =>
+    model((await import('kubernetes-models/networking.k8s.io/v1/NetworkPolicy')).NetworkPolicy),
+  'rbac.authorization.k8s.io/v1/ClusterRole': async () =>
+    model((await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole')).ClusterRole),
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': async () =>
+    model((await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding')).ClusterRoleBinding),
 };
 
 function load(client: string): Obj[] {
@@ -47,12 +60,16 @@ const CLIENTS = {
   'service-programming-latency': (args: string[]) => serviceProgrammingConfig(serviceProgrammingFlags().parse(args)),
 } as const;
 
-const matches = (selector: Record<string, string> | undefined, labels: Record<string, string>) => Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
-const find = (objs: Obj[], kind: string, name?: string) => objs.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+const matches = (selector: Record<string, string> | undefined, labels: Record<string, string>) =>
+  Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
+const find = (objs: Obj[], kind: string, name?: string) =>
+  objs.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 
 describe.each(Object.keys(CLIENTS))('manifests/%s', (client) => {
   const objs = load(client);
-  const deployment = objs.find((o) => o.kind === 'Deployment' && o.spec.template.spec.containers[0].command?.[0] === client);
+  const deployment = objs.find(
+    (o) => o.kind === 'Deployment' && o.spec.template.spec.containers[0].command?.[0] === client,
+  );
   const container = deployment?.spec.template.spec.containers[0];
   const podLabels: Record<string, string> = deployment?.spec.template.metadata.labels ?? {};
 
@@ -67,7 +84,7 @@ describe.each(Object.keys(CLIENTS))('manifests/%s', (client) => {
     }
   });
 
-  it("run the client with arguments its own flag parser accepts", () => {
+  it('run the client with arguments its own flag parser accepts', () => {
     expect(deployment, 'client Deployment').toBeDefined();
     const env: Record<string, string> = { NODE_IP: '192.0.2.20' };
     const args = (container.args as string[]).map((a) => a.replace(/\$\((\w+)\)/g, (_, v: string) => env[v] ?? ''));
@@ -86,25 +103,48 @@ describe.each(Object.keys(CLIENTS))('manifests/%s', (client) => {
 
   it("grant the client's service account what it reads", () => {
     const account = deployment.spec.template.spec.serviceAccountName;
-    const [binding] = find(objs, 'ClusterRoleBinding').filter((b) => b.subjects.some((s: Obj) => s.name === account && s.namespace === deployment.metadata.namespace));
+    const [binding] = find(objs, 'ClusterRoleBinding').filter((b) =>
+      b.subjects.some((s: Obj) => s.name === account && s.namespace === deployment.metadata.namespace),
+    );
     expect(binding, 'a binding for the service account').toBeDefined();
     expect(find(objs, 'ServiceAccount', account)).toHaveLength(1);
     const [role] = find(objs, 'ClusterRole', binding.roleRef.name);
-    const allowed = (resource: string, verb: string) => role.rules.some((r: Obj) => r.resources.includes(resource) && r.verbs.includes(verb));
+    const allowed = (resource: string, verb: string) =>
+      role.rules.some((r: Obj) => r.resources.includes(resource) && r.verbs.includes(verb));
     const needs: [string, string][] =
       client === 'service-programming-latency'
-        ? [['services', 'get'], ['endpointslices', 'list'], ['endpointslices', 'watch']]
-        : [['pods', 'list'], ['pods', 'watch'], ...(client.startsWith('policy') ? ([['networkpolicies', 'get'], ['networkpolicies', 'watch']] as [string, string][]) : [])];
+        ? [
+            ['services', 'get'],
+            ['endpointslices', 'list'],
+            ['endpointslices', 'watch'],
+          ]
+        : [
+            ['pods', 'list'],
+            ['pods', 'watch'],
+            ...(client.startsWith('policy')
+              ? ([
+                  ['networkpolicies', 'get'],
+                  ['networkpolicies', 'watch'],
+                ] as [string, string][])
+              : []),
+          ];
     for (const [resource, verb] of needs) expect(allowed(resource, verb), `${verb} ${resource}`).toBe(true);
   });
 
   it('have targets the client picks (and, for policies, policies that select the client pods)', () => {
     const args = container.args as string[];
-    const flag = (name: string) => args.find((a) => a.startsWith(`-${name}=`) || a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
+    const flag = (name: string) =>
+      args
+        .find((a) => a.startsWith(`-${name}=`) || a.startsWith(`--${name}=`))
+        ?.split('=')
+        .slice(1)
+        .join('=');
     if (client === 'service-programming-latency') {
       const [svc] = find(objs, 'Service', flag('service-name'));
       expect(svc.metadata.namespace).toBe(flag('service-namespace'));
-      const [target] = find(objs, 'Deployment').filter((d) => matches(svc.spec.selector, d.spec.template.metadata.labels));
+      const [target] = find(objs, 'Deployment').filter((d) =>
+        matches(svc.spec.selector, d.spec.template.metadata.labels),
+      );
       expect(target.spec.template.spec.containers[0].ports[0].containerPort).toBe(svc.spec.ports[0].targetPort);
       expect(target.spec.template.spec.containers[0].args).toContain('--tcp'); // answers with its name
       return;

@@ -71,7 +71,9 @@ describe.skipIf(!e2e.run)('pod-creation-reachability-latency in the lab', () => 
           await sleep(50);
           server.update(pod(name, { created: Date.now(), ips: [target.ipv4, target.ipv6] }));
           // The delay starts once BOTH clients have seen the IP: each must then report at least it.
-          await Promise.all(Object.values(clients).map((c) => c.log.waitFor('target pod has an IP address', { pod: name })));
+          await Promise.all(
+            Object.values(clients).map((c) => c.log.waitFor('target pod has an IP address', { pod: name })),
+          );
           await sleep(delayMs);
           await lab.startEcho(name, [PORT]);
           readyAt[name] = Date.now();
@@ -81,7 +83,10 @@ describe.skipIf(!e2e.run)('pod-creation-reachability-latency in the lab', () => 
         await client.log.waitFor('measurement complete', {}, 20_000);
         for (const [name, delayMs] of Object.entries(DELAYS_MS)) {
           const reached = client.log.find('target pod reached', { pod: name })[0];
-          expect(reached, `${family} ${name}`).toMatchObject({ ipFamily: family, ip: lab.pod(name)[family === 'IPv4' ? 'ipv4' : 'ipv6'] });
+          expect(reached, `${family} ${name}`).toMatchObject({
+            ipFamily: family,
+            ip: lab.pod(name)[family === 'IPv4' ? 'ipv4' : 'ipv6'],
+          });
           const latency = reached!['latencySeconds'] as number;
           expect(latency, `${family} ${name}`).toBeGreaterThanOrEqual(delayMs / 1_000);
           expect(latency, `${family} ${name}`).toBeLessThan(delayMs / 1_000 + SLACK_S);
@@ -91,12 +96,25 @@ describe.skipIf(!e2e.run)('pod-creation-reachability-latency in the lab', () => 
         }
         const text = await client.metrics();
         expect(sample(text, 'pod_creation_reachability_latency_seconds_count{mode="precise",start="watch"}')).toBe(3);
-        expect(sample(text, 'pod_ip_address_assigned_latency_seconds_count{mode="precise",start="creationTimestamp"}')).toBe(3);
-        expect(bucketBounds(text, 'pod_creation_reachability_latency_seconds')).toEqual([0.1, 0.5, 1, 3, 5, 10, 30, 60, 300, 600, 1800, 3600]);
+        expect(
+          sample(text, 'pod_ip_address_assigned_latency_seconds_count{mode="precise",start="creationTimestamp"}'),
+        ).toBe(3);
+        expect(bucketBounds(text, 'pod_creation_reachability_latency_seconds')).toEqual([
+          0.1, 0.5, 1, 3, 5, 10, 30, 60, 300, 600, 1800, 3600,
+        ]);
         // 300 ms lands in (0.1, 0.5], 700 ms in (0.5, 1], 1100 ms in (1, 3] (each plus a little).
-        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="0.1",mode="precise",start="watch"}')).toBe(0);
-        expect(sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="3",mode="precise",start="watch"}')).toBe(3);
-        expect(sample(text, 'kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"}')).toBe(0);
+        expect(
+          sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="0.1",mode="precise",start="watch"}'),
+        ).toBe(0);
+        expect(
+          sample(text, 'pod_creation_reachability_latency_seconds_bucket{le="3",mode="precise",start="watch"}'),
+        ).toBe(3);
+        expect(
+          sample(
+            text,
+            'kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"}',
+          ),
+        ).toBe(0);
         expect(sample(text, 'kpng_test_client_complete{measurement="pod_creation_reachability"}')).toBe(1);
         console.info(
           `[pod-creation ${family}] injected vs measured (s): ` +

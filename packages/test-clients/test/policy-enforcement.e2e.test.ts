@@ -8,7 +8,15 @@
 // - upstream (the default mode, HTTP targets since upstream's probe is curl): the sample is measured
 //   from the whole-second creationTimestamp and each dropped attempt holds the next back for its 1 s
 //   timeout, so it exceeds the truth by up to ~2 s: upstream's quantisation, reproduced.
-import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig, type SpawnedProcess } from '@kpng/lab';
+import {
+  FakeApiServer,
+  kernelE2e,
+  kubeconfigFor,
+  Lab,
+  sweepLeftovers,
+  type LabKubeconfig,
+  type SpawnedProcess,
+} from '@kpng/lab';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/policy-creation/main.js';
@@ -66,7 +74,9 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
       await process.waitForOutput('ready\n', 10_000);
     }
     nft = NftSession.start(lab.node.namespace, TABLE);
-    await nft.apply(`add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`);
+    await nft.apply(
+      `add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`,
+    );
     await enforce(true);
     server = await FakeApiServer.start();
     kubeconfig = await kubeconfigFor(server);
@@ -87,7 +97,15 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
   it('precise mode, 5 ms interval: creation and revocation within 20 ms of the enforcer change', async () => {
     const client = await startClient(
       main,
-      [...baseArgs('allow-precise'), `-TargetPort=${PORT}`, '-Mode=precise', `-ProbeInterval=${PRECISE_INTERVAL_MS}ms`, '-ProbeTimeout=300ms', '-MeasurePolicyDeletion', '-TargetTimeout=30s'],
+      [
+        ...baseArgs('allow-precise'),
+        `-TargetPort=${PORT}`,
+        '-Mode=precise',
+        `-ProbeInterval=${PRECISE_INTERVAL_MS}ms`,
+        '-ProbeTimeout=300ms',
+        '-MeasurePolicyDeletion',
+        '-TargetTimeout=30s',
+      ],
       dialer,
     );
     try {
@@ -106,7 +124,9 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
         expect(reached).toMatchObject({ startSource: 'watch' });
         const reportedAt = seen + (reached['latencySeconds'] as number) * 1_000;
         creationErrors.push(reportedAt - lifted.confirmedAt);
-        console.info(`[policy] ${t} creation: reported - commit = ${(reportedAt - lifted.confirmedAt).toFixed(1)} ms (window ${(lifted.confirmedAt - lifted.sentAt).toFixed(1)} ms)`);
+        console.info(
+          `[policy] ${t} creation: reported - commit = ${(reportedAt - lifted.confirmedAt).toFixed(1)} ms (window ${(lifted.confirmedAt - lifted.sentAt).toFixed(1)} ms)`,
+        );
         // The log has whole milliseconds: allow 2 ms of rounding below the command's start.
         expect(reportedAt).toBeGreaterThanOrEqual(lifted.sentAt - 2);
         expect(reportedAt).toBeLessThanOrEqual(lifted.confirmedAt + PRECISE_BOUND_MS);
@@ -124,17 +144,27 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
         // The sample ends at the start of the first failing attempt: within one interval before the commit.
         const reportedAt = revokedSeen + (revoked['latencySeconds'] as number) * 1_000;
         deletionErrors.push(reportedAt - blocked.confirmedAt);
-        console.info(`[policy] ${t} revocation: reported - commit = ${(reportedAt - blocked.confirmedAt).toFixed(1)} ms (window ${(blocked.confirmedAt - blocked.sentAt).toFixed(1)} ms)`);
+        console.info(
+          `[policy] ${t} revocation: reported - commit = ${(reportedAt - blocked.confirmedAt).toFixed(1)} ms (window ${(blocked.confirmedAt - blocked.sentAt).toFixed(1)} ms)`,
+        );
         expect(reportedAt).toBeGreaterThanOrEqual(blocked.sentAt - PRECISE_INTERVAL_MS - 2);
         expect(reportedAt).toBeLessThanOrEqual(blocked.confirmedAt + PRECISE_BOUND_MS);
       }
       const text = await client.metrics();
-      expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count{mode="precise",start="watch"}')).toBe(2);
-      expect(sample(text, 'policy_enforcement_latency_policy_deletion_seconds_count{mode="precise",start="watch"}')).toBe(2);
-      expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}')).toBeGreaterThan(0);
+      expect(
+        sample(text, 'policy_enforcement_latency_policy_creation_seconds_count{mode="precise",start="watch"}'),
+      ).toBe(2);
+      expect(
+        sample(text, 'policy_enforcement_latency_policy_deletion_seconds_count{mode="precise",start="watch"}'),
+      ).toBe(2);
+      expect(
+        sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}'),
+      ).toBeGreaterThan(0);
       expect(sample(text, 'kpng_test_client_complete{measurement="policy_deletion"}')).toBe(1);
       const ms = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
-      figures.push(`  precise 5 ms: creation error ${ms(creationErrors)} ms, revocation error ${ms(deletionErrors)} ms (reported instant - nft commit confirmed)`);
+      figures.push(
+        `  precise 5 ms: creation error ${ms(creationErrors)} ms, revocation error ${ms(deletionErrors)} ms (reported instant - nft commit confirmed)`,
+      );
     } finally {
       expect(await client.stop()).toBe(0);
     }
@@ -170,7 +200,9 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
       // Upstream's plain series, exactly as clusterloader2 reads them; no deletion series at all.
       expect(sample(text, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(2);
       expect(text).not.toContain('policy_deletion');
-      expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}')).toBeGreaterThan(0);
+      expect(
+        sample(text, 'kpng_test_client_probe_attempts_total{measurement="policy_creation",result="timeout"}'),
+      ).toBeGreaterThan(0);
       figures.push(`  upstream: truth (policy created -> enforcer lifted) -> sample, s: ${truths.join(', ')}`);
     } finally {
       expect(await client.stop()).toBe(0);

@@ -49,12 +49,17 @@ describe.skipIf(!e2e.run)('probe resolution per datapath kind, in the lab', () =
     await lab.startEcho('target', [PORT]);
     node = NftSession.start(lab.node.namespace, TABLE);
     target = NftSession.start(lab.pod('target').namespace, TABLE);
-    await node.apply(`add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`);
-    await target.apply(`add table inet ${TABLE}\nadd chain inet ${TABLE} input { type filter hook input priority 0 ; }`);
+    await node.apply(
+      `add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`,
+    );
+    await target.apply(
+      `add table inet ${TABLE}\nadd chain inet ${TABLE} input { type filter hook input priority 0 ; }`,
+    );
     dialer = await NetnsDialer.start(lab.pod('client').namespace);
   });
   afterAll(async () => {
-    if (figures.length > 0) console.info(`[resolution] error = first success - unblock confirmed (ms):\n${figures.join('\n')}`);
+    if (figures.length > 0)
+      console.info(`[resolution] error = first success - unblock confirmed (ms):\n${figures.join('\n')}`);
     await dialer?.close();
     await node?.close();
     await target?.close();
@@ -62,9 +67,24 @@ describe.skipIf(!e2e.run)('probe resolution per datapath kind, in the lab', () =
   });
 
   /** One sample: block, probe, unblock after a random 150-250 ms, and time the first success. */
-  const measure = async (kind: Kind, cadence: ProbeCadence, intervalMs: number): Promise<{ errorMs: number; windowMs: number }> => {
+  const measure = async (
+    kind: Kind,
+    cadence: ProbeCadence,
+    intervalMs: number,
+  ): Promise<{ errorMs: number; windowMs: number }> => {
     await block(kind, true);
-    const outcome = probeUntil({ dialer, clock: systemClock, host: lab.pod('target').ipv4, port: PORT, goal: 'reachable', matcher: connectMatcher, cadence, intervalMs, attemptTimeoutMs: 1_000, deadline: systemClock.now() + 10_000 });
+    const outcome = probeUntil({
+      dialer,
+      clock: systemClock,
+      host: lab.pod('target').ipv4,
+      port: PORT,
+      goal: 'reachable',
+      matcher: connectMatcher,
+      cadence,
+      intervalMs,
+      attemptTimeoutMs: 1_000,
+      deadline: systemClock.now() + 10_000,
+    });
     await sleep(150 + Math.random() * 100);
     const { sentAt, confirmedAt } = await block(kind, false);
     const result = await outcome;
@@ -91,6 +111,7 @@ describe.skipIf(!e2e.run)('probe resolution per datapath kind, in the lab', () =
     // An unanswered attempt holds the next one back until its 1 s timeout: with drop, and with an
     // ICMP reject once the node's ICMP rate limit (net.ipv4.icmp_ratelimit) swallows the errors.
     // A TCP reset answers every attempt at once.
-    for (const e of errors) expect(e).toBeLessThanOrEqual(kind === 'reset' ? PRECISE_BOUND_MS * 2 : 1_000 + PRECISE_BOUND_MS * 5);
+    for (const e of errors)
+      expect(e).toBeLessThanOrEqual(kind === 'reset' ? PRECISE_BOUND_MS * 2 : 1_000 + PRECISE_BOUND_MS * 5);
   });
 });

@@ -62,7 +62,9 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
         name: `web-${family.toLowerCase()}`,
         namespace: 'default',
         labels: { 'kubernetes.io/service-name': 'web' },
-        ...(triggerTime !== undefined ? { annotations: { [TRIGGER_TIME_ANNOTATION]: new Date(triggerTime).toISOString() } } : {}),
+        ...(triggerTime !== undefined
+          ? { annotations: { [TRIGGER_TIME_ANNOTATION]: new Date(triggerTime).toISOString() } }
+          : {}),
       },
       addressType: family,
       ports: [{ name: 'http', protocol: 'TCP', port: PORT }],
@@ -79,7 +81,11 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
     configureLogging({ write: (line) => void coreLog.push(line) });
     await sweepLeftovers();
     // A real node has a default route; without one, unNATed Service traffic dies in routing.
-    lab = await Lab.create({ pods: ['client', 'web-1', 'web-2', 'web-3'], remotePods: ['web-r'], nodeDefaultRoute: true });
+    lab = await Lab.create({
+      pods: ['client', 'web-1', 'web-2', 'web-3'],
+      remotePods: ['web-r'],
+      nodeDefaultRoute: true,
+    });
     await Promise.all(['web-1', 'web-2', 'web-3', 'web-r'].map((name) => lab.startEcho(name, [PORT])));
 
     server = await FakeApiServer.start();
@@ -88,7 +94,12 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
       kind: 'Node',
       metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } },
       spec: { podCIDRs: ['198.18.1.0/24', '2001:db8:1::/64'] },
-      status: { addresses: [{ type: 'InternalIP', address: lab.node.ipv4 }, { type: 'InternalIP', address: lab.node.ipv6 }] },
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: lab.node.ipv4 },
+          { type: 'InternalIP', address: lab.node.ipv6 },
+        ],
+      },
     });
     server.create({
       kind: 'Service',
@@ -106,7 +117,11 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
 
     kpng = await runProxy({
       nodeName: NODE as NodeName,
-      source: new KubeSource({ kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }), nodeName: NODE, backoff: { initialMs: 10, maxMs: 100, jitter: 0 } }),
+      source: new KubeSource({
+        kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
+        nodeName: NODE,
+        backoff: { initialMs: 10, maxMs: 100, jitter: 0 },
+      }),
       backend: new NftBackend({
         localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'] },
         serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
@@ -118,8 +133,15 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
       proxyMode: 'nftables',
     });
     await kpng.firstState;
-    await eventually('the first sync programs the Service', () => coreLog.some((l) => l.includes('"msg":"synced"')), 15_000);
-    expect(await lab.probe(lab.pod('client'), { proto: 'tcp', ip: CLUSTER_IPS.IPv4, port: 80 })).toMatchObject({ ok: true, server: 'web-1' });
+    await eventually(
+      'the first sync programs the Service',
+      () => coreLog.some((l) => l.includes('"msg":"synced"')),
+      15_000,
+    );
+    expect(await lab.probe(lab.pod('client'), { proto: 'tcp', ip: CLUSTER_IPS.IPv4, port: 80 })).toMatchObject({
+      ok: true,
+      server: 'web-1',
+    });
 
     dialer = await NetnsDialer.start(lab.pod('client').namespace);
     client = await startClient(
@@ -156,55 +178,99 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
     ['web-r', ['web-1', 'web-2', 'web-3', 'web-r']],
   ];
 
-  it.each(changes)('adding %s: the client sees it answer on every path, in line with kpng\'s own programming latency', async (added, endpoints) => {
-    await sleep(50); // shortly after the previous sync: this one waits for minSyncPeriod
-    const before = await npl();
-    const trigger = Date.now() - CONTROLLER_LAG_MS;
-    for (const s of slices(endpoints, trigger)) server.update(s);
+  it.each(changes)(
+    "adding %s: the client sees it answer on every path, in line with kpng's own programming latency",
+    async (added, endpoints) => {
+      await sleep(50); // shortly after the previous sync: this one waits for minSyncPeriod
+      const before = await npl();
+      const trigger = Date.now() - CONTROLLER_LAG_MS;
+      for (const s of slices(endpoints, trigger)) server.update(s);
 
-    const paths = [
-      { path: 'ClusterIP', ipFamily: 'IPv4' },
-      { path: 'ClusterIP', ipFamily: 'IPv6' },
-      { path: 'NodePort', ipFamily: 'IPv4' },
-    ];
-    const answered = await Promise.all(paths.map((p) => client.log.waitFor('endpoint answered through the Service', { endpoint: added, ...p }, 20_000)));
-    let after = await npl();
-    for (let i = 0; i < 100 && (after.count === before.count || after.fromEventCount === before.fromEventCount); i++) {
-      await sleep(20);
-      after = await npl();
-    }
-    expect(after.count).toBeGreaterThan(before.count);
-    const kpngSeconds = (after.sum - before.sum) / (after.count - before.count);
-    expect(after.fromEventCount).toBeGreaterThan(before.fromEventCount);
-    const kpngFromEvent = (after.fromEventSum - before.fromEventSum) / (after.fromEventCount - before.fromEventCount);
-    // The trigger time precedes the watch event by the controller lag (plus the watch delivery).
-    expect(kpngSeconds - kpngFromEvent).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000 - 0.01);
+      const paths = [
+        { path: 'ClusterIP', ipFamily: 'IPv4' },
+        { path: 'ClusterIP', ipFamily: 'IPv6' },
+        { path: 'NodePort', ipFamily: 'IPv4' },
+      ];
+      const answered = await Promise.all(
+        paths.map((p) =>
+          client.log.waitFor('endpoint answered through the Service', { endpoint: added, ...p }, 20_000),
+        ),
+      );
+      let after = await npl();
+      for (
+        let i = 0;
+        i < 100 && (after.count === before.count || after.fromEventCount === before.fromEventCount);
+        i++
+      ) {
+        await sleep(20);
+        after = await npl();
+      }
+      expect(after.count).toBeGreaterThan(before.count);
+      const kpngSeconds = (after.sum - before.sum) / (after.count - before.count);
+      expect(after.fromEventCount).toBeGreaterThan(before.fromEventCount);
+      const kpngFromEvent = (after.fromEventSum - before.fromEventSum) / (after.fromEventCount - before.fromEventCount);
+      // The trigger time precedes the watch event by the controller lag (plus the watch delivery).
+      expect(kpngSeconds - kpngFromEvent).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000 - 0.01);
 
-    for (const record of answered) {
-      expect(record).toMatchObject({ startSource: 'trigger-time', reply: expect.stringMatching(new RegExp(`^${added} `)) });
-      const seconds = record['latencySeconds'] as number;
-      expect(seconds, `${record['path']} ${record['ipFamily']}`).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000);
-      expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeGreaterThanOrEqual(kpngSeconds - BELOW_NPL_S);
-      expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeLessThanOrEqual(kpngSeconds + ABOVE_NPL_S);
-      const fromWatch = record['latencyFromWatchSeconds'] as number;
-      expect(fromWatch, `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`).toBeGreaterThanOrEqual(kpngFromEvent - BELOW_NPL_S);
-      expect(fromWatch, `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`).toBeLessThanOrEqual(kpngFromEvent + ABOVE_NPL_S);
-    }
-    console.info(
-      `[service programming] +${added}: kpng network_programming_duration ${kpngSeconds.toFixed(3)} s, from event ${kpngFromEvent.toFixed(3)} s; client (trigger time / watch) ` +
-        answered.map((r) => `${r['path']}/${r['ipFamily']} ${r['latencySeconds']} / ${r['latencyFromWatchSeconds']} s (${r['attempts']} attempts)`).join(', '),
-    );
-  });
+      for (const record of answered) {
+        expect(record).toMatchObject({
+          startSource: 'trigger-time',
+          reply: expect.stringMatching(new RegExp(`^${added} `)),
+        });
+        const seconds = record['latencySeconds'] as number;
+        expect(seconds, `${record['path']} ${record['ipFamily']}`).toBeGreaterThanOrEqual(CONTROLLER_LAG_MS / 1_000);
+        expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeGreaterThanOrEqual(
+          kpngSeconds - BELOW_NPL_S,
+        );
+        expect(seconds, `${record['path']} ${record['ipFamily']} vs kpng ${kpngSeconds}`).toBeLessThanOrEqual(
+          kpngSeconds + ABOVE_NPL_S,
+        );
+        const fromWatch = record['latencyFromWatchSeconds'] as number;
+        expect(
+          fromWatch,
+          `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`,
+        ).toBeGreaterThanOrEqual(kpngFromEvent - BELOW_NPL_S);
+        expect(
+          fromWatch,
+          `${record['path']} ${record['ipFamily']} from watch vs kpng from event ${kpngFromEvent}`,
+        ).toBeLessThanOrEqual(kpngFromEvent + ABOVE_NPL_S);
+      }
+      console.info(
+        `[service programming] +${added}: kpng network_programming_duration ${kpngSeconds.toFixed(3)} s, from event ${kpngFromEvent.toFixed(3)} s; client (trigger time / watch) ` +
+          answered
+            .map(
+              (r) =>
+                `${r['path']}/${r['ipFamily']} ${r['latencySeconds']} / ${r['latencyFromWatchSeconds']} s (${r['attempts']} attempts)`,
+            )
+            .join(', '),
+      );
+    },
+  );
 
-  it('exposes the samples with kube-proxy\'s NPL buckets, one series per start source', async () => {
+  it("exposes the samples with kube-proxy's NPL buckets, one series per start source", async () => {
     const text = await client.metrics();
     for (const start of ['trigger-time', 'watch']) {
-      expect(sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv4",start="${start}"}`)).toBe(3);
-      expect(sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv6",start="${start}"}`)).toBe(3);
-      expect(sample(text, `service_programming_latency_seconds_count{path="NodePort",ip_family="IPv4",start="${start}"}`)).toBe(3);
+      expect(
+        sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv4",start="${start}"}`),
+      ).toBe(3);
+      expect(
+        sample(text, `service_programming_latency_seconds_count{path="ClusterIP",ip_family="IPv6",start="${start}"}`),
+      ).toBe(3);
+      expect(
+        sample(text, `service_programming_latency_seconds_count{path="NodePort",ip_family="IPv4",start="${start}"}`),
+      ).toBe(3);
     }
-    expect(sample(text, 'service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"}')).toBe(0);
-    expect(sample(text, 'kpng_test_client_targets_unreached_total{measurement="service_programming",reason="deadline"}')).toBe(0);
-    expect(sample(text, 'kpng_test_client_probe_attempts_total{measurement="service_programming",result="mismatch"}')).toBeGreaterThan(0);
+    expect(
+      sample(
+        text,
+        'service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"}',
+      ),
+    ).toBe(0);
+    expect(
+      sample(text, 'kpng_test_client_targets_unreached_total{measurement="service_programming",reason="deadline"}'),
+    ).toBe(0);
+    expect(
+      sample(text, 'kpng_test_client_probe_attempts_total{measurement="service_programming",result="mismatch"}'),
+    ).toBeGreaterThan(0);
   });
 });

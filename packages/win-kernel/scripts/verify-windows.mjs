@@ -29,7 +29,9 @@ const { values } = parseArgs({
 });
 
 if (process.platform !== 'win32') {
-  console.error('verify-windows: this runs on a Windows node (it calls computenetwork.dll); the unit tests cover everything else');
+  console.error(
+    'verify-windows: this runs on a Windows node (it calls computenetwork.dll); the unit tests cover everything else',
+  );
   process.exit(2);
 }
 const networkName = values['network-name'];
@@ -45,9 +47,17 @@ if (network === undefined) {
   process.exit(2);
 }
 const endpoints = await hns.listEndpoints(network.ID);
-const local = values['endpoint-id'] ?? endpoints.find((e) => ((e.Flags ?? 0) & EndpointFlags.RemoteEndpoint) === 0 && e.IpConfigurations?.some((c) => !c.IpAddress.includes(':')))?.ID;
+const local =
+  values['endpoint-id'] ??
+  endpoints.find(
+    (e) =>
+      ((e.Flags ?? 0) & EndpointFlags.RemoteEndpoint) === 0 &&
+      e.IpConfigurations?.some((c) => !c.IpAddress.includes(':')),
+  )?.ID;
 if (local === undefined) {
-  console.error(`verify-windows: network ${networkName} has no local IPv4 endpoint; start a pod on this node or pass --endpoint-id`);
+  console.error(
+    `verify-windows: network ${networkName} has no local IPv4 endpoint; start a pod on this node or pass --endpoint-id`,
+  );
   process.exit(2);
 }
 const vips = values.vips.split(',').map((s) => s.trim());
@@ -71,7 +81,8 @@ try {
   const ep = await hns.createEndpoint(network.ID, settings);
   try {
     const listed = (await hns.listEndpoints(network.ID)).find((e) => e.ID?.toUpperCase() === ep.ID?.toUpperCase());
-    endpointResult = listed && ((listed.Flags ?? 0) & 1) === 1 ? 'ok' : `created but listed as ${JSON.stringify(listed)}`;
+    endpointResult =
+      listed && ((listed.Flags ?? 0) & 1) === 1 ? 'ok' : `created but listed as ${JSON.stringify(listed)}`;
   } finally {
     await hns.deleteEndpoint(ep.ID);
   }
@@ -83,16 +94,28 @@ try {
 
 const failures = results.filter((r) => !agrees(r)).length + (endpointResult === 'ok' ? 0 : 1);
 if (values.json) {
-  console.log(JSON.stringify({ network: { name: network.Name, type: network.Type }, results, remoteEndpoint: endpointResult, failures }, null, 2));
+  console.log(
+    JSON.stringify(
+      { network: { name: network.Name, type: network.Type }, results, remoteEndpoint: endpointResult, failures },
+      null,
+      2,
+    ),
+  );
 } else {
   console.log(`HNS network ${network.Name} (${network.Type}), endpoint ${local}`);
   for (const r of results) {
     const got = r.actual === 0 ? 'accepted' : r.actual === -1 ? 'error' : formatHResult(r.actual);
     const want = r.expected === 0 ? 'accepted' : formatHResult(r.expected);
-    console.log(`${agrees(r) ? 'ok  ' : 'DIFF'} [${r.basis}] ${r.name}: fake ${want}, HNS ${got}${r.roundTrip ? `; ${r.roundTrip}` : ''}`);
+    console.log(
+      `${agrees(r) ? 'ok  ' : 'DIFF'} [${r.basis}] ${r.name}: fake ${want}, HNS ${got}${r.roundTrip ? `; ${r.roundTrip}` : ''}`,
+    );
   }
   console.log(`${endpointResult === 'ok' ? 'ok  ' : 'DIFF'} remote endpoint create/list/delete: ${endpointResult}`);
-  console.log(failures === 0 ? 'HNS agrees with the fake on every case' : `${failures} disagreement(s): report them with this output`);
+  console.log(
+    failures === 0
+      ? 'HNS agrees with the fake on every case'
+      : `${failures} disagreement(s): report them with this output`,
+  );
 }
 hns.close();
 process.exit(failures === 0 ? 0 : 1);

@@ -5,7 +5,14 @@
  * CoTaskMemFree and every handle closed, on success and on failure.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HcnError, HResult, guidToBytes, loadBalancerJson, SCHEMA_V2, type HostComputeLoadBalancer } from '../src/hcn/index.js';
+import {
+  HcnError,
+  HResult,
+  guidToBytes,
+  loadBalancerJson,
+  SCHEMA_V2,
+  type HostComputeLoadBalancer,
+} from '../src/hcn/index.js';
 import { NativeHns } from '../src/hcn/native/native-hns.js';
 import { HcnStub, handle, OUT, wide } from './stub/stub.js';
 
@@ -63,7 +70,9 @@ describe('HCN marshalling (stub computenetwork library)', () => {
     const e = await hns.createLoadBalancer(SETTINGS).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(HcnError);
     expect(e).toMatchObject({ hresult: 0x803b0013, operation: 'HcnCreateLoadBalancer', errorRecord: record });
-    expect((e as Error).message).toBe(`HcnCreateLoadBalancer failed: 0x803B0013 (HCN_E_PORT_ALREADY_EXISTS): ${record}`);
+    expect((e as Error).message).toBe(
+      `HcnCreateLoadBalancer failed: 0x803B0013 (HCN_E_PORT_ALREADY_EXISTS): ${record}`,
+    );
     expect(stub.calls().map((c) => c.name)).toEqual(['HcnCreateLoadBalancer', 'CoTaskMemFree']);
     expect(stub.calls()[1]!.args).toEqual([wide(record)]);
     expect(stub.liveStrings()).toBe(0);
@@ -71,7 +80,10 @@ describe('HCN marshalling (stub computenetwork library)', () => {
 
   it('an error record with S_OK is still an error (hcsshim checkForErrors)', async () => {
     stub.answer('HcnDeleteLoadBalancer', 0, null, '{"Error":"partial"}');
-    await expect(hns.deleteLoadBalancer(LB_ID)).rejects.toMatchObject({ hresult: 0, errorRecord: '{"Error":"partial"}' });
+    await expect(hns.deleteLoadBalancer(LB_ID)).rejects.toMatchObject({
+      hresult: 0,
+      errorRecord: '{"Error":"partial"}',
+    });
     expect(stub.liveStrings()).toBe(0);
   });
 
@@ -90,9 +102,16 @@ describe('HCN marshalling (stub computenetwork library)', () => {
     const lbs = await hns.listLoadBalancers();
     expect(lbs.map((lb) => lb.ID)).toEqual(ids);
     expect(stub.calls().map((c) => c.name)).toEqual([
-      'HcnEnumerateLoadBalancers', 'CoTaskMemFree',
-      'HcnOpenLoadBalancer', 'HcnQueryLoadBalancerProperties', 'CoTaskMemFree', 'HcnCloseLoadBalancer',
-      'HcnOpenLoadBalancer', 'HcnQueryLoadBalancerProperties', 'CoTaskMemFree', 'HcnCloseLoadBalancer',
+      'HcnEnumerateLoadBalancers',
+      'CoTaskMemFree',
+      'HcnOpenLoadBalancer',
+      'HcnQueryLoadBalancerProperties',
+      'CoTaskMemFree',
+      'HcnCloseLoadBalancer',
+      'HcnOpenLoadBalancer',
+      'HcnQueryLoadBalancerProperties',
+      'CoTaskMemFree',
+      'HcnCloseLoadBalancer',
     ]);
     const calls = stub.calls();
     expect(calls[0]!.args[0]).toEqual(wide(DEFAULT_QUERY));
@@ -107,8 +126,16 @@ describe('HCN marshalling (stub computenetwork library)', () => {
   it('a failing query still closes the handle and frees both strings', async () => {
     stub.answer('HcnEnumerateLoadBalancers', 0, JSON.stringify([LB_ID]));
     stub.answer('HcnQueryLoadBalancerProperties', HResult.ERROR_NOT_FOUND, '{}', '{"Error":"gone"}');
-    await expect(hns.listLoadBalancers()).rejects.toMatchObject({ hresult: HResult.ERROR_NOT_FOUND, operation: 'HcnQueryLoadBalancerProperties' });
-    expect(stub.calls().map((c) => c.name).slice(-4)).toEqual(['HcnQueryLoadBalancerProperties', 'CoTaskMemFree', 'CoTaskMemFree', 'HcnCloseLoadBalancer']);
+    await expect(hns.listLoadBalancers()).rejects.toMatchObject({
+      hresult: HResult.ERROR_NOT_FOUND,
+      operation: 'HcnQueryLoadBalancerProperties',
+    });
+    expect(
+      stub
+        .calls()
+        .map((c) => c.name)
+        .slice(-4),
+    ).toEqual(['HcnQueryLoadBalancerProperties', 'CoTaskMemFree', 'CoTaskMemFree', 'HcnCloseLoadBalancer']);
     expect(stub.liveStrings()).toBe(0);
     expect(stub.openHandles()).toBe(0);
   });
@@ -138,7 +165,8 @@ describe('HCN marshalling (stub computenetwork library)', () => {
 
   it('HcnCreateEndpoint runs on an opened network handle, with a nil GUID and the settings; both handles are closed', async () => {
     const networkId = 'AAAAAAAA-0000-4000-8000-000000000001';
-    const settings = '{"HostComputeNetwork":"AAAAAAAA-0000-4000-8000-000000000001","Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"198.18.255.2"}}],"IpConfigurations":[{"IpAddress":"198.18.2.10"}],"MacAddress":"02-11-c6-12-02-0a","Flags":1,"SchemaVersion":{"Major":2,"Minor":0}}';
+    const settings =
+      '{"HostComputeNetwork":"AAAAAAAA-0000-4000-8000-000000000001","Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"198.18.255.2"}}],"IpConfigurations":[{"IpAddress":"198.18.2.10"}],"MacAddress":"02-11-c6-12-02-0a","Flags":1,"SchemaVersion":{"Major":2,"Minor":0}}';
     stub.answer('HcnQueryEndpointProperties', 0, JSON.stringify({ ID: EP_REMOTE, ...JSON.parse(settings) }));
     const ep = await hns.createEndpoint(networkId, settings);
     expect(ep.ID).toBe(EP_REMOTE);
@@ -155,8 +183,15 @@ describe('HCN marshalling (stub computenetwork library)', () => {
 
   it('a refused HcnCreateEndpoint still closes the network handle', async () => {
     stub.answer('HcnCreateEndpoint', HResult.HCN_E_INVALID_IP, null, '{"Error":"bad ip"}');
-    await expect(hns.createEndpoint('AAAAAAAA-0000-4000-8000-000000000001', '{}')).rejects.toMatchObject({ hresult: HResult.HCN_E_INVALID_IP });
-    expect(stub.calls().map((c) => c.name)).toEqual(['HcnOpenNetwork', 'HcnCreateEndpoint', 'CoTaskMemFree', 'HcnCloseNetwork']);
+    await expect(hns.createEndpoint('AAAAAAAA-0000-4000-8000-000000000001', '{}')).rejects.toMatchObject({
+      hresult: HResult.HCN_E_INVALID_IP,
+    });
+    expect(stub.calls().map((c) => c.name)).toEqual([
+      'HcnOpenNetwork',
+      'HcnCreateEndpoint',
+      'CoTaskMemFree',
+      'HcnCloseNetwork',
+    ]);
     expect(stub.openHandles()).toBe(0);
     expect(stub.liveStrings()).toBe(0);
   });
@@ -164,16 +199,28 @@ describe('HCN marshalling (stub computenetwork library)', () => {
   it('endpoints of a network: filtered by HostComputeNetwork; HcnDeleteEndpoint gets the GUID bytes', async () => {
     const networkId = 'AAAAAAAA-0000-4000-8000-000000000001';
     stub.answer('HcnEnumerateEndpoints', 0, JSON.stringify([EP_LOCAL]));
-    stub.answer('HcnQueryEndpointProperties', 0, JSON.stringify({ ID: EP_LOCAL, IpConfigurations: [{ IpAddress: '198.18.1.10' }] }));
-    expect(await hns.listEndpoints(networkId)).toEqual([{ ID: EP_LOCAL, IpConfigurations: [{ IpAddress: '198.18.1.10' }] }]);
-    expect(stub.calls()[0]!.args[0]).toEqual(wide(`{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"HostComputeNetwork\\":\\"${networkId}\\"}"}`));
+    stub.answer(
+      'HcnQueryEndpointProperties',
+      0,
+      JSON.stringify({ ID: EP_LOCAL, IpConfigurations: [{ IpAddress: '198.18.1.10' }] }),
+    );
+    expect(await hns.listEndpoints(networkId)).toEqual([
+      { ID: EP_LOCAL, IpConfigurations: [{ IpAddress: '198.18.1.10' }] },
+    ]);
+    expect(stub.calls()[0]!.args[0]).toEqual(
+      wide(`{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"HostComputeNetwork\\":\\"${networkId}\\"}"}`),
+    );
     stub.reset();
     await hns.deleteEndpoint(EP_REMOTE);
     expect(stub.calls()).toEqual([{ name: 'HcnDeleteEndpoint', args: [guidToBytes(EP_REMOTE), OUT] }]);
   });
 
   it('a missing library or symbol is a clear error naming it', () => {
-    expect(() => NativeHns.open({ computeNetwork: '/nonexistent/computenetwork.dll', ole32: stub.path })).toThrow(/cannot load \/nonexistent\/computenetwork\.dll/);
-    expect(() => NativeHns.open({ computeNetwork: stub.path, ole32: '/usr/lib/x86_64-linux-gnu/libc.so.6' })).toThrow(/lacks void __stdcall CoTaskMemFree/);
+    expect(() => NativeHns.open({ computeNetwork: '/nonexistent/computenetwork.dll', ole32: stub.path })).toThrow(
+      /cannot load \/nonexistent\/computenetwork\.dll/,
+    );
+    expect(() => NativeHns.open({ computeNetwork: stub.path, ole32: '/usr/lib/x86_64-linux-gnu/libc.so.6' })).toThrow(
+      /lacks void __stdcall CoTaskMemFree/,
+    );
   });
 });

@@ -9,7 +9,13 @@ const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
 process.on('SIGUSR2', () => {
   const ms = (ns) => Math.round(ns / 1e4) / 100;
-  const report = { msg: 'event-loop probe', maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), meanMs: ms(histogram.mean), samples: histogram.count };
+  const report = {
+    msg: 'event-loop probe',
+    maxMs: ms(histogram.max),
+    p99Ms: ms(histogram.percentile(99)),
+    meanMs: ms(histogram.mean),
+    samples: histogram.count,
+  };
   process.stderr.write(`${JSON.stringify(report)}\n`);
   histogram.reset();
 });

@@ -36,6 +36,8 @@ parentPort.on('message', (msg) => {
   clearInterval(timer);
   // A request still unanswered now has taken at least this long.
   for (const s of stats.values()) if (s.busy) s.maxMs = Math.max(s.maxMs, performance.now() - s.startedAt);
-  parentPort.postMessage([...stats.values()].map(({ busy, startedAt, ...rest }) => ({ ...rest, maxMs: Math.round(rest.maxMs * 100) / 100 })));
+  parentPort.postMessage(
+    [...stats.values()].map(({ busy, startedAt, ...rest }) => ({ ...rest, maxMs: Math.round(rest.maxMs * 100) / 100 })),
+  );
   parentPort.close();
 });

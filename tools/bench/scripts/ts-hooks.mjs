@@ -19,7 +19,9 @@ const COMPILER_OPTIONS_ID = 'esnext-es2022-verbatim-inline-maps-v1';
 let compiler;
 
 export async function resolve(specifier, context, nextResolve) {
-  const conditions = context.conditions.includes(SOURCE_CONDITION) ? context.conditions : [...context.conditions, SOURCE_CONDITION];
+  const conditions = context.conditions.includes(SOURCE_CONDITION)
+    ? context.conditions
+    : [...context.conditions, SOURCE_CONDITION];
   const withSource = { ...context, conditions };
   try {
     return await nextResolve(specifier, withSource);
@@ -47,7 +49,9 @@ async function transpile(fileName, source) {
 }
 
 async function cachedTranspile(fileName, source) {
-  const key = createHash('sha256').update(`${COMPILER_VERSION}\0${COMPILER_OPTIONS_ID}\0${fileName}\0${source}`).digest('hex');
+  const key = createHash('sha256')
+    .update(`${COMPILER_VERSION}\0${COMPILER_OPTIONS_ID}\0${fileName}\0${source}`)
+    .digest('hex');
   const path = `${CACHE_DIR}${key}.js`;
   try {
     return await readFile(path, 'utf8');

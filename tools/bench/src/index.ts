@@ -15,11 +15,7 @@ export { createChurn, CHURN_KINDS } from './scenarios/churn.js';
 export type { Churn, ChurnKind, ChurnOptions, ChurnStep } from './scenarios/churn.js';
 
 // Raw Kubernetes objects
-export {
-  MAX_ENDPOINTS_PER_SLICE,
-  SERVICE_NAME_LABEL,
-  TRIGGER_TIME_ANNOTATION,
-} from './kube/types.js';
+export { MAX_ENDPOINTS_PER_SLICE, SERVICE_NAME_LABEL, TRIGGER_TIME_ANNOTATION } from './kube/types.js';
 export type {
   Endpoint,
   EndpointSliceObject,

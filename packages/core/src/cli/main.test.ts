@@ -48,7 +48,7 @@ describe('kpng main', () => {
     expect(io.err()).toMatch(message);
   });
 
-  it('--backend log runs the log backend; its own flags join kpng\'s and are validated', async () => {
+  it("--backend log runs the log backend; its own flags join kpng's and are validated", async () => {
     const io = capture();
     expect(await main(['--backend', 'log', '--help'], {})).toBe(0);
     expect(io.out()).toMatch(/Backend log \(log\): prints each node-local state/);
@@ -59,7 +59,7 @@ describe('kpng main', () => {
     expect(io.err()).toMatch(/Unknown option '--log-format'/);
   });
 
-  it('--backend takes a file path, and the backend\'s flags with it', async () => {
+  it("--backend takes a file path, and the backend's flags with it", async () => {
     const io = capture();
     const file = new URL('../../examples/services-file-backend.ts', import.meta.url).pathname;
     expect(await main(['--backend', file, '--help'], {})).toBe(0);

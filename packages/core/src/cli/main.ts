@@ -8,13 +8,19 @@ import { backendName, DEFAULT_SOCKET } from '../runtime/program-options.js';
 import { runProgram, type ProgramSettings } from '../runtime/run-program.js';
 import { runAsMain } from '../runtime/signals.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * `kpng`: core alone (serving the node-local stream), or core plus the in-process backend named by
  * `--backend`, whose own flags then join kpng's.
  */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, settings: ProgramSettings = {}): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  settings: ProgramSettings = {},
+): Promise<number> {
   const name = backendName(argv);
   let module: BackendModule<unknown> | undefined;
   try {

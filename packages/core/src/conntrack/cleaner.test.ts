@@ -49,7 +49,11 @@ describe('ConntrackTool', () => {
   it('deletes exactly the flows whose reply does not come from a serving endpoint', async () => {
     const execer = scripted({
       'ip netns exec lab conntrack -L': { exitCode: 0, stdout: LISTING, stderr: '6 flow entries have been shown.' },
-      'ip netns exec lab conntrack -D': { exitCode: 0, stdout: '', stderr: 'conntrack v1.4.7 (conntrack-tools): 1 flow entries have been deleted.' },
+      'ip netns exec lab conntrack -D': {
+        exitCode: 0,
+        stdout: '',
+        stderr: 'conntrack v1.4.7 (conntrack-tools): 1 flow entries have been deleted.',
+      },
     });
     const deleted = await new ConntrackTool({ execer, netns: 'lab' }).clean({
       family: 'IPv4',
@@ -67,21 +71,32 @@ describe('ConntrackTool', () => {
   it('lists nothing when no UDP service port has serving endpoints', async () => {
     const execer = scripted({});
     const tcpOnly = state.services.filter((s) => s.name === 'tcp-only');
-    expect(await new ConntrackTool({ execer }).clean({ family: 'IPv4', services: tcpOnly, isNodePortAddress: () => true })).toBe(0);
+    expect(
+      await new ConntrackTool({ execer }).clean({ family: 'IPv4', services: tcpOnly, isNodePortAddress: () => true }),
+    ).toBe(0);
     expect(execer.calls).toEqual([]);
   });
 
   it('fails loudly when listing fails', async () => {
     const execer = scripted({ 'conntrack -L': { exitCode: 1, stdout: '', stderr: 'Operation not permitted' } });
-    await expect(new ConntrackTool({ execer }).clean({ family: 'IPv4', services: state.services, isNodePortAddress: () => false })).rejects.toThrow(
-      /conntrack -L failed: Operation not permitted/,
-    );
+    await expect(
+      new ConntrackTool({ execer }).clean({ family: 'IPv4', services: state.services, isNodePortAddress: () => false }),
+    ).rejects.toThrow(/conntrack -L failed: Operation not permitted/);
   });
 
   it('parses IPv6 flows and ignores summary lines', () => {
     expect(parseFlow('conntrack v1.4.7 (conntrack-tools): 1 flow entries have been shown.')).toBeUndefined();
     expect(
-      parseFlow('udp      17 29 src=2001:db8:1::5 dst=2001:db8:19::2 sport=1 dport=53 src=2001:db8:1::7 dst=2001:db8:1::5 sport=5353 dport=1 mark=0 use=1'),
-    ).toEqual({ proto: 'udp', origSrc: '2001:db8:1::5', origDst: '2001:db8:19::2', origDport: 53, replySrc: '2001:db8:1::7', replySport: 5353 });
+      parseFlow(
+        'udp      17 29 src=2001:db8:1::5 dst=2001:db8:19::2 sport=1 dport=53 src=2001:db8:1::7 dst=2001:db8:1::5 sport=5353 dport=1 mark=0 use=1',
+      ),
+    ).toEqual({
+      proto: 'udp',
+      origSrc: '2001:db8:1::5',
+      origDst: '2001:db8:19::2',
+      origDport: 53,
+      replySrc: '2001:db8:1::7',
+      replySport: 5353,
+    });
   });
 });

@@ -23,7 +23,11 @@ export interface ConntrackCleaner {
 
 /** Runs a command; the same shape as the backends' exec seams (`Execer` in @kpng/nft, @kpng/iptables). */
 export interface CommandRunner {
-  run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<{ readonly exitCode: number; readonly stdout: string; readonly stderr: string }>;
+  run(
+    argv: readonly string[],
+    stdin: string,
+    signal?: AbortSignal,
+  ): Promise<{ readonly exitCode: number; readonly stdout: string; readonly stderr: string }>;
 }
 
 export interface ConntrackToolOptions {
@@ -39,7 +43,10 @@ export class ConntrackTool implements ConntrackCleaner {
 
   constructor(options: ConntrackToolOptions) {
     this.#execer = options.execer;
-    this.#prefix = [...(options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns]), options.conntrackPath ?? 'conntrack'];
+    this.#prefix = [
+      ...(options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns]),
+      options.conntrackPath ?? 'conntrack',
+    ];
   }
 
   async clean(request: ConntrackCleanupRequest): Promise<number> {
@@ -52,8 +59,14 @@ export class ConntrackTool implements ConntrackCleaner {
     for (const flow of parseFlows(listing.stdout)) {
       if (!isStale(flow, targets, request.isNodePortAddress)) continue;
       const args = [
-        '--orig-dst', flow.origDst, '--orig-port-dst', String(flow.origDport),
-        '--reply-src', flow.replySrc, '--reply-port-src', String(flow.replySport),
+        '--orig-dst',
+        flow.origDst,
+        '--orig-port-dst',
+        String(flow.origDport),
+        '--reply-src',
+        flow.replySrc,
+        '--reply-port-src',
+        String(flow.replySport),
       ];
       deletes.set(args.join(' '), args);
     }

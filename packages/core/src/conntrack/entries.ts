@@ -25,7 +25,13 @@ export function parseFlow(line: string): Flow | undefined {
   const [origDst] = values['dst'] ?? [];
   const [, replySport] = values['sport'] ?? [];
   const [origDport] = values['dport'] ?? [];
-  if (origSrc === undefined || origDst === undefined || replySrc === undefined || origDport === undefined || replySport === undefined) {
+  if (
+    origSrc === undefined ||
+    origDst === undefined ||
+    replySrc === undefined ||
+    origDport === undefined ||
+    replySport === undefined
+  ) {
     return undefined;
   }
   return { proto, origSrc, origDst, origDport: Number(origDport), replySrc, replySport: Number(replySport) };

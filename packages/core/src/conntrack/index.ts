@@ -1,3 +1,9 @@
-export { ConntrackTool, type CommandRunner, type ConntrackCleaner, type ConntrackCleanupRequest, type ConntrackToolOptions } from './cleaner.js';
+export {
+  ConntrackTool,
+  type CommandRunner,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackToolOptions,
+} from './cleaner.js';
 export { createConntrackMetrics, type ConntrackObserver } from './metrics.js';
 export { parseFlow, type Flow } from './entries.js';

@@ -10,7 +10,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(health: ProxyHealth, extra: { port?: number; clock?: FakeClock; log?: RecordingLogger; hardFail?: boolean } = {}) {
+async function start(
+  health: ProxyHealth,
+  extra: { port?: number; clock?: FakeClock; log?: RecordingLogger; hardFail?: boolean } = {},
+) {
   const server: HealthServer = await startHealthServer({
     host: '127.0.0.1',
     port: extra.port ?? 0,
@@ -37,8 +40,18 @@ async function occupyPort(): Promise<{ port: number; release(): Promise<void> }>
 
 describe('startHealthServer', () => {
   it.each([
-    { path: '/healthz', eligible: true, status: 200, keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'] },
-    { path: '/healthz', eligible: false, status: 503, keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'] },
+    {
+      path: '/healthz',
+      eligible: true,
+      status: 200,
+      keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'],
+    },
+    {
+      path: '/healthz',
+      eligible: false,
+      status: 503,
+      keys: ['currentTime', 'healthy', 'lastUpdated', 'nodeEligible', 'status'],
+    },
     { path: '/livez', eligible: false, status: 200, keys: ['currentTime', 'healthy', 'lastUpdated', 'status'] },
   ])('GET $path with nodeEligible=$eligible answers $status', async ({ path, eligible, status, keys }) => {
     const clock = new FakeClock();

@@ -44,16 +44,40 @@ function setup(startUp = true) {
 describe('ProxyHealth freshness', () => {
   it.each<{ name: string; steps: Step[]; healthy: boolean }>([
     { name: 'healthy at start-up', steps: [], healthy: true },
-    { name: 'healthy while an update waits less than 2 x syncPeriod', steps: [{ op: 'queued', family: 'IPv4' }, { op: 'wait', ms: 59_999 }], healthy: true },
-    { name: 'unhealthy once an update has waited 2 x syncPeriod', steps: [{ op: 'queued', family: 'IPv4' }, { op: 'wait', ms: 60_000 }], healthy: false },
+    {
+      name: 'healthy while an update waits less than 2 x syncPeriod',
+      steps: [
+        { op: 'queued', family: 'IPv4' },
+        { op: 'wait', ms: 59_999 },
+      ],
+      healthy: true,
+    },
+    {
+      name: 'unhealthy once an update has waited 2 x syncPeriod',
+      steps: [
+        { op: 'queued', family: 'IPv4' },
+        { op: 'wait', ms: 60_000 },
+      ],
+      healthy: false,
+    },
     {
       name: 'only the oldest pending update counts',
-      steps: [{ op: 'queued', family: 'IPv4' }, { op: 'wait', ms: 50_000 }, { op: 'queued', family: 'IPv4' }, { op: 'wait', ms: 10_000 }],
+      steps: [
+        { op: 'queued', family: 'IPv4' },
+        { op: 'wait', ms: 50_000 },
+        { op: 'queued', family: 'IPv4' },
+        { op: 'wait', ms: 10_000 },
+      ],
       healthy: false,
     },
     {
       name: 'a successful sync clears the pending update',
-      steps: [{ op: 'queued', family: 'IPv4' }, { op: 'wait', ms: 50_000 }, { op: 'updated', family: 'IPv4' }, { op: 'wait', ms: 600_000 }],
+      steps: [
+        { op: 'queued', family: 'IPv4' },
+        { op: 'wait', ms: 50_000 },
+        { op: 'updated', family: 'IPv4' },
+        { op: 'wait', ms: 600_000 },
+      ],
       healthy: true,
     },
     {
@@ -69,7 +93,11 @@ describe('ProxyHealth freshness', () => {
     },
     {
       name: 'a sync of one family does not clear another',
-      steps: [{ op: 'queued', family: 'IPv6' }, { op: 'updated', family: 'IPv4' }, { op: 'wait', ms: 60_000 }],
+      steps: [
+        { op: 'queued', family: 'IPv6' },
+        { op: 'updated', family: 'IPv4' },
+        { op: 'wait', ms: 60_000 },
+      ],
       healthy: false,
     },
   ])('$name', ({ steps, healthy }) => {
@@ -107,7 +135,9 @@ describe('ProxyHealth replies', () => {
     const now = '2025-01-01T00:00:10.5Z';
     const started = '2025-01-01T00:00:00Z';
     const status = { IPv4: { lastUpdated: started, healthy: true }, IPv6: { lastUpdated: started, healthy: true } };
-    expect(health.healthz().body).toBe(JSON.stringify({ lastUpdated: now, currentTime: now, nodeEligible: true, healthy: true, status }));
+    expect(health.healthz().body).toBe(
+      JSON.stringify({ lastUpdated: now, currentTime: now, nodeEligible: true, healthy: true, status }),
+    );
     expect(health.livez().body).toBe(JSON.stringify({ lastUpdated: now, currentTime: now, healthy: true, status }));
   });
 
@@ -121,7 +151,10 @@ describe('ProxyHealth replies', () => {
       lastUpdated: '2025-01-01T00:00:01Z',
       currentTime: '2025-01-01T00:01:01Z',
       healthy: false,
-      status: { IPv4: { lastUpdated: '2025-01-01T00:00:01Z', healthy: true }, IPv6: { lastUpdated: '2025-01-01T00:00:00Z', healthy: false } },
+      status: {
+        IPv4: { lastUpdated: '2025-01-01T00:00:01Z', healthy: true },
+        IPv6: { lastUpdated: '2025-01-01T00:00:00Z', healthy: false },
+      },
     });
   });
 

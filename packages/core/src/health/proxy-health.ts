@@ -100,7 +100,8 @@ export class ProxyHealth {
     const now = this.opts.clock.now();
     const last = status === 200 ? now : Math.max(GO_ZERO_TIME_MS, ...this.lastUpdated.values());
     const families: Partial<Record<IPFamily, FamilyHealth>> = {};
-    for (const [family, at] of this.lastUpdated) families[family] = { lastUpdated: goTime(at), healthy: this.familyHealthy(family) };
+    for (const [family, at] of this.lastUpdated)
+      families[family] = { lastUpdated: goTime(at), healthy: this.familyHealthy(family) };
     return {
       lastUpdated: goTime(last),
       currentTime: goTime(now),
@@ -113,5 +114,7 @@ export class ProxyHealth {
 
 /** Go's `time.Time` JSON (RFC 3339 with the fraction's trailing zeros dropped): `2025-01-01T00:00:00.5Z`. */
 export function goTime(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits === '' ? 'Z' : `.${digits}Z`));
+  return new Date(epochMs)
+    .toISOString()
+    .replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits === '' ? 'Z' : `.${digits}Z`));
 }

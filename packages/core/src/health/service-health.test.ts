@@ -14,7 +14,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function lbLocal(name: string, port: number, localReadyEndpoints: number, overrides: Partial<LocalService> = {}): LocalService {
+function lbLocal(
+  name: string,
+  port: number,
+  localReadyEndpoints: number,
+  overrides: Partial<LocalService> = {},
+): LocalService {
   return aLocalService(name, {
     type: 'LoadBalancer',
     externalPolicyLocal: true,
@@ -105,7 +110,9 @@ describe('ServiceHealthServers', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
-    cleanups.push(() => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())));
+    cleanups.push(
+      () => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())),
+    );
     const log = new RecordingLogger();
     const s = newServers(log);
     const other = await freePort();
@@ -134,7 +141,10 @@ describe('ServiceHealthServers on the addresses nodePortAddresses selects', () =
   it('listens only once the node is known, on its selected address, and moves when that changes', async () => {
     const port = await freePort();
     const base = aNodeLocalState().node;
-    servers = new ServiceHealthServers({ addresses: (node) => node.addresses.filter((a) => a.startsWith('127.')), log: new RecordingLogger() });
+    servers = new ServiceHealthServers({
+      addresses: (node) => node.addresses.filter((a) => a.startsWith('127.')),
+      log: new RecordingLogger(),
+    });
     const svc = [lbLocal('web', port, 1)];
     await servers.sync(svc, () => true, { ...base, addresses: [] });
     expect(await probe(port)).toBe('refused');

@@ -70,10 +70,14 @@ export class ServiceHealthServers {
 
   private async reconcile(services: readonly LocalService[], addresses: readonly string[]): Promise<void> {
     const wanted = new Map(
-      services.filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0 && addresses.length > 0).map((s) => [s.key, s] as const),
+      services
+        .filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0 && addresses.length > 0)
+        .map((s) => [s.key, s] as const),
     );
     const joined = addresses.join(',');
-    const stale = [...this.entries].filter(([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port || entry.addresses !== joined);
+    const stale = [...this.entries].filter(
+      ([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port || entry.addresses !== joined,
+    );
     for (const [key] of stale) this.entries.delete(key);
     await Promise.all(stale.map(([, entry]) => closeAll(entry.servers)));
 

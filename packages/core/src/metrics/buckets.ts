@@ -27,7 +27,12 @@ export const EXP_BUCKETS: readonly number[] = Object.freeze(exponentialBuckets(0
 
 /** NPL: network programming latency. 0, 0.25, 0.5, 1..59, 60..115 by 5, 120..300 by 30 (81 bounds). */
 export const NPL_BUCKETS: readonly number[] = Object.freeze(
-  mergeBuckets(linearBuckets(0.25, 0.25, 2), linearBuckets(1, 1, 59), linearBuckets(60, 5, 12), linearBuckets(120, 30, 7)),
+  mergeBuckets(
+    linearBuckets(0.25, 0.25, 2),
+    linearBuckets(1, 1, 59),
+    linearBuckets(60, 5, 12),
+    linearBuckets(120, 30, 7),
+  ),
 );
 
 /**

@@ -7,15 +7,13 @@ import { invalidObjectsTotal } from './objects.js';
 // test does not share a generator with the code under test.
 const EXP = [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384];
 const FINE = [
-  0.001, 0.0015, 0.002, 0.003, 0.005, 0.007, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
-  1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000,
+  0.001, 0.0015, 0.002, 0.003, 0.005, 0.007, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1, 1.5,
+  2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000,
 ];
 const NPL = [
-  0, 0.25, 0.5,
-  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
-  31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-  60, 65, 70, 75, 80, 85, 90, 95, 100, 105, 110, 115,
-  120, 150, 180, 210, 240, 270, 300,
+  0, 0.25, 0.5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+  29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57,
+  58, 59, 60, 65, 70, 75, 80, 85, 90, 95, 100, 105, 110, 115, 120, 150, 180, 210, 240, 270, 300,
 ];
 
 interface Expected {
@@ -29,7 +27,12 @@ const EXPECTED: readonly Expected[] = [
   // 3.1 sync and change metrics
   { name: 'kubeproxy_sync_proxy_rules_duration_seconds', type: 'histogram', labels: ['ip_family'], buckets: EXP },
   { name: 'kubeproxy_sync_full_proxy_rules_duration_seconds', type: 'histogram', labels: ['ip_family'], buckets: EXP },
-  { name: 'kubeproxy_sync_partial_proxy_rules_duration_seconds', type: 'histogram', labels: ['ip_family'], buckets: EXP },
+  {
+    name: 'kubeproxy_sync_partial_proxy_rules_duration_seconds',
+    type: 'histogram',
+    labels: ['ip_family'],
+    buckets: EXP,
+  },
   { name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', type: 'gauge', labels: ['ip_family'] },
   { name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', type: 'gauge', labels: ['ip_family'] },
   { name: 'kubeproxy_network_programming_duration_seconds', type: 'histogram', labels: ['ip_family'], buckets: NPL },
@@ -37,7 +40,11 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', type: 'counter', labels: [] },
   { name: 'kubeproxy_sync_proxy_rules_service_changes_pending', type: 'gauge', labels: [] },
   { name: 'kubeproxy_sync_proxy_rules_service_changes_total', type: 'counter', labels: [] },
-  { name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total', type: 'gauge', labels: ['ip_family', 'traffic_policy'] },
+  {
+    name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+    type: 'gauge',
+    labels: ['ip_family', 'traffic_policy'],
+  },
   // 3.2 health counters
   { name: 'kubeproxy_proxy_healthz_total', type: 'counter', labels: ['code'] },
   { name: 'kubeproxy_proxy_livez_total', type: 'counter', labels: ['code'] },
@@ -104,7 +111,13 @@ function parseExposition(text: string): Map<string, Exposed> {
     const labels = [...(sample[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)];
     const le = labels.find(([, k]) => k === 'le');
     if (le && le[2] !== '+Inf') f.le.push(le[2]!);
-    f.labelSets.add(labels.map(([, k]) => k).filter((k) => k !== 'le').sort().join(','));
+    f.labelSets.add(
+      labels
+        .map(([, k]) => k)
+        .filter((k) => k !== 'le')
+        .sort()
+        .join(','),
+    );
   }
   return families;
 }
@@ -124,7 +137,7 @@ describe('createCoreMetrics', () => {
     }
   });
 
-  it('has the doc\'s bucket counts: 15 EXP bounds, 81 NPL bounds with a leading 0', () => {
+  it("has the doc's bucket counts: 15 EXP bounds, 81 NPL bounds with a leading 0", () => {
     expect(EXP).toHaveLength(15);
     expect(NPL).toHaveLength(81);
     expect(NPL[0]).toBe(0);
@@ -162,7 +175,9 @@ describe('createCoreMetrics', () => {
 
   it('uses upstream help texts with the ALPHA stability marker', async () => {
     const text = await registry.metrics();
-    expect(text).toContain('# HELP kubeproxy_sync_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds\n');
+    expect(text).toContain(
+      '# HELP kubeproxy_sync_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds\n',
+    );
     expect(text).toContain(
       '# HELP kubeproxy_network_programming_duration_seconds [ALPHA] In Cluster Network Programming Latency in seconds\n',
     );

@@ -52,7 +52,10 @@ export class CoreMetrics {
   private syncDuration(family: IPFamily, durationSeconds: number, full: boolean): void {
     const labels = { ip_family: family };
     this.proxy.syncProxyRulesDuration.observe(labels, durationSeconds);
-    (full ? this.proxy.syncFullProxyRulesDuration : this.proxy.syncPartialProxyRulesDuration).observe(labels, durationSeconds);
+    (full ? this.proxy.syncFullProxyRulesDuration : this.proxy.syncPartialProxyRulesDuration).observe(
+      labels,
+      durationSeconds,
+    );
   }
 
   /** One sample of event-to-rules-applied latency (now - last-change-trigger-time). */

@@ -65,8 +65,7 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
     }),
     networkProgrammingFromEvent: new Histogram({
       name: 'kpng_network_programming_from_event_seconds',
-      help:
-        'Time from a Service change reaching this process (its watch event, or the state stream for a connected agent; monotonic clock) until the rules for it were applied, one sample per change per family of the Service that the backend programs, in seconds. Unlike kubeproxy_network_programming_duration_seconds it excludes the API side (trigger time, whole seconds, another clock)',
+      help: 'Time from a Service change reaching this process (its watch event, or the state stream for a connected agent; monotonic clock) until the rules for it were applied, one sample per change per family of the Service that the backend programs, in seconds. Unlike kubeproxy_network_programming_duration_seconds it excludes the API side (trigger time, whole seconds, another clock)',
       labelNames: ['ip_family'] as const,
       buckets: [...FINE_BUCKETS],
       registers,

@@ -15,7 +15,9 @@ describe('registerKubeWatchMetrics', () => {
     expect(text).toContain('kpng_kube_watch_outage_seconds_bucket{le="0.01",kind="Service"} 1');
     expect(text).toContain('kpng_kube_watch_outage_seconds_bucket{le="30",kind="Service"} 2');
     expect(text).toContain('kpng_kube_watch_outage_seconds_sum{kind="Service"} 21.503');
-    const bounds = [...text.matchAll(/^kpng_kube_watch_outage_seconds_bucket\{le="([^"]+)",kind="Service"/gm)].map((m) => m[1]);
+    const bounds = [...text.matchAll(/^kpng_kube_watch_outage_seconds_bucket\{le="([^"]+)",kind="Service"/gm)].map(
+      (m) => m[1],
+    );
     expect(bounds).toEqual([...KUBE_WATCH_OUTAGE_BUCKETS.map(String), '+Inf']);
   });
 

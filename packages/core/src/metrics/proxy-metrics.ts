@@ -27,7 +27,13 @@ const ALPHA = '[ALPHA] ';
 export function createProxyMetrics(registry: Registry): ProxyMetrics {
   const registers = [registry];
   const durationHistogram = (name: string, help: string) =>
-    new Histogram({ name, help: ALPHA + help, labelNames: ['ip_family'] as const, buckets: [...EXP_BUCKETS], registers });
+    new Histogram({
+      name,
+      help: ALPHA + help,
+      labelNames: ['ip_family'] as const,
+      buckets: [...EXP_BUCKETS],
+      registers,
+    });
   return {
     syncProxyRulesDuration: durationHistogram(
       'kubeproxy_sync_proxy_rules_duration_seconds',

@@ -12,7 +12,10 @@ describe('pathTemplate (client-go finalURLTemplate)', () => {
     ['/api/v1/namespaces/shop/services/web/status', '/api/v1/namespaces/{namespace}/services/web/status'],
     ['/api/v1/namespaces/shop/finalize', '/api/v1/namespaces/{name}/finalize'],
     ['/apis/discovery.k8s.io/v1/endpointslices', '/apis/discovery.k8s.io/v1/endpointslices'],
-    ['/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices/web-1', '/apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}'],
+    [
+      '/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices/web-1',
+      '/apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}',
+    ],
     ['/version', '/version'],
     ['/healthz/etcd', '/{prefix}'],
   ])('%s -> %s', (path, want) => {
@@ -20,9 +23,9 @@ describe('pathTemplate (client-go finalURLTemplate)', () => {
   });
 
   it('keeps scheme and host and drops the query', () => {
-    expect(urlTemplate(new URL('https://10.0.0.1:6443/api/v1/nodes?fieldSelector=metadata.name%3Dnode-a&watch=true'))).toBe(
-      'https://10.0.0.1:6443/api/v1/nodes',
-    );
+    expect(
+      urlTemplate(new URL('https://10.0.0.1:6443/api/v1/nodes?fieldSelector=metadata.name%3Dnode-a&watch=true')),
+    ).toBe('https://10.0.0.1:6443/api/v1/nodes');
   });
 });
 
@@ -37,8 +40,12 @@ describe('registerRestClientMetrics', () => {
     const text = await registry.metrics();
     expect(text).toContain('rest_client_requests_total{code="200",method="GET",host="127.0.0.1:8080"} 2');
     expect(text).toContain('rest_client_requests_total{code="<error>",method="GET",host="127.0.0.1:8080"} 1');
-    expect(text).toContain('# HELP rest_client_request_duration_seconds [ALPHA] Request latency in seconds. Broken down by verb, and host.');
-    expect(text).toContain('# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.');
+    expect(text).toContain(
+      '# HELP rest_client_request_duration_seconds [ALPHA] Request latency in seconds. Broken down by verb, and host.',
+    );
+    expect(text).toContain(
+      '# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.',
+    );
     const series = 'verb="GET",host="127.0.0.1:8080"';
     expect(text).toContain(`rest_client_request_duration_seconds_bucket{le="0.025",${series}} 1`);
     expect(text).toContain(`rest_client_request_duration_seconds_bucket{le="0.25",${series}} 2`);

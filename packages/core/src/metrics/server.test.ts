@@ -50,7 +50,12 @@ describe('startMetricsServer', () => {
   it.each([
     { path: '/healthz', status: 200, type: /^text\/plain/, body: 'ok' },
     { path: '/proxyMode', status: 200, type: /^text\/plain/, body: 'nftables' },
-    { path: '/configz', status: 200, type: /^application\/json/, body: '{"kubeproxy.config.k8s.io":{"mode":"nftables"}}' },
+    {
+      path: '/configz',
+      status: 200,
+      type: /^application\/json/,
+      body: '{"kubeproxy.config.k8s.io":{"mode":"nftables"}}',
+    },
     { path: '/nope', status: 404, type: /^text\/plain/, body: 'not found' },
   ])('GET $path answers $status', async ({ path, status, type, body }) => {
     const { base } = await start();
@@ -63,7 +68,13 @@ describe('startMetricsServer', () => {
   it('reads a proxy mode function on every request and defaults configz to {}', async () => {
     let mode = 'iptables';
     const registry = new Registry();
-    server = await startMetricsServer({ host: '127.0.0.1', port: 0, registry, proxyMode: () => mode, log: new RecordingLogger() });
+    server = await startMetricsServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry,
+      proxyMode: () => mode,
+      log: new RecordingLogger(),
+    });
     const base = `http://127.0.0.1:${server.address.port}`;
     expect(await (await fetch(`${base}/proxyMode`)).text()).toBe('iptables');
     mode = 'nftables';

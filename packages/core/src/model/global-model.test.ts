@@ -28,7 +28,12 @@ function slice(name: string, service: string, ips: string[]): EndpointSliceModel
   };
 }
 
-const upSvc = (s: ServiceModel): ModelEvent => ({ kind: 'Service', op: 'upsert', key: serviceKey(s.namespace, s.name), object: s });
+const upSvc = (s: ServiceModel): ModelEvent => ({
+  kind: 'Service',
+  op: 'upsert',
+  key: serviceKey(s.namespace, s.name),
+  object: s,
+});
 const upSlice = (s: EndpointSliceModel, triggerTime?: number): ModelEvent => ({
   kind: 'EndpointSlice',
   op: 'upsert',
@@ -87,7 +92,10 @@ describe('GlobalModel', () => {
 
   it('keeps trigger times newer than its start, per Service, and drops them when a slice is deleted', () => {
     const { m, seen } = syncedModel();
-    m.apply([upSlice(slice('s1', 'a', ['198.18.0.1']), START - 5), upSlice(slice('s2', 'b', ['198.18.0.2']), START + 5)]);
+    m.apply([
+      upSlice(slice('s1', 'a', ['198.18.0.1']), START - 5),
+      upSlice(slice('s2', 'b', ['198.18.0.2']), START + 5),
+    ]);
     expect(seen[0]!.triggerTimes.get(serviceKey('default', 'a'))).toBeUndefined();
     expect(seen[0]!.triggerTimes.get(serviceKey('default', 'b'))).toEqual([START + 5]);
     m.apply([

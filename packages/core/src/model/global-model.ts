@@ -173,7 +173,8 @@ export class GlobalModel implements ModelReader, ModelSink {
     this.#revision += 1;
     const set = changes.build(this.#revision);
     this.observer?.revisionCommitted(this.#revision, set);
-    for (const [kind, n] of Object.entries(this.counts()) as [ObjectKind, number][]) this.observer?.objectCount(kind, n);
+    for (const [kind, n] of Object.entries(this.counts()) as [ObjectKind, number][])
+      this.observer?.objectCount(kind, n);
     if (!this.allSynced) return;
     for (const l of this.#listeners) l(set);
   }

@@ -45,8 +45,7 @@ export interface ServicePortSpec {
 }
 
 export type SessionAffinity =
-  | { readonly type: 'None' }
-  | { readonly type: 'ClientIP'; readonly timeoutSeconds: number };
+  { readonly type: 'None' } | { readonly type: 'ClientIP'; readonly timeoutSeconds: number };
 
 export interface ServiceModel {
   readonly namespace: string;

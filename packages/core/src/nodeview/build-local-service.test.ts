@@ -21,9 +21,14 @@ import type { FamilyEndpoints, LocalEndpoint, LocalService } from './types.js';
 const DUAL_STACK = { clusterIPs: ['198.19.0.1', '2001:db8:19::1'] };
 
 /** `ip:port` of each endpoint: what most expectations compare. */
-const eps = (list: readonly LocalEndpoint[] | undefined): string[] => (list ?? []).map((e) => endpointString(e.ip, e.port));
+const eps = (list: readonly LocalEndpoint[] | undefined): string[] =>
+  (list ?? []).map((e) => endpointString(e.ip, e.port));
 
-function build(svc: ServiceModel, slices: readonly EndpointSliceModel[] = [], node: NodeContext = aNodeContext()): LocalService {
+function build(
+  svc: ServiceModel,
+  slices: readonly EndpointSliceModel[] = [],
+  node: NodeContext = aNodeContext(),
+): LocalService {
   const local = buildLocalService(svc, slices, node);
   if (local === undefined) throw new Error('expected the Service to be kept');
   return local;
@@ -175,7 +180,9 @@ describe('buildLocalService: endpoints of a port', () => {
   it('sorts by ip:port and marks endpoints on this node local', () => {
     const fe = v4(
       build(aService(), [
-        aSlice({ endpoints: [readyOn(OTHER_NODE, '198.18.0.9'), readyOn(THIS_NODE, '198.18.0.10'), anEndpoint('198.18.0.2')] }),
+        aSlice({
+          endpoints: [readyOn(OTHER_NODE, '198.18.0.9'), readyOn(THIS_NODE, '198.18.0.10'), anEndpoint('198.18.0.2')],
+        }),
       ]),
     );
     expect(eps(fe.internal)).toEqual(['198.18.0.10:8080', '198.18.0.2:8080', '198.18.0.9:8080']);
@@ -217,7 +224,11 @@ describe('buildLocalService: endpoints of a port', () => {
 
   it('TCP, UDP and SCTP on the same port number each take the slice port of their protocol', () => {
     const svc = aService({
-      ports: [aPort({ name: 'tcp', protocol: 'TCP' }), aPort({ name: 'udp', protocol: 'UDP' }), aPort({ name: 'sctp', protocol: 'SCTP' })],
+      ports: [
+        aPort({ name: 'tcp', protocol: 'TCP' }),
+        aPort({ name: 'udp', protocol: 'UDP' }),
+        aPort({ name: 'sctp', protocol: 'SCTP' }),
+      ],
     });
     const local = build(svc, [
       aSlice({ name: 'a', ports: [slicePort(53, 'tcp', 'TCP')], endpoints: [anEndpoint('198.18.0.1')] }),
@@ -248,7 +259,11 @@ describe('buildLocalService: endpoints of a port', () => {
     const fe = v4(
       build(svc, [
         aSlice({
-          endpoints: [readyOn(OTHER_NODE, '198.18.0.1'), terminatingOn(OTHER_NODE, '198.18.0.2'), unreadyOn(OTHER_NODE, '198.18.0.3')],
+          endpoints: [
+            readyOn(OTHER_NODE, '198.18.0.1'),
+            terminatingOn(OTHER_NODE, '198.18.0.2'),
+            unreadyOn(OTHER_NODE, '198.18.0.3'),
+          ],
         }),
       ]),
     );
@@ -283,7 +298,12 @@ describe('buildLocalService: traffic policies', () => {
   });
 
   it('ETP Local is judged per family: a family without LB IP or node port uses Cluster endpoints', () => {
-    const svc = aService({ ...DUAL_STACK, type: 'LoadBalancer', loadBalancerIPs: ['203.0.113.1'], externalTrafficPolicy: 'Local' });
+    const svc = aService({
+      ...DUAL_STACK,
+      type: 'LoadBalancer',
+      loadBalancerIPs: ['203.0.113.1'],
+      externalTrafficPolicy: 'Local',
+    });
     const local = build(svc, [
       ...mixed,
       aSlice({ endpoints: [readyOn(THIS_NODE, '2001:db8:18::1'), readyOn(OTHER_NODE, '2001:db8:18::2')] }),
@@ -339,7 +359,11 @@ describe('buildLocalService: traffic policies', () => {
 
 describe('buildLocalService: health-check count', () => {
   it.each([
-    { name: 'counts local ready endpoints', endpoints: [readyOn(THIS_NODE, '198.18.0.1'), readyOn(THIS_NODE, '198.18.0.2')], count: 2 },
+    {
+      name: 'counts local ready endpoints',
+      endpoints: [readyOn(THIS_NODE, '198.18.0.1'), readyOn(THIS_NODE, '198.18.0.2')],
+      count: 2,
+    },
     { name: 'never counts terminating ones', endpoints: [terminatingOn(THIS_NODE, '198.18.0.1')], count: 0 },
     { name: 'never counts remote ones', endpoints: [readyOn(OTHER_NODE, '198.18.0.1')], count: 0 },
   ])('$name', ({ endpoints, count }) => {

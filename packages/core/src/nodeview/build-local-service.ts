@@ -103,8 +103,7 @@ function familyEndpoints(
   node: NodeContext,
 ): FamilyEndpoints {
   // Upstream judges accessibility per service port and per single-family proxier.
-  const externallyAccessible =
-    nodePort > 0 || addresses.externalIPs.length > 0 || addresses.loadBalancerIPs.length > 0;
+  const externallyAccessible = nodePort > 0 || addresses.externalIPs.length > 0 || addresses.loadBalancerIPs.length > 0;
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
   const externalPolicyLocal = svc.externalTrafficPolicy === 'Local' && externallyAccessible;
   const sets = categorizeEndpoints(

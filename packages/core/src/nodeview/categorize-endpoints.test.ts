@@ -206,7 +206,11 @@ const cases: readonly Case[] = [
   },
   {
     name: 'zone hints: every ready endpoint hinted and one for this zone -> cluster restricted to this zone',
-    endpoints: [ep('1.1.1.1', { zones: [ZONE] }), ep('1.1.1.2', { zones: ['zone-b'] }), ep('1.1.1.3', { zones: ['zone-b', ZONE] })],
+    endpoints: [
+      ep('1.1.1.1', { zones: [ZONE] }),
+      ep('1.1.1.2', { zones: ['zone-b'] }),
+      ep('1.1.1.3', { zones: ['zone-b', ZONE] }),
+    ],
     policy: CLUSTER,
     zone: ZONE,
     cluster: ['1.1.1.1', '1.1.1.3'],
@@ -226,7 +230,11 @@ const cases: readonly Case[] = [
   },
   {
     name: 'an unready endpoint without hints does not disable filtering',
-    endpoints: [ep('1.1.1.1', { zones: [ZONE] }), ep('1.1.1.2', { zones: ['zone-b'] }), ep('1.1.1.3', { state: 'unready' })],
+    endpoints: [
+      ep('1.1.1.1', { zones: [ZONE] }),
+      ep('1.1.1.2', { zones: ['zone-b'] }),
+      ep('1.1.1.3', { state: 'unready' }),
+    ],
     policy: CLUSTER,
     zone: ZONE,
     cluster: ['1.1.1.1'],
@@ -265,7 +273,11 @@ const cases: readonly Case[] = [
   },
   {
     name: 'an endpoint in both the topology-filtered cluster set and the local set is reachable once',
-    endpoints: [ep('1.1.1.1', { local: true, zones: [ZONE] }), ep('1.1.1.2', { zones: ['zone-b'] }), ep('1.1.1.3', { zones: [ZONE] })],
+    endpoints: [
+      ep('1.1.1.1', { local: true, zones: [ZONE] }),
+      ep('1.1.1.2', { zones: ['zone-b'] }),
+      ep('1.1.1.3', { zones: [ZONE] }),
+    ],
     policy: ETP_LOCAL,
     zone: ZONE,
     cluster: ['1.1.1.1', '1.1.1.3'],
@@ -285,10 +297,7 @@ const cases: readonly Case[] = [
   },
   {
     name: 'node hints: every ready endpoint hinted and one for this node -> same node only',
-    endpoints: [
-      ep('1.1.1.1', { nodes: [NODE], zones: [ZONE] }),
-      ep('1.1.1.2', { nodes: ['node-b'], zones: [ZONE] }),
-    ],
+    endpoints: [ep('1.1.1.1', { nodes: [NODE], zones: [ZONE] }), ep('1.1.1.2', { nodes: ['node-b'], zones: [ZONE] })],
     policy: CLUSTER,
     zone: ZONE,
     cluster: ['1.1.1.1'],
@@ -321,7 +330,10 @@ const cases: readonly Case[] = [
   },
   {
     name: 'hinted endpoints all terminating: fallback ignores topology',
-    endpoints: [ep('1.1.1.1', { state: 'terminating', zones: ['zone-b'] }), ep('1.1.1.2', { state: 'terminating', zones: [ZONE] })],
+    endpoints: [
+      ep('1.1.1.1', { state: 'terminating', zones: ['zone-b'] }),
+      ep('1.1.1.2', { state: 'terminating', zones: [ZONE] }),
+    ],
     policy: CLUSTER,
     zone: ZONE,
     cluster: ['1.1.1.1', '1.1.1.2'],
@@ -350,7 +362,12 @@ describe('categorizeEndpoints', () => {
       local: ips(result.local),
       allReachable: ips(result.allReachable),
       hasAnyEndpoints: result.hasAnyEndpoints,
-    }).toEqual({ cluster: c.cluster, local: c.local, allReachable: c.allReachable, hasAnyEndpoints: c.hasAnyEndpoints });
+    }).toEqual({
+      cluster: c.cluster,
+      local: c.local,
+      allReachable: c.allReachable,
+      hasAnyEndpoints: c.hasAnyEndpoints,
+    });
   });
 
   it('orders the union by the ip:port string, as upstream sorts endpoints', () => {

@@ -48,8 +48,7 @@ export function categorizeEndpoints(
   // Cluster endpoints are needed even under externalTrafficPolicy Local: traffic from local pods
   // and from the host short-circuits to them.
   const usesCluster = !policy.internalPolicyLocal || policy.externallyAccessible;
-  const usesLocal =
-    policy.internalPolicyLocal || (policy.externalPolicyLocal && policy.externallyAccessible);
+  const usesLocal = policy.internalPolicyLocal || (policy.externalPolicyLocal && policy.externallyAccessible);
 
   let mode: TopologyMode = 'none';
   let cluster: readonly LocalEndpoint[] = [];
@@ -137,10 +136,7 @@ function availableForTopology(
   }
 }
 
-function pick(
-  candidates: readonly EndpointCandidate[],
-  keep: (c: EndpointCandidate) => boolean,
-): LocalEndpoint[] {
+function pick(candidates: readonly EndpointCandidate[], keep: (c: EndpointCandidate) => boolean): LocalEndpoint[] {
   const out: LocalEndpoint[] = [];
   for (const c of candidates) if (keep(c)) out.push(c.endpoint);
   return out;

@@ -72,8 +72,16 @@ describe('localNodeEqual', () => {
   const base = localNodeOf(THIS_NODE, aNode(THIS_NODE, { zone: 'a', labels: { 'kubernetes.io/hostname': 'x' } }));
   it.each([
     { name: 'an equal copy', other: structuredClone(base), equal: true },
-    { name: 'another label value', other: { ...base, labels: { ...base.labels, 'kubernetes.io/hostname': 'y' } }, equal: false },
-    { name: 'a label swapped for another', other: { ...base, labels: { [Object.keys(base.labels)[0]!]: 'a', other: 'x' } }, equal: false },
+    {
+      name: 'another label value',
+      other: { ...base, labels: { ...base.labels, 'kubernetes.io/hostname': 'y' } },
+      equal: false,
+    },
+    {
+      name: 'a label swapped for another',
+      other: { ...base, labels: { [Object.keys(base.labels)[0]!]: 'a', other: 'x' } },
+      equal: false,
+    },
     { name: 'other addresses', other: { ...base, addresses: ['198.18.255.9'] }, equal: false },
     { name: 'eligibility', other: { ...base, eligible: false }, equal: false },
   ])('$name', ({ other, equal }) => {

@@ -49,7 +49,8 @@ function withoutNested(cidrs: readonly string[]): readonly string[] {
   const prefix = (cidr: string): number => Number(cidr.slice(cidr.indexOf('/') + 1));
   const network = (cidr: string): string => cidr.slice(0, cidr.indexOf('/'));
   const kept = cidrs.filter(
-    (c, i) => !cidrs.some((d, j) => j !== i && (prefix(d) < prefix(c) || (d === c && j < i)) && cidrContains(d, network(c))),
+    (c, i) =>
+      !cidrs.some((d, j) => j !== i && (prefix(d) < prefix(c) || (d === c && j < i)) && cidrContains(d, network(c))),
   );
   return kept.length === cidrs.length ? cidrs : kept;
 }

@@ -119,7 +119,7 @@ describe('NodeViewer', () => {
     expect(state.services.map((s) => s.key)).toEqual(['default/b', 'default/c']);
   });
 
-  it("a zone change recomputes every Service, even ones not named as changed", () => {
+  it('a zone change recomputes every Service, even ones not named as changed', () => {
     const model = new InMemoryModel();
     model.setNode(aNode(THIS_NODE, { zone: 'zone-a' }));
     const key = model.setService(aService());
@@ -195,12 +195,14 @@ describe('NodeViewer', () => {
           }),
         );
       } else if (roll < 0.9) {
-        const endpoints = [0, 1, 2, 3].filter(() => random() < 0.6).map((i) => {
-          const node = pick([THIS_NODE, OTHER_NODE]);
-          const ip = `198.18.${names.indexOf(name)}.${i}`;
-          const zoneHints = random() < 0.5 ? { zoneHints: [pick(['zone-a', 'zone-b'])] } : {};
-          return random() < 0.2 ? terminatingOn(node, ip, zoneHints) : readyOn(node, ip, zoneHints);
-        });
+        const endpoints = [0, 1, 2, 3]
+          .filter(() => random() < 0.6)
+          .map((i) => {
+            const node = pick([THIS_NODE, OTHER_NODE]);
+            const ip = `198.18.${names.indexOf(name)}.${i}`;
+            const zoneHints = random() < 0.5 ? { zoneHints: [pick(['zone-a', 'zone-b'])] } : {};
+            return random() < 0.2 ? terminatingOn(node, ip, zoneHints) : readyOn(node, ip, zoneHints);
+          });
         model.setSlice(aSlice({ service: name, name: `${name}-${pick(['x', 'y'])}`, endpoints }));
       } else {
         model.setNode(aNode(THIS_NODE, { zone: pick(['zone-a', 'zone-b']) }));
@@ -219,11 +221,13 @@ function reallyChanged(before: NodeLocalState, after: NodeLocalState): string[] 
   const old = new Map(before.services.map((s) => [s.key, s]));
   const now = new Map(after.services.map((s) => [s.key, s]));
   const keys = new Set([...old.keys(), ...now.keys()]);
-  return [...keys].filter((k) => {
-    const a = old.get(k);
-    const b = now.get(k);
-    return a === undefined || b === undefined || !localServiceEqual(a, b);
-  }).sort();
+  return [...keys]
+    .filter((k) => {
+      const a = old.get(k);
+      const b = now.get(k);
+      return a === undefined || b === undefined || !localServiceEqual(a, b);
+    })
+    .sort();
 }
 
 /** A tiny seeded PRNG, so the random walk is the same on every run. */

@@ -42,8 +42,19 @@ export const OTHER_RANGES = ['203.0.113.128/25', '2001:db8:dd::/64'];
 export function allFeatures(): ServiceFixture[] {
   return [
     { name: 'web', clusterIPs: clusterIPs(10), ports: [{ port: 80, nodePort: 30080 }], endpoints: on('a', 'c') },
-    { name: 'dns', clusterIPs: clusterIPs(11), ports: [{ protocol: 'UDP', port: 53, targetPort: 8080, nodePort: 30053 }], endpoints: on('b') },
-    { name: 'empty', clusterIPs: clusterIPs(12), ports: [{ port: 80, nodePort: 30082 }], externalIPs: externalIPs(68), endpoints: [] },
+    {
+      name: 'dns',
+      clusterIPs: clusterIPs(11),
+      ports: [{ protocol: 'UDP', port: 53, targetPort: 8080, nodePort: 30053 }],
+      endpoints: on('b'),
+    },
+    {
+      name: 'empty',
+      clusterIPs: clusterIPs(12),
+      ports: [{ port: 80, nodePort: 30082 }],
+      externalIPs: externalIPs(68),
+      endpoints: [],
+    },
     {
       name: 'lb',
       clusterIPs: clusterIPs(13),
@@ -68,7 +79,13 @@ export function allFeatures(): ServiceFixture[] {
       externalLocal: true,
       endpoints: on('a', 'c'),
     },
-    { name: 'local-none', clusterIPs: clusterIPs(16), ports: [{ port: 80, nodePort: 30085 }], externalLocal: true, endpoints: on('c') },
+    {
+      name: 'local-none',
+      clusterIPs: clusterIPs(16),
+      ports: [{ port: 80, nodePort: 30085 }],
+      externalLocal: true,
+      endpoints: on('c'),
+    },
     { name: 'internal', clusterIPs: clusterIPs(17), internalLocal: true, endpoints: on('a', 'c') },
     { name: 'internal-none', clusterIPs: clusterIPs(18), internalLocal: true, endpoints: on('c') },
     {
@@ -79,7 +96,12 @@ export function allFeatures(): ServiceFixture[] {
       affinity: 60,
       endpoints: on('a', 'b'),
     },
-    { name: 'sctp', clusterIPs: clusterIPs(20), ports: [{ protocol: 'SCTP', port: 9, targetPort: 8080 }], endpoints: on('b') },
+    {
+      name: 'sctp',
+      clusterIPs: clusterIPs(20),
+      ports: [{ protocol: 'SCTP', port: 9, targetPort: 8080 }],
+      endpoints: on('b'),
+    },
     {
       name: 'sticky-local',
       clusterIPs: clusterIPs(21),
@@ -105,16 +127,42 @@ export function affinityScenario(): ServiceFixture[] {
       affinity: 300,
       endpoints: on('a', 'b', 'c', 'd'),
     },
-    { name: 'brief', clusterIPs: clusterIPs(22), ports: [{ port: 80 }], affinity: BRIEF_AFFINITY_SECONDS, endpoints: on('a', 'b', 'c', 'd') },
+    {
+      name: 'brief',
+      clusterIPs: clusterIPs(22),
+      ports: [{ port: 80 }],
+      affinity: BRIEF_AFFINITY_SECONDS,
+      endpoints: on('a', 'b', 'c', 'd'),
+    },
   ];
 }
 
 /** The Services of the lifecycle e2e (`@kpng/lab` lifecycleCases): `web` and `dns` endpoints and `sticky`'s affinity change as it goes. */
-export function lifecycleScenario(state: { readonly web: readonly PodName[]; readonly dns: readonly PodName[]; readonly sticky?: boolean }): ServiceFixture[] {
+export function lifecycleScenario(state: {
+  readonly web: readonly PodName[];
+  readonly dns: readonly PodName[];
+  readonly sticky?: boolean;
+}): ServiceFixture[] {
   return [
     { name: 'web', clusterIPs: clusterIPs(10), ports: [{ port: 80, nodePort: 30080 }], endpoints: on(...state.web) },
-    { name: 'dns', clusterIPs: clusterIPs(11), ports: [{ protocol: 'UDP', port: 53, nodePort: 30053 }], endpoints: on(...state.dns) },
-    { name: 'hold', clusterIPs: clusterIPs(12), ports: [{ port: 90, targetPort: 9090, nodePort: 30090 }], endpoints: on('a') },
-    { name: 'sticky', clusterIPs: clusterIPs(19), ports: [{ port: 80 }], ...(state.sticky === false ? {} : { affinity: 300 }), endpoints: on('a', 'b') },
+    {
+      name: 'dns',
+      clusterIPs: clusterIPs(11),
+      ports: [{ protocol: 'UDP', port: 53, nodePort: 30053 }],
+      endpoints: on(...state.dns),
+    },
+    {
+      name: 'hold',
+      clusterIPs: clusterIPs(12),
+      ports: [{ port: 90, targetPort: 9090, nodePort: 30090 }],
+      endpoints: on('a'),
+    },
+    {
+      name: 'sticky',
+      clusterIPs: clusterIPs(19),
+      ports: [{ port: 80 }],
+      ...(state.sticky === false ? {} : { affinity: 300 }),
+      endpoints: on('a', 'b'),
+    },
   ];
 }

@@ -42,9 +42,20 @@ export { findService } from '../nodeview/find-service.js';
 
 // What a backend implements
 export type { Backend, SyncRequest } from '../sync/backend.js';
-export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
+export {
+  defineBackend,
+  type BackendModule,
+  type BackendFlag,
+  type BackendContext,
+  type FlagValues,
+} from '../runtime/backend-module.js';
 export { UsageError } from '../runtime/program-options.js';
-export { csvFlag, LOCAL_DETECTOR_FLAGS, parseLocalDetector, type LocalDetectorConfig } from '../runtime/local-detector-flags.js';
+export {
+  csvFlag,
+  LOCAL_DETECTOR_FLAGS,
+  parseLocalDetector,
+  type LocalDetectorConfig,
+} from '../runtime/local-detector-flags.js';
 
 // Utilities backends share
 export type { Clock } from '../util/clock.js';
@@ -52,7 +63,15 @@ export { systemClock } from '../util/clock.js';
 export { createLogger, configureLogging, log, type Logger, type LogFields } from '../util/log.js';
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
 export { parseDurationMs, formatDurationMs } from '../util/duration.js';
-export { parseIP, formatIP, canonicalIP, parseCIDR, canonicalCIDR, cidrContains, ipFamilyOf } from '../watch/convert/index.js';
+export {
+  parseIP,
+  formatIP,
+  canonicalIP,
+  parseCIDR,
+  canonicalCIDR,
+  cidrContains,
+  ipFamilyOf,
+} from '../watch/convert/index.js';
 
 // Stale UDP conntrack cleanup, shared by the Linux backends
 export {

@@ -7,7 +7,13 @@
 export { runProgram, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';
-export { defineBackend, type BackendModule, type BackendFlag, type BackendContext, type FlagValues } from '../runtime/backend-module.js';
+export {
+  defineBackend,
+  type BackendModule,
+  type BackendFlag,
+  type BackendContext,
+  type FlagValues,
+} from '../runtime/backend-module.js';
 export { logBackend, LogBackend } from '../runtime/log-backend.js';
 export { UsageError, DEFAULT_SOCKET, type ProgramOptions, type OutputFormat } from '../runtime/program-options.js';
 export { formatState } from '../runtime/print-state.js';
@@ -45,4 +51,10 @@ export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAdd
 export { createCoreMetrics, CoreMetrics, EXP_BUCKETS, NPL_BUCKETS, startMetricsServer } from '../metrics/index.js';
 export { registerRestClientMetrics, type RestClientMetrics } from '../metrics/rest-client.js';
 export { registerKubeWatchMetrics, type KubeWatchMetrics } from '../metrics/kube-watch.js';
-export { ProxyHealth, startHealthServer, ServiceHealthServers, healthCheckAddressesFor, type HealthCheckAddresses } from '../health/index.js';
+export {
+  ProxyHealth,
+  startHealthServer,
+  ServiceHealthServers,
+  healthCheckAddressesFor,
+  type HealthCheckAddresses,
+} from '../health/index.js';

@@ -32,7 +32,9 @@ export function attachStreamServers(listen: StreamListenOptions) {
       const hub = new StateHub<GlobalSnapshot>();
       core.addGlobalConsumer({ publish: (s, c, r) => hub.publish(s, c, r) });
       const remote = listen.global.kind === 'tcp' && !isLoopbackHost(listen.global.host);
-      servers.push(await serveGlobalState({ hub, address: formatListenAddress(listen.global), allowRemote: remote, observer }));
+      servers.push(
+        await serveGlobalState({ hub, address: formatListenAddress(listen.global), allowRemote: remote, observer }),
+      );
       hubs.push(hub as StateHub<unknown>);
     }
     return {

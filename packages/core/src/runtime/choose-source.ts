@@ -33,9 +33,15 @@ export function clusterConfigured(opts: ProgramOptions, env: NodeJS.ProcessEnv, 
 /** The example cluster: beside the package when installed from npm, else at the repository root. */
 export function exampleClusterPath(exists = existsSync): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, '..', '..', 'examples', 'cluster.yaml'), join(here, '..', '..', '..', '..', 'examples', 'cluster.yaml')];
+  const candidates = [
+    join(here, '..', '..', 'examples', 'cluster.yaml'),
+    join(here, '..', '..', '..', '..', 'examples', 'cluster.yaml'),
+  ];
   const found = candidates.find((p) => exists(p));
-  if (!found) throw new UsageError(`no cluster configured and the example cluster is missing (looked in ${candidates.join(', ')})`);
+  if (!found)
+    throw new UsageError(
+      `no cluster configured and the example cluster is missing (looked in ${candidates.join(', ')})`,
+    );
   return found;
 }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { serviceKey, sliceKey, type EndpointSliceModel, type ModelEvent, type NodeName, type ServiceModel } from '../model/types.js';
+import {
+  serviceKey,
+  sliceKey,
+  type EndpointSliceModel,
+  type ModelEvent,
+  type NodeName,
+  type ServiceModel,
+} from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { Core } from './core.js';
 import { aPort, aService } from '../nodeview/testing-fixtures.js';
@@ -16,7 +23,11 @@ const slice = (ips: string[]): EndpointSliceModel => ({
   endpoints: ips.map((address) => ({ address, ready: true, serving: true, terminating: false, nodeName: 'node-a' })),
 });
 const up = (s: EndpointSliceModel, triggerTime?: number): ModelEvent => ({
-  kind: 'EndpointSlice', op: 'upsert', key: sliceKey('default', s.name), object: s, ...(triggerTime ? { triggerTime } : {}),
+  kind: 'EndpointSlice',
+  op: 'upsert',
+  key: sliceKey('default', s.name),
+  object: s,
+  ...(triggerTime ? { triggerTime } : {}),
 });
 
 function recordingCore() {
@@ -33,7 +44,10 @@ function recordingCore() {
 describe('Core pipeline', () => {
   it('publishes nothing before all sources synced, then a full first state', () => {
     const { core, seen } = recordingCore();
-    core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }, up(slice(['198.18.1.1']))]);
+    core.model.apply([
+      { kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service },
+      up(slice(['198.18.1.1'])),
+    ]);
     core.model.synced('Service');
     core.model.synced('EndpointSlice');
     expect(seen).toHaveLength(0);
@@ -55,7 +69,14 @@ describe('Core pipeline', () => {
     expect([...(seen[1]!.changes.updatedServices ?? [])]).toEqual(['default/web']);
     expect(seen[1]!.changes.triggerTimes.get(serviceKey('default', 'web'))).toEqual([1_005]);
     // A Node other than ours changes: no new local state.
-    core.model.apply([{ kind: 'Node', op: 'upsert', key: 'node-b' as NodeName, object: { name: 'node-b', labels: {}, podCIDRs: [], addresses: [], eligible: true } }]);
+    core.model.apply([
+      {
+        kind: 'Node',
+        op: 'upsert',
+        key: 'node-b' as NodeName,
+        object: { name: 'node-b', labels: {}, podCIDRs: [], addresses: [], eligible: true },
+      },
+    ]);
     expect(seen).toHaveLength(2);
   });
 

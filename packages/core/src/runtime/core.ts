@@ -58,14 +58,19 @@ export class Core {
 
   addGlobalConsumer(consumer: StateConsumer<GlobalSnapshot>): () => void {
     this.#global.add(consumer);
-    if (this.model.allSynced) consumer.publish(this.model.snapshot(), { triggerTimes: new Map(), nodeChanged: true }, this.model.revision);
+    if (this.model.allSynced)
+      consumer.publish(this.model.snapshot(), { triggerTimes: new Map(), nodeChanged: true }, this.model.revision);
     return () => this.#global.delete(consumer);
   }
 
   #onModelChange(changes: ChangeSet): void {
     if (this.#global.size > 0) {
       const snapshot = this.model.snapshot();
-      const globalChanges: StateChanges = { updatedServices: changes.services, triggerTimes: changes.triggerTimes, nodeChanged: changes.nodes.size > 0 };
+      const globalChanges: StateChanges = {
+        updatedServices: changes.services,
+        triggerTimes: changes.triggerTimes,
+        nodeChanged: changes.nodes.size > 0,
+      };
       for (const c of this.#global) c.publish(snapshot, globalChanges, changes.revision);
     }
 
@@ -85,7 +90,11 @@ export class Core {
       triggerTimes,
       nodeChanged,
     };
-    log.debug(2, 'node-local state updated', { revision: changes.revision, services: state.services.length, updated: updatedServices.size });
+    log.debug(2, 'node-local state updated', {
+      revision: changes.revision,
+      services: state.services.length,
+      updated: updatedServices.size,
+    });
     for (const c of this.#local) c.publish(state, localChanges, changes.revision);
   }
 

@@ -65,7 +65,10 @@ describe('core pipeline on the fake API server', () => {
     expect(backend.syncs[0]!.full).toBe(true);
 
     server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5', '198.18.1.6'] }));
-    await eventually('endpoint added', () => backend.endpointsOf('shop/web')?.join() === '198.18.1.5:8080,198.18.1.6:8080');
+    await eventually(
+      'endpoint added',
+      () => backend.endpointsOf('shop/web')?.join() === '198.18.1.5:8080,198.18.1.6:8080',
+    );
     const partial = backend.syncs.at(-1)!;
     expect(partial.full).toBe(false);
     expect([...(partial.changes.updatedServices ?? [])]).toEqual(['shop/web']);
@@ -83,7 +86,11 @@ describe('core pipeline on the fake API server', () => {
     await eventually('change after 410', () => backend.endpointsOf('shop/web')?.join() === '198.18.1.7:8080');
     server.dropConnections();
     server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.8'] }));
-    await eventually('change after dropped connections', () => backend.endpointsOf('shop/web')?.join() === '198.18.1.8:8080', 20_000);
+    await eventually(
+      'change after dropped connections',
+      () => backend.endpointsOf('shop/web')?.join() === '198.18.1.8:8080',
+      20_000,
+    );
   });
 
   it('skips a malformed Service with a warning and a counter, and serves the rest', async () => {
@@ -91,9 +98,19 @@ describe('core pipeline on the fake API server', () => {
     const before = await invalidServices();
     const broken = service('broken', { ip: '198.19.0.12' });
     server.create({ ...broken, spec: { ...broken.spec, clusterIP: '198.19.0.999', clusterIPs: ['198.19.0.999'] } });
-    server.create({ ...service('zero', { ip: '198.19.0.13' }), spec: { ...service('zero').spec, clusterIP: '198.19.0.13', clusterIPs: ['198.19.0.13'], ports: [{ name: 'http', protocol: 'TCP', port: 0 }] } });
+    server.create({
+      ...service('zero', { ip: '198.19.0.13' }),
+      spec: {
+        ...service('zero').spec,
+        clusterIP: '198.19.0.13',
+        clusterIPs: ['198.19.0.13'],
+        ports: [{ name: 'http', protocol: 'TCP', port: 0 }],
+      },
+    });
     server.create(service('fine', { ip: '198.19.0.14' }));
-    await eventually('the valid Service arrives', () => backend.syncs.at(-1)!.state.services.some((s) => s.key === 'shop/fine'));
+    await eventually('the valid Service arrives', () =>
+      backend.syncs.at(-1)!.state.services.some((s) => s.key === 'shop/fine'),
+    );
     const keys = backend.syncs.at(-1)!.state.services.map((s) => s.key);
     expect(keys).toEqual(['shop/fine', 'shop/web']);
     expect(await invalidServices()).toBe(before + 2);

@@ -28,7 +28,12 @@ export const LOCAL_DETECTOR_FLAGS: Readonly<Record<string, BackendFlag>> = {
 
 /** `a, b,,c` -> `['a', 'b', 'c']`; absent or blank -> `[]`. */
 export function csvFlag(text: string | undefined): string[] {
-  return text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text === undefined || text.trim() === ''
+    ? []
+    : text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 /** The detector from `--detect-local-mode` and its companions; a UsageError names what is missing. */
@@ -46,12 +51,14 @@ export function parseLocalDetector(values: FlagValues): LocalDetectorConfig {
       return { mode };
     case 'BridgeInterface': {
       const bridge = text('pod-bridge-interface');
-      if (bridge === undefined) throw new UsageError('--detect-local-mode BridgeInterface needs --pod-bridge-interface');
+      if (bridge === undefined)
+        throw new UsageError('--detect-local-mode BridgeInterface needs --pod-bridge-interface');
       return { mode, bridge };
     }
     case 'InterfaceNamePrefix': {
       const prefix = text('pod-interface-name-prefix');
-      if (prefix === undefined) throw new UsageError('--detect-local-mode InterfaceNamePrefix needs --pod-interface-name-prefix');
+      if (prefix === undefined)
+        throw new UsageError('--detect-local-mode InterfaceNamePrefix needs --pod-interface-name-prefix');
       return { mode, prefix };
     }
     default:

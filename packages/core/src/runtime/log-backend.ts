@@ -20,7 +20,13 @@ export class LogBackend implements Backend {
 
   async sync(req: SyncRequest): Promise<void> {
     const updated = req.full ? 'all' : String(req.changes.updatedServices?.size ?? 'all');
-    log.info('sync', { backend: this.name, revision: req.revision, full: req.full, services: req.state.services.length, updated });
+    log.info('sync', {
+      backend: this.name,
+      revision: req.revision,
+      full: req.full,
+      services: req.state.services.length,
+      updated,
+    });
     this.write(formatState(req.state, this.format));
   }
 
@@ -39,7 +45,8 @@ export const logBackend = defineBackend({
   flags: { 'log-format': { type: 'string', help: 'summary|json|yaml', default: 'summary', value: 'FORMAT' } },
   parseFlags(values): OutputFormat {
     const format = (values['log-format'] ?? 'summary') as OutputFormat;
-    if (!FORMATS.includes(format)) throw new UsageError(`--log-format: must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+    if (!FORMATS.includes(format))
+      throw new UsageError(`--log-format: must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
     return format;
   },
   create: (format) => new LogBackend(format),

@@ -45,7 +45,9 @@ function formatService(svc: LocalService): string[] {
   for (const port of svc.ports) {
     const np = port.nodePort ? ` nodePort ${port.nodePort}` : '';
     for (const [family, eps] of Object.entries(port.endpoints) as [string, FamilyEndpoints][]) {
-      out.push(`    ${port.name || '(unnamed)'} ${port.port}/${port.protocol}${np} ${family}: ${describeEndpoints(svc, eps)}`);
+      out.push(
+        `    ${port.name || '(unnamed)'} ${port.port}/${port.protocol}${np} ${family}: ${describeEndpoints(svc, eps)}`,
+      );
     }
   }
   return out;
@@ -54,7 +56,11 @@ function formatService(svc: LocalService): string[] {
 function describeEndpoints(svc: LocalService, eps: FamilyEndpoints): string {
   if (!eps.hasAnyEndpoints) return 'no endpoints (REJECT)';
   const list = (l: FamilyEndpoints['cluster']) =>
-    l.length ? l.map((e) => `${endpointString(e.ip, e.port)}${e.isLocal ? '*' : ''}${e.ready ? '' : ' (terminating)'}`).join(' ') : 'none (DROP)';
+    l.length
+      ? l
+          .map((e) => `${endpointString(e.ip, e.port)}${e.isLocal ? '*' : ''}${e.ready ? '' : ' (terminating)'}`)
+          .join(' ')
+      : 'none (DROP)';
   const parts = [`internal ${list(eps.internal)}`];
   if (svc.externallyAccessible && eps.external !== eps.internal) parts.push(`external ${list(eps.external)}`);
   return parts.join('; ');

@@ -1,16 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { defineBackend } from './backend-module.js';
-import { backendName, DEFAULT_SOCKET, parseProgramFlags, UsageError, type ProgramFlagsSpec } from './program-options.js';
+import {
+  backendName,
+  DEFAULT_SOCKET,
+  parseProgramFlags,
+  UsageError,
+  type ProgramFlagsSpec,
+} from './program-options.js';
 
 const KPNG: ProgramFlagsSpec = { program: 'kpng', selectsBackend: true, listenDefault: DEFAULT_SOCKET };
-const parseOptions = (argv: string[], env: NodeJS.ProcessEnv = {}, spec: ProgramFlagsSpec = KPNG) => parseProgramFlags(argv, env, spec).options;
+const parseOptions = (argv: string[], env: NodeJS.ProcessEnv = {}, spec: ProgramFlagsSpec = KPNG) =>
+  parseProgramFlags(argv, env, spec).options;
 
 const demo = defineBackend({
   name: 'demo',
   program: 'kpng-demo',
   proxyMode: 'demo',
   summary: 'a backend for tests',
-  flags: { 'cluster-cidr': { type: 'string', help: 'pod CIDRs' }, strict: { type: 'boolean', help: 'be strict' }, tag: { type: 'string', help: 'a tag', multiple: true } },
+  flags: {
+    'cluster-cidr': { type: 'string', help: 'pod CIDRs' },
+    strict: { type: 'boolean', help: 'be strict' },
+    tag: { type: 'string', help: 'a tag', multiple: true },
+  },
   parseFlags: (values) => values,
   create: () => {
     throw new Error('not in these tests');
@@ -39,11 +50,15 @@ describe('parseProgramFlags', () => {
   it('a backend program serves no stream unless asked, and never when it consumes one', () => {
     const backend: ProgramFlagsSpec = { program: 'kpng-demo', backend: demo };
     expect(parseOptions([], {}, backend).listen).toBeUndefined();
-    expect(parseOptions(['--listen', '127.0.0.1:12001'], {}, backend).listen).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 12001 });
+    expect(parseOptions(['--listen', '127.0.0.1:12001'], {}, backend).listen).toEqual({
+      kind: 'tcp',
+      host: '127.0.0.1',
+      port: 12001,
+    });
     expect(parseOptions(['--connect', 'unix:///tmp/l.sock'], {}, { ...KPNG, backend: demo }).listen).toBeUndefined();
   });
 
-  it("hands the backend its own flags, typed as declared, and nothing else", () => {
+  it('hands the backend its own flags, typed as declared, and nothing else', () => {
     const { options, backendValues } = parseProgramFlags(
       ['--cluster-cidr', '198.18.0.0/16', '--strict', '--tag', 'a', '--tag=b', '--node-name', 'n1'],
       {},
@@ -85,6 +100,8 @@ describe('parseProgramFlags', () => {
 
   it('a backend flag that shadows a common flag is a programming error', () => {
     const clash = defineBackend({ ...demo, flags: { 'node-name': { type: 'string', help: 'x' } } });
-    expect(() => parseProgramFlags([], {}, { program: 'x', backend: clash })).toThrow(/flag --node-name is already a common flag/);
+    expect(() => parseProgramFlags([], {}, { program: 'x', backend: clash })).toThrow(
+      /flag --node-name is already a common flag/,
+    );
   });
 });

@@ -104,7 +104,11 @@ export function backendName(argv: readonly string[]): string | undefined {
 }
 
 /** Parses `argv` (without node and script). Throws `UsageError` naming the flag and the problem. */
-export function parseProgramFlags(argv: readonly string[], env: NodeJS.ProcessEnv, spec: ProgramFlagsSpec): ParsedProgramFlags {
+export function parseProgramFlags(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  spec: ProgramFlagsSpec,
+): ParsedProgramFlags {
   const options: Record<string, ParseArgsOption> = { ...COMMON_FLAGS };
   if (spec.selectsBackend) options['backend'] = { type: 'string' };
   const own = spec.backend?.flags ?? {};
@@ -127,7 +131,9 @@ export function parseProgramFlags(argv: readonly string[], env: NodeJS.ProcessEn
   return { options: commonOptions(values as CommonValues, env, spec), backendValues };
 }
 
-type CommonValues = { [K in keyof typeof COMMON_FLAGS]?: (typeof COMMON_FLAGS)[K]['type'] extends 'boolean' ? boolean : string } & {
+type CommonValues = {
+  [K in keyof typeof COMMON_FLAGS]?: (typeof COMMON_FLAGS)[K]['type'] extends 'boolean' ? boolean : string;
+} & {
   backend?: string;
 };
 
@@ -140,7 +146,8 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
       throw new UsageError(`--${name}: ${(e as Error).message}`);
     }
   };
-  const address = (name: string, raw: string | undefined) => (raw === '' || raw === 'none' ? undefined : flag(name, raw, parseListenAddress));
+  const address = (name: string, raw: string | undefined) =>
+    raw === '' || raw === 'none' ? undefined : flag(name, raw, parseListenAddress);
   const duration = (name: string, raw: string | undefined, dflt: number) => {
     const ms = flag(name, raw, parseDurationMs) ?? dflt;
     if (ms < 0) throw new UsageError(`--${name}: must not be negative`);
@@ -156,7 +163,9 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
 
   const given = (['file', 'api', 'connect'] as const).filter((k) => v[k] !== undefined);
   if (given.length > 1 || (given.length === 1 && (v.kubeconfig !== undefined || v.master !== undefined))) {
-    throw new UsageError(`choose one source: --${[...given, ...(v.kubeconfig !== undefined || v.master !== undefined ? ['kubeconfig/--master'] : [])].join(', --')}`);
+    throw new UsageError(
+      `choose one source: --${[...given, ...(v.kubeconfig !== undefined || v.master !== undefined ? ['kubeconfig/--master'] : [])].join(', --')}`,
+    );
   }
   const source = oneOf<SourceKind>('source', v.source, ['kube', 'file', 'api', 'connect']) ?? given[0];
   if (source === 'api' && !v.api) throw new UsageError('--source=api needs --api=<address of the central core>');
@@ -171,7 +180,9 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
   const syncPeriodMs = duration('sync-period', v['sync-period'], 30_000);
   if (syncPeriodMs === 0) throw new UsageError('--sync-period: must be greater than 0');
   if (minSyncPeriodMs > syncPeriodMs) {
-    throw new UsageError(`--min-sync-period (${v['min-sync-period']}) must not exceed --sync-period (${v['sync-period'] ?? '30s'})`);
+    throw new UsageError(
+      `--min-sync-period (${v['min-sync-period']}) must not exceed --sync-period (${v['sync-period'] ?? '30s'})`,
+    );
   }
   const listen = source === 'connect' ? v.listen : (v.listen ?? spec.listenDefault);
 

@@ -13,7 +13,9 @@ import { terminationSignal } from './signals.js';
 import { usage } from './usage.js';
 import type { Source } from '../watch/source.js';
 
-const CORE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const CORE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface ProgramSettings {
   /** Program name (default: the backend's `program`). */
@@ -68,7 +70,7 @@ export async function runProgram(
     process.stdout.write(usage({ ...spec, summary, exampleFallback }));
     return 0;
   }
-  if (opts.version) return void process.stdout.write(`${program} ${settings.version ?? CORE_VERSION}\n`), 0;
+  if (opts.version) return (void process.stdout.write(`${program} ${settings.version ?? CORE_VERSION}\n`), 0);
   configureLogging({ verbosity: opts.verbosity });
   if ((opts.cleanup || opts.source === 'connect') && module === undefined) {
     process.stderr.write(`${program}: --${opts.cleanup ? 'cleanup' : 'connect'} needs a backend\n`);
@@ -76,7 +78,11 @@ export async function runProgram(
   }
 
   const registry = new Registry();
-  const context = (node: string): BackendContext => ({ nodeName: node, registry, ...(opts.netns !== undefined ? { netns: opts.netns } : {}) });
+  const context = (node: string): BackendContext => ({
+    nodeName: node,
+    registry,
+    ...(opts.netns !== undefined ? { netns: opts.netns } : {}),
+  });
   if (opts.cleanup) {
     await (await module!.create(backendOptions, context(opts.nodeName ?? defaultNodeName()))).cleanup();
     log.info('cleaned up', { backend: module!.name, ...(opts.netns !== undefined ? { netns: opts.netns } : {}) });
@@ -103,7 +109,12 @@ export async function runProgram(
   const node = toNodeName(nodeName ?? defaultNodeName());
   const ctx = context(node);
 
-  log.info(`starting ${program}`, { version: settings.version ?? CORE_VERSION, node, source: description, ...(module ? { backend: module.name } : {}) });
+  log.info(`starting ${program}`, {
+    version: settings.version ?? CORE_VERSION,
+    node,
+    source: description,
+    ...(module ? { backend: module.name } : {}),
+  });
   if (opts.dryRun) return dryRun(opts, node, source, program);
 
   const stop = terminationSignal(settings.signal);
@@ -128,11 +139,19 @@ export async function runProgram(
     });
     log.info('serving', { endpoints: serving(opts, proxy) });
     settings.onStarted?.(proxy);
-    if (!backend) proxy.firstState.then((state) => process.stdout.write(formatState(state, opts.output)), () => {});
+    if (!backend)
+      proxy.firstState.then(
+        (state) => process.stdout.write(formatState(state, opts.output)),
+        () => {},
+      );
     try {
       await proxy.done;
       await proxy.stop();
-      log.info(`stopped ${program}`, { reason: stop.signal.aborted ? String((stop.signal.reason as Error | undefined)?.message ?? 'stopped') : 'source ended' });
+      log.info(`stopped ${program}`, {
+        reason: stop.signal.aborted
+          ? String((stop.signal.reason as Error | undefined)?.message ?? 'stopped')
+          : 'source ended',
+      });
       return 0;
     } catch {
       await proxy.stop();
@@ -143,7 +162,10 @@ export async function runProgram(
   }
 }
 
-function parseBackendFlags(module: BackendModule<unknown>, values: Parameters<BackendModule['parseFlags']>[0]): unknown {
+function parseBackendFlags(
+  module: BackendModule<unknown>,
+  values: Parameters<BackendModule['parseFlags']>[0],
+): unknown {
   try {
     return module.parseFlags(values);
   } catch (e) {
@@ -153,7 +175,8 @@ function parseBackendFlags(module: BackendModule<unknown>, values: Parameters<Ba
 }
 
 function serving(opts: ProgramOptions, proxy: RunningProxy): string[] {
-  const hostPort = (a: { address: string; port: number; family: string }) => (a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`);
+  const hostPort = (a: { address: string; port: number; family: string }) =>
+    a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
   const health = proxy.healthServer?.address();
   return [
     opts.listen ? `stream ${formatListenAddress(opts.listen)}` : '',
@@ -164,9 +187,27 @@ function serving(opts: ProgramOptions, proxy: RunningProxy): string[] {
 }
 
 /** Runs the source until the first complete node-local state, prints it, and exits. */
-async function dryRun(opts: ProgramOptions, nodeName: ReturnType<typeof toNodeName>, source: Source | StreamSource, program: string): Promise<number> {
-  const proxy = await runProxy({ nodeName, source, minSyncPeriodMs: 0, syncPeriodMs: 30_000, fullSyncPeriodMs: 3_600_000, proxyMode: 'dry-run' });
-  const result = await Promise.race([proxy.firstState, proxy.done.then(() => undefined, () => undefined)]);
+async function dryRun(
+  opts: ProgramOptions,
+  nodeName: ReturnType<typeof toNodeName>,
+  source: Source | StreamSource,
+  program: string,
+): Promise<number> {
+  const proxy = await runProxy({
+    nodeName,
+    source,
+    minSyncPeriodMs: 0,
+    syncPeriodMs: 30_000,
+    fullSyncPeriodMs: 3_600_000,
+    proxyMode: 'dry-run',
+  });
+  const result = await Promise.race([
+    proxy.firstState,
+    proxy.done.then(
+      () => undefined,
+      () => undefined,
+    ),
+  ]);
   await proxy.stop();
   if (!result) {
     process.stderr.write(`${program}: the source stopped before delivering a complete state\n`);

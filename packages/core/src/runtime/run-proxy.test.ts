@@ -56,7 +56,9 @@ describe('runProxy: one kpng process on the example cluster', () => {
     expect(backend.syncs[0]!.full).toBe(true);
 
     const received: NodeLocalState[] = [];
-    const watching = watchLocalState(`unix://${join(dir, 'kpng.sock')}`, (s) => void received.push(s), { signal: abort.signal });
+    const watching = watchLocalState(`unix://${join(dir, 'kpng.sock')}`, (s) => void received.push(s), {
+      signal: abort.signal,
+    });
     await eventually('state over the socket', () => received.length > 0);
     expect(received[0]!.services.map((s) => s.key)).toEqual(first.services.map((s) => s.key));
 
@@ -76,9 +78,16 @@ describe('runProxy: one kpng process on the example cluster', () => {
     const end = text.indexOf('\n- apiVersion', start + 10);
     writeFileSync(manifest, text.slice(0, start) + text.slice(end + 1));
     await eventually('partial sync without inventory', () =>
-      backend.syncs.some((s) => !s.full && s.changes.updatedServices?.has('shop/inventory' as never) && !s.state.services.some((x) => x.key === 'shop/inventory')),
+      backend.syncs.some(
+        (s) =>
+          !s.full &&
+          s.changes.updatedServices?.has('shop/inventory' as never) &&
+          !s.state.services.some((x) => x.key === 'shop/inventory'),
+      ),
     );
-    await eventually('socket client sees the removal', () => received.at(-1)!.services.every((s) => s.key !== 'shop/inventory'));
+    await eventually('socket client sees the removal', () =>
+      received.at(-1)!.services.every((s) => s.key !== 'shop/inventory'),
+    );
     abort.abort();
     await watching;
   });

@@ -94,7 +94,9 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   let loop: SyncLoop | undefined;
   let serviceHealth: ServiceHealthServers | undefined;
   if (config.backend) {
-    serviceHealth = new ServiceHealthServers(config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {});
+    serviceHealth = new ServiceHealthServers(
+      config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {},
+    );
     loop = new SyncLoop({
       backend: countingPending(config.backend, pending),
       clock,
@@ -114,7 +116,8 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   let done: Promise<void>;
   const source = config.source;
   if (isStreamSource(source)) {
-    if (config.listen || config.globalListen) throw new Error('serving a stream needs an in-process core, not --connect');
+    if (config.listen || config.globalListen)
+      throw new Error('serving a stream needs an in-process core, not --connect');
     done = watchLocalState(
       source.address,
       (state, info) => {
@@ -130,8 +133,13 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       onNodeViewDuration: (s) => metrics.nodeViewDuration(s),
     });
     core = running;
-    running.addLocalConsumer({ publish: (state, changes, revision) => publish.forEach((p) => p(state, changes, revision)) });
-    const streams = { ...(config.listen ? { local: config.listen } : {}), ...(config.globalListen ? { global: config.globalListen } : {}) };
+    running.addLocalConsumer({
+      publish: (state, changes, revision) => publish.forEach((p) => p(state, changes, revision)),
+    });
+    const streams = {
+      ...(config.listen ? { local: config.listen } : {}),
+      ...(config.globalListen ? { global: config.globalListen } : {}),
+    };
     if (streams.local || streams.global) closers.push(await attachStreamServers(streams)(running, metrics));
     done = source.run(running.model, abort.signal);
   }
@@ -154,7 +162,12 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   }
   let healthServer: HealthServer | undefined;
   if (config.healthzBindAddress?.kind === 'tcp') {
-    healthServer = await startHealthServer({ host: config.healthzBindAddress.host, port: config.healthzBindAddress.port, health, clock });
+    healthServer = await startHealthServer({
+      host: config.healthzBindAddress.host,
+      port: config.healthzBindAddress.port,
+      health,
+      clock,
+    });
     closers.push(healthServer);
   }
 

@@ -2,7 +2,9 @@ import type { BackendFlag, BackendModule } from './backend-module.js';
 import type { ProgramFlagsSpec } from './program-options.js';
 
 /** `--help` of any kpng program: the common flags, then the backend's own, from its declaration. */
-export function usage(spec: ProgramFlagsSpec & { readonly summary: string; readonly exampleFallback: boolean }): string {
+export function usage(
+  spec: ProgramFlagsSpec & { readonly summary: string; readonly exampleFallback: boolean },
+): string {
   const p = spec.program;
   const sections = [
     `${p}: ${spec.summary}\n\nUsage: ${p} [run] [flags]\n`,

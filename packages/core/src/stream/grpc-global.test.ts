@@ -41,7 +41,9 @@ describe('global stream over gRPC', () => {
 describe('heartbeats', () => {
   it('arrive periodically on an idle stream, carrying instance, revision and interval', async () => {
     const hub = new StateHub<NodeLocalState>({ instanceId: 'core-hb' });
-    const server = h.server(await serveLocalState({ logger, hub, address: `unix://${await h.dir()}/s.sock`, heartbeatIntervalMs: 20 }));
+    const server = h.server(
+      await serveLocalState({ logger, hub, address: `unix://${await h.dir()}/s.sock`, heartbeatIntervalMs: 20 }),
+    );
     // A raw client that never asks for a state: all it can receive is heartbeats.
     const client = new Client(server.address, credentials.createInsecure());
     const m = WATCH_METHODS.local;

@@ -24,7 +24,12 @@ interface Seen {
 }
 
 /** Publishes `count` states, each changing one more Service; returns the keys changed per revision. */
-function publishSeries(hub: StateHub<NodeLocalState>, base: NodeLocalState, from: number, count: number): NodeLocalState {
+function publishSeries(
+  hub: StateHub<NodeLocalState>,
+  base: NodeLocalState,
+  from: number,
+  count: number,
+): NodeLocalState {
   let state = base;
   for (let i = 0; i < count; i++) {
     const index = (from + i) % shape.services;
@@ -48,7 +53,12 @@ describe('node-local stream over gRPC', () => {
     const fast: Seen[] = [];
     const slow: Seen[] = [];
     const release = gate();
-    h.watch((signal) => watchLocalState(server.address, (state, info) => void fast.push({ revision: info.revision, info, state }), { signal, logger }));
+    h.watch((signal) =>
+      watchLocalState(server.address, (state, info) => void fast.push({ revision: info.revision, info, state }), {
+        signal,
+        logger,
+      }),
+    );
     h.watch((signal) =>
       watchLocalState(
         server.address,
@@ -86,7 +96,9 @@ describe('node-local stream over gRPC', () => {
     const server1 = await serveLocalState({ logger, hub: hub1, address });
     hub1.publish(syntheticLocalState(shape), everything);
     const seen: WatchInfo[] = [];
-    h.watch((signal) => watchLocalState(address, (_s, info) => void seen.push(info), { signal, logger, backoff: quickBackoff }));
+    h.watch((signal) =>
+      watchLocalState(address, (_s, info) => void seen.push(info), { signal, logger, backoff: quickBackoff }),
+    );
     await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000 });
     await server1.close();
 
@@ -105,7 +117,13 @@ describe('node-local stream over gRPC', () => {
     hub.publish(base, everything);
     const server1 = await serveLocalState({ logger, hub, address });
     const seen: Seen[] = [];
-    h.watch((signal) => watchLocalState(address, (state, info) => void seen.push({ revision: info.revision, info, state }), { signal, logger, backoff: quickBackoff }));
+    h.watch((signal) =>
+      watchLocalState(address, (state, info) => void seen.push({ revision: info.revision, info, state }), {
+        signal,
+        logger,
+        backoff: quickBackoff,
+      }),
+    );
     await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000 });
 
     await server1.close(); // the connection drops, the hub (the core) lives on
@@ -114,7 +132,9 @@ describe('node-local stream over gRPC', () => {
     await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 10_000 });
 
     expect(seen[1]).toMatchObject({ revision: 3, info: { instanceId: 'core-1', full: false } });
-    expect([...seen[1]!.info.changes.updatedServices!].sort()).toEqual([latest.services[1]!.key, latest.services[2]!.key].sort());
+    expect([...seen[1]!.info.changes.updatedServices!].sort()).toEqual(
+      [latest.services[1]!.key, latest.services[2]!.key].sort(),
+    );
     expect(seen[1]!.state).toEqual(latest);
     // Unchanged Services decode to the very same objects across the reconnect.
     expect(seen[1]!.state.services[0]).toBe(seen[0]!.state.services[0]);
@@ -143,7 +163,9 @@ describe('node-local stream over gRPC', () => {
   });
 
   it('refuses a non-loopback TCP address', async () => {
-    await expect(serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: '0.0.0.0:0' })).rejects.toMatchObject({
+    await expect(
+      serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: '0.0.0.0:0' }),
+    ).rejects.toMatchObject({
       code: 'INVALID_CONFIG',
       message: expect.stringMatching(/non-loopback/),
     });
@@ -169,25 +191,46 @@ describe('node-local stream over gRPC', () => {
 
   it('reconnects when the server stays silent longer than the idle timeout', async () => {
     let connects = 0;
-    const observer: StreamObserver = { clientConnected: () => connects++, clientDisconnected: () => {}, stateSent: () => {} };
+    const observer: StreamObserver = {
+      clientConnected: () => connects++,
+      clientDisconnected: () => {},
+      stateSent: () => {},
+    };
     const hub = new StateHub<NodeLocalState>();
     // One heartbeat when the stream opens, then silence for an hour.
-    const server = h.server(await serveLocalState({ logger, hub, address: await socketAddress(), observer, heartbeatIntervalMs: 3_600_000 }));
+    const server = h.server(
+      await serveLocalState({ logger, hub, address: await socketAddress(), observer, heartbeatIntervalMs: 3_600_000 }),
+    );
     const clientLog = new RecordingLogger();
-    h.watch((signal) => watchLocalState(server.address, () => {}, { signal, logger: clientLog, idleTimeoutMs: 50, backoff: quickBackoff }));
+    h.watch((signal) =>
+      watchLocalState(server.address, () => {}, {
+        signal,
+        logger: clientLog,
+        idleTimeoutMs: 50,
+        backoff: quickBackoff,
+      }),
+    );
     await vi.waitFor(() => expect(connects).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
-    expect(clientLog.records.map((r) => r.fields['err'])).toContainEqual(expect.objectContaining({ message: 'no message from the server for 50 ms' }));
+    expect(clientLog.records.map((r) => r.fields['err'])).toContainEqual(
+      expect.objectContaining({ message: 'no message from the server for 50 ms' }),
+    );
   });
 });
 
 describe('server shutdown paths', () => {
   it('ends client streams cleanly when the hub closes, and the client keeps trying', async () => {
     let connects = 0;
-    const observer: StreamObserver = { clientConnected: () => connects++, clientDisconnected: () => {}, stateSent: () => {} };
+    const observer: StreamObserver = {
+      clientConnected: () => connects++,
+      clientDisconnected: () => {},
+      stateSent: () => {},
+    };
     const hub = new StateHub<NodeLocalState>();
     const server = h.server(await serveLocalState({ logger, hub, address: await socketAddress(), observer }));
     const clientLog = new RecordingLogger();
-    h.watch((signal) => watchLocalState(server.address, () => {}, { signal, logger: clientLog, backoff: quickBackoff }));
+    h.watch((signal) =>
+      watchLocalState(server.address, () => {}, { signal, logger: clientLog, backoff: quickBackoff }),
+    );
     await vi.waitFor(() => expect(hub.waiting).toBe(1), { timeout: 10_000 });
     hub.close();
     await vi.waitFor(() => expect(connects).toBeGreaterThanOrEqual(2), { timeout: 10_000 });

@@ -80,7 +80,11 @@ describe('StateHub', () => {
     const hub = new StateHub<string>({ instanceId: 'i2' });
     hub.publish('s1', everything);
     hub.publish('s2', changed('a/x'));
-    expect(await hub.next({ instanceId: 'i1', revision: 1 })).toMatchObject({ revision: 2, full: true, instanceId: 'i2' });
+    expect(await hub.next({ instanceId: 'i1', revision: 1 })).toMatchObject({
+      revision: 2,
+      full: true,
+      instanceId: 'i2',
+    });
     expect(await hub.next({ instanceId: 'i2', revision: 9 })).toMatchObject({ revision: 2, full: true });
   });
 

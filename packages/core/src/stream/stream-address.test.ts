@@ -12,15 +12,25 @@ describe('parseServeAddress', () => {
     expect(parseServeAddress(address, false)).toEqual(parsed);
   });
 
-  it.each(['0.0.0.0:12090', ':12090', '10.0.0.1:12090', '[::]:12090', '[2001:db8::1]:1'])('refuses non-loopback %s by default', (address) => {
-    expect(() => parseServeAddress(address, false)).toThrow(expect.objectContaining({ code: ErrorCodes.InvalidConfig }));
-  });
+  it.each(['0.0.0.0:12090', ':12090', '10.0.0.1:12090', '[::]:12090', '[2001:db8::1]:1'])(
+    'refuses non-loopback %s by default',
+    (address) => {
+      expect(() => parseServeAddress(address, false)).toThrow(
+        expect.objectContaining({ code: ErrorCodes.InvalidConfig }),
+      );
+    },
+  );
 
   it('accepts a non-loopback address when remote clients are allowed (central core)', () => {
     expect(parseServeAddress('10.0.0.1:12090', true)).toEqual({ kind: 'tcp', host: '10.0.0.1', port: 12090 });
   });
 
-  it.each(['unix://relative.sock', 'nonsense', '127.0.0.1:99999'])('reports a malformed address %s as invalid config', (address) => {
-    expect(() => parseServeAddress(address, true)).toThrow(expect.objectContaining({ code: ErrorCodes.InvalidConfig }));
-  });
+  it.each(['unix://relative.sock', 'nonsense', '127.0.0.1:99999'])(
+    'reports a malformed address %s as invalid config',
+    (address) => {
+      expect(() => parseServeAddress(address, true)).toThrow(
+        expect.objectContaining({ code: ErrorCodes.InvalidConfig }),
+      );
+    },
+  );
 });

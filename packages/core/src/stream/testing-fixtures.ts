@@ -4,8 +4,22 @@
  * externalTrafficPolicy Local, 2 ports on 10%). Addresses follow the lab plan.
  */
 import type { GlobalSnapshot } from '../model/global-model.js';
-import { serviceKey, servicePortKey, type IPFamily, type NodeName, type Protocol, type ServiceModel } from '../model/types.js';
-import type { FamilyEndpoints, LocalEndpoint, LocalNode, LocalService, LocalServicePort, NodeLocalState } from '../nodeview/types.js';
+import {
+  serviceKey,
+  servicePortKey,
+  type IPFamily,
+  type NodeName,
+  type Protocol,
+  type ServiceModel,
+} from '../model/types.js';
+import type {
+  FamilyEndpoints,
+  LocalEndpoint,
+  LocalNode,
+  LocalService,
+  LocalServicePort,
+  NodeLocalState,
+} from '../nodeview/types.js';
 
 const THIS_NODE = 'node-a' as NodeName;
 
@@ -36,13 +50,47 @@ function familyEndpoints(eps: readonly LocalEndpoint[], local: boolean): FamilyE
 export function aRichLocalState(): NodeLocalState {
   const key = serviceKey('shop', 'front');
   const v4: LocalEndpoint[] = [
-    { ip: '198.18.1.10', port: 8443, ready: true, serving: true, terminating: false, isLocal: true, nodeName: 'node-a', zone: 'zone-a' },
-    { ip: '198.18.2.10', port: 8443, ready: true, serving: true, terminating: false, isLocal: false, nodeName: 'node-b', zone: 'zone-b' },
+    {
+      ip: '198.18.1.10',
+      port: 8443,
+      ready: true,
+      serving: true,
+      terminating: false,
+      isLocal: true,
+      nodeName: 'node-a',
+      zone: 'zone-a',
+    },
+    {
+      ip: '198.18.2.10',
+      port: 8443,
+      ready: true,
+      serving: true,
+      terminating: false,
+      isLocal: false,
+      nodeName: 'node-b',
+      zone: 'zone-b',
+    },
     { ip: '198.18.3.10', port: 8443, ready: false, serving: true, terminating: true, isLocal: false },
   ];
   const v6: LocalEndpoint[] = [
-    { ip: '2001:db8:1::10', port: 8443, ready: true, serving: true, terminating: false, isLocal: true, nodeName: 'node-a' },
-    { ip: '2001:db8:2::10', port: 8443, ready: false, serving: false, terminating: false, isLocal: false, zone: 'zone-b' },
+    {
+      ip: '2001:db8:1::10',
+      port: 8443,
+      ready: true,
+      serving: true,
+      terminating: false,
+      isLocal: true,
+      nodeName: 'node-a',
+    },
+    {
+      ip: '2001:db8:2::10',
+      port: 8443,
+      ready: false,
+      serving: false,
+      terminating: false,
+      isLocal: false,
+      zone: 'zone-b',
+    },
   ];
   const https: LocalServicePort = {
     key: servicePortKey(key, 'https', 'TCP'),
@@ -58,7 +106,17 @@ export function aRichLocalState(): NodeLocalState {
     protocol: 'UDP',
     port: 53,
     nodePort: 0,
-    endpoints: { IPv4: { cluster: [], local: [], internal: [], external: [], allReachable: [], hasAnyEndpoints: false, serving: [] } },
+    endpoints: {
+      IPv4: {
+        cluster: [],
+        local: [],
+        internal: [],
+        external: [],
+        allReachable: [],
+        hasAnyEndpoints: false,
+        serving: [],
+      },
+    },
   };
   const front: LocalService = {
     key,
@@ -66,8 +124,18 @@ export function aRichLocalState(): NodeLocalState {
     name: 'front',
     type: 'LoadBalancer',
     families: {
-      IPv4: { clusterIP: '198.19.0.10', externalIPs: ['203.0.113.5'], loadBalancerIPs: ['203.0.113.10', '203.0.113.11'], loadBalancerSourceRanges: ['203.0.113.0/24'] },
-      IPv6: { clusterIP: '2001:db8:19::10', externalIPs: [], loadBalancerIPs: ['2001:db8:ff::10'], loadBalancerSourceRanges: ['2001:db8::/32'] },
+      IPv4: {
+        clusterIP: '198.19.0.10',
+        externalIPs: ['203.0.113.5'],
+        loadBalancerIPs: ['203.0.113.10', '203.0.113.11'],
+        loadBalancerSourceRanges: ['203.0.113.0/24'],
+      },
+      IPv6: {
+        clusterIP: '2001:db8:19::10',
+        externalIPs: [],
+        loadBalancerIPs: ['2001:db8:ff::10'],
+        loadBalancerSourceRanges: ['2001:db8::/32'],
+      },
     },
     sessionAffinity: { type: 'ClientIP', timeoutSeconds: 10800 },
     externalPolicyLocal: true,
@@ -82,7 +150,9 @@ export function aRichLocalState(): NodeLocalState {
     namespace: 'default',
     name: 'ünïcode-😀',
     type: 'ClusterIP',
-    families: { IPv6: { clusterIP: '2001:db8:19::1', externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] } },
+    families: {
+      IPv6: { clusterIP: '2001:db8:19::1', externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] },
+    },
     sessionAffinity: { type: 'ClientIP', timeoutSeconds: 0 },
     externalPolicyLocal: false,
     internalPolicyLocal: false,
@@ -122,7 +192,16 @@ export function syntheticLocalService(i: number, shape: SyntheticShape, generati
   for (let e = 0; e < shape.endpointsPerService; e++) {
     const n = i * shape.endpointsPerService + e;
     const node = `node-${n % nodes === 0 ? 'a' : n % nodes}`;
-    eps.push({ ip: v4(n, 18), port: 8080 + generation, ready: true, serving: true, terminating: false, isLocal: node === 'node-a', nodeName: node, zone: `zone-${n % 3}` });
+    eps.push({
+      ip: v4(n, 18),
+      port: 8080 + generation,
+      ready: true,
+      serving: true,
+      terminating: false,
+      isLocal: node === 'node-a',
+      nodeName: node,
+      zone: `zone-${n % 3}`,
+    });
   }
   const ports: LocalServicePort[] = protocols.map((protocol, p) => ({
     key: servicePortKey(key, protocols.length > 1 ? `p${p}` : '', protocol),
@@ -149,7 +228,12 @@ export function syntheticLocalService(i: number, shape: SyntheticShape, generati
 }
 
 /** `state` with service `index` replaced by a new object with different endpoint ports. */
-export function withOneServiceChanged(state: NodeLocalState, index: number, shape: SyntheticShape, generation: number): NodeLocalState {
+export function withOneServiceChanged(
+  state: NodeLocalState,
+  index: number,
+  shape: SyntheticShape,
+  generation: number,
+): NodeLocalState {
   const services = state.services.slice();
   const old = services[index]!;
   const i = Number(old.name.slice('svc-'.length));
@@ -202,9 +286,21 @@ export function aRichGlobalSnapshot(): GlobalSnapshot {
         name: 'front-v6',
         serviceName: 'front',
         addressType: family,
-        ports: [{ name: 'https', protocol: 'TCP', port: 8443 }, { name: '', protocol: 'UDP', port: 5353 }],
+        ports: [
+          { name: 'https', protocol: 'TCP', port: 8443 },
+          { name: '', protocol: 'UDP', port: 5353 },
+        ],
         endpoints: [
-          { address: '2001:db8:1::10', ready: true, serving: true, terminating: false, nodeName: 'node-a', zone: 'zone-a', zoneHints: ['zone-a'], nodeHints: ['node-a'] },
+          {
+            address: '2001:db8:1::10',
+            ready: true,
+            serving: true,
+            terminating: false,
+            nodeName: 'node-a',
+            zone: 'zone-a',
+            zoneHints: ['zone-a'],
+            nodeHints: ['node-a'],
+          },
           { address: '2001:db8:2::10', ready: false, serving: true, terminating: true, zoneHints: [] },
           { address: '2001:db8:3::10', ready: false, serving: false, terminating: false },
         ],
@@ -212,7 +308,13 @@ export function aRichGlobalSnapshot(): GlobalSnapshot {
       { namespace: 'shop', name: 'front-v4', serviceName: 'front', addressType: 'IPv4', ports: [], endpoints: [] },
     ],
     nodes: [
-      { name: 'node-a', labels: { 'topology.kubernetes.io/zone': 'zone-a', 'kubernetes.io/hostname': 'node-a' }, podCIDRs: ['198.18.1.0/24', '2001:db8:1::/64'], addresses: ['198.18.255.1', '2001:db8:ff::1'], eligible: true },
+      {
+        name: 'node-a',
+        labels: { 'topology.kubernetes.io/zone': 'zone-a', 'kubernetes.io/hostname': 'node-a' },
+        podCIDRs: ['198.18.1.0/24', '2001:db8:1::/64'],
+        addresses: ['198.18.255.1', '2001:db8:ff::1'],
+        eligible: true,
+      },
       { name: 'node-b', labels: {}, podCIDRs: [], addresses: [], eligible: false },
     ],
   };

@@ -4,7 +4,13 @@
  */
 import type { IPFamily } from '../model/types.js';
 import { serviceKey, servicePortKey } from '../model/types.js';
-import type { FamilyEndpoints, LocalEndpoint, LocalService, LocalServicePort, NodeLocalState } from '../nodeview/types.js';
+import type {
+  FamilyEndpoints,
+  LocalEndpoint,
+  LocalService,
+  LocalServicePort,
+  NodeLocalState,
+} from '../nodeview/types.js';
 
 export function aLocalEndpoint(ip: string, isLocal: boolean): LocalEndpoint {
   return { ip, port: 8080, ready: true, serving: true, terminating: false, isLocal };

@@ -6,7 +6,11 @@ import { PendingChanges } from './pending-changes.js';
 const a = serviceKey('ns', 'a');
 const b = serviceKey('ns', 'b');
 
-function changes(updated: ServiceKey[] | 'all', times: Array<[ServiceKey, number[]]> = [], nodeChanged = false): StateChanges {
+function changes(
+  updated: ServiceKey[] | 'all',
+  times: Array<[ServiceKey, number[]]> = [],
+  nodeChanged = false,
+): StateChanges {
   return {
     ...(updated === 'all' ? {} : { updatedServices: new Set(updated) }),
     triggerTimes: new Map(times),
@@ -37,7 +41,16 @@ describe('PendingChanges', () => {
     },
     {
       name: 'trigger times concatenated per service',
-      offers: [changes([a], [[a, [1, 2]]]), changes([a, b], [[a, [3]], [b, [4]]])],
+      offers: [
+        changes([a], [[a, [1, 2]]]),
+        changes(
+          [a, b],
+          [
+            [a, [3]],
+            [b, [4]],
+          ],
+        ),
+      ],
       expected: { updated: [a, b], times: { [a]: [1, 2, 3], [b]: [4] }, nodeChanged: false },
     },
     {

@@ -22,7 +22,15 @@ interface Harness {
 function setup(runMs = 0, minIntervalMs = MIN, burstRuns?: number): Harness {
   const clock = new FakeClock();
   const log = new RecordingLogger();
-  const h: Harness = { clock, runner: undefined as unknown as SyncRunner, starts: [], runMs, failNext: false, during: undefined, log };
+  const h: Harness = {
+    clock,
+    runner: undefined as unknown as SyncRunner,
+    starts: [],
+    runMs,
+    failNext: false,
+    during: undefined,
+    log,
+  };
   h.runner = new SyncRunner({
     clock,
     log,
@@ -179,7 +187,12 @@ describe('SyncRunner (upstream BoundedFrequencyRunner, burst 2)', () => {
   it('a request before start runs when the runner starts', async () => {
     const clock = new FakeClock();
     const starts: number[] = [];
-    const runner = new SyncRunner({ clock, minIntervalMs: MIN, maxIntervalMs: MAX, fn: async () => void starts.push(clock.monotonic()) });
+    const runner = new SyncRunner({
+      clock,
+      minIntervalMs: MIN,
+      maxIntervalMs: MAX,
+      fn: async () => void starts.push(clock.monotonic()),
+    });
     runner.run();
     await clock.tick(500);
     expect(starts).toEqual([]);
@@ -190,9 +203,9 @@ describe('SyncRunner (upstream BoundedFrequencyRunner, burst 2)', () => {
   });
 
   it('refuses maxInterval below minInterval', () => {
-    expect(() => new SyncRunner({ clock: new FakeClock(), minIntervalMs: 2, maxIntervalMs: 1, fn: async () => {} })).toThrow(
-      /maxInterval \(1 ms\) must be >= minInterval \(2 ms\)/,
-    );
+    expect(
+      () => new SyncRunner({ clock: new FakeClock(), minIntervalMs: 2, maxIntervalMs: 1, fn: async () => {} }),
+    ).toThrow(/maxInterval \(1 ms\) must be >= minInterval \(2 ms\)/);
   });
 
   it('keeps running after a run throws', async () => {

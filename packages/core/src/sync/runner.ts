@@ -54,7 +54,9 @@ export class SyncRunner {
 
   constructor(opts: SyncRunnerOptions) {
     if (opts.maxIntervalMs < opts.minIntervalMs) {
-      throw new Error(`sync runner: maxInterval (${opts.maxIntervalMs} ms) must be >= minInterval (${opts.minIntervalMs} ms)`);
+      throw new Error(
+        `sync runner: maxInterval (${opts.maxIntervalMs} ms) must be >= minInterval (${opts.minIntervalMs} ms)`,
+      );
     }
     this.#opts = opts;
     this.#log = opts.log ?? defaultLog;

@@ -52,8 +52,16 @@ class RecordingServiceHealth implements ServiceHealthSync {
   }
 }
 
-function changed(keys: ServiceKey[] | 'all', triggerTimes: Array<[ServiceKey, number[]]> = [], nodeChanged = false): StateChanges {
-  return { ...(keys === 'all' ? {} : { updatedServices: new Set(keys) }), triggerTimes: new Map(triggerTimes), nodeChanged };
+function changed(
+  keys: ServiceKey[] | 'all',
+  triggerTimes: Array<[ServiceKey, number[]]> = [],
+  nodeChanged = false,
+): StateChanges {
+  return {
+    ...(keys === 'all' ? {} : { updatedServices: new Set(keys) }),
+    triggerTimes: new Map(triggerTimes),
+    nodeChanged,
+  };
 }
 
 let running: { loop: SyncLoop; clock: FakeClock } | undefined;
@@ -151,7 +159,17 @@ describe('SyncLoop cadence', () => {
     await h.clock.tick(100);
     const latest = aNodeLocalState([aLocalService('a'), aLocalService('b')]);
     h.loop.offer(aNodeLocalState([aLocalService('a')]), changed([a], [[a, [10]]]), 2);
-    h.loop.offer(latest, changed([b], [[a, [11]], [b, [12]]]), 3);
+    h.loop.offer(
+      latest,
+      changed(
+        [b],
+        [
+          [a, [11]],
+          [b, [12]],
+        ],
+      ),
+      3,
+    );
     await h.clock.tick(10_000);
     expect(h.summary()).toEqual([
       { at: 0, full: true, revision: 1 },
@@ -269,7 +287,11 @@ describe('SyncLoop failures', () => {
     h.loop.offer(aNodeLocalState(), changed([b]), 3);
     await h.clock.tick(0);
     const third = h.backend.requests[2]!;
-    expect({ full: third.full, revision: third.revision, at: third.at }).toEqual({ full: true, revision: 3, at: MIN + 5_000 });
+    expect({ full: third.full, revision: third.revision, at: third.at }).toEqual({
+      full: true,
+      revision: 3,
+      at: MIN + 5_000,
+    });
     expect([...third.changes.updatedServices!].sort()).toEqual([a, b]);
   });
 });
@@ -295,10 +317,14 @@ describe('SyncLoop metrics and health', () => {
   it('sets the last queued time at start and on every offer', async () => {
     const h = await setup();
     const startedAt = h.clock.now() / 1000;
-    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(startedAt);
+    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(
+      startedAt,
+    );
     await h.clock.tick(7_000);
     h.loop.offer(aNodeLocalState(), changed([a]), 1);
-    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(startedAt + 7);
+    expect(await h.series('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}')).toBe(
+      startedAt + 7,
+    );
   });
 
   it('sets the no-local-endpoints gauges from the synced state', async () => {
@@ -310,20 +336,37 @@ describe('SyncLoop metrics and health', () => {
     });
     h.loop.offer(aNodeLocalState([dropped]), changed([a]), 1);
     await h.clock.tick(0);
-    expect(await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv4"}')).toBe(1);
-    expect(await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="external",ip_family="IPv4"}')).toBe(1);
+    expect(
+      await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv4"}'),
+    ).toBe(1);
+    expect(
+      await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="external",ip_family="IPv4"}'),
+    ).toBe(1);
   });
 
   it('observes one programming latency sample per trigger time, only after success', async () => {
     const h = await setup();
     h.backend.syncMs = 250;
     const now = h.clock.now();
-    h.loop.offer(aNodeLocalState(), changed([a, b], [[a, [now - 1_000, now - 500]], [b, [now]]]), 1);
+    h.loop.offer(
+      aNodeLocalState(),
+      changed(
+        [a, b],
+        [
+          [a, [now - 1_000, now - 500]],
+          [b, [now]],
+        ],
+      ),
+      1,
+    );
     await h.clock.tick(0);
     expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBeUndefined();
     await h.clock.tick(250);
     expect(await h.series('kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}')).toBe(3);
-    expect(await h.series('kubeproxy_network_programming_duration_seconds_sum{ip_family="IPv4"}')).toBeCloseTo(1.25 + 0.75 + 0.25, 9);
+    expect(await h.series('kubeproxy_network_programming_duration_seconds_sum{ip_family="IPv4"}')).toBeCloseTo(
+      1.25 + 0.75 + 0.25,
+      9,
+    );
     expect(await h.series('kubeproxy_network_programming_duration_seconds_bucket{le="0.25",ip_family="IPv4"}')).toBe(1);
   });
 
@@ -331,7 +374,12 @@ describe('SyncLoop metrics and health', () => {
     const h = await setup(['IPv4', 'IPv6']);
     h.backend.syncMs = 30;
     const v4 = aLocalService('a');
-    const dual = aLocalService('b', { families: { ...v4.families, IPv6: { clusterIP: '2001:db8::1', externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] } } });
+    const dual = aLocalService('b', {
+      families: {
+        ...v4.families,
+        IPv6: { clusterIP: '2001:db8::1', externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] },
+      },
+    });
     h.loop.offer(aNodeLocalState([v4, dual]), changed('all'), 1); // the first, full state: no change to time
     await h.clock.tick(30);
     await h.clock.tick(MIN);
@@ -355,7 +403,10 @@ describe('SyncLoop metrics and health', () => {
     expect(await h.series(`kpng_network_programming_from_event_seconds_count${l('IPv4')}`)).toBe(3);
     // Revision 3: offered at sync start, applied 30 ms later; revision 4: offered 10 ms in, waited
     // for the first sync to end (20 ms; the runner's burst lets it run at once), then its own 30 ms.
-    expect(await h.series(`kpng_network_programming_from_event_seconds_sum${l('IPv6')}`)).toBeCloseTo(0.03 + (20 + 30) / 1000, 9);
+    expect(await h.series(`kpng_network_programming_from_event_seconds_sum${l('IPv6')}`)).toBeCloseTo(
+      0.03 + (20 + 30) / 1000,
+      9,
+    );
     expect(await h.series(`kpng_network_programming_from_event_seconds_bucket{le="0.03",ip_family="IPv6"}`)).toBe(1);
   });
 
@@ -369,7 +420,9 @@ describe('SyncLoop metrics and health', () => {
     expect(await h.series('kpng_network_programming_from_event_seconds_count{ip_family="IPv4"}')).toBeUndefined();
     await h.clock.tick(SYNC_PERIOD);
     expect(await h.series('kpng_network_programming_from_event_seconds_count{ip_family="IPv4"}')).toBe(1);
-    expect(await h.series('kpng_network_programming_from_event_seconds_sum{ip_family="IPv4"}')).toBe(SYNC_PERIOD / 1000);
+    expect(await h.series('kpng_network_programming_from_event_seconds_sum{ip_family="IPv4"}')).toBe(
+      SYNC_PERIOD / 1000,
+    );
   });
 
   it('turns unhealthy while a sync hangs past 2 x syncPeriod, and healthy again once it lands', async () => {
@@ -428,9 +481,21 @@ describe('SyncLoop families: only those the node has', () => {
   it('a dual-stack node observes a single-stack Service in its family only, a dual-stack one in both', async () => {
     const h = await setup(['IPv4', 'IPv6']);
     const fam = { externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] };
-    const dual = aLocalService('b', { families: { IPv4: { clusterIP: '198.19.0.2', ...fam }, IPv6: { clusterIP: '2001:db8::2', ...fam } } });
+    const dual = aLocalService('b', {
+      families: { IPv4: { clusterIP: '198.19.0.2', ...fam }, IPv6: { clusterIP: '2001:db8::2', ...fam } },
+    });
     const t = h.clock.now() - 100;
-    h.loop.offer(onNode(['198.18.0.10', '2001:db8::10'], [aLocalService('a'), dual]), changed([a, b], [[a, [t]], [b, [t]]]), 1);
+    h.loop.offer(
+      onNode(['198.18.0.10', '2001:db8::10'], [aLocalService('a'), dual]),
+      changed(
+        [a, b],
+        [
+          [a, [t]],
+          [b, [t]],
+        ],
+      ),
+      1,
+    );
     await h.clock.tick(0);
     expect(await h.series(count('IPv4'))).toBe(2);
     expect(await h.series(count('IPv6'))).toBe(1);

@@ -13,7 +13,13 @@ import { SyncRunner } from './runner.js';
 /** The metrics the sync loop records (`CoreMetrics` fits). */
 export type SyncMetrics = Pick<
   CoreMetrics,
-  'syncQueued' | 'syncSucceeded' | 'syncAttemptFailed' | 'programmingLatency' | 'programmingFromEvent' | 'noLocalEndpoints' | 'syncFailed'
+  | 'syncQueued'
+  | 'syncSucceeded'
+  | 'syncAttemptFailed'
+  | 'programmingLatency'
+  | 'programmingFromEvent'
+  | 'noLocalEndpoints'
+  | 'syncFailed'
 >;
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */

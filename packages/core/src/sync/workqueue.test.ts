@@ -76,7 +76,10 @@ describe('WorkQueue', () => {
       for (let item = await q.get(); item !== undefined; item = await q.get()) {
         inFlight.set(item, (inFlight.get(item) ?? 0) + 1);
         maxConcurrentPerKey = Math.max(maxConcurrentPerKey, inFlight.get(item)!);
-        maxConcurrentOverall = Math.max(maxConcurrentOverall, [...inFlight.values()].reduce((a, b) => a + b, 0));
+        maxConcurrentOverall = Math.max(
+          maxConcurrentOverall,
+          [...inFlight.values()].reduce((a, b) => a + b, 0),
+        );
         processedAfterLastAdd.add(item);
         for (let i = Math.floor(random() * 5); i >= 0; i--) await Promise.resolve();
         inFlight.set(item, inFlight.get(item)! - 1);

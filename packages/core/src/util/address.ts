@@ -6,7 +6,10 @@ export type ListenAddress =
 export function parseListenAddress(text: string): ListenAddress {
   if (text.startsWith('unix://')) {
     const path = text.slice('unix://'.length);
-    if (!path.startsWith('/')) throw new Error(`invalid address ${JSON.stringify(text)}: unix socket path must be absolute (unix:///run/kpng/kpng.sock)`);
+    if (!path.startsWith('/'))
+      throw new Error(
+        `invalid address ${JSON.stringify(text)}: unix socket path must be absolute (unix:///run/kpng/kpng.sock)`,
+      );
     return { kind: 'unix', path };
   }
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]*)):(\d{1,5})$/.exec(text);
@@ -22,5 +25,9 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export function formatListenAddress(a: ListenAddress): string {
-  return a.kind === 'unix' ? `unix://${a.path}` : a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+  return a.kind === 'unix'
+    ? `unix://${a.path}`
+    : a.host.includes(':')
+      ? `[${a.host}]:${a.port}`
+      : `${a.host}:${a.port}`;
 }

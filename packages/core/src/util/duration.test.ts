@@ -17,6 +17,13 @@ describe('parseDurationMs', () => {
   });
 
   it('formats back to the largest whole unit', () => {
-    expect([0, 500, 1000, 90_000, 120_000, 3_600_000].map(formatDurationMs)).toEqual(['0s', '500ms', '1s', '90s', '2m', '1h']);
+    expect([0, 500, 1000, 90_000, 120_000, 3_600_000].map(formatDurationMs)).toEqual([
+      '0s',
+      '500ms',
+      '1s',
+      '90s',
+      '2m',
+      '1h',
+    ]);
   });
 });

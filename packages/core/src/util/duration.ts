@@ -5,7 +5,7 @@
 const UNITS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3,
+  µs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -24,7 +24,9 @@ export function parseDurationMs(text: string): number {
     matched = re.lastIndex;
   }
   if (s.length === 0 || matched !== s.length) {
-    throw new Error(`invalid duration ${JSON.stringify(text)}: expected a number with a unit (ns, us, ms, s, m, h), e.g. "1s" or "1m30s"`);
+    throw new Error(
+      `invalid duration ${JSON.stringify(text)}: expected a number with a unit (ns, us, ms, s, m, h), e.g. "1s" or "1m30s"`,
+    );
   }
   return total;
 }

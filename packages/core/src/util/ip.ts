@@ -105,7 +105,7 @@ function formatIPv6(bytes: readonly number[]): string {
   // RFC 5952 4.2: compress the longest run of zero groups (the first on a tie), never a single one.
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

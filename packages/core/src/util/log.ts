@@ -37,7 +37,7 @@ function render(level: string, msg: string, fields: LogFields): string {
     return `${level[0]!.toUpperCase()} ${new Date().toISOString()} ${msg}${kv ? ' ' + kv : ''}`;
   }
   return JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }, (_k, v: unknown) =>
-    v instanceof Error ? { message: v.message, ...(('code' in v) ? { code: v.code } : {}) } : v,
+    v instanceof Error ? { message: v.message, ...('code' in v ? { code: v.code } : {}) } : v,
   );
 }
 

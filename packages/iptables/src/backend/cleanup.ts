@@ -30,11 +30,18 @@ export async function cleanupFamily(client: IptablesClient, family: IPFamily): P
         const [, from, ...args] = splitRule(line);
         const j = args.indexOf('-j');
         const target = j < 0 ? undefined : args[j + 1];
-        if (from !== undefined && BUILTIN.has(from) && target !== undefined && owned(target)) await client.deleteRule(family, table, from, args);
+        if (from !== undefined && BUILTIN.has(from) && target !== undefined && owned(target))
+          await client.deleteRule(family, table, from, args);
       }
     }
     if (chains.length === 0) continue;
-    const input = [`*${table}`, ...chains.map((c) => `:${c} - [0:0]`), ...chains.map((c) => `-X ${c}`), 'COMMIT', ''].join('\n');
+    const input = [
+      `*${table}`,
+      ...chains.map((c) => `:${c} - [0:0]`),
+      ...chains.map((c) => `-X ${c}`),
+      'COMMIT',
+      '',
+    ].join('\n');
     await client.restore(family, input);
   }
 }

@@ -78,7 +78,10 @@ export class FamilyProgrammer {
     for (const svc of state.services) {
       const old = this.#cache.get(svc.key);
       const changed = (req.updated?.has(svc.key) ?? true) || old === undefined;
-      const rendered = reuse && old !== undefined && (old.svc === svc || (partial && !changed)) ? old.rendered : renderService(svc, ctx);
+      const rendered =
+        reuse && old !== undefined && (old.svc === svc || (partial && !changed))
+          ? old.rendered
+          : renderService(svc, ctx);
       cache.set(svc.key, { svc, rendered });
       if (rendered.filter.length > 0) filterRules.push(rendered.filter);
       if (rendered.nat.length > 0) natTop.push(rendered.nat);
@@ -93,8 +96,15 @@ export class FamilyProgrammer {
         chainsWritten++;
       }
     }
-    const deleteChains = this.#stale(applied, partial ? req.updated : undefined, req.saved === undefined ? [] : savedServiceChains(req.saved.nat));
-    const missing = req.saved === undefined ? [] : missingJumps(jumpRules(ctx), { nat: savedRules(req.saved.nat), filter: savedRules(req.saved.filter) });
+    const deleteChains = this.#stale(
+      applied,
+      partial ? req.updated : undefined,
+      req.saved === undefined ? [] : savedServiceChains(req.saved.nat),
+    );
+    const missing =
+      req.saved === undefined
+        ? []
+        : missingJumps(jumpRules(ctx), { nat: savedRules(req.saved.nat), filter: savedRules(req.saved.filter) });
     const filterStatic = filterStaticRules(ctx);
     const natStatic = natStaticRules(ctx, state.node);
     const written = writeRestore({
@@ -126,7 +136,11 @@ export class FamilyProgrammer {
   }
 
   /** Chains to delete: applied (or found) per-service chains no Service wants any more. */
-  #stale(wanted: ReadonlyMap<ServiceKey, readonly string[]>, updated: ReadonlySet<ServiceKey> | undefined, existing: readonly string[]): string[] {
+  #stale(
+    wanted: ReadonlyMap<ServiceKey, readonly string[]>,
+    updated: ReadonlySet<ServiceKey> | undefined,
+    existing: readonly string[],
+  ): string[] {
     const keys = updated ?? new Set([...this.#applied.keys()]);
     const keep = new Set<string>();
     for (const key of updated ?? wanted.keys()) for (const name of wanted.get(key) ?? []) keep.add(name);
@@ -140,7 +154,8 @@ export class FamilyProgrammer {
 
 function endpointCount(state: NodeLocalState, family: IPFamily): number {
   let count = 0;
-  for (const svc of state.services) for (const port of svc.ports) count += port.endpoints[family]?.allReachable.length ?? 0;
+  for (const svc of state.services)
+    for (const port of svc.ports) count += port.endpoints[family]?.allReachable.length ?? 0;
   return count;
 }
 

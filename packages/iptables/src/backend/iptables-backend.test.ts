@@ -1,26 +1,47 @@
-import { allFeatures, clusterIPs, fullSyncRequest, nodeState, on, partialSyncRequest, RecordingLogger, type ServiceFixture } from '@kpng/core/testing';
+import {
+  allFeatures,
+  clusterIPs,
+  fullSyncRequest,
+  nodeState,
+  on,
+  partialSyncRequest,
+  RecordingLogger,
+  type ServiceFixture,
+} from '@kpng/core/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeIptables } from '../iptables/fake/fake-iptables.js';
 import { servicePortChains } from '../render/names.js';
 import { IptablesBackend } from './iptables-backend.js';
 
-
 const full = fullSyncRequest;
 const partial = partialSyncRequest;
 
-function setup(options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {}) {
+function setup(
+  options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {},
+) {
   const fake = new FakeIptables({ flavour: options.flavour ?? 'legacy' });
   const log = new RecordingLogger();
   const registry = new Registry();
-  const backend = new IptablesBackend({ execer: fake, conntrack: false, metrics: registry, log, families: options.families ?? ['IPv4'], ...(options.now ? { now: options.now } : {}), ...(options.ruleLimit ? { nftFlavourRuleLimit: options.ruleLimit } : {}) });
+  const backend = new IptablesBackend({
+    execer: fake,
+    conntrack: false,
+    metrics: registry,
+    log,
+    families: options.families ?? ['IPv4'],
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.ruleLimit ? { nftFlavourRuleLimit: options.ruleLimit } : {}),
+  });
   return { fake, registry, backend, log };
 }
 
 /** The chains a restore input declares, in the nat table. */
 function declaredNat(input: string): string[] {
   const nat = input.slice(input.indexOf('*nat'), input.indexOf('COMMIT', input.indexOf('*nat')));
-  return nat.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] as string);
+  return nat
+    .split('\n')
+    .filter((l) => l.startsWith(':'))
+    .map((l) => l.slice(1).split(' ')[0] as string);
 }
 
 const web = servicePortChains('default/web', { protocol: 'TCP' } as never);
@@ -38,7 +59,9 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(restores).toHaveLength(1);
     expect(restores[0]?.noflush).toBe(true);
     expect(restores[0]?.input).toMatch(/^\*mangle\n:KUBE-PROXY-CANARY - \[0:0\]\nCOMMIT$/m);
-    expect(fake.chain('IPv4', 'nat', 'PREROUTING')).toEqual(['-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES']);
+    expect(fake.chain('IPv4', 'nat', 'PREROUTING')).toEqual([
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    ]);
     expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
     expect(fake.chain('IPv4', 'nat', web.cluster)).toHaveLength(2);
   });
@@ -46,14 +69,19 @@ describe('IptablesBackend over the fake iptables', () => {
   it('a restarted backend sweeps chains it no longer wants and does not duplicate jumps', async () => {
     const { fake, backend } = setup();
     await backend.sync(full(nodeState(allFeatures())));
-    const again = new IptablesBackend({ execer: fake, conntrack: false, log: new RecordingLogger(), families: ['IPv4'] });
+    const again = new IptablesBackend({
+      execer: fake,
+      conntrack: false,
+      log: new RecordingLogger(),
+      families: ['IPv4'],
+    });
     await again.sync(full(nodeState(allFeatures().filter((s) => s.name !== 'web'))));
     expect(fake.chain('IPv4', 'nat', web.cluster)).toBeUndefined();
     expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
     expect(fake.chain('IPv4', 'nat', 'OUTPUT')).toHaveLength(1);
   });
 
-  it('a partial sync writes the top-level chains and only the changed Service\'s chains', async () => {
+  it("a partial sync writes the top-level chains and only the changed Service's chains", async () => {
     const { fake, backend } = setup();
     await backend.sync(full(nodeState(services(['a', 'c']))));
     await backend.sync(partial(nodeState(services(['a', 'c', 'd'])), ['web'], 2));
@@ -61,7 +89,9 @@ describe('IptablesBackend over the fake iptables', () => {
     const perService = declaredNat(input).filter((c) => /^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(c));
     expect(perService.filter((c) => c.startsWith('KUBE-SEP-'))).toHaveLength(3);
     expect(perService.filter((c) => !c.startsWith('KUBE-SEP-')).sort()).toEqual([web.external, web.cluster].sort());
-    expect(declaredNat(input)).toEqual(expect.arrayContaining(['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']));
+    expect(declaredNat(input)).toEqual(
+      expect.arrayContaining(['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']),
+    );
     expect(input).not.toMatch(/CANARY/);
     expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(3);
   });
@@ -84,7 +114,9 @@ describe('IptablesBackend over the fake iptables', () => {
     await backend.sync(full(nodeState(services(['a', 'c']))));
     const rulesBefore = fake.save('IPv4');
     fake.failNextRestore('iptables-restore: line 7 failed');
-    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
+    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toMatchObject({
+      code: 'SYNC_FAILED',
+    });
     expect(fake.save('IPv4')).toBe(rulesBefore);
     const metrics = await registry.metrics();
     expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_iptables_restore_failures_total\{ip_family="IPv4"\} 1/);
@@ -106,7 +138,9 @@ describe('IptablesBackend over the fake iptables', () => {
     fake.removeChain('IPv4', 'nat', dns.cluster);
     const natDamaged = fake.save('IPv4', 'nat');
     expect(natDamaged).not.toBe(natBefore);
-    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toThrow(/Couldn't load target `KUBE-SVC-/);
+    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toThrow(
+      /Couldn't load target `KUBE-SVC-/,
+    );
     expect(fake.save('IPv4', 'nat')).toBe(natDamaged);
     await backend.sync(partial(nodeState(services(['b'])), ['web'], 3));
     expect(fake.chain('IPv4', 'nat', dns.cluster)?.length).toBeGreaterThan(0);
@@ -135,7 +169,9 @@ describe('IptablesBackend over the fake iptables', () => {
     const metrics = await registry.metrics();
     const value = (name: string, table: string): number =>
       Number(new RegExp(`${name}\\{table="${table}",ip_family="IPv4"\\} (\\d+)`).exec(metrics)?.[1]);
-    expect(value('kubeproxy_sync_proxy_rules_iptables_last', 'nat')).toBeLessThan(value('kubeproxy_sync_proxy_rules_iptables_total', 'nat'));
+    expect(value('kubeproxy_sync_proxy_rules_iptables_last', 'nat')).toBeLessThan(
+      value('kubeproxy_sync_proxy_rules_iptables_total', 'nat'),
+    );
     expect(value('kubeproxy_sync_proxy_rules_iptables_total', 'filter')).toBeGreaterThan(0);
   });
 
@@ -167,7 +203,9 @@ describe('IptablesBackend over the fake iptables', () => {
       await backend.sync(full(nodeState(big)));
       await backend.sync(full(nodeState(big), 2));
       const warnings = log.at('warn').map((r) => r.msg);
-      expect(warnings).toEqual(flavour === 'nft' ? [expect.stringMatching(/nf_tables flavour .* use the nft backend/)] : []);
+      expect(warnings).toEqual(
+        flavour === 'nft' ? [expect.stringMatching(/nf_tables flavour .* use the nft backend/)] : [],
+      );
     }
     const { backend, log } = setup({ flavour: 'nft' });
     await backend.sync(full(nodeState(allFeatures())));

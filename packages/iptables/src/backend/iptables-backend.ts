@@ -52,14 +52,20 @@ export class IptablesBackend implements Backend {
     this.config = resolveConfig(options);
     this.families = this.config.families;
     const execer = options.execer ?? processExecer;
-    this.client = new IptablesClient({ execer, flavour: this.config.flavour, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+    this.client = new IptablesClient({
+      execer,
+      flavour: this.config.flavour,
+      ...(options.netns === undefined ? {} : { netns: options.netns }),
+    });
     this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
     const metrics = options.metrics;
-    this.#metrics = metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createIptablesMetrics(metrics) : metrics;
+    this.#metrics =
+      metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createIptablesMetrics(metrics) : metrics;
     this.#conntrack =
       options.conntrack === false
         ? undefined
-        : options.conntrack ?? new ConntrackTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+        : (options.conntrack ??
+          new ConntrackTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) }));
     this.#log = options.log ?? defaultLog.with({ backend: 'iptables' });
     this.#canaryInterval = options.canaryIntervalMs ?? 30_000;
     this.#now = options.now ?? Date.now;
@@ -89,19 +95,32 @@ export class IptablesBackend implements Backend {
         programmer.reset();
       }
       const fresh = !programmer.knowsKernel;
-      const saved = fresh ? { nat: await this.client.save(family, 'nat'), filter: await this.client.save(family, 'filter') } : undefined;
-      const plan = programmer.plan({ state: req.state, updated: fresh ? undefined : updated, ...(saved === undefined ? {} : { saved }) });
+      const saved = fresh
+        ? { nat: await this.client.save(family, 'nat'), filter: await this.client.save(family, 'filter') }
+        : undefined;
+      const plan = programmer.plan({
+        state: req.state,
+        updated: fresh ? undefined : updated,
+        ...(saved === undefined ? {} : { saved }),
+      });
       try {
         await this.client.restore(family, plan.text);
       } catch (e) {
         programmer.reset();
         this.#metrics.restoreFailed(family, plan.partial);
-        this.#log.error('iptables-restore failed; rules not committed stay as they were and the next sync is a full one', {
-          family,
-          partial: plan.partial,
-          error: e instanceof Error ? e.message : String(e),
-        });
-        throw new KpngError(ErrorCodes.SyncFailed, `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        this.#log.error(
+          'iptables-restore failed; rules not committed stay as they were and the next sync is a full one',
+          {
+            family,
+            partial: plan.partial,
+            error: e instanceof Error ? e.message : String(e),
+          },
+        );
+        throw new KpngError(
+          ErrorCodes.SyncFailed,
+          `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
       }
       plan.commit();
       plans.push(plan);
@@ -131,7 +150,10 @@ export class IptablesBackend implements Backend {
   async #detect(): Promise<void> {
     if (this.#detected !== undefined) return;
     this.#detected = await this.client.detectFlavour();
-    this.#log.info('iptables detected', { flavour: this.#detected.flavour ?? 'unknown', version: this.#detected.version });
+    this.#log.info('iptables detected', {
+      flavour: this.#detected.flavour ?? 'unknown',
+      version: this.#detected.version,
+    });
   }
 
   /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, after the first restore). */
@@ -139,7 +161,8 @@ export class IptablesBackend implements Backend {
     const ctx = renderContext(this.config, programmer.family, req.state.node, 0);
     if (localhostNodePorts(ctx) && !this.#localnetSet) {
       const result = await this.client.run(['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
-      if (result.exitCode !== 0) this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
+      if (result.exitCode !== 0)
+        this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
       this.#localnetSet = result.exitCode === 0;
     }
   }
@@ -156,16 +179,21 @@ export class IptablesBackend implements Backend {
   async #cleanConntrack(req: SyncRequest, updated: ReadonlySet<ServiceKey> | undefined): Promise<void> {
     const cleaner = this.#conntrack;
     if (cleaner === undefined) return;
-    const services = updated === undefined
-      ? req.state.services
-      : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
+    const services =
+      updated === undefined
+        ? req.state.services
+        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
     if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
     for (const family of this.families) {
       const started = performance.now();
       try {
         const nodeIPs = new Set(req.state.node.addresses);
         // NodePort flows: any local address (upstream's default match-all); loopback too for localhost NodePorts.
-        const deleted = await cleaner.clean({ family, services, isNodePortAddress: (ip) => nodeIPs.has(ip) || ip === '127.0.0.1' });
+        const deleted = await cleaner.clean({
+          family,
+          services,
+          isNodePortAddress: (ip) => nodeIPs.has(ip) || ip === '127.0.0.1',
+        });
         this.#metrics.conntrackCleaned(family, deleted, (performance.now() - started) / 1000);
       } catch (e) {
         // The rules are in place; a leftover flow only delays the switch to a new endpoint.

@@ -9,7 +9,11 @@ export interface IptablesMetrics {
   /** An iptables-restore run failed (partial: it was a partial sync; the next one is full). */
   restoreFailed(family: IPFamily, partial: boolean): void;
   /** Rules written by the last sync, and rules owned after it, per table. */
-  rules(family: IPFamily, written: Readonly<Record<'filter' | 'nat', number>>, total: Readonly<Record<'filter' | 'nat', number>>): void;
+  rules(
+    family: IPFamily,
+    written: Readonly<Record<'filter' | 'nat', number>>,
+    total: Readonly<Record<'filter' | 'nat', number>>,
+  ): void;
   /** Stale UDP conntrack entries removed after a sync. */
   conntrackCleaned(family: IPFamily, deleted: number, seconds: number): void;
 }
@@ -20,30 +24,38 @@ export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, con
 export function createIptablesMetrics(registry: Registry): IptablesMetrics {
   const registers = [registry];
   const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
-  const failures = existing<Counter>('kubeproxy_sync_proxy_rules_iptables_restore_failures_total') ?? new Counter({
-    name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-    help: 'Cumulative proxy iptables restore failures',
-    labelNames: ['ip_family'],
-    registers,
-  });
-  const partialFailures = existing<Counter>('kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total') ?? new Counter({
-    name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
-    help: 'Cumulative proxy iptables partial restore failures',
-    labelNames: ['ip_family'],
-    registers,
-  });
-  const total = existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_total') ?? new Gauge({
-    name: 'kubeproxy_sync_proxy_rules_iptables_total',
-    help: 'Total number of iptables rules owned by kube-proxy',
-    labelNames: ['table', 'ip_family'],
-    registers,
-  });
-  const last = existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_last') ?? new Gauge({
-    name: 'kubeproxy_sync_proxy_rules_iptables_last',
-    help: 'Number of iptables rules written by kube-proxy in last sync',
-    labelNames: ['table', 'ip_family'],
-    registers,
-  });
+  const failures =
+    existing<Counter>('kubeproxy_sync_proxy_rules_iptables_restore_failures_total') ??
+    new Counter({
+      name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+      help: 'Cumulative proxy iptables restore failures',
+      labelNames: ['ip_family'],
+      registers,
+    });
+  const partialFailures =
+    existing<Counter>('kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total') ??
+    new Counter({
+      name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+      help: 'Cumulative proxy iptables partial restore failures',
+      labelNames: ['ip_family'],
+      registers,
+    });
+  const total =
+    existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_total') ??
+    new Gauge({
+      name: 'kubeproxy_sync_proxy_rules_iptables_total',
+      help: 'Total number of iptables rules owned by kube-proxy',
+      labelNames: ['table', 'ip_family'],
+      registers,
+    });
+  const last =
+    existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_last') ??
+    new Gauge({
+      name: 'kubeproxy_sync_proxy_rules_iptables_last',
+      help: 'Number of iptables rules written by kube-proxy in last sync',
+      labelNames: ['table', 'ip_family'],
+      registers,
+    });
   const conntrack = createConntrackMetrics(registry);
   return {
     conntrackCleaned: conntrack,

@@ -6,9 +6,15 @@
  */
 export const NFT_FLAVOUR_RULE_LIMIT = 20_000;
 
-export function nftFlavourWarning(flavour: string | undefined, natRules: number, limit = NFT_FLAVOUR_RULE_LIMIT): string | undefined {
+export function nftFlavourWarning(
+  flavour: string | undefined,
+  natRules: number,
+  limit = NFT_FLAVOUR_RULE_LIMIT,
+): string | undefined {
   if (flavour !== 'nft' || natRules <= limit) return undefined;
-  return `iptables is the nf_tables flavour and this node's ruleset has ${natRules} nat rules: ` +
+  return (
+    `iptables is the nf_tables flavour and this node's ruleset has ${natRules} nat rules: ` +
     'iptables-nft restores of kube-proxy-shaped rulesets take seconds at 1,000 Services and do not finish at 10,000; ' +
-    'use the nft backend (kpng-nft, --proxy-mode nftables) or iptables-legacy';
+    'use the nft backend (kpng-nft, --proxy-mode nftables) or iptables-legacy'
+  );
 }

@@ -3,7 +3,15 @@
  * and (with kube-proxy's own flags mapped onto the same options) the compat kube-proxy. Flags are
  * named as kube-proxy names them where one exists. `parseFlags` is pure: values in, config out.
  */
-import { csvFlag, defineBackend, LOCAL_DETECTOR_FLAGS, parseLocalDetector, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
+import {
+  csvFlag,
+  defineBackend,
+  LOCAL_DETECTOR_FLAGS,
+  parseLocalDetector,
+  UsageError,
+  type FlagValues,
+  type IPFamily,
+} from '@kpng/core';
 import { IptablesBackend } from '../backend/iptables-backend.js';
 import { resolveConfig, type IptablesConfig, type IptablesFlavour } from '../render/config.js';
 
@@ -22,7 +30,8 @@ export function parseIptablesFlags(values: FlagValues): IptablesConfig {
   const families = csvFlag(text(values, 'ip-families'));
   if (families.some((f) => f !== 'IPv4' && f !== 'IPv6')) throw new UsageError('--ip-families takes IPv4, IPv6');
   const flavour = text(values, 'iptables-flavour') ?? 'auto';
-  if (!['auto', 'legacy', 'nft'].includes(flavour)) throw new UsageError('--iptables-flavour takes auto, legacy or nft');
+  if (!['auto', 'legacy', 'nft'].includes(flavour))
+    throw new UsageError('--iptables-flavour takes auto, legacy or nft');
   const rawBit = text(values, 'masquerade-bit');
   try {
     return resolveConfig({
@@ -46,15 +55,34 @@ export const backend = defineBackend<IptablesConfig>({
   proxyMode: 'iptables',
   summary: "programs kube-proxy's iptables chains (KUBE-SERVICES, KUBE-SVC-*, ...) with iptables-restore",
   flags: {
-    'nodeport-addresses': { type: 'string', value: 'LIST', help: '"primary" or CIDRs, comma separated', default: 'every local address' },
-    'iptables-localhost-nodeports': { type: 'string', value: 'BOOL', help: 'accept IPv4 NodePorts on 127.0.0.1 (sets route_localnet)', default: 'true' },
+    'nodeport-addresses': {
+      type: 'string',
+      value: 'LIST',
+      help: '"primary" or CIDRs, comma separated',
+      default: 'every local address',
+    },
+    'iptables-localhost-nodeports': {
+      type: 'string',
+      value: 'BOOL',
+      help: 'accept IPv4 NodePorts on 127.0.0.1 (sets route_localnet)',
+      default: 'true',
+    },
     ...LOCAL_DETECTOR_FLAGS,
     'masquerade-all': { type: 'boolean', help: 'masquerade all ClusterIP traffic' },
     'masquerade-bit': { type: 'string', value: 'N', help: 'mark bit for masquerading', default: '14' },
-    'conntrack-tcp-be-liberal': { type: 'boolean', help: 'nf_conntrack_tcp_be_liberal is set: do not drop INVALID packets' },
-    'iptables-flavour': { type: 'string', value: 'FLAVOUR', help: 'auto (the installed iptables), legacy or nft', default: 'auto' },
+    'conntrack-tcp-be-liberal': {
+      type: 'boolean',
+      help: 'nf_conntrack_tcp_be_liberal is set: do not drop INVALID packets',
+    },
+    'iptables-flavour': {
+      type: 'string',
+      value: 'FLAVOUR',
+      help: 'auto (the installed iptables), legacy or nft',
+      default: 'auto',
+    },
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6', default: 'both' },
   },
   parseFlags: parseIptablesFlags,
-  create: (config, ctx) => new IptablesBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
+  create: (config, ctx) =>
+    new IptablesBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
 });

@@ -41,12 +41,14 @@ export class IptablesClient {
   async restore(family: IPFamily, input: string, options: { readonly test?: boolean } = {}): Promise<void> {
     const args = ['-w', '5', '--noflush', ...(options.test === true ? ['--test'] : [])];
     const result = await this.#tool(family, 'restore', args, input);
-    if (result.exitCode !== 0) throw new RestoreError(command(family, this.flavour, 'restore'), result.stderr || result.stdout, input);
+    if (result.exitCode !== 0)
+      throw new RestoreError(command(family, this.flavour, 'restore'), result.stderr || result.stdout, input);
   }
 
   async save(family: IPFamily, table: Table): Promise<string> {
     const result = await this.#tool(family, 'save', ['-t', table]);
-    if (result.exitCode !== 0) throw new Error(`${command(family, this.flavour, 'save')} -t ${table} failed: ${result.stderr.trim()}`);
+    if (result.exitCode !== 0)
+      throw new Error(`${command(family, this.flavour, 'save')} -t ${table} failed: ${result.stderr.trim()}`);
     return result.stdout;
   }
 
@@ -65,7 +67,8 @@ export class IptablesClient {
   async detectFlavour(): Promise<{ readonly flavour: 'legacy' | 'nft' | undefined; readonly version: string }> {
     const result = await this.#tool('IPv4', 'iptables', ['--version']);
     const version = result.stdout.trim();
-    if (result.exitCode !== 0) throw new Error(`${command('IPv4', this.flavour, 'iptables')} --version failed: ${result.stderr.trim()}`);
+    if (result.exitCode !== 0)
+      throw new Error(`${command('IPv4', this.flavour, 'iptables')} --version failed: ${result.stderr.trim()}`);
     return { flavour: this.flavour === 'auto' ? flavourOf(version) : this.flavour, version };
   }
 }

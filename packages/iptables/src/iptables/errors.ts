@@ -10,7 +10,9 @@ export class RestoreError extends Error {
   constructor(command: string, stderr: string, input: string) {
     const line = failedLine(stderr);
     const lineText = line === undefined ? undefined : input.split('\n')[line - 1];
-    super(`${command} failed: ${stderr.trim().split('\n')[0] ?? ''}${lineText === undefined ? '' : ` (line ${line}: ${lineText})`}`);
+    super(
+      `${command} failed: ${stderr.trim().split('\n')[0] ?? ''}${lineText === undefined ? '' : ` (line ${line}: ${lineText})`}`,
+    );
     this.name = 'RestoreError';
     this.line = line;
     this.lineText = lineText;

@@ -45,7 +45,12 @@ export function detectorFor(config: IptablesConfig, family: IPFamily, node: Loca
   }
 }
 
-export function renderContext(config: IptablesConfig, family: IPFamily, node: LocalNode, endpointCount: number): RenderContext {
+export function renderContext(
+  config: IptablesConfig,
+  family: IPFamily,
+  node: LocalNode,
+  endpointCount: number,
+): RenderContext {
   return {
     family,
     config,
@@ -58,8 +63,13 @@ export function renderContext(config: IptablesConfig, family: IPFamily, node: Lo
 
 /** Whether per-service chains render identically under both contexts (else a partial sync must go full). */
 export function sameServiceRendering(a: RenderContext, b: RenderContext): boolean {
-  return a.config === b.config && a.family === b.family && a.terse === b.terse &&
-    a.detector?.local === b.detector?.local && a.nodeIPs.join() === b.nodeIPs.join();
+  return (
+    a.config === b.config &&
+    a.family === b.family &&
+    a.terse === b.terse &&
+    a.detector?.local === b.detector?.local &&
+    a.nodeIPs.join() === b.nodeIPs.join()
+  );
 }
 
 /** Whether `ip` is one of the node's addresses inside any of `cidrs`. */

@@ -13,10 +13,32 @@ import { resolveConfig } from './config.js';
 import { renderContext } from './context.js';
 import { renderService } from './service.js';
 
-const OPTION_ARGS = new Set(['-m', '-p', '-d', '-s', '-i', '-j', '--dport', '--comment', '--name', '--rcheck', '--seconds', '--reap', '--set', '--mode', '--probability', '--to-destination', '--dst-type', '--src-type', '--reject-with']);
+const OPTION_ARGS = new Set([
+  '-m',
+  '-p',
+  '-d',
+  '-s',
+  '-i',
+  '-j',
+  '--dport',
+  '--comment',
+  '--name',
+  '--rcheck',
+  '--seconds',
+  '--reap',
+  '--set',
+  '--mode',
+  '--probability',
+  '--to-destination',
+  '--dst-type',
+  '--src-type',
+  '--reject-with',
+]);
 
 describe('names never inject iptables syntax', () => {
-  const config = resolveConfig({ localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/16', '2001:db8::/32'] } });
+  const config = resolveConfig({
+    localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/16', '2001:db8::/32'] },
+  });
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %i', (seed) => {
     const state = nodeState(fuzzedServices(seed));
     for (const family of ['IPv4', 'IPv6'] as const) {
@@ -34,7 +56,10 @@ describe('names never inject iptables syntax', () => {
               expect(token.length).toBeLessThanOrEqual(200);
             } else if (token.startsWith('-')) {
               // Every option is one the renderer writes, never text from a name.
-              expect(OPTION_ARGS.has(token) || /^-[ADI]$/.test(token) || /^-?\d/.test(token), `${token} in ${line}`).toBe(true);
+              expect(
+                OPTION_ARGS.has(token) || /^-[ADI]$/.test(token) || /^-?\d/.test(token),
+                `${token} in ${line}`,
+              ).toBe(true);
             }
           });
         }
@@ -48,8 +73,18 @@ describe('fuzzed Services load into the in-memory iptables', () => {
   // path in a family without external IPs, so no KUBE-EXT chain may jump to a missing KUBE-SVL.
   it.each([11, 12, 13, 14])('seed %i, both families', async (seed) => {
     const fake = new FakeIptables();
-    const backend = new IptablesBackend({ execer: fake, conntrack: false, log: new RecordingLogger(), localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'] } });
-    await backend.sync({ state: nodeState(fuzzedServices(seed)), changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision: seed });
+    const backend = new IptablesBackend({
+      execer: fake,
+      conntrack: false,
+      log: new RecordingLogger(),
+      localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'] },
+    });
+    await backend.sync({
+      state: nodeState(fuzzedServices(seed)),
+      changes: { triggerTimes: new Map(), nodeChanged: false },
+      full: true,
+      revision: seed,
+    });
     expect(fake.restores.map((r) => r.ok)).toEqual([true, true]);
   });
 });

@@ -8,19 +8,28 @@ import type { JumpRule, Table } from './skeleton.js';
 function tokens(line: string): string[] {
   const out: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push(m[1] !== undefined ? m[1].replace(/\\"/g, '"') : (m[2] as string));
+  for (let m = re.exec(line); m !== null; m = re.exec(line))
+    out.push(m[1] !== undefined ? m[1].replace(/\\"/g, '"') : (m[2] as string));
   return out;
 }
 
 /** `-A CHAIN args...` lines of a dump as token lists. */
 export function savedRules(dump: string): string[][] {
-  return dump.split('\n').filter((line) => line.startsWith('-A ')).map(tokens);
+  return dump
+    .split('\n')
+    .filter((line) => line.startsWith('-A '))
+    .map(tokens);
 }
 
-export function missingJumps(rules: readonly JumpRule[], saved: Readonly<Partial<Record<Table, readonly string[][]>>>): JumpRule[] {
+export function missingJumps(
+  rules: readonly JumpRule[],
+  saved: Readonly<Partial<Record<Table, readonly string[][]>>>,
+): JumpRule[] {
   return rules.filter((rule) => {
     const want = ['-A', rule.from, ...rule.args];
-    return !(saved[rule.table] ?? []).some((have) => have.length === want.length && have.every((t, i) => t === want[i]));
+    return !(saved[rule.table] ?? []).some(
+      (have) => have.length === want.length && have.every((t, i) => t === want[i]),
+    );
   });
 }
 

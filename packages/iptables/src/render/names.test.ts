@@ -2,8 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { LocalEndpoint, LocalServicePort } from '@kpng/core';
 import { endpointChain, SERVICE_CHAIN, servicePortChains } from './names.js';
 
-const port = (protocol: 'TCP' | 'UDP'): LocalServicePort => ({ key: 'x' as never, name: 'p80', protocol, port: 80, nodePort: 0, endpoints: {} });
-const ep = (ip: string, p: number): LocalEndpoint => ({ ip, port: p, ready: true, serving: true, terminating: false, isLocal: false });
+const port = (protocol: 'TCP' | 'UDP'): LocalServicePort => ({
+  key: 'x' as never,
+  name: 'p80',
+  protocol,
+  port: 80,
+  nodePort: 0,
+  endpoints: {},
+});
+const ep = (ip: string, p: number): LocalEndpoint => ({
+  ip,
+  port: p,
+  ready: true,
+  serving: true,
+  terminating: false,
+  isLocal: false,
+});
 
 describe('chain names', () => {
   // Expected values from upstream's pkg/proxy/iptables/proxier_test.go (TestOverallIPTablesRules).

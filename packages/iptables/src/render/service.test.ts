@@ -7,11 +7,19 @@ import { renderContext } from './context.js';
 import { endpointChain, servicePortChains } from './names.js';
 import { renderService } from './service.js';
 
-function render(fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>, config: IptablesConfigInput = {}, family: 'IPv4' | 'IPv6' = 'IPv4'): string[] {
+function render(
+  fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>,
+  config: IptablesConfigInput = {},
+  family: 'IPv4' | 'IPv6' = 'IPv4',
+): string[] {
   const state = nodeState([{ name: 'web', clusterIPs: ['198.19.0.10', '2001:db8:5e::a'], ...fixture }]);
   const ctx = renderContext(resolveConfig(config), family, state.node, 0);
   const out = renderService(state.services[0]!, ctx);
-  return [...out.filter.map((l) => `filter ${l}`), ...out.nat.map((l) => `nat ${l}`), ...[...out.chains.values()].flat().map((l) => `nat ${l}`)];
+  return [
+    ...out.filter.map((l) => `filter ${l}`),
+    ...out.nat.map((l) => `nat ${l}`),
+    ...[...out.chains.values()].flat().map((l) => `nat ${l}`),
+  ];
 }
 
 const C = servicePortChains('default/web', { protocol: 'TCP' } as never);
@@ -23,7 +31,14 @@ const Cpod = '198.18.2.10';
 const DETECT: IptablesConfigInput = { localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/16'] } };
 
 describe('renderService', () => {
-  const cases: { name: string; fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>; config?: IptablesConfigInput; family?: 'IPv4' | 'IPv6'; has: string[]; hasNot?: RegExp[] }[] = [
+  const cases: {
+    name: string;
+    fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>;
+    config?: IptablesConfigInput;
+    family?: 'IPv4' | 'IPv6';
+    has: string[];
+    hasNot?: RegExp[];
+  }[] = [
     {
       name: 'ClusterIP: capture, spread with statistic, hairpin mark and DNAT',
       fixture: { endpoints: on('a', 'c') },
@@ -40,13 +55,17 @@ describe('renderService', () => {
       name: 'a local detector masquerades off-cluster ClusterIP traffic',
       fixture: { endpoints: on('a') },
       config: DETECT,
-      has: [`nat -A ${C.cluster} -m comment --comment "default/web cluster IP" -m tcp -p tcp -d 198.19.0.10 --dport 80 ! -s 198.18.0.0/16 -j KUBE-MARK-MASQ`],
+      has: [
+        `nat -A ${C.cluster} -m comment --comment "default/web cluster IP" -m tcp -p tcp -d 198.19.0.10 --dport 80 ! -s 198.18.0.0/16 -j KUBE-MARK-MASQ`,
+      ],
     },
     {
       name: 'masqueradeAll masquerades all ClusterIP traffic',
       fixture: { endpoints: on('a') },
       config: { masqueradeAll: true },
-      has: [`nat -A ${C.cluster} -m comment --comment "default/web cluster IP" -m tcp -p tcp -d 198.19.0.10 --dport 80 -j KUBE-MARK-MASQ`],
+      has: [
+        `nat -A ${C.cluster} -m comment --comment "default/web cluster IP" -m tcp -p tcp -d 198.19.0.10 --dport 80 -j KUBE-MARK-MASQ`,
+      ],
     },
     {
       name: 'no endpoints: REJECT on every address, no nat rule',
@@ -62,7 +81,9 @@ describe('renderService', () => {
       name: 'IPv6 TCP rejects with a reset',
       fixture: { endpoints: [] },
       family: 'IPv6',
-      has: ['filter -A KUBE-SERVICES -m comment --comment "default/web has no endpoints" -m tcp -p tcp -d 2001:db8:5e::a --dport 80 -j REJECT --reject-with tcp-reset'],
+      has: [
+        'filter -A KUBE-SERVICES -m comment --comment "default/web has no endpoints" -m tcp -p tcp -d 2001:db8:5e::a --dport 80 -j REJECT --reject-with tcp-reset',
+      ],
     },
     {
       name: 'NodePort under Cluster policy: KUBE-EXT marks for masquerade, then the service chain',
@@ -88,7 +109,9 @@ describe('renderService', () => {
     {
       name: 'ITP Local without a local endpoint: ClusterIP dropped',
       fixture: { internalLocal: true, endpoints: on('c') },
-      has: ['filter -A KUBE-SERVICES -m comment --comment "default/web has no local endpoints" -m tcp -p tcp -d 198.19.0.10 --dport 80 -j DROP'],
+      has: [
+        'filter -A KUBE-SERVICES -m comment --comment "default/web has no local endpoints" -m tcp -p tcp -d 198.19.0.10 --dport 80 -j DROP',
+      ],
     },
     {
       name: 'ClientIP affinity: recent checks before spreading, set in the endpoint chain',
@@ -111,7 +134,10 @@ describe('renderService', () => {
       name: 'UDP, IPv6: [ip]:port destinations',
       fixture: { ports: [{ protocol: 'UDP', port: 53 }], endpoints: [{ ip: '2001:db8:1::10' }] },
       family: 'IPv6',
-      has: [`nat -A ${sep('2001:db8:1::10', 8080, 'UDP')} -m comment --comment "default/web" -m udp -p udp -j DNAT --to-destination [2001:db8:1::10]:8080`, `nat -A KUBE-SERVICES -m comment --comment "default/web cluster IP" -m udp -p udp -d 2001:db8:5e::a --dport 53 -j ${U.cluster}`],
+      has: [
+        `nat -A ${sep('2001:db8:1::10', 8080, 'UDP')} -m comment --comment "default/web" -m udp -p udp -j DNAT --to-destination [2001:db8:1::10]:8080`,
+        `nat -A KUBE-SERVICES -m comment --comment "default/web cluster IP" -m udp -p udp -d 2001:db8:5e::a --dport 53 -j ${U.cluster}`,
+      ],
     },
   ];
 

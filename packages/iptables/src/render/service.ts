@@ -69,7 +69,9 @@ function renderPort(
   const usesFirewall = hasEndpoints && lbIPs.length > 0 && ranges.length > 0;
   const lbTarget = usesFirewall ? chains.firewall : chains.external;
   // No endpoints at all: REJECT; endpoints elsewhere but none for this policy: DROP.
-  const [filterTarget, filterComment] = hasEndpoints ? ['DROP', `${name} has no local endpoints`] : [reject(ctx, port), `${name} has no endpoints`];
+  const [filterTarget, filterComment] = hasEndpoints
+    ? ['DROP', `${name} has no local endpoints`]
+    : [reject(ctx, port), `${name} has no endpoints`];
   const refuse = `${comment(filterComment)}`;
 
   // Capture the ClusterIP.
@@ -80,23 +82,30 @@ function renderPort(
   // External IPs, then LB IPs: to KUBE-EXT (or KUBE-FW), else REJECT/DROP in the filter table.
   for (const ip of addresses.externalIPs) {
     const dst = `${match} -d ${ip} --dport ${port.port}`;
-    if (hasEndpoints) out.nat.push(`-A ${CHAIN.services} ${comment(`${name} external IP`)} ${dst} -j ${chains.external}`);
+    if (hasEndpoints)
+      out.nat.push(`-A ${CHAIN.services} ${comment(`${name} external IP`)} ${dst} -j ${chains.external}`);
     if (!hasExternal) out.filter.push(`-A ${CHAIN.externalServices} ${refuse} ${dst} -j ${filterTarget}`);
   }
   for (const ip of lbIPs) {
     const dst = `${match} -d ${ip} --dport ${port.port}`;
     if (hasEndpoints) out.nat.push(`-A ${CHAIN.services} ${comment(`${name} loadbalancer IP`)} ${dst} -j ${lbTarget}`);
-    if (usesFirewall) out.filter.push(`-A ${CHAIN.proxyFirewall} ${comment(`${name} traffic not accepted by ${chains.firewall}`)} ${dst} -j DROP`);
+    if (usesFirewall)
+      out.filter.push(
+        `-A ${CHAIN.proxyFirewall} ${comment(`${name} traffic not accepted by ${chains.firewall}`)} ${dst} -j DROP`,
+      );
   }
   if (!hasExternal) {
     for (const ip of lbIPs) {
-      out.filter.push(`-A ${CHAIN.externalServices} ${refuse} ${match} -d ${ip} --dport ${port.port} -j ${filterTarget}`);
+      out.filter.push(
+        `-A ${CHAIN.externalServices} ${refuse} ${match} -d ${ip} --dport ${port.port} -j ${filterTarget}`,
+      );
     }
   }
 
   // NodePorts (loadBalancerSourceRanges never apply to them).
   if (port.nodePort !== 0) {
-    if (hasEndpoints) out.nat.push(`-A ${CHAIN.nodePorts} ${comment(name)} ${match} --dport ${port.nodePort} -j ${chains.external}`);
+    if (hasEndpoints)
+      out.nat.push(`-A ${CHAIN.nodePorts} ${comment(name)} ${match} --dport ${port.nodePort} -j ${chains.external}`);
     if (!hasExternal) {
       out.filter.push(
         `-A ${CHAIN.externalServices} ${refuse} -m addrtype --dst-type LOCAL ${match} --dport ${port.nodePort} -j ${filterTarget}`,
@@ -113,20 +122,31 @@ function renderPort(
   // Internal traffic: masquerade off-cluster (or all) ClusterIP traffic, in the internal policy chain.
   if (hasInternal) {
     const masq = ctx.config.masqueradeAll ? '' : ctx.detector !== undefined ? ` ${ctx.detector.notLocal}` : undefined;
-    if (masq !== undefined) chain(internalChain).push(`-A ${internalChain} ${comment(`${name} cluster IP`)} ${cip}${masq} -j ${CHAIN.markMasq}`);
+    if (masq !== undefined)
+      chain(internalChain).push(
+        `-A ${internalChain} ${comment(`${name} cluster IP`)} ${cip}${masq} -j ${CHAIN.markMasq}`,
+      );
   }
 
   if (usesExternalChain) {
     const ext = chain(chains.external);
     if (!externalLocal) {
-      ext.push(`-A ${chains.external} ${comment(`masquerade traffic for ${name} external destinations`)} -j ${CHAIN.markMasq}`);
+      ext.push(
+        `-A ${chains.external} ${comment(`masquerade traffic for ${name} external destinations`)} -j ${CHAIN.markMasq}`,
+      );
     } else {
       // Local pods and the node itself bypass the Local policy (as if they went out and back in).
       if (ctx.detector !== undefined) {
-        ext.push(`-A ${chains.external} ${comment(`pod traffic for ${name} external destinations`)} ${ctx.detector.local} -j ${chains.cluster}`);
+        ext.push(
+          `-A ${chains.external} ${comment(`pod traffic for ${name} external destinations`)} ${ctx.detector.local} -j ${chains.cluster}`,
+        );
       }
-      ext.push(`-A ${chains.external} ${comment(`masquerade LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${CHAIN.markMasq}`);
-      ext.push(`-A ${chains.external} ${comment(`route LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.cluster}`);
+      ext.push(
+        `-A ${chains.external} ${comment(`masquerade LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${CHAIN.markMasq}`,
+      );
+      ext.push(
+        `-A ${chains.external} ${comment(`route LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.cluster}`,
+      );
     }
     if (hasExternal) ext.push(`-A ${chains.external} -j ${externalPolicyChain}`);
   }
@@ -150,15 +170,21 @@ function renderPort(
   };
   const spread = (chainName: string, endpoints: readonly LocalEndpoint[]): void => {
     const rules = chain(chainName);
-    const epComment = (ep: LocalEndpoint): string => (ctx.terse ? '' : ` ${comment(`${name} -> ${endpointString(ep)}`)}`);
+    const epComment = (ep: LocalEndpoint): string =>
+      ctx.terse ? '' : ` ${comment(`${name} -> ${endpointString(ep)}`)}`;
     if (affinity !== undefined) {
       for (const ep of endpoints) {
         const sep = sepOf(ep);
-        rules.push(`-A ${chainName}${epComment(ep)} -m recent --name ${sep} --rcheck --seconds ${affinity} --reap -j ${sep}`);
+        rules.push(
+          `-A ${chainName}${epComment(ep)} -m recent --name ${sep} --rcheck --seconds ${affinity} --reap -j ${sep}`,
+        );
       }
     }
     endpoints.forEach((ep, i) => {
-      const pick = i < endpoints.length - 1 ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}` : '';
+      const pick =
+        i < endpoints.length - 1
+          ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}`
+          : '';
       rules.push(`-A ${chainName}${epComment(ep)}${pick} -j ${sepOf(ep)}`);
     });
   };

@@ -49,13 +49,22 @@ export function jumpRules(ctx: RenderContext): JumpRule[] {
     jump('nat', 'POSTROUTING', CHAIN.postrouting, 'kubernetes postrouting rules'),
   ];
   if (localhostNodePorts(ctx)) {
-    rules.push(jump('filter', 'INPUT', CHAIN.firewall, 'kube-proxy firewall rules'), jump('filter', 'OUTPUT', CHAIN.firewall, 'kube-proxy firewall rules'));
+    rules.push(
+      jump('filter', 'INPUT', CHAIN.firewall, 'kube-proxy firewall rules'),
+      jump('filter', 'OUTPUT', CHAIN.firewall, 'kube-proxy firewall rules'),
+    );
   }
   return rules;
 }
 
 export function filterChains(ctx: RenderContext): string[] {
-  const chains: string[] = [CHAIN.services, CHAIN.externalServices, CHAIN.forward, CHAIN.nodePorts, CHAIN.proxyFirewall];
+  const chains: string[] = [
+    CHAIN.services,
+    CHAIN.externalServices,
+    CHAIN.forward,
+    CHAIN.nodePorts,
+    CHAIN.proxyFirewall,
+  ];
   if (localhostNodePorts(ctx)) chains.push(CHAIN.firewall);
   return chains;
 }
@@ -68,7 +77,9 @@ export function filterStaticRules(ctx: RenderContext): string[] {
   const rules: string[] = [];
   if (!ctx.config.conntrackTCPLiberal) rules.push(`-A ${CHAIN.forward} -m conntrack --ctstate INVALID -j DROP`);
   rules.push(`-A ${CHAIN.forward} ${comment('kubernetes forwarding rules')} -m mark --mark ${mark} -j ACCEPT`);
-  rules.push(`-A ${CHAIN.forward} ${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`);
+  rules.push(
+    `-A ${CHAIN.forward} ${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
+  );
   if (localhostNodePorts(ctx)) {
     rules.push(
       `-A ${CHAIN.firewall} ${comment('block incoming localnet connections')} -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`,
@@ -106,9 +117,10 @@ function nodePortRules(ctx: RenderContext, node: LocalNode): string[] {
     return [`${head} -m addrtype --dst-type LOCAL${guard} -j ${CHAIN.nodePorts}`];
   }
   const npa = ctx.config.nodePortAddresses;
-  const addresses = npa === 'primary'
-    ? ctx.nodeIPs.slice(0, 1)
-    : node.addresses.filter((ip) => ipFamilyOf(ip) === ctx.family && npa.some((cidr) => cidrContains(cidr, ip)));
+  const addresses =
+    npa === 'primary'
+      ? ctx.nodeIPs.slice(0, 1)
+      : node.addresses.filter((ip) => ipFamilyOf(ip) === ctx.family && npa.some((cidr) => cidrContains(cidr, ip)));
   if (localhostNodePorts(ctx) && !addresses.includes('127.0.0.1')) addresses.push('127.0.0.1');
   return addresses.map((ip) => `${head} -d ${ip} -j ${CHAIN.nodePorts}`);
 }

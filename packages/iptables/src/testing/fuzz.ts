@@ -5,7 +5,26 @@
  */
 import type { ServiceFixture } from '@kpng/core/testing';
 
-const NASTY = ['"', '\\', '\n', '\r', ' -j ACCEPT', '" -j ACCEPT "', '--comment', ';', '*filter', 'COMMIT', '#', "'", '`', '$(x)', 'é', '\u0000', '\t', ':KUBE-X - [0:0]'];
+const NASTY = [
+  '"',
+  '\\',
+  '\n',
+  '\r',
+  ' -j ACCEPT',
+  '" -j ACCEPT "',
+  '--comment',
+  ';',
+  '*filter',
+  'COMMIT',
+  '#',
+  "'",
+  '`',
+  '$(x)',
+  'é',
+  '\u0000',
+  '\t',
+  ':KUBE-X - [0:0]',
+];
 
 /** A deterministic PRNG (mulberry32), so a failure names a reproducible seed. */
 export function random(seed: number): () => number {
@@ -22,7 +41,8 @@ export function random(seed: number): () => number {
 export function fuzzName(rand: () => number): string {
   let name = '';
   const parts = 1 + Math.floor(rand() * 5);
-  for (let i = 0; i < parts; i++) name += rand() < 0.5 ? NASTY[Math.floor(rand() * NASTY.length)] : String.fromCharCode(33 + Math.floor(rand() * 94));
+  for (let i = 0; i < parts; i++)
+    name += rand() < 0.5 ? NASTY[Math.floor(rand() * NASTY.length)] : String.fromCharCode(33 + Math.floor(rand() * 94));
   return name;
 }
 
@@ -36,10 +56,19 @@ export function fuzzedServices(seed: number, count = 20): ServiceFixture[] {
     externalIPs: [`203.0.113.${100 + i}`],
     loadBalancerIPs: [`203.0.113.${200 + (i % 50)}`],
     sourceRanges: ['203.0.113.0/28'],
-    ports: [{ name: fuzzName(rand), port: 80, nodePort: 30000 + i }, { name: fuzzName(rand), protocol: 'UDP' as const, port: 53 }],
+    ports: [
+      { name: fuzzName(rand), port: 80, nodePort: 30000 + i },
+      { name: fuzzName(rand), protocol: 'UDP' as const, port: 53 },
+    ],
     ...(i % 2 === 0 ? { affinity: 30 } : {}),
     ...(i % 3 === 0 ? { externalLocal: true } : {}),
-    endpoints: i % 5 === 4 ? [] : [{ ip: `198.18.1.${10 + (i % 3)}` }, { ip: `198.18.2.${10 + i}`, node: 'node-b' }, { ip: `2001:db8:1::${i + 16}` }],
+    endpoints:
+      i % 5 === 4
+        ? []
+        : [
+            { ip: `198.18.1.${10 + (i % 3)}` },
+            { ip: `198.18.2.${10 + i}`, node: 'node-b' },
+            { ip: `2001:db8:1::${i + 16}` },
+          ],
   }));
 }
-

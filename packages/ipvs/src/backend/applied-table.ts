@@ -1,5 +1,11 @@
 import type { IpvsKernel } from '../ipvs/seam.js';
-import { type ObservedRealServer, type RealServer, realServerKey, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
+import {
+  type ObservedRealServer,
+  type RealServer,
+  realServerKey,
+  type VirtualServerKey,
+  virtualServerKey,
+} from '../ipvs/types.js';
 import type { AppliedVirtualServer, IpvsOperation } from '../render/diff.js';
 
 type Reals = Map<string, ObservedRealServer | RealServer>;
@@ -15,7 +21,10 @@ export class AppliedTable {
   static read(kernel: IpvsKernel): AppliedTable {
     const table = new AppliedTable();
     for (const vs of kernel.listVirtualServers()) {
-      table.#entries.set(virtualServerKey(vs), { vs, reals: new Map(kernel.listRealServers(vs).map((rs) => [realServerKey(rs), rs])) });
+      table.#entries.set(virtualServerKey(vs), {
+        vs,
+        reals: new Map(kernel.listRealServers(vs).map((rs) => [realServerKey(rs), rs])),
+      });
     }
     return table;
   }
@@ -49,7 +58,10 @@ export class AppliedTable {
       case 'updateRealServer': {
         const reals = this.#entries.get(key)?.reals;
         const previous = reals?.get(realServerKey(operation.rs));
-        reals?.set(realServerKey(operation.rs), previous === undefined ? operation.rs : { ...previous, weight: operation.rs.weight });
+        reals?.set(
+          realServerKey(operation.rs),
+          previous === undefined ? operation.rs : { ...previous, weight: operation.rs.weight },
+        );
         return;
       }
       case 'deleteRealServer':

@@ -24,12 +24,18 @@ export class NodeHost {
   async addresses(): Promise<string[]> {
     const { stdout } = await this.#run(['ip', '-j', 'addr', 'show', 'dev', DUMMY_LINK]);
     const links = JSON.parse(stdout || '[]') as { addr_info?: { local?: string; scope?: string }[] }[];
-    return links.flatMap((l) => l.addr_info ?? []).filter((a) => a.scope !== 'link').flatMap((a) => (a.local === undefined ? [] : [a.local]));
+    return links
+      .flatMap((l) => l.addr_info ?? [])
+      .filter((a) => a.scope !== 'link')
+      .flatMap((a) => (a.local === undefined ? [] : [a.local]));
   }
 
   /** Adds and removes addresses in one `ip -batch` process. */
   async changeAddresses(add: readonly string[], remove: readonly string[]): Promise<void> {
-    const line = (verb: string, ip: string): string => (ip.includes(':') ? `addr ${verb} ${ip}/128 dev ${DUMMY_LINK}${verb === 'add' ? ' nodad' : ''}` : `addr ${verb} ${ip}/32 dev ${DUMMY_LINK}`);
+    const line = (verb: string, ip: string): string =>
+      ip.includes(':')
+        ? `addr ${verb} ${ip}/128 dev ${DUMMY_LINK}${verb === 'add' ? ' nodad' : ''}`
+        : `addr ${verb} ${ip}/32 dev ${DUMMY_LINK}`;
     const commands = [...add.map((ip) => line('add', ip)), ...remove.map((ip) => line('del', ip))];
     if (commands.length > 0) await this.#run(['ip', '-batch', '-'], `${commands.join('\n')}\n`);
   }
@@ -58,7 +64,8 @@ export class NodeHost {
   async #run(argv: readonly string[], stdin = '', check = true): Promise<{ exitCode: number; stdout: string }> {
     const full = [...this.#prefix, ...argv];
     const result = await this.#execer.run(full, stdin);
-    if (check && result.exitCode !== 0) throw new Error(`${full.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim()}`);
+    if (check && result.exitCode !== 0)
+      throw new Error(`${full.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim()}`);
     return result;
   }
 }

@@ -7,8 +7,18 @@ import { IpvsBackend } from './ipvs-backend.js';
 import type { IpvsBackendOptions } from './options.js';
 
 const SILENT = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
-const sync = (state: NodeLocalState, full: boolean, revision = 1): SyncRequest => ({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full, revision });
-const web = (endpoints = on('a', 'b', 'c'), extra: Partial<ServiceFixture> = {}): ServiceFixture => ({ name: 'web', clusterIPs: clusterIPs(10), endpoints, ...extra });
+const sync = (state: NodeLocalState, full: boolean, revision = 1): SyncRequest => ({
+  state,
+  changes: { triggerTimes: new Map(), nodeChanged: false },
+  full,
+  revision,
+});
+const web = (endpoints = on('a', 'b', 'c'), extra: Partial<ServiceFixture> = {}): ServiceFixture => ({
+  name: 'web',
+  clusterIPs: clusterIPs(10),
+  endpoints,
+  ...extra,
+});
 
 /** The fake's table as `ipvsadm -Ln`-like lines, sorted. */
 function table(fake: FakeIpvs): string[] {
@@ -45,7 +55,12 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
   });
 
   it('one virtual server per ClusterIP, external IP and node address (NodePort) and port, real servers from core lists', async () => {
-    await backend.sync(sync(nodeState([web(on('a', 'c'), { externalIPs: externalIPs(5), ports: [{ port: 80, nodePort: 30080 }] })]), true));
+    await backend.sync(
+      sync(
+        nodeState([web(on('a', 'c'), { externalIPs: externalIPs(5), ports: [{ port: 80, nodePort: 30080 }] })]),
+        true,
+      ),
+    );
     const v4 = table(kernel).filter((l) => !l.includes(':') || /\d+\.\d+\.\d+\.\d+:/.test(l));
     expect(v4).toEqual([
       '  198.18.255.1:30080 -> 198.18.1.10:8080 w1',
@@ -69,23 +84,46 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
   });
 
   it('externalTrafficPolicy Local: NodePort and external IP real servers are the local endpoints only', async () => {
-    await backend.sync(sync(nodeState([web(on('a', 'c'), { externalIPs: externalIPs(5), ports: [{ port: 80, nodePort: 30080 }], externalLocal: true })]), true));
+    await backend.sync(
+      sync(
+        nodeState([
+          web(on('a', 'c'), {
+            externalIPs: externalIPs(5),
+            ports: [{ port: 80, nodePort: 30080 }],
+            externalLocal: true,
+          }),
+        ]),
+        true,
+      ),
+    );
     const lines = table(kernel);
     expect(lines.filter((l) => l.startsWith('  203.0.113.5:80'))).toEqual(['  203.0.113.5:80 -> 198.18.1.10:8080 w1']);
-    expect(lines.filter((l) => l.startsWith('  198.18.255.1:30080'))).toEqual(['  198.18.255.1:30080 -> 198.18.1.10:8080 w1']);
+    expect(lines.filter((l) => l.startsWith('  198.18.255.1:30080'))).toEqual([
+      '  198.18.255.1:30080 -> 198.18.1.10:8080 w1',
+    ]);
     expect(lines.filter((l) => l.startsWith('  198.19.0.10:80'))).toHaveLength(2);
   });
 
   it('after one endpoint change, a partial sync touches only that real server', async () => {
-    await backend.sync(sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true));
+    await backend.sync(
+      sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true),
+    );
     kernel.calls.length = 0;
-    await backend.sync(sync(nodeState([web(on('a', 'b', 'c')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), false, 2));
+    await backend.sync(
+      sync(
+        nodeState([web(on('a', 'b', 'c')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]),
+        false,
+        2,
+      ),
+    );
     expect(kernel.calls).toEqual([
       { op: 'addRealServer', vs: 'TCP/198.19.0.10/80', rs: `${POD.c.v4}:8080`, weight: 1 },
       { op: 'addRealServer', vs: 'TCP/[2001:db8:5e::a]/80', rs: `[${POD.c.v6}]:8080`, weight: 1 },
     ]);
     kernel.calls.length = 0;
-    await backend.sync(sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true, 3));
+    await backend.sync(
+      sync(nodeState([web(on('a', 'b')), { name: 'other', clusterIPs: clusterIPs(11), endpoints: on('a') }]), true, 3),
+    );
     // c had no connections (read from the kernel on this full sync): deleted at once.
     expect(kernel.calls).toEqual([
       { op: 'deleteRealServer', vs: 'TCP/198.19.0.10/80', rs: `${POD.c.v4}:8080`, weight: 0 },
@@ -96,7 +134,10 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
   it('a partial sync writes only the nftables elements that changed', async () => {
     await backend.sync(sync(nodeState([web(on('a'))]), true));
     await backend.sync(sync(nodeState([web(on('a', 'b'))]), false, 2));
-    const ops = nft.lastTransaction?.operations.map((o) => `${o.verb} ${o.object.kind} ${o.object.kind === 'element' ? `${o.object.set} ${o.object.key.join(' . ')}` : ''}`);
+    const ops = nft.lastTransaction?.operations.map(
+      (o) =>
+        `${o.verb} ${o.object.kind} ${o.object.kind === 'element' ? `${o.object.set} ${o.object.key.join(' . ')}` : ''}`,
+    );
     expect(ops).toEqual([
       `add element hairpin ${POD.b.v4} . tcp . 8080 . ${POD.b.v4}`,
       `add element hairpin ${POD.b.v6} . tcp . 8080 . ${POD.b.v6}`,
@@ -120,7 +161,9 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     expect(table(kernel)).toContain(`  198.19.0.10:80 -> ${POD.b.v4}:8080 w0`);
     kernel.setConnections(vs!, { address: POD.b.v4, port: 8080 }, 0, 0);
     await backend.reapDrained();
-    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.10'))).toEqual([`  198.19.0.10:80 -> ${POD.a.v4}:8080 w1`]);
+    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.10'))).toEqual([
+      `  198.19.0.10:80 -> ${POD.a.v4}:8080 w1`,
+    ]);
   });
 
   it('an endpoint that comes back while draining is restored to weight 1', async () => {
@@ -132,14 +175,23 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
   });
 
   it('UDP real servers are removed at once', async () => {
-    const dns = (endpoints: NonNullable<ServiceFixture['endpoints']>): ServiceFixture => ({ name: 'dns', clusterIPs: clusterIPs(53), ports: [{ port: 53, protocol: 'UDP', targetPort: 5353 }], endpoints });
+    const dns = (endpoints: NonNullable<ServiceFixture['endpoints']>): ServiceFixture => ({
+      name: 'dns',
+      clusterIPs: clusterIPs(53),
+      ports: [{ port: 53, protocol: 'UDP', targetPort: 5353 }],
+      endpoints,
+    });
     await backend.sync(sync(nodeState([dns(on('a', 'b'))]), true));
     await backend.sync(sync(nodeState([dns(on('a'))]), false, 2));
-    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.53'))).toEqual([`  198.19.0.53:53 -> ${POD.a.v4}:5353 w1`]);
+    expect(table(kernel).filter((l) => l.startsWith('  198.19.0.53'))).toEqual([
+      `  198.19.0.53:53 -> ${POD.a.v4}:5353 w1`,
+    ]);
   });
 
   it('a removed Service loses its virtual servers and its addresses', async () => {
-    await backend.sync(sync(nodeState([web(), { name: 'gone', clusterIPs: clusterIPs(12), endpoints: on('a') }]), true));
+    await backend.sync(
+      sync(nodeState([web(), { name: 'gone', clusterIPs: clusterIPs(12), endpoints: on('a') }]), true),
+    );
     await backend.sync(sync(nodeState([web()]), false, 2));
     expect(table(kernel).some((l) => l.includes('198.19.0.12'))).toBe(false);
     expect(host.addresses.has('198.19.0.12')).toBe(false);
@@ -157,7 +209,14 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
   });
 
   it('virtual servers inside --ipvs-exclude-cidrs are left alone, also by cleanup', async () => {
-    kernel.addVirtualServer({ family: 'IPv4', protocol: 'TCP', address: '10.96.0.1', port: 443, scheduler: 'rr', persistentSeconds: 0 });
+    kernel.addVirtualServer({
+      family: 'IPv4',
+      protocol: 'TCP',
+      address: '10.96.0.1',
+      port: 443,
+      scheduler: 'rr',
+      persistentSeconds: 0,
+    });
     backend = await create({ config: { excludeCIDRs: ['10.96.0.0/12'] } });
     await backend.sync(sync(nodeState([web()]), true));
     expect(table(kernel)).toContain('TCP 10.96.0.1:443 rr');
@@ -169,11 +228,22 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
 
   it('the nftables table holds the masquerade, reject and drop sets', async () => {
     backend = await create({ config: { clusterCIDRs: ['198.18.0.0/16'] } });
-    await backend.sync(sync(nodeState([
-      web(on('a'), { ports: [{ port: 80, nodePort: 30080 }] }),
-      { name: 'empty', clusterIPs: clusterIPs(13), endpoints: [] },
-      { name: 'local', clusterIPs: clusterIPs(14), externalIPs: externalIPs(6), externalLocal: true, endpoints: on('c') },
-    ]), true));
+    await backend.sync(
+      sync(
+        nodeState([
+          web(on('a'), { ports: [{ port: 80, nodePort: 30080 }] }),
+          { name: 'empty', clusterIPs: clusterIPs(13), endpoints: [] },
+          {
+            name: 'local',
+            clusterIPs: clusterIPs(14),
+            externalIPs: externalIPs(6),
+            externalLocal: true,
+            endpoints: on('c'),
+          },
+        ]),
+        true,
+      ),
+    );
     const dump = nft.dump();
     expect(dump).toMatch(/element ip kpng-ipvs reject_ports \{ 198\.19\.0\.13 \. tcp \. 80 \}/);
     expect(dump).toMatch(/element ip kpng-ipvs drop_ports \{ 203\.0\.113\.6 \. tcp \. 80 \}/);

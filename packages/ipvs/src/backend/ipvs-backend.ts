@@ -55,12 +55,21 @@ export class IpvsBackend implements Backend {
 
   async setup(): Promise<void> {
     const kernel = this.#kernelSeam();
-    this.#nft ??= await createNftClient({ ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }), ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }) });
+    this.#nft ??= await createNftClient({
+      ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
+      ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }),
+    });
     await this.#host.ensureDummyLink();
     await this.#host.applySysctls(this.config);
     kernel.setTimeouts(this.config.tcpTimeout, this.config.tcpFinTimeout, this.config.udpTimeout);
     const interval = this.#options.drainIntervalMs ?? 30_000;
-    this.#drainTimer = setInterval(() => void this.reapDrained().catch((error: Error) => this.#log.warn('draining real servers failed', { error: error.message })), interval);
+    this.#drainTimer = setInterval(
+      () =>
+        void this.reapDrained().catch((error: Error) =>
+          this.#log.warn('draining real servers failed', { error: error.message }),
+        ),
+      interval,
+    );
     this.#drainTimer.unref();
   }
 
@@ -72,7 +81,12 @@ export class IpvsBackend implements Backend {
   reapDrained(): Promise<void> {
     return this.#serial(async () => {
       if (this.#draining.size === 0 || this.#lastState === undefined) return;
-      await this.#sync({ state: this.#lastState, changes: { triggerTimes: new Map(), nodeChanged: false }, full: false, revision: -1 });
+      await this.#sync({
+        state: this.#lastState,
+        changes: { triggerTimes: new Map(), nodeChanged: false },
+        full: false,
+        revision: -1,
+      });
     });
   }
 
@@ -91,11 +105,20 @@ export class IpvsBackend implements Backend {
       for (const operation of others) this.#apply(kernel, applied, operation);
       const tx = this.#nftTransaction(desired, req.full);
       if (tx.size > 0) await nft.run(tx);
-      await this.#syncAddresses(FAMILIES.flatMap((f) => desired.addresses[f]), req.full);
+      await this.#syncAddresses(
+        FAMILIES.flatMap((f) => desired.addresses[f]),
+        req.full,
+      );
       for (const operation of removals) this.#apply(kernel, applied, operation);
       this.#draining = draining;
       this.#lastState = req.state;
-      this.#log.info('synced', { revision: req.revision, full: req.full, operations: operations.length, virtualServers: desired.virtualServers.size, draining: draining.size });
+      this.#log.info('synced', {
+        revision: req.revision,
+        full: req.full,
+        operations: operations.length,
+        virtualServers: desired.virtualServers.size,
+        draining: draining.size,
+      });
     } catch (error) {
       // The kernel may now differ from what we believe: the retry re-reads it.
       this.#applied = undefined;
@@ -107,12 +130,24 @@ export class IpvsBackend implements Backend {
 
   #apply(kernel: IpvsKernel, applied: AppliedTable, operation: IpvsOperation): void {
     switch (operation.op) {
-      case 'addVirtualServer': kernel.addVirtualServer(operation.vs); break;
-      case 'updateVirtualServer': kernel.updateVirtualServer(operation.vs); break;
-      case 'deleteVirtualServer': kernel.deleteVirtualServer(operation.vs); break;
-      case 'addRealServer': kernel.addRealServer(operation.vs, operation.rs); break;
-      case 'updateRealServer': kernel.updateRealServer(operation.vs, operation.rs); break;
-      case 'deleteRealServer': kernel.deleteRealServer(operation.vs, operation.rs); break;
+      case 'addVirtualServer':
+        kernel.addVirtualServer(operation.vs);
+        break;
+      case 'updateVirtualServer':
+        kernel.updateVirtualServer(operation.vs);
+        break;
+      case 'deleteVirtualServer':
+        kernel.deleteVirtualServer(operation.vs);
+        break;
+      case 'addRealServer':
+        kernel.addRealServer(operation.vs, operation.rs);
+        break;
+      case 'updateRealServer':
+        kernel.updateRealServer(operation.vs, operation.rs);
+        break;
+      case 'deleteRealServer':
+        kernel.deleteRealServer(operation.vs, operation.rs);
+        break;
     }
     applied.record(operation);
     this.#log.debug(4, describeOperation(operation));
@@ -137,9 +172,13 @@ export class IpvsBackend implements Backend {
   async cleanup(): Promise<void> {
     const kernel = this.#kernelOrNone();
     for (const vs of kernel?.listVirtualServers() ?? []) if (this.#owned(vs)) kernel?.deleteVirtualServer(vs);
-    this.#nft ??= await createNftClient({ ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }), ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }) });
+    this.#nft ??= await createNftClient({
+      ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
+      ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }),
+    });
     const tx = new Transaction();
-    for (const family of ['ip', 'ip6'] as const) tx.destroy({ kind: 'table', family, name: NFT_TABLE } satisfies NftObject);
+    for (const family of ['ip', 'ip6'] as const)
+      tx.destroy({ kind: 'table', family, name: NFT_TABLE } satisfies NftObject);
     await this.#nft.run(tx);
     for (const family of FAMILIES) this.#nftTables[family].forget();
     await this.#host.deleteDummyLink();

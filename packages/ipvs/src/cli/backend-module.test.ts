@@ -6,19 +6,43 @@ import { durationSeconds } from './duration.js';
 describe('parseIpvsFlags (kube-proxy IPVS flags)', () => {
   it('defaults: rr, kernel timeouts, nothing excluded', () => {
     expect(parseIpvsFlags({})).toEqual({
-      scheduler: 'rr', strictARP: false, tcpTimeout: 0, tcpFinTimeout: 0, udpTimeout: 0,
-      excludeCIDRs: [], clusterCIDRs: [], masqueradeAll: false, nodePortAddresses: [], masqueradeBit: 14,
+      scheduler: 'rr',
+      strictARP: false,
+      tcpTimeout: 0,
+      tcpFinTimeout: 0,
+      udpTimeout: 0,
+      excludeCIDRs: [],
+      clusterCIDRs: [],
+      masqueradeAll: false,
+      nodePortAddresses: [],
+      masqueradeBit: 14,
     });
   });
 
   it('every flag', () => {
-    expect(parseIpvsFlags({
-      'ipvs-scheduler': 'lc', 'ipvs-strict-arp': true, 'ipvs-tcp-timeout': '15m', 'ipvs-tcpfin-timeout': '30s', 'ipvs-udp-timeout': '300',
-      'ipvs-exclude-cidrs': '10.96.0.0/12, fd00::/64', 'cluster-cidr': '198.18.0.0/16', 'masquerade-all': true, 'masquerade-bit': '3',
-      'nodeport-addresses': '198.18.255.1,2001:db8:ff::1',
-    })).toEqual({
-      scheduler: 'lc', strictARP: true, tcpTimeout: 900, tcpFinTimeout: 30, udpTimeout: 300,
-      excludeCIDRs: ['10.96.0.0/12', 'fd00::/64'], clusterCIDRs: ['198.18.0.0/16'], masqueradeAll: true, masqueradeBit: 3,
+    expect(
+      parseIpvsFlags({
+        'ipvs-scheduler': 'lc',
+        'ipvs-strict-arp': true,
+        'ipvs-tcp-timeout': '15m',
+        'ipvs-tcpfin-timeout': '30s',
+        'ipvs-udp-timeout': '300',
+        'ipvs-exclude-cidrs': '10.96.0.0/12, fd00::/64',
+        'cluster-cidr': '198.18.0.0/16',
+        'masquerade-all': true,
+        'masquerade-bit': '3',
+        'nodeport-addresses': '198.18.255.1,2001:db8:ff::1',
+      }),
+    ).toEqual({
+      scheduler: 'lc',
+      strictARP: true,
+      tcpTimeout: 900,
+      tcpFinTimeout: 30,
+      udpTimeout: 300,
+      excludeCIDRs: ['10.96.0.0/12', 'fd00::/64'],
+      clusterCIDRs: ['198.18.0.0/16'],
+      masqueradeAll: true,
+      masqueradeBit: 3,
       nodePortAddresses: ['198.18.255.1', '2001:db8:ff::1'],
     });
   });
@@ -40,7 +64,16 @@ describe('parseIpvsFlags (kube-proxy IPVS flags)', () => {
 });
 
 describe('durationSeconds', () => {
-  it.each([['900s', 900], ['15m', 900], ['1h30m', 5400], ['0s', 0], ['42', 42], ['1500ms', 2], ['x', undefined], ['5m garbage', undefined]])('%s', (text, seconds) => {
+  it.each([
+    ['900s', 900],
+    ['15m', 900],
+    ['1h30m', 5400],
+    ['0s', 0],
+    ['42', 42],
+    ['1500ms', 2],
+    ['x', undefined],
+    ['5m garbage', undefined],
+  ])('%s', (text, seconds) => {
     expect(durationSeconds(text)).toBe(seconds);
   });
 });

@@ -9,7 +9,13 @@ import { KERNEL_SCHEDULERS } from '../ipvs/fake-ipvs.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig } from '../render/options.js';
 import { durationSeconds } from './duration.js';
 
-const csv = (text: string | undefined): string[] => (text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean));
+const csv = (text: string | undefined): string[] =>
+  text === undefined || text.trim() === ''
+    ? []
+    : text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
 const CIDR = /^[0-9a-fA-F:.]+\/\d{1,3}$/;
 
@@ -31,13 +37,18 @@ function seconds(values: FlagValues, flag: string): number {
 /** The IPVS backend's flags to its configuration; every problem is a UsageError naming the flag. */
 export function parseIpvsFlags(values: FlagValues): IpvsConfig {
   const scheduler = text(values, 'ipvs-scheduler')?.trim() || DEFAULT_IPVS_CONFIG.scheduler;
-  if (!KERNEL_SCHEDULERS.has(scheduler)) throw new UsageError(`--ipvs-scheduler: unknown scheduler ${JSON.stringify(scheduler)} (${[...KERNEL_SCHEDULERS].join(', ')})`);
+  if (!KERNEL_SCHEDULERS.has(scheduler))
+    throw new UsageError(
+      `--ipvs-scheduler: unknown scheduler ${JSON.stringify(scheduler)} (${[...KERNEL_SCHEDULERS].join(', ')})`,
+    );
   const nodePortAddresses = csv(text(values, 'nodeport-addresses'));
   const badAddress = nodePortAddresses.find((a) => isIP(a) === 0);
-  if (badAddress !== undefined) throw new UsageError(`--nodeport-addresses: not an IP address: ${JSON.stringify(badAddress)}`);
+  if (badAddress !== undefined)
+    throw new UsageError(`--nodeport-addresses: not an IP address: ${JSON.stringify(badAddress)}`);
   const rawBit = text(values, 'masquerade-bit');
   const masqueradeBit = rawBit === undefined ? DEFAULT_IPVS_CONFIG.masqueradeBit : Number(rawBit);
-  if (!Number.isInteger(masqueradeBit) || masqueradeBit < 0 || masqueradeBit > 31) throw new UsageError('--masquerade-bit must be 0..31');
+  if (!Number.isInteger(masqueradeBit) || masqueradeBit < 0 || masqueradeBit > 31)
+    throw new UsageError('--masquerade-bit must be 0..31');
   return {
     scheduler,
     strictARP: values['ipvs-strict-arp'] === true,
@@ -56,20 +67,61 @@ export const backend = defineBackend<IpvsConfig>({
   name: 'ipvs',
   program: 'kpng-ipvs',
   proxyMode: 'ipvs',
-  summary: 'programs IPVS virtual servers (netlink), addresses on kube-ipvs0 and the nftables tables "ip kpng-ipvs" / "ip6 kpng-ipvs"',
+  summary:
+    'programs IPVS virtual servers (netlink), addresses on kube-ipvs0 and the nftables tables "ip kpng-ipvs" / "ip6 kpng-ipvs"',
   flags: {
-    'ipvs-scheduler': { type: 'string', value: 'NAME', help: 'IPVS scheduler (rr, wrr, lc, wlc, sh, dh, ...)', default: 'rr' },
-    'ipvs-strict-arp': { type: 'boolean', help: 'arp_ignore=1, arp_announce=2: do not answer ARP for Service addresses' },
-    'ipvs-tcp-timeout': { type: 'string', value: 'DURATION', help: 'idle TCP connection timeout (0 = the kernel default)', default: '0s' },
-    'ipvs-tcpfin-timeout': { type: 'string', value: 'DURATION', help: 'TCP FIN_WAIT timeout (0 = the kernel default)', default: '0s' },
-    'ipvs-udp-timeout': { type: 'string', value: 'DURATION', help: 'UDP timeout (0 = the kernel default)', default: '0s' },
-    'ipvs-exclude-cidrs': { type: 'string', value: 'LIST', help: 'CIDRs whose virtual servers are not ours: never changed or cleaned up' },
-    'cluster-cidr': { type: 'string', value: 'LIST', help: 'pod CIDRs: ClusterIP traffic from elsewhere is masqueraded' },
+    'ipvs-scheduler': {
+      type: 'string',
+      value: 'NAME',
+      help: 'IPVS scheduler (rr, wrr, lc, wlc, sh, dh, ...)',
+      default: 'rr',
+    },
+    'ipvs-strict-arp': {
+      type: 'boolean',
+      help: 'arp_ignore=1, arp_announce=2: do not answer ARP for Service addresses',
+    },
+    'ipvs-tcp-timeout': {
+      type: 'string',
+      value: 'DURATION',
+      help: 'idle TCP connection timeout (0 = the kernel default)',
+      default: '0s',
+    },
+    'ipvs-tcpfin-timeout': {
+      type: 'string',
+      value: 'DURATION',
+      help: 'TCP FIN_WAIT timeout (0 = the kernel default)',
+      default: '0s',
+    },
+    'ipvs-udp-timeout': {
+      type: 'string',
+      value: 'DURATION',
+      help: 'UDP timeout (0 = the kernel default)',
+      default: '0s',
+    },
+    'ipvs-exclude-cidrs': {
+      type: 'string',
+      value: 'LIST',
+      help: 'CIDRs whose virtual servers are not ours: never changed or cleaned up',
+    },
+    'cluster-cidr': {
+      type: 'string',
+      value: 'LIST',
+      help: 'pod CIDRs: ClusterIP traffic from elsewhere is masqueraded',
+    },
     'masquerade-all': { type: 'boolean', help: 'masquerade all Service traffic' },
     'masquerade-bit': { type: 'string', value: 'N', help: 'mark bit for masquerading', default: '14' },
-    'nodeport-addresses': { type: 'string', value: 'LIST', help: 'IP addresses NodePorts listen on, comma separated', default: "the node's addresses" },
+    'nodeport-addresses': {
+      type: 'string',
+      value: 'LIST',
+      help: 'IP addresses NodePorts listen on, comma separated',
+      default: "the node's addresses",
+    },
   },
   parseFlags: parseIpvsFlags,
   create: (config, ctx) =>
-    new IpvsBackend({ config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), logger: createLogger({ backend: 'ipvs', node: ctx.nodeName }) }),
+    new IpvsBackend({
+      config,
+      ...(ctx.netns === undefined ? {} : { netns: ctx.netns }),
+      logger: createLogger({ backend: 'ipvs', node: ctx.nodeName }),
+    }),
 });

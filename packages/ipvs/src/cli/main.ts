@@ -7,10 +7,17 @@ import { readFileSync } from 'node:fs';
 import { runAsMain, runProgram, type ProgramSettings } from '@kpng/core/runtime';
 import { backend } from './backend-module.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** @param signal stops the program (tests); SIGINT and SIGTERM always do. */
-export function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal, settings: ProgramSettings = {}): Promise<number> {
+export function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
+  settings: ProgramSettings = {},
+): Promise<number> {
   return runProgram(backend, argv, { version: VERSION, env, ...(signal ? { signal } : {}), ...settings });
 }
 

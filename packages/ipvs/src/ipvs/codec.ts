@@ -1,18 +1,43 @@
 import { isIPv4 } from 'node:net';
-import { type Attribute, be16, cString, decodeAttributes, nested, readCString, u16, u32 } from '../netlink/attributes.js';
+import {
+  type Attribute,
+  be16,
+  cString,
+  decodeAttributes,
+  nested,
+  readCString,
+  u16,
+  u32,
+} from '../netlink/attributes.js';
 import type { IpvsFamily, IpvsProtocol, ObservedRealServer, RealServer, VirtualServer } from './types.js';
 
 // include/uapi/linux/ip_vs.h
 export const IPVS_GENL_NAME = 'IPVS';
 export const IPVS_GENL_VERSION = 1;
 export const CMD = {
-  NEW_SERVICE: 1, SET_SERVICE: 2, DEL_SERVICE: 3, GET_SERVICE: 4,
-  NEW_DEST: 5, SET_DEST: 6, DEL_DEST: 7, GET_DEST: 8, SET_CONFIG: 12, FLUSH: 17,
+  NEW_SERVICE: 1,
+  SET_SERVICE: 2,
+  DEL_SERVICE: 3,
+  GET_SERVICE: 4,
+  NEW_DEST: 5,
+  SET_DEST: 6,
+  DEL_DEST: 7,
+  GET_DEST: 8,
+  SET_CONFIG: 12,
+  FLUSH: 17,
 } as const;
 export const CMD_ATTR = { SERVICE: 1, DEST: 2, TIMEOUT_TCP: 4, TIMEOUT_TCP_FIN: 5, TIMEOUT_UDP: 6 } as const;
 const SVC = { AF: 1, PROTOCOL: 2, ADDR: 3, PORT: 4, SCHED_NAME: 6, FLAGS: 7, TIMEOUT: 8, NETMASK: 9 } as const;
 const DEST = {
-  ADDR: 1, PORT: 2, FWD_METHOD: 3, WEIGHT: 4, U_THRESH: 5, L_THRESH: 6, ACTIVE_CONNS: 7, INACT_CONNS: 8, ADDR_FAMILY: 11,
+  ADDR: 1,
+  PORT: 2,
+  FWD_METHOD: 3,
+  WEIGHT: 4,
+  U_THRESH: 5,
+  L_THRESH: 6,
+  ACTIVE_CONNS: 7,
+  INACT_CONNS: 8,
+  ADDR_FAMILY: 11,
 } as const;
 const IP_VS_SVC_F_PERSISTENT = 0x1;
 /** IP_VS_CONN_F_MASQ: NAT, the only forwarding method kube-proxy uses. */
@@ -45,7 +70,10 @@ export function serviceFull(vs: VirtualServer): Attribute {
 }
 
 export function destId(rs: Pick<RealServer, 'address' | 'port'>): Attribute {
-  return nested(CMD_ATTR.DEST, [[DEST.ADDR, address(rs.address)], [DEST.PORT, be16(rs.port)]]);
+  return nested(CMD_ATTR.DEST, [
+    [DEST.ADDR, address(rs.address)],
+    [DEST.PORT, be16(rs.port)],
+  ]);
 }
 
 export function destFull(vs: VirtualServer, rs: RealServer): Attribute {
@@ -100,7 +128,7 @@ function addressText(family: IpvsFamily, buf: Buffer | undefined): string {
 function compressIPv6(groups: readonly string[]): string {
   let best = -1;
   let bestLength = 1;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     let j = i;
     while (j < groups.length && groups[j] === '0') j++;
     if (j - i > bestLength) [best, bestLength] = [i, j - i];
@@ -133,7 +161,11 @@ export function decodeDest(family: IpvsFamily, attributes: Map<number, Buffer>):
   const dest = attributes.get(CMD_ATTR.DEST);
   if (dest === undefined) return undefined;
   const a = decodeAttributes(dest);
-  const destFamily: IpvsFamily = a.has(DEST.ADDR_FAMILY) ? (a.get(DEST.ADDR_FAMILY)?.readUInt16LE(0) === AF.IPv6 ? 'IPv6' : 'IPv4') : family;
+  const destFamily: IpvsFamily = a.has(DEST.ADDR_FAMILY)
+    ? a.get(DEST.ADDR_FAMILY)?.readUInt16LE(0) === AF.IPv6
+      ? 'IPv6'
+      : 'IPv4'
+    : family;
   return {
     address: addressText(destFamily, a.get(DEST.ADDR)),
     port: a.get(DEST.PORT)?.readUInt16BE(0) ?? 0,

@@ -1,13 +1,35 @@
 import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsCall, IpvsKernel } from './seam.js';
-import { type ObservedRealServer, type RealServer, realServerKey, type VirtualServer, type VirtualServerKey, virtualServerKey } from './types.js';
+import {
+  type ObservedRealServer,
+  type RealServer,
+  realServerKey,
+  type VirtualServer,
+  type VirtualServerKey,
+  virtualServerKey,
+} from './types.js';
 
 const EEXIST = 17;
 const ESRCH = 3;
 const ENOENT = 2;
 
 /** Schedulers Debian's kernels ship as `ip_vs_<name>` modules. */
-export const KERNEL_SCHEDULERS = new Set(['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos']);
+export const KERNEL_SCHEDULERS = new Set([
+  'rr',
+  'wrr',
+  'lc',
+  'wlc',
+  'lblc',
+  'lblcr',
+  'dh',
+  'sh',
+  'sed',
+  'nq',
+  'fo',
+  'ovf',
+  'mh',
+  'twos',
+]);
 
 interface Entry {
   vs: VirtualServer;
@@ -48,21 +70,30 @@ export class FakeIpvs implements IpvsKernel {
   }
 
   addVirtualServer(vs: VirtualServer): void {
-    const operation = this.#record({ op: 'addVirtualServer', vs: virtualServerKey(vs) }, `add virtual server ${virtualServerKey(vs)}`);
+    const operation = this.#record(
+      { op: 'addVirtualServer', vs: virtualServerKey(vs) },
+      `add virtual server ${virtualServerKey(vs)}`,
+    );
     if (this.#table.has(virtualServerKey(vs))) throw new NetlinkError(EEXIST, operation);
     this.#checkScheduler(vs, operation);
     this.#table.set(virtualServerKey(vs), { vs, reals: new Map() });
   }
 
   updateVirtualServer(vs: VirtualServer): void {
-    const operation = this.#record({ op: 'updateVirtualServer', vs: virtualServerKey(vs) }, `update virtual server ${virtualServerKey(vs)}`);
+    const operation = this.#record(
+      { op: 'updateVirtualServer', vs: virtualServerKey(vs) },
+      `update virtual server ${virtualServerKey(vs)}`,
+    );
     const entry = this.#entry(vs, operation);
     this.#checkScheduler(vs, operation);
     entry.vs = vs;
   }
 
   deleteVirtualServer(vs: VirtualServer): void {
-    const operation = this.#record({ op: 'deleteVirtualServer', vs: virtualServerKey(vs) }, `delete virtual server ${virtualServerKey(vs)}`);
+    const operation = this.#record(
+      { op: 'deleteVirtualServer', vs: virtualServerKey(vs) },
+      `delete virtual server ${virtualServerKey(vs)}`,
+    );
     this.#entry(vs, operation);
     this.#table.delete(virtualServerKey(vs));
   }
@@ -74,7 +105,13 @@ export class FakeIpvs implements IpvsKernel {
     );
     const entry = this.#entry(vs, operation);
     if (entry.reals.has(realServerKey(rs))) throw new NetlinkError(EEXIST, operation);
-    entry.reals.set(realServerKey(rs), { address: rs.address, port: rs.port, weight: rs.weight, activeConnections: 0, inactiveConnections: 0 });
+    entry.reals.set(realServerKey(rs), {
+      address: rs.address,
+      port: rs.port,
+      weight: rs.weight,
+      activeConnections: 0,
+      inactiveConnections: 0,
+    });
   }
 
   updateRealServer(vs: VirtualServer, rs: RealServer): void {
@@ -101,7 +138,11 @@ export class FakeIpvs implements IpvsKernel {
   timeouts = { tcp: 0, tcpFin: 0, udp: 0 };
 
   setTimeouts(tcp: number, tcpFin: number, udp: number): void {
-    this.timeouts = { tcp: tcp || this.timeouts.tcp, tcpFin: tcpFin || this.timeouts.tcpFin, udp: udp || this.timeouts.udp };
+    this.timeouts = {
+      tcp: tcp || this.timeouts.tcp,
+      tcpFin: tcpFin || this.timeouts.tcpFin,
+      udp: udp || this.timeouts.udp,
+    };
   }
 
   flush(): void {

@@ -15,8 +15,22 @@ export interface IpvsCase {
 
 type Step = readonly [label: string, (k: IpvsKernel) => unknown];
 
-export const VS4: VirtualServer = { family: 'IPv4', protocol: 'TCP', address: '198.19.0.10', port: 80, scheduler: 'rr', persistentSeconds: 0 };
-export const VS6: VirtualServer = { family: 'IPv6', protocol: 'UDP', address: '2001:db8:5e::a', port: 53, scheduler: 'rr', persistentSeconds: 0 };
+export const VS4: VirtualServer = {
+  family: 'IPv4',
+  protocol: 'TCP',
+  address: '198.19.0.10',
+  port: 80,
+  scheduler: 'rr',
+  persistentSeconds: 0,
+};
+export const VS6: VirtualServer = {
+  family: 'IPv6',
+  protocol: 'UDP',
+  address: '2001:db8:5e::a',
+  port: 53,
+  scheduler: 'rr',
+  persistentSeconds: 0,
+};
 const RS_A: RealServer = { address: '198.18.1.2', port: 8080, weight: 1 };
 const RS_B: RealServer = { address: '198.18.1.3', port: 8080, weight: 1 };
 const RS6: RealServer = { address: '2001:db8:1::2', port: 5353, weight: 1 };
@@ -43,7 +57,15 @@ export const IPVS_CASES: readonly IpvsCase[] = [
       ['add vs6', (k) => k.addVirtualServer(VS6)],
       ['add rs6', (k) => k.addRealServer(VS6, RS6)],
     ],
-    expected: ['ok', 'ok', 'ok', 'ok', 'ok', 'TCP/198.19.0.10/80 rr [198.18.1.2:8080 w1, 198.18.1.3:8080 w1]', 'UDP/[2001:db8:5e::a]/53 rr [[2001:db8:1::2]:5353 w1]'],
+    expected: [
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'TCP/198.19.0.10/80 rr [198.18.1.2:8080 w1, 198.18.1.3:8080 w1]',
+      'UDP/[2001:db8:5e::a]/53 rr [[2001:db8:1::2]:5353 w1]',
+    ],
   },
   {
     name: 'a duplicate virtual server is EEXIST',

@@ -1,9 +1,26 @@
 import { GenericNetlink } from '../netlink/genl.js';
 import { NLM_F_DUMP } from '../netlink/socket.js';
 import { u32 } from '../netlink/attributes.js';
-import { CMD, CMD_ATTR, decodeDest, decodeService, destFull, destId, IPVS_GENL_NAME, IPVS_GENL_VERSION, serviceFull, serviceId } from './codec.js';
+import {
+  CMD,
+  CMD_ATTR,
+  decodeDest,
+  decodeService,
+  destFull,
+  destId,
+  IPVS_GENL_NAME,
+  IPVS_GENL_VERSION,
+  serviceFull,
+  serviceId,
+} from './codec.js';
 import type { IpvsKernel } from './seam.js';
-import { type ObservedRealServer, type RealServer, realServerKey, type VirtualServer, virtualServerKey } from './types.js';
+import {
+  type ObservedRealServer,
+  type RealServer,
+  realServerKey,
+  type VirtualServer,
+  virtualServerKey,
+} from './types.js';
 
 export interface NetlinkIpvsOptions {
   /** Program the IPVS table of this network namespace (`ip netns` name or path). */
@@ -15,7 +32,11 @@ export class NetlinkIpvs implements IpvsKernel {
   readonly #genl: GenericNetlink;
 
   constructor(options: NetlinkIpvsOptions = {}) {
-    this.#genl = GenericNetlink.open(IPVS_GENL_NAME, IPVS_GENL_VERSION, options.netns === undefined ? {} : { netns: options.netns });
+    this.#genl = GenericNetlink.open(
+      IPVS_GENL_NAME,
+      IPVS_GENL_VERSION,
+      options.netns === undefined ? {} : { netns: options.netns },
+    );
   }
 
   listVirtualServers(): VirtualServer[] {
@@ -45,15 +66,30 @@ export class NetlinkIpvs implements IpvsKernel {
   }
 
   addRealServer(vs: VirtualServer, rs: RealServer): void {
-    this.#genl.call(CMD.NEW_DEST, [serviceId(vs), destFull(vs, rs)], 0, `add real server ${realServerKey(rs)} to ${virtualServerKey(vs)}`);
+    this.#genl.call(
+      CMD.NEW_DEST,
+      [serviceId(vs), destFull(vs, rs)],
+      0,
+      `add real server ${realServerKey(rs)} to ${virtualServerKey(vs)}`,
+    );
   }
 
   updateRealServer(vs: VirtualServer, rs: RealServer): void {
-    this.#genl.call(CMD.SET_DEST, [serviceId(vs), destFull(vs, rs)], 0, `update real server ${realServerKey(rs)} of ${virtualServerKey(vs)}`);
+    this.#genl.call(
+      CMD.SET_DEST,
+      [serviceId(vs), destFull(vs, rs)],
+      0,
+      `update real server ${realServerKey(rs)} of ${virtualServerKey(vs)}`,
+    );
   }
 
   deleteRealServer(vs: VirtualServer, rs: RealServer): void {
-    this.#genl.call(CMD.DEL_DEST, [serviceId(vs), destId(rs)], 0, `delete real server ${realServerKey(rs)} of ${virtualServerKey(vs)}`);
+    this.#genl.call(
+      CMD.DEL_DEST,
+      [serviceId(vs), destId(rs)],
+      0,
+      `delete real server ${realServerKey(rs)} of ${virtualServerKey(vs)}`,
+    );
   }
 
   setTimeouts(tcp: number, tcpFin: number, udp: number): void {
@@ -62,7 +98,12 @@ export class NetlinkIpvs implements IpvsKernel {
       [CMD_ATTR.TIMEOUT_TCP_FIN, tcpFin],
       [CMD_ATTR.TIMEOUT_UDP, udp],
     ] as const;
-    this.#genl.call(CMD.SET_CONFIG, attributes.filter(([, v]) => v > 0).map(([type, v]) => [type, u32(v)] as const), 0, 'set timeouts');
+    this.#genl.call(
+      CMD.SET_CONFIG,
+      attributes.filter(([, v]) => v > 0).map(([type, v]) => [type, u32(v)] as const),
+      0,
+      'set timeouts',
+    );
   }
 
   flush(): void {

@@ -26,5 +26,10 @@ export interface IpvsKernel {
 /** The seam's calls, as recorded by the fake and by `RecordingIpvs` around the real one. */
 export type IpvsCall =
   | { readonly op: 'addVirtualServer' | 'updateVirtualServer' | 'deleteVirtualServer'; readonly vs: string }
-  | { readonly op: 'addRealServer' | 'updateRealServer' | 'deleteRealServer'; readonly vs: string; readonly rs: string; readonly weight: number }
+  | {
+      readonly op: 'addRealServer' | 'updateRealServer' | 'deleteRealServer';
+      readonly vs: string;
+      readonly rs: string;
+      readonly weight: number;
+    }
   | { readonly op: 'flush' };

@@ -1,7 +1,18 @@
 /** The errno values the IPVS netlink family answers with, by name (kernel `include/uapi/asm-generic/errno-base.h`). */
 export const ERRNO: Readonly<Record<number, string>> = {
-  1: 'EPERM', 2: 'ENOENT', 3: 'ESRCH', 11: 'EAGAIN', 12: 'ENOMEM', 14: 'EFAULT', 16: 'EBUSY',
-  17: 'EEXIST', 19: 'ENODEV', 22: 'EINVAL', 95: 'EOPNOTSUPP', 97: 'EAFNOSUPPORT', 105: 'ENOBUFS',
+  1: 'EPERM',
+  2: 'ENOENT',
+  3: 'ESRCH',
+  11: 'EAGAIN',
+  12: 'ENOMEM',
+  14: 'EFAULT',
+  16: 'EBUSY',
+  17: 'EEXIST',
+  19: 'ENODEV',
+  22: 'EINVAL',
+  95: 'EOPNOTSUPP',
+  97: 'EAFNOSUPPORT',
+  105: 'ENOBUFS',
 };
 
 export function errnoName(errno: number): string {

@@ -24,8 +24,16 @@ export class GenericNetlink {
   static open(name: string, version: number, options: NetlinkSocketOptions = {}): GenericNetlink {
     const socket = NetlinkSocket.open(NETLINK_GENERIC, options);
     try {
-      const [answer] = socket.request(GENL_ID_CTRL, NLM_F_REQUEST, genlMessage(CTRL_CMD_GETFAMILY, 1, [[CTRL_ATTR_FAMILY_NAME, cString(name)]]), `resolve generic netlink family ${name}`);
-      const id = answer === undefined ? undefined : decodeAttributes(answer.subarray(GENL_HEADER)).get(CTRL_ATTR_FAMILY_ID)?.readUInt16LE(0);
+      const [answer] = socket.request(
+        GENL_ID_CTRL,
+        NLM_F_REQUEST,
+        genlMessage(CTRL_CMD_GETFAMILY, 1, [[CTRL_ATTR_FAMILY_NAME, cString(name)]]),
+        `resolve generic netlink family ${name}`,
+      );
+      const id =
+        answer === undefined
+          ? undefined
+          : decodeAttributes(answer.subarray(GENL_HEADER)).get(CTRL_ATTR_FAMILY_ID)?.readUInt16LE(0);
       if (id === undefined) throw new NetlinkError(2, `resolve generic netlink family ${name}`);
       return new GenericNetlink(socket, id, version);
     } catch (error) {

@@ -7,12 +7,30 @@ import koffi from 'koffi';
 const libc = koffi.load('libc.so.6');
 
 export const sys = {
-  socket: libc.func('int socket(int domain, int type, int protocol)') as (domain: number, type: number, protocol: number) => number,
-  setsockopt: libc.func('int setsockopt(int fd, int level, int name, const void *value, uint32_t length)') as (
-    fd: number, level: number, name: number, value: Buffer, length: number,
+  socket: libc.func('int socket(int domain, int type, int protocol)') as (
+    domain: number,
+    type: number,
+    protocol: number,
   ) => number,
-  send: libc.func('intptr_t send(int fd, const void *buf, size_t length, int flags)') as (fd: number, buf: Buffer, length: number, flags: number) => number,
-  recv: libc.func('intptr_t recv(int fd, _Out_ void *buf, size_t length, int flags)') as (fd: number, buf: Buffer, length: number, flags: number) => number,
+  setsockopt: libc.func('int setsockopt(int fd, int level, int name, const void *value, uint32_t length)') as (
+    fd: number,
+    level: number,
+    name: number,
+    value: Buffer,
+    length: number,
+  ) => number,
+  send: libc.func('intptr_t send(int fd, const void *buf, size_t length, int flags)') as (
+    fd: number,
+    buf: Buffer,
+    length: number,
+    flags: number,
+  ) => number,
+  recv: libc.func('intptr_t recv(int fd, _Out_ void *buf, size_t length, int flags)') as (
+    fd: number,
+    buf: Buffer,
+    length: number,
+    flags: number,
+  ) => number,
   close: libc.func('int close(int fd)') as (fd: number) => number,
   setns: libc.func('int setns(int fd, int nstype)') as (fd: number, nstype: number) => number,
   errno: (): number => koffi.errno(),

@@ -40,7 +40,10 @@ export class NetlinkSocket {
     timeout.writeBigInt64LE(BigInt((ms % 1000) * 1000), 8);
     const size = Buffer.alloc(4);
     size.writeInt32LE(RECEIVE_BUFFER);
-    if (sys.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, timeout, 16) !== 0 || sys.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, size, 4) !== 0) {
+    if (
+      sys.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, timeout, 16) !== 0 ||
+      sys.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, size, 4) !== 0
+    ) {
       const errno = sys.errno();
       sys.close(fd);
       throw new NetlinkError(errno, 'setsockopt');
@@ -66,7 +69,7 @@ export class NetlinkSocket {
     for (;;) {
       const n = sys.recv(this.#fd, this.#buffer, this.#buffer.length, 0);
       if (n < 0) throw new NetlinkError(sys.errno(), `${operation} (recv)`);
-      for (let offset = 0; offset + HEADER <= n; ) {
+      for (let offset = 0; offset + HEADER <= n;) {
         const length = this.#buffer.readUInt32LE(offset);
         if (length < HEADER || offset + length > n) break;
         const kind = this.#buffer.readUInt16LE(offset + 4);
@@ -106,7 +109,8 @@ function inNamespace<T>(netns: string | undefined, create: () => T): T {
     try {
       return create();
     } finally {
-      if (sys.setns(self, CLONE_NEWNET) !== 0) throw new NetlinkError(sys.errno(), 'setns back to the original namespace');
+      if (sys.setns(self, CLONE_NEWNET) !== 0)
+        throw new NetlinkError(sys.errno(), 'setns back to the original namespace');
     }
   } finally {
     closeSync(target);

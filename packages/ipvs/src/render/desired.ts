@@ -1,4 +1,11 @@
-import type { FamilyEndpoints, IPFamily, LocalEndpoint, LocalService, LocalServicePort, NodeLocalState } from '@kpng/core';
+import type {
+  FamilyEndpoints,
+  IPFamily,
+  LocalEndpoint,
+  LocalService,
+  LocalServicePort,
+  NodeLocalState,
+} from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
 import type { IpvsConfig } from './options.js';
 

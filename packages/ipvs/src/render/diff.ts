@@ -1,4 +1,11 @@
-import { type ObservedRealServer, type RealServer, realServerKey, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
+import {
+  type ObservedRealServer,
+  type RealServer,
+  realServerKey,
+  type VirtualServer,
+  type VirtualServerKey,
+  virtualServerKey,
+} from '../ipvs/types.js';
 import type { DesiredVirtualServer } from './desired.js';
 
 /** What the kernel holds (or is believed to hold) for one virtual server. */
@@ -9,7 +16,11 @@ export interface AppliedVirtualServer {
 
 export type IpvsOperation =
   | { readonly op: 'addVirtualServer' | 'updateVirtualServer' | 'deleteVirtualServer'; readonly vs: VirtualServer }
-  | { readonly op: 'addRealServer' | 'updateRealServer' | 'deleteRealServer'; readonly vs: VirtualServer; readonly rs: RealServer };
+  | {
+      readonly op: 'addRealServer' | 'updateRealServer' | 'deleteRealServer';
+      readonly vs: VirtualServer;
+      readonly rs: RealServer;
+    };
 
 export interface DiffResult {
   readonly operations: readonly IpvsOperation[];
@@ -75,5 +86,7 @@ function connections(rs: ObservedRealServer | RealServer): number {
 
 export function describeOperation(operation: IpvsOperation): string {
   const vs = virtualServerKey(operation.vs);
-  return 'rs' in operation ? `${operation.op} ${realServerKey(operation.rs)} w${operation.rs.weight} @ ${vs}` : `${operation.op} ${vs}`;
+  return 'rs' in operation
+    ? `${operation.op} ${realServerKey(operation.rs)} w${operation.rs.weight} @ ${vs}`
+    : `${operation.op} ${vs}`;
 }

@@ -25,7 +25,14 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
   const mark = `0x${(1 << config.masqueradeBit).toString(16)}`;
   const setMark = `meta mark set meta mark | ${mark}`;
 
-  const sets: Record<string, string[][]> = { service_ports: [], reject_ports: [], drop_ports: [], masq_always: [], masq_outside: [], hairpin: [] };
+  const sets: Record<string, string[][]> = {
+    service_ports: [],
+    reject_ports: [],
+    drop_ports: [],
+    masq_always: [],
+    masq_outside: [],
+    hairpin: [],
+  };
   for (const d of desired.virtualServers.values()) {
     if (d.vs.family !== family) continue;
     const proto = d.vs.protocol.toLowerCase();
@@ -45,7 +52,12 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
   const objects: NftObject[] = [
     { kind: 'table', family: f, name: NFT_TABLE, comment: 'kpng ipvs: masquerade and filtering IPVS cannot do' },
     { kind: 'set', ...t, name: 'service_ips', type: addr, comment: 'addresses on kube-ipvs0' },
-    ...Object.keys(sets).map((name): NftObject => ({ kind: 'set', ...t, name, type: name === 'hairpin' ? `${key} . ${addr}` : key })),
+    ...Object.keys(sets).map((name): NftObject => ({
+      kind: 'set',
+      ...t,
+      name,
+      type: name === 'hairpin' ? `${key} . ${addr}` : key,
+    })),
     { kind: 'set', ...t, name: 'cluster_cidrs', type: addr, flags: ['interval'] },
     { kind: 'chain', ...t, name: 'prerouting', type: 'filter', hook: 'prerouting', priority: -110 },
     { kind: 'chain', ...t, name: 'output', type: 'filter', hook: 'output', priority: -110 },
@@ -54,12 +66,19 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
     ...marks.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'prerouting', rule })),
     ...[...marks, ...verdicts].map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'output', rule })),
     ...verdicts.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'input', rule })),
-    { kind: 'rule', ...t, chain: 'input', rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp } ${target} != @service_ports reject` },
+    {
+      kind: 'rule',
+      ...t,
+      chain: 'input',
+      rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp } ${target} != @service_ports reject`,
+    },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `meta mark & ${mark} == ${mark} masquerade` },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `${target} . ${ip} saddr @hairpin masquerade` },
     ...desired.addresses[family].map((a): NftObject => ({ kind: 'element', ...t, set: 'service_ips', key: [a] })),
     ...clusterCIDRs.map((c): NftObject => ({ kind: 'element', ...t, set: 'cluster_cidrs', key: [c] })),
-    ...Object.entries(sets).flatMap(([set, elements]) => unique(elements).map((key): NftObject => ({ kind: 'element', ...t, set, key }))),
+    ...Object.entries(sets).flatMap(([set, elements]) =>
+      unique(elements).map((key): NftObject => ({ kind: 'element', ...t, set, key })),
+    ),
   ];
   return objects;
 }

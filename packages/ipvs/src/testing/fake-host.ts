@@ -16,12 +16,19 @@ export class FakeHostExecer implements Execer {
     const ok = (stdout = ''): ExecResult => ({ exitCode: 0, stdout, stderr: '' });
     const fail = (stderr: string): ExecResult => ({ exitCode: 1, stdout: '', stderr });
     const line = args.join(' ');
-    if (line === 'ip link show kube-ipvs0') return this.link ? ok('kube-ipvs0') : fail('Device "kube-ipvs0" does not exist.');
-    if (line === 'ip link add kube-ipvs0 type dummy') return this.link ? fail('RTNETLINK answers: File exists') : ((this.link = true), ok());
+    if (line === 'ip link show kube-ipvs0')
+      return this.link ? ok('kube-ipvs0') : fail('Device "kube-ipvs0" does not exist.');
+    if (line === 'ip link add kube-ipvs0 type dummy')
+      return this.link ? fail('RTNETLINK answers: File exists') : ((this.link = true), ok());
     if (line === 'ip link set kube-ipvs0 up') return this.link ? ok() : fail('Cannot find device "kube-ipvs0"');
-    if (line === 'ip link del kube-ipvs0') return this.link ? ((this.link = false), this.addresses.clear(), ok()) : fail('Cannot find device');
+    if (line === 'ip link del kube-ipvs0')
+      return this.link ? ((this.link = false), this.addresses.clear(), ok()) : fail('Cannot find device');
     if (line === 'ip -j addr show dev kube-ipvs0') {
-      return ok(JSON.stringify([{ ifname: 'kube-ipvs0', addr_info: [...this.addresses].map((local) => ({ local, scope: 'global' })) }]));
+      return ok(
+        JSON.stringify([
+          { ifname: 'kube-ipvs0', addr_info: [...this.addresses].map((local) => ({ local, scope: 'global' })) },
+        ]),
+      );
     }
     if (line === 'ip -batch -') return this.#batch(stdin);
     if (args[0] === 'sysctl') {
@@ -40,7 +47,12 @@ export class FakeHostExecer implements Execer {
       if (match === null || !this.link) return { exitCode: 1, stdout: '', stderr: `Command failed -:1 (${command})` };
       const [, verb, ip = ''] = match;
       if (verb === 'add' ? this.addresses.has(ip) : !this.addresses.has(ip)) {
-        return { exitCode: 1, stdout: '', stderr: verb === 'add' ? 'RTNETLINK answers: File exists' : 'RTNETLINK answers: Cannot assign requested address' };
+        return {
+          exitCode: 1,
+          stdout: '',
+          stderr:
+            verb === 'add' ? 'RTNETLINK answers: File exists' : 'RTNETLINK answers: Cannot assign requested address',
+        };
       }
       if (verb === 'add') this.addresses.add(ip);
       else this.addresses.delete(ip);

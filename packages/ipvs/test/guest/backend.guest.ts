@@ -11,10 +11,17 @@ import type { E2eScenario } from '../scenarios.js';
 
 const ECHO = 8080;
 const HOLD = 9090;
-const scenario = JSON.parse(readFileSync(join(process.env[VM_INPUTS_ENV] ?? '', 'scenario.json'), 'utf8')) as E2eScenario;
+const scenario = JSON.parse(
+  readFileSync(join(process.env[VM_INPUTS_ENV] ?? '', 'scenario.json'), 'utf8'),
+) as E2eScenario;
 const EXTERNAL_CLIENT = { IPv4: '203.0.113.2', IPv6: '2001:db8:ee::2' } as const;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const request = (state: NodeLocalState, full: boolean, revision: number): SyncRequest => ({ state, full, revision, changes: { triggerTimes: new Map(), nodeChanged: false } });
+const request = (state: NodeLocalState, full: boolean, revision: number): SyncRequest => ({
+  state,
+  full,
+  revision,
+  changes: { triggerTimes: new Map(), nodeChanged: false },
+});
 /** A Service's ClusterIP or first external IP, from the scenario itself. */
 const address = (name: string, family: IPFamily, kind: 'cluster' | 'external' = 'cluster'): string => {
   const fa = scenario.initial.services.find((s) => s.name === name)?.families[family];
@@ -31,7 +38,10 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     who === 'node' ? lab.node.namespace : who === 'external' ? lab.external.namespace : lab.pod('pod-a').namespace;
   const probeOk = async (who: 'a' | 'node' | 'external', proto: 'tcp' | 'udp', ip: string, port: number, count = 1) => {
     const results = await lab.probeRepeatedly(from(who), { proto, ip, port, timeoutMs: 2_000 }, count);
-    expect(results.filter((r) => !r.ok), JSON.stringify(results)).toEqual([]);
+    expect(
+      results.filter((r) => !r.ok),
+      JSON.stringify(results),
+    ).toEqual([]);
     return results;
   };
   const ipvsadm = async (): Promise<string[]> =>
@@ -107,21 +117,28 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     });
 
     it('a Service without endpoints refuses connections', async () => {
-      const [result] = await lab.probeRepeatedly(from('a'), { proto: 'tcp', ip: address('empty', family), port: 80, timeoutMs: 2_000 }, 1);
+      const [result] = await lab.probeRepeatedly(
+        from('a'),
+        { proto: 'tcp', ip: address('empty', family), port: 80, timeoutMs: 2_000 },
+        1,
+      );
       expect(result).toMatchObject({ ok: false, error: 'refused' });
     });
   });
 
   it('graceful termination: a removed endpoint keeps its open connection at weight 0, gets no new ones, and goes when it closes', async () => {
     const vip = address('held', 'IPv4');
-    const hold = (ip: string) => lab.pod('pod-a').namespace.spawn([process.execPath, new URL('rst-hold.mjs', import.meta.url).pathname, ip, '90']);
+    const hold = (ip: string) =>
+      lab.pod('pod-a').namespace.spawn([process.execPath, new URL('rst-hold.mjs', import.meta.url).pathname, ip, '90']);
     const client = hold(vip);
     try {
       await client.waitForOutput('reply ', 15_000);
       const holder = /reply (pod-[ab]) hello/.exec(client.output)?.[1];
       expect(holder, client.output).toBeDefined();
       const [removedIp, keptIp] = holder === 'pod-a' ? ['198.18.1.10', '198.18.1.11'] : ['198.18.1.11', '198.18.1.10'];
-      await backend.sync(request(holder === 'pod-a' ? scenario.heldWithoutA : scenario.heldWithoutB, false, revision++));
+      await backend.sync(
+        request(holder === 'pod-a' ? scenario.heldWithoutA : scenario.heldWithoutB, false, revision++),
+      );
       expect(await ipvsadm()).toContain(`-> ${removedIp}:${HOLD} Masq 0 1 0`);
       // The open connection still works; new connections go to the other endpoint only.
       process.kill(client.pid ?? 0, 'SIGUSR1');

@@ -40,8 +40,17 @@ describe('NetlinkIpvs on the kernel answers like FakeIpvs', () => {
     await ns.exec(['ipvsadm', '-A', '-u', '198.19.0.11:53', '-s', 'sh']);
     await ns.exec(['ipvsadm', '-a', '-u', '198.19.0.11:53', '-r', '198.18.1.4:53', '-m', '-w', '2']);
     const vs = kernel.listVirtualServers().find((v) => v.address === '198.19.0.11');
-    expect(vs).toEqual({ family: 'IPv4', protocol: 'UDP', address: '198.19.0.11', port: 53, scheduler: 'sh', persistentSeconds: 0 });
-    expect(kernel.listRealServers(vs!)).toEqual([{ address: '198.18.1.4', port: 53, weight: 2, activeConnections: 0, inactiveConnections: 0 }]);
+    expect(vs).toEqual({
+      family: 'IPv4',
+      protocol: 'UDP',
+      address: '198.19.0.11',
+      port: 53,
+      scheduler: 'sh',
+      persistentSeconds: 0,
+    });
+    expect(kernel.listRealServers(vs!)).toEqual([
+      { address: '198.18.1.4', port: 53, weight: 2, activeConnections: 0, inactiveConnections: 0 },
+    ]);
   });
 
   it('the socket programs only its own namespace', async () => {

@@ -19,19 +19,23 @@ async function run(argv: string[], files: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const written: Record<string, string> = {};
-  const code = await main(argv, {}, {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    readFile: (path) => {
-      const text = files[path];
-      if (text === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-      return text;
+  const code = await main(
+    argv,
+    {},
+    {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      readFile: (path) => {
+        const text = files[path];
+        if (text === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+        return text;
+      },
+      writeFile: (path, text) => void (written[path] = text),
+      sysctl, // never the host's
+      setOomScoreAdj: async () => {}, // never the test runner's
+      signal: AbortSignal.abort(),
     },
-    writeFile: (path, text) => void (written[path] = text),
-    sysctl, // never the host's
-    setOomScoreAdj: async () => {}, // never the test runner's
-    signal: AbortSignal.abort(),
-  });
+  );
   return { code, stdout, stderr, written };
 }
 
@@ -43,19 +47,29 @@ describe('kube-proxy main', () => {
   it('--version=raw prints details as JSON', async () => {
     const { code, stdout } = await run(['--version=raw']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ implementation: 'kpng', version: VERSION, modes: ['iptables', 'nftables', 'ipvs'] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      implementation: 'kpng',
+      version: VERSION,
+      modes: ['iptables', 'nftables', 'ipvs'],
+    });
   });
 
-  it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])('%j prints usage listing every flag', async (argv) => {
-    const { code, stdout, stderr } = await run(argv);
-    expect([code, stderr]).toEqual([0, '']);
-    expect(stdout).toMatch(/^kube-proxy \(kpng\)/);
-    for (const flag of FLAGS.filter((f) => !f.deprecated && !f.hidden)) expect(stdout).toContain(`--${flag.name}`);
-    expect(stdout).toContain('  -v, --v Level');
-  });
+  it.each([[['--help']], [['-h']], [['--proxy-mode=ipvs', '--help']]])(
+    '%j prints usage listing every flag',
+    async (argv) => {
+      const { code, stdout, stderr } = await run(argv);
+      expect([code, stderr]).toEqual([0, '']);
+      expect(stdout).toMatch(/^kube-proxy \(kpng\)/);
+      for (const flag of FLAGS.filter((f) => !f.deprecated && !f.hidden)) expect(stdout).toContain(`--${flag.name}`);
+      expect(stdout).toContain('  -v, --v Level');
+    },
+  );
 
   it.each([
-    [['--nftables-sync-period=30s'], "Error: unknown flag: --nftables-sync-period\nRun 'kube-proxy --help' for usage.\n"],
+    [
+      ['--nftables-sync-period=30s'],
+      "Error: unknown flag: --nftables-sync-period\nRun 'kube-proxy --help' for usage.\n",
+    ],
     [
       ['--masquerade-all=maybe'],
       'Error: invalid argument "maybe" for "--masquerade-all" flag: strconv.ParseBool: parsing "maybe": invalid syntax\nRun \'kube-proxy --help\' for usage.\n',
@@ -74,7 +88,11 @@ describe('kube-proxy main', () => {
   });
 
   it('names the flag behind an invalid field', async () => {
-    const { code, stderr } = await run(['--iptables-sync-period=0s', '--iptables-min-sync-period=0s', '--conntrack-min=-1']);
+    const { code, stderr } = await run([
+      '--iptables-sync-period=0s',
+      '--iptables-min-sync-period=0s',
+      '--conntrack-min=-1',
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain(
       'Error: failed validate: [KubeProxyConfiguration.iptables.syncPeriod: Invalid value: 0s: must be greater than 0 (set by --iptables-sync-period), ' +
@@ -94,7 +112,9 @@ describe('kube-proxy main', () => {
   });
 
   it('warns about every feature gate, ignored flags and removed fields, then carries on', async () => {
-    const files = { '/etc/kp.yaml': `${HEAD}mode: nftables\nudpIdleTimeout: 250ms\nfeatureGates:\n  NFTablesProxyMode: true\n` };
+    const files = {
+      '/etc/kp.yaml': `${HEAD}mode: nftables\nudpIdleTimeout: 250ms\nfeatureGates:\n  NFTablesProxyMode: true\n`,
+    };
     const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=Other=false', '--init-only'], files);
     expect(code).toBe(0);
     const warnings = stderr.split('\n').filter((l) => l.startsWith('W '));
@@ -108,7 +128,11 @@ describe('kube-proxy main', () => {
   it('warns about flag feature gates without --config', async () => {
     const { code, stderr } = await run(['--feature-gates=A=true,B=false', '--init-only', '--logging-format=json']);
     expect(code).toBe(0);
-    const warnings = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn');
+    const warnings = stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
+      .filter((l) => l.level === 'warn');
     expect(warnings.map((w) => w.msg)).toEqual([
       expect.stringContaining('mode is blank: using iptables'),
       "feature gate A=true is not used by kpng's kube-proxy and is ignored",
@@ -117,7 +141,13 @@ describe('kube-proxy main', () => {
   });
 
   it('--write-config-to writes the effective configuration, which reads back to the same', async () => {
-    const argv = ['--proxy-mode=nftables', '--cluster-cidr=198.18.0.0/16', '--iptables-sync-period=10s', '--masquerade-all', '--hostname-override=Node-A'];
+    const argv = [
+      '--proxy-mode=nftables',
+      '--cluster-cidr=198.18.0.0/16',
+      '--iptables-sync-period=10s',
+      '--masquerade-all',
+      '--hostname-override=Node-A',
+    ];
     const first = await run([...argv, '--write-config-to=/tmp/kp.yaml']);
     expect(first.code).toBe(0);
     const yaml = first.written['/tmp/kp.yaml']!;
@@ -133,7 +163,7 @@ describe('kube-proxy main', () => {
     expect(second.written['/tmp/kp2.yaml']).toBe(yaml);
   });
 
-  it('--init-only applies the conntrack settings (upstream\'s privileged set-up) and exits', async () => {
+  it("--init-only applies the conntrack settings (upstream's privileged set-up) and exits", async () => {
     sysctlWrites.length = 0;
     const { code } = await run(['--init-only', '--conntrack-max-per-core=1000', '--conntrack-min=5000']);
     expect(code).toBe(0);

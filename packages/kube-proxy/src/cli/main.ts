@@ -50,7 +50,11 @@ const PROCESS_IO: MainIO = {
   cpuCores: availableParallelism(),
 };
 
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, overrides: Partial<MainIO> = {}): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<MainIO> = {},
+): Promise<number> {
   const io: MainIO = { ...PROCESS_IO, ...overrides };
   const fail = (message: string) => (io.stderr(`Error: ${message}\n`), 1);
 
@@ -61,9 +65,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     if (!(e instanceof FlagError)) throw e;
     return fail(`${e.message}\nRun 'kube-proxy --help' for usage.`);
   }
-  if (flags.get('help') === true) return io.stdout(usage()), 0;
+  if (flags.get('help') === true) return (io.stdout(usage()), 0);
   const version = flags.get<boolean | string>('version');
-  if (version === true || version === 'raw') return io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0;
+  if (version === true || version === 'raw') return (io.stdout(versionText(version === 'raw', AVAILABLE_MODES)), 0);
   // `--version=vX.Y.Z` (verflag): report that version and run.
   const reportedVersion = typeof version === 'string' ? version : `v${VERSION}`;
 
@@ -81,13 +85,18 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     write: (line) => io.stderr(`${line}\n`),
   });
   const log = createLogger({ component: 'kube-proxy' });
-  for (const warning of [...completed.warnings, ...featureGateWarnings(config.featureGates), ...unsupportedSettingWarnings(config)]) {
+  for (const warning of [
+    ...completed.warnings,
+    ...featureGateWarnings(config.featureGates),
+    ...unsupportedSettingWarnings(config),
+  ]) {
     log.warn(warning);
   }
 
   const running = !completed.cleanup && completed.writeConfigTo === undefined;
   const errors = validateConfiguration(config, { availableModes: running ? AVAILABLE_MODES : PROXY_MODES });
-  if (errors.length > 0) return fail(`failed validate: ${aggregate(errors.map((e) => withFlag(e, completed.fieldFlags)))}`);
+  if (errors.length > 0)
+    return fail(`failed validate: ${aggregate(errors.map((e) => withFlag(e, completed.fieldFlags)))}`);
 
   if (completed.writeConfigTo !== undefined) {
     io.writeFile(completed.writeConfigTo, configurationYaml(config));
@@ -108,7 +117,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   );
   const stop = terminationSignal(io.signal);
   try {
-    return await serve(completed, { env, log, signal: stop.signal, version: reportedVersion, ...(io.onStarted ? { onStarted: io.onStarted } : {}) });
+    return await serve(completed, {
+      env,
+      log,
+      signal: stop.signal,
+      version: reportedVersion,
+      ...(io.onStarted ? { onStarted: io.onStarted } : {}),
+    });
   } catch (e) {
     if (e instanceof BindError || e instanceof ConfigChangedError) return fail(e.message);
     return fail(`running kube-proxy: ${(e as Error).message}`);
@@ -123,11 +138,17 @@ function writeOomScoreAdj(value: number): Promise<void> {
 
 /** A validation error on a field a flag set names that flag. */
 function withFlag(error: FieldError, fieldFlags: ReadonlyMap<string, string>): string {
-  for (const [field, flag] of fieldFlags) if (concerns(error.field, field)) return `${error.toString()} (set by ${flag})`;
+  for (const [field, flag] of fieldFlags)
+    if (concerns(error.field, field)) return `${error.toString()} (set by ${flag})`;
   return error.toString();
 }
 
-async function cleanup(config: Completed['config'], netns: string | undefined, log: Logger, fail: (m: string) => number): Promise<number> {
+async function cleanup(
+  config: Completed['config'],
+  netns: string | undefined,
+  log: Logger,
+  fail: (m: string) => number,
+): Promise<number> {
   try {
     for (const [mode, backend] of MODES) {
       const removed = await backend.cleanup(config, netns !== undefined ? { netns } : {});
@@ -144,7 +165,12 @@ async function cleanup(config: Completed['config'], netns: string | undefined, l
  * maxPerCore x cores (at least min) and the timeouts, written in the namespace kube-proxy programs.
  * The table's hashsize (a module parameter, global to the host) is left alone.
  */
-async function applyConntrack(ct: Completed['config']['conntrack'], cores: number, access: SysctlAccess, log: Logger): Promise<void> {
+async function applyConntrack(
+  ct: Completed['config']['conntrack'],
+  cores: number,
+  access: SysctlAccess,
+  log: Logger,
+): Promise<void> {
   const settings = conntrackSysctls(ct, cores);
   if (settings.length > 0) await applySysctls(settings, access, log);
 }

@@ -54,7 +54,9 @@ export function completeConfiguration(flags: ParsedFlags, options: CompleteOptio
     config = loadFile(configFile, options, warnings);
     const ignored = flags.names().filter((name) => !flagNamed(name)?.withConfig);
     if (ignored.length > 0) {
-      warnings.push(`these flags are ignored because --config is given (as upstream kube-proxy does): ${ignored.map((n) => `--${n}`).join(', ')}`);
+      warnings.push(
+        `these flags are ignored because --config is given (as upstream kube-proxy does): ${ignored.map((n) => `--${n}`).join(', ')}`,
+      );
     }
     for (const name of flags.names()) {
       const spec = flagNamed(name);
@@ -67,8 +69,22 @@ export function completeConfiguration(flags: ParsedFlags, options: CompleteOptio
       if (spec?.apply) applyFlag(name, () => spec.apply!(config, flags.get(name)));
     }
     if (!flags.has('write-config-to')) {
-      applyFlag('healthz-port', () => (config.healthzBindAddress = fromDeprecatedPort(config.healthzBindAddress, flags.get('healthz-port') ?? HEALTHZ_PORT)));
-      applyFlag('metrics-port', () => (config.metricsBindAddress = fromDeprecatedPort(config.metricsBindAddress, flags.get('metrics-port') ?? METRICS_PORT)));
+      applyFlag(
+        'healthz-port',
+        () =>
+          (config.healthzBindAddress = fromDeprecatedPort(
+            config.healthzBindAddress,
+            flags.get('healthz-port') ?? HEALTHZ_PORT,
+          )),
+      );
+      applyFlag(
+        'metrics-port',
+        () =>
+          (config.metricsBindAddress = fromDeprecatedPort(
+            config.metricsBindAddress,
+            flags.get('metrics-port') ?? METRICS_PORT,
+          )),
+      );
     }
   }
 
@@ -79,7 +95,8 @@ export function completeConfiguration(flags: ParsedFlags, options: CompleteOptio
     if (deprecated) warnings.push(`flag --${name} has been deprecated, ${deprecated}`);
   }
   if (config.detectLocalMode === '') config.detectLocalMode = 'ClusterCIDR';
-  if (config.mode === 'nftables' && config.nodePortAddresses.length === 0) config.nodePortAddresses = [NODE_PORT_ADDRESSES_PRIMARY];
+  if (config.mode === 'nftables' && config.nodePortAddresses.length === 0)
+    config.nodePortAddresses = [NODE_PORT_ADDRESSES_PRIMARY];
   applyHostnameOverride(config, flags.get<string>('hostname-override'));
 
   const master = flags.get<string>('master');
@@ -101,7 +118,9 @@ function loadFile(path: string, options: CompleteOptions, warnings: string[]): K
   try {
     text = options.readFile(path);
   } catch (e) {
-    throw new CompleteError(`open ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    throw new CompleteError(
+      `open ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+    );
   }
   try {
     const decoded = decodeConfiguration(text);
@@ -164,7 +183,9 @@ function applyModeDependentFlags(
   const masqueradeAll = flags.get<boolean>('masquerade-all');
   if (masqueradeAll !== undefined) applyFlag('masquerade-all', () => (section.masqueradeAll = masqueradeAll));
   if (flags.has('iptables-masquerade-bit') && config.mode === 'nftables') {
-    warnings.push('flag --iptables-masquerade-bit has no effect in nftables mode (as upstream); set nftables.masqueradeBit in a --config file');
+    warnings.push(
+      'flag --iptables-masquerade-bit has no effect in nftables mode (as upstream); set nftables.masqueradeBit in a --config file',
+    );
   }
 }
 

@@ -50,7 +50,9 @@ describe('decodeConfiguration', () => {
   });
 
   it('leaves null fields unset, as Go does', () => {
-    expect(decodeConfiguration(`${HEAD}nodePortAddresses: null\nnftables:\n  masqueradeBit: null\n`).config).toEqual({ nftables: {} });
+    expect(decodeConfiguration(`${HEAD}nodePortAddresses: null\nnftables:\n  masqueradeBit: null\n`).config).toEqual({
+      nftables: {},
+    });
   });
 
   it('skips fields kube-proxy removed, with a warning naming them', () => {
@@ -61,15 +63,30 @@ describe('decodeConfiguration', () => {
 
   // Upstream's loadConfig: strict first, then lenient with the strict error logged.
   it.each([
-    ['an unknown top-level field', `${HEAD}mode: nftables\nproxyMode: nftables\n`, 'strict decoding error: unknown field "proxyMode"', { mode: 'nftables' }],
+    [
+      'an unknown top-level field',
+      `${HEAD}mode: nftables\nproxyMode: nftables\n`,
+      'strict decoding error: unknown field "proxyMode"',
+      { mode: 'nftables' },
+    ],
     [
       'unknown nested fields, every one',
       `${HEAD}nftables:\n  syncPeriodd: 1s\n  minSyncPeriod: 2s\nconntrack:\n  max: 5\n`,
       'strict decoding error: unknown field "nftables.syncPeriodd", unknown field "conntrack.max"',
       { nftables: { minSyncPeriod: 2000 }, conntrack: {} },
     ],
-    ['an unknown field in a list item', `${HEAD}logging:\n  vmodule: [{file: x, verbosity: 1}]\n`, 'strict decoding error: unknown field "logging.vmodule[0].file"', { logging: { vmodule: [{ verbosity: 1 }] } }],
-    ['a duplicate field (the last wins)', `${HEAD}nftables:\n  syncPeriod: 1s\n  syncPeriod: 2s\n`, 'strict decoding error: duplicate field "syncPeriod" (line 5)', { nftables: { syncPeriod: 2000 } }],
+    [
+      'an unknown field in a list item',
+      `${HEAD}logging:\n  vmodule: [{file: x, verbosity: 1}]\n`,
+      'strict decoding error: unknown field "logging.vmodule[0].file"',
+      { logging: { vmodule: [{ verbosity: 1 }] } },
+    ],
+    [
+      'a duplicate field (the last wins)',
+      `${HEAD}nftables:\n  syncPeriod: 1s\n  syncPeriod: 2s\n`,
+      'strict decoding error: duplicate field "syncPeriod" (line 5)',
+      { nftables: { syncPeriod: 2000 } },
+    ],
   ])('loads %s leniently, logging the strict error; strict: true refuses it', (_name, text, strictError, config) => {
     const decoded = decodeConfiguration(text);
     expect(decoded.config).toEqual(config);
@@ -93,9 +110,21 @@ describe('decodeConfiguration', () => {
       `${HEAD}nftables:\n  masqueradeAll: yes\n`,
       'failed to decode: cannot unmarshal string into Go struct field KubeProxyConfiguration.nftables.masqueradeAll of type bool',
     ],
-    ['a bad duration', `${HEAD}nftables:\n  syncPeriod: 30\n`, 'failed to decode: cannot unmarshal number 30 into Go struct field KubeProxyConfiguration.nftables.syncPeriod of type v1.Duration'],
-    ['an unparsable duration', `${HEAD}configSyncPeriod: soon\n`, 'failed to decode: KubeProxyConfiguration.configSyncPeriod: invalid duration "soon"'],
-    ['a section that is not an object', `${HEAD}nftables: fast\n`, 'failed to decode: cannot unmarshal string into Go struct field KubeProxyConfiguration.nftables of type struct'],
+    [
+      'a bad duration',
+      `${HEAD}nftables:\n  syncPeriod: 30\n`,
+      'failed to decode: cannot unmarshal number 30 into Go struct field KubeProxyConfiguration.nftables.syncPeriod of type v1.Duration',
+    ],
+    [
+      'an unparsable duration',
+      `${HEAD}configSyncPeriod: soon\n`,
+      'failed to decode: KubeProxyConfiguration.configSyncPeriod: invalid duration "soon"',
+    ],
+    [
+      'a section that is not an object',
+      `${HEAD}nftables: fast\n`,
+      'failed to decode: cannot unmarshal string into Go struct field KubeProxyConfiguration.nftables of type struct',
+    ],
     ['a missing kind', 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nmode: nftables\n', "Object 'Kind' is missing"],
     ['a missing apiVersion', 'kind: KubeProxyConfiguration\n', "Object 'apiVersion' is missing"],
     [
@@ -109,9 +138,21 @@ describe('decodeConfiguration', () => {
       'no kind "KubeletConfiguration" is registered for version "kubelet.config.k8s.io/v1beta1" (expected apiVersion kubeproxy.config.k8s.io/v1alpha1)',
     ],
     ['an empty file', '', "Object 'Kind' is missing in the (empty) file"],
-    ['a list instead of an object', '- a\n- b\n', "failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object"],
-    ['broken YAML', `${HEAD}nftables: [1\n`, 'failed to decode: Flow sequence in block collection must be sufficiently indented and end with a ] (line 4)'],
-    ['two documents', `${HEAD}---\n${HEAD}`, 'failed to decode: expected one KubeProxyConfiguration document, found several'],
+    [
+      'a list instead of an object',
+      '- a\n- b\n',
+      "failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object",
+    ],
+    [
+      'broken YAML',
+      `${HEAD}nftables: [1\n`,
+      'failed to decode: Flow sequence in block collection must be sufficiently indented and end with a ] (line 4)',
+    ],
+    [
+      'two documents',
+      `${HEAD}---\n${HEAD}`,
+      'failed to decode: expected one KubeProxyConfiguration document, found several',
+    ],
   ])('refuses %s', (_name, text, message) => {
     expect(() => decodeConfiguration(text)).toThrow(new ConfigDecodeError(message));
   });

@@ -36,10 +36,13 @@ export function decodeConfiguration(text: string, options: DecodeOptions = {}): 
   const yamlErrors = document.errors;
   if (yamlErrors.length > 0) {
     const first = yamlErrors[0]!;
-    throw new ConfigDecodeError(`failed to decode: ${first.message.split('\n')[0]} (line ${lineOf(text, first.pos[0])})`);
+    throw new ConfigDecodeError(
+      `failed to decode: ${first.message.split('\n')[0]} (line ${lineOf(text, first.pos[0])})`,
+    );
   }
   const root: unknown = document.toJS();
-  if (!isPlainObject(root)) throw new ConfigDecodeError("failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object");
+  if (!isPlainObject(root))
+    throw new ConfigDecodeError("failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object");
   checkTypeMeta(root);
 
   const walker = new Walker();
@@ -62,18 +65,22 @@ function parseOne(text: string, uniqueKeys: boolean): Document.Parsed {
   if (!Array.isArray(documents)) throw new ConfigDecodeError('failed to decode: the file is empty');
   const [document, ...more] = documents;
   if (document === undefined) throw new ConfigDecodeError("Object 'Kind' is missing in the (empty) file");
-  if (more.length > 0) throw new ConfigDecodeError('failed to decode: expected one KubeProxyConfiguration document, found several');
+  if (more.length > 0)
+    throw new ConfigDecodeError('failed to decode: expected one KubeProxyConfiguration document, found several');
   return document;
 }
 
 function checkTypeMeta(root: Record<string, unknown>): void {
   const { apiVersion, kind } = root;
   if (typeof kind !== 'string' || kind === '') throw new ConfigDecodeError("Object 'Kind' is missing");
-  if (typeof apiVersion !== 'string' || apiVersion === '') throw new ConfigDecodeError("Object 'apiVersion' is missing");
+  if (typeof apiVersion !== 'string' || apiVersion === '')
+    throw new ConfigDecodeError("Object 'apiVersion' is missing");
   if (apiVersion !== API_VERSION || kind !== KIND) {
     const group = apiVersion.split('/')[0];
     const known = group === GROUP ? `only ${API_VERSION} ${KIND} is supported` : `expected apiVersion ${API_VERSION}`;
-    throw new ConfigDecodeError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} (${known})`);
+    throw new ConfigDecodeError(
+      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} (${known})`,
+    );
   }
 }
 
@@ -92,7 +99,9 @@ class Walker {
         continue;
       }
       if (type === 'removed') {
-        this.warnings.push(`field ${JSON.stringify(childPath.join('.'))} is no longer used by kube-proxy and is ignored`);
+        this.warnings.push(
+          `field ${JSON.stringify(childPath.join('.'))} is no longer used by kube-proxy and is ignored`,
+        );
         continue;
       }
       if (child === null || child === undefined) continue; // JSON null: the field stays unset
@@ -125,9 +134,13 @@ class Walker {
       case 'duration':
         return this.duration(value, path);
       case 'stringList':
-        return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : this.mismatch(value, type, path);
+        return Array.isArray(value) && value.every((v) => typeof v === 'string')
+          ? value
+          : this.mismatch(value, type, path);
       case 'boolMap':
-        return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'boolean') ? value : this.mismatch(value, type, path);
+        return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'boolean')
+          ? value
+          : this.mismatch(value, type, path);
       case 'opaque':
         return value;
       case 'removed':
@@ -149,7 +162,9 @@ class Walker {
 
   mismatch(value: unknown, type: string, path: readonly string[]): undefined {
     const goType = GO_TYPE[type] ?? type;
-    this.typeErrors.push(`cannot unmarshal ${jsonKind(value)} into Go struct field KubeProxyConfiguration.${path.join('.')} of type ${goType}`);
+    this.typeErrors.push(
+      `cannot unmarshal ${jsonKind(value)} into Go struct field KubeProxyConfiguration.${path.join('.')} of type ${goType}`,
+    );
     return undefined;
   }
 }

@@ -81,14 +81,54 @@ describe('withDefaults', () => {
   });
 
   it.each([
-    ['a zero duration takes the default', { nftables: { syncPeriod: 0 } }, (c: ReturnType<typeof withDefaults>) => c.nftables.syncPeriod, 30_000],
-    ['a zero minSyncPeriod takes the default (1s), as upstream', { nftables: { minSyncPeriod: 0 } }, (c: ReturnType<typeof withDefaults>) => c.nftables.minSyncPeriod, 1_000],
-    ['an explicit masqueradeBit 0 stays (a pointer upstream)', { nftables: { masqueradeBit: 0 } }, (c: ReturnType<typeof withDefaults>) => c.nftables.masqueradeBit, 0],
-    ['an empty healthz address takes the default', { healthzBindAddress: '' }, (c: ReturnType<typeof withDefaults>) => c.healthzBindAddress, '0.0.0.0:10256'],
-    ['a bare healthz IP gets the port', { healthzBindAddress: '198.18.255.1' }, (c: ReturnType<typeof withDefaults>) => c.healthzBindAddress, '198.18.255.1:10256'],
-    ['an IPv6 bindAddress moves the defaults to IPv6', { bindAddress: '::' }, (c: ReturnType<typeof withDefaults>) => [c.healthzBindAddress, c.metricsBindAddress], ['[::]:10256', '[::1]:10249']],
-    ['a bare IPv6 metrics address gets brackets and the port', { metricsBindAddress: '2001:db8::1' }, (c: ReturnType<typeof withDefaults>) => c.metricsBindAddress, '[2001:db8::1]:10249'],
-    ['conntrack maxPerCore 0 stays (leave the limit alone)', { conntrack: { maxPerCore: 0 } }, (c: ReturnType<typeof withDefaults>) => c.conntrack.maxPerCore, 0],
+    [
+      'a zero duration takes the default',
+      { nftables: { syncPeriod: 0 } },
+      (c: ReturnType<typeof withDefaults>) => c.nftables.syncPeriod,
+      30_000,
+    ],
+    [
+      'a zero minSyncPeriod takes the default (1s), as upstream',
+      { nftables: { minSyncPeriod: 0 } },
+      (c: ReturnType<typeof withDefaults>) => c.nftables.minSyncPeriod,
+      1_000,
+    ],
+    [
+      'an explicit masqueradeBit 0 stays (a pointer upstream)',
+      { nftables: { masqueradeBit: 0 } },
+      (c: ReturnType<typeof withDefaults>) => c.nftables.masqueradeBit,
+      0,
+    ],
+    [
+      'an empty healthz address takes the default',
+      { healthzBindAddress: '' },
+      (c: ReturnType<typeof withDefaults>) => c.healthzBindAddress,
+      '0.0.0.0:10256',
+    ],
+    [
+      'a bare healthz IP gets the port',
+      { healthzBindAddress: '198.18.255.1' },
+      (c: ReturnType<typeof withDefaults>) => c.healthzBindAddress,
+      '198.18.255.1:10256',
+    ],
+    [
+      'an IPv6 bindAddress moves the defaults to IPv6',
+      { bindAddress: '::' },
+      (c: ReturnType<typeof withDefaults>) => [c.healthzBindAddress, c.metricsBindAddress],
+      ['[::]:10256', '[::1]:10249'],
+    ],
+    [
+      'a bare IPv6 metrics address gets brackets and the port',
+      { metricsBindAddress: '2001:db8::1' },
+      (c: ReturnType<typeof withDefaults>) => c.metricsBindAddress,
+      '[2001:db8::1]:10249',
+    ],
+    [
+      'conntrack maxPerCore 0 stays (leave the limit alone)',
+      { conntrack: { maxPerCore: 0 } },
+      (c: ReturnType<typeof withDefaults>) => c.conntrack.maxPerCore,
+      0,
+    ],
   ])('%s', (_name, partial, read, expected) => {
     expect(read(withDefaults(partial))).toEqual(expected);
   });
@@ -108,7 +148,12 @@ describe('appendPortIfNeeded', () => {
 
 describe('encodeConfiguration', () => {
   it('round-trips through the strict decoder', () => {
-    const config = withDefaults({ mode: 'nftables', nodePortAddresses: ['primary'], featureGates: { A: true }, nftables: { tableName: 'kp' } });
+    const config = withDefaults({
+      mode: 'nftables',
+      nodePortAddresses: ['primary'],
+      featureGates: { A: true },
+      nftables: { tableName: 'kp' },
+    });
     const decoded = decodeConfiguration(JSON.stringify(encodeConfiguration(config)));
     expect(withDefaults(decoded.config)).toEqual(config);
   });

@@ -37,8 +37,12 @@ export function withDefaults(p: PartialConfiguration = {}): KubeProxyConfigurati
     },
     hostnameOverride: p.hostnameOverride ?? '',
     bindAddress,
-    healthzBindAddress: p.healthzBindAddress ? appendPortIfNeeded(p.healthzBindAddress, HEALTHZ_PORT) : `${healthzHost}:${HEALTHZ_PORT}`,
-    metricsBindAddress: p.metricsBindAddress ? appendPortIfNeeded(p.metricsBindAddress, METRICS_PORT) : `${metricsHost}:${METRICS_PORT}`,
+    healthzBindAddress: p.healthzBindAddress
+      ? appendPortIfNeeded(p.healthzBindAddress, HEALTHZ_PORT)
+      : `${healthzHost}:${HEALTHZ_PORT}`,
+    metricsBindAddress: p.metricsBindAddress
+      ? appendPortIfNeeded(p.metricsBindAddress, METRICS_PORT)
+      : `${metricsHost}:${METRICS_PORT}`,
     bindAddressHardFail: p.bindAddressHardFail ?? false,
     enableProfiling: p.enableProfiling ?? false,
     showHiddenMetricsForVersion: p.showHiddenMetricsForVersion ?? '',

@@ -15,7 +15,7 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration(text)).toBe(ms);
   });
 
-  it.each(['', '-', '30', 'abc', '1x', '1s junk'])('rejects %j with Go\'s message', (text) => {
+  it.each(['', '-', '30', 'abc', '1x', '1s junk'])("rejects %j with Go's message", (text) => {
     expect(() => parseGoDuration(text)).toThrow(`invalid duration ${JSON.stringify(text)}`);
   });
 });

@@ -20,7 +20,11 @@ export function configurationYaml(config: KubeProxyConfiguration): string {
   return stringify(encodeConfiguration(config), { lineWidth: 0, nullStr: 'null' });
 }
 
-function encodeObject(value: Record<string, unknown>, schema: Readonly<Record<string, FieldType>>, prefix: string): Record<string, unknown> {
+function encodeObject(
+  value: Record<string, unknown>,
+  schema: Readonly<Record<string, FieldType>>,
+  prefix: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, type] of Object.entries(schema)) {
     if (type === 'removed' || key === 'apiVersion' || key === 'kind') continue;
@@ -43,7 +47,11 @@ function encodeValue(value: unknown, type: FieldType, prefix: string): unknown {
 }
 
 function isEmpty(value: unknown): boolean {
-  return value === '' || value === undefined || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+  return (
+    value === '' ||
+    value === undefined ||
+    (typeof value === 'object' && value !== null && Object.keys(value).length === 0)
+  );
 }
 
 function sortKeys(value: unknown): unknown {

@@ -22,7 +22,10 @@ export class FieldError {
 }
 
 export function fieldPath(...parts: readonly (string | number)[]): string {
-  return parts.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : `${path}.${part}`), ROOT);
+  return parts.reduce<string>(
+    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : `${path}.${part}`),
+    ROOT,
+  );
 }
 
 export function invalid(field: string, value: ErrorValue, detail: string): FieldError {

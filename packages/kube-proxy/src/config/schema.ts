@@ -32,7 +32,13 @@ export const CONFIGURATION_SCHEMA: ObjectType = {
     kind: 'string',
     featureGates: 'boolMap',
     clientConnection: {
-      object: { kubeconfig: 'string', acceptContentTypes: 'string', contentType: 'string', qps: 'float32', burst: 'int32' },
+      object: {
+        kubeconfig: 'string',
+        acceptContentTypes: 'string',
+        contentType: 'string',
+        qps: 'float32',
+        burst: 'int32',
+      },
     },
     logging: {
       object: {
@@ -53,7 +59,13 @@ export const CONFIGURATION_SCHEMA: ObjectType = {
     serviceProxyName: 'string',
     mode: 'string',
     iptables: {
-      object: { masqueradeBit: 'int32', masqueradeAll: 'bool', localhostNodePorts: 'bool', syncPeriod: 'duration', minSyncPeriod: 'duration' },
+      object: {
+        masqueradeBit: 'int32',
+        masqueradeAll: 'bool',
+        localhostNodePorts: 'bool',
+        syncPeriod: 'duration',
+        minSyncPeriod: 'duration',
+      },
     },
     ipvs: {
       object: {
@@ -68,10 +80,22 @@ export const CONFIGURATION_SCHEMA: ObjectType = {
       },
     },
     nftables: {
-      object: { masqueradeBit: 'int32', masqueradeAll: 'bool', syncPeriod: 'duration', minSyncPeriod: 'duration', tableName: 'string' },
+      object: {
+        masqueradeBit: 'int32',
+        masqueradeAll: 'bool',
+        syncPeriod: 'duration',
+        minSyncPeriod: 'duration',
+        tableName: 'string',
+      },
     },
     winkernel: {
-      object: { networkName: 'string', sourceVip: 'string', enableDSR: 'bool', rootHnsEndpointName: 'string', forwardHealthCheckVip: 'bool' },
+      object: {
+        networkName: 'string',
+        sourceVip: 'string',
+        enableDSR: 'bool',
+        rootHnsEndpointName: 'string',
+        forwardHealthCheckVip: 'bool',
+      },
     },
     detectLocalMode: 'string',
     detectLocal: { object: { bridgeInterface: 'string', interfaceNamePrefix: 'string' } },

@@ -29,7 +29,9 @@ export function validateConfiguration(c: KubeProxyConfiguration, ctx: Validation
     ...conntrack(c),
     ...range(c.oomScoreAdj, -1000, 1000, path('oomScoreAdj')),
     ...nonNegative(c.clientConnection.burst, path('clientConnection', 'burst')),
-    ...(c.configSyncPeriod <= 0 ? [invalid(path('configSyncPeriod'), { duration: c.configSyncPeriod }, 'must be greater than 0')] : []),
+    ...(c.configSyncPeriod <= 0
+      ? [invalid(path('configSyncPeriod'), { duration: c.configSyncPeriod }, 'must be greater than 0')]
+      : []),
     ...(parseIP(c.bindAddress) === undefined
       ? [invalid(path('bindAddress'), c.bindAddress, 'not a valid textual representation of an IP address')]
       : []),
@@ -56,7 +58,9 @@ function modeSection(c: KubeProxyConfiguration): FieldError[] {
     errors.push(invalid(path(name, 'syncPeriod'), { duration: section.syncPeriod }, 'must be greater than 0'));
   }
   if (section.minSyncPeriod < 0) {
-    errors.push(invalid(path(name, 'minSyncPeriod'), { duration: section.minSyncPeriod }, 'must be greater than or equal to 0'));
+    errors.push(
+      invalid(path(name, 'minSyncPeriod'), { duration: section.minSyncPeriod }, 'must be greater than or equal to 0'),
+    );
   }
   if (section.minSyncPeriod > section.syncPeriod) {
     const detail = `must be greater than or equal to ${path(name, 'minSyncPeriod')}`;
@@ -69,7 +73,13 @@ function validateMode(mode: string, ctx: ValidationContext): FieldError[] {
   if (mode === '' || ctx.availableModes.includes(mode)) return [];
   if (!(PROXY_MODES as readonly string[]).includes(mode)) return [notSupported(path('mode'), mode, PROXY_MODES)];
   const available = ctx.availableModes.map((m) => JSON.stringify(m)).join(', ');
-  return [invalid(path('mode'), mode, `proxy mode ${JSON.stringify(mode)} is not available in this build of kube-proxy (kpng); available modes: ${available}`)];
+  return [
+    invalid(
+      path('mode'),
+      mode,
+      `proxy mode ${JSON.stringify(mode)} is not available in this build of kube-proxy (kpng); available modes: ${available}`,
+    ),
+  ];
 }
 
 function conntrack(c: KubeProxyConfiguration): FieldError[] {
@@ -146,10 +156,12 @@ function nodePortAddresses(addresses: readonly string[]): FieldError[] {
   const errors: FieldError[] = [];
   for (const [i, address] of addresses.entries()) {
     if (address === NODE_PORT_ADDRESSES_PRIMARY) {
-      if (i !== 0 || addresses.length !== 1) errors.push(invalid(path('nodePortAddresses', i), address, "can't use both 'primary' and CIDRs"));
+      if (i !== 0 || addresses.length !== 1)
+        errors.push(invalid(path('nodePortAddresses', i), address, "can't use both 'primary' and CIDRs"));
       break;
     }
-    if (parseCIDR(address) === undefined) errors.push(invalid(path('nodePortAddresses', i), address, 'must be a valid CIDR'));
+    if (parseCIDR(address) === undefined)
+      errors.push(invalid(path('nodePortAddresses', i), address, 'must be a valid CIDR'));
   }
   return errors;
 }
@@ -174,7 +186,8 @@ function detectLocal(c: KubeProxyConfiguration): FieldError[] {
   return [];
 }
 
-const DUAL_STACK_HINT = 'must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]';
+const DUAL_STACK_HINT =
+  'must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]';
 
 function clusterCIDRs(text: string): FieldError[] {
   const cidrs = text.split(',');
@@ -182,20 +195,31 @@ function clusterCIDRs(text: string): FieldError[] {
   const parsed = cidrs.map((cidr) => parseCIDR(cidr));
   const bad = cidrs.filter((_, i) => parsed[i] === undefined);
   if (bad.length > 0) {
-    return bad.map((cidr) => invalid(path('clusterCIDR'), cidr, 'must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)'));
+    return bad.map((cidr) =>
+      invalid(path('clusterCIDR'), cidr, 'must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)'),
+    );
   }
-  if (parsed.length === 2 && parsed[0]!.family === parsed[1]!.family) return [invalid(path('clusterCIDR'), text, DUAL_STACK_HINT)];
+  if (parsed.length === 2 && parsed[0]!.family === parsed[1]!.family)
+    return [invalid(path('clusterCIDR'), text, DUAL_STACK_HINT)];
   return [];
 }
 
 function logging(c: KubeProxyConfiguration): FieldError[] {
   const format = c.logging.format;
-  return (LOGGING_FORMATS as readonly string[]).includes(format) ? [] : [notSupported(path('logging', 'format'), format, LOGGING_FORMATS)];
+  return (LOGGING_FORMATS as readonly string[]).includes(format)
+    ? []
+    : [notSupported(path('logging', 'format'), format, LOGGING_FORMATS)];
 }
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
 
 function tableName(name: string): FieldError[] {
   if (name === '' || TABLE_NAME.test(name)) return [];
-  return [invalid(path('nftables', 'tableName'), name, 'must be a valid nftables table name (letters, digits, "_" and "-", at most 32 characters, not starting with a digit or "-")')];
+  return [
+    invalid(
+      path('nftables', 'tableName'),
+      name,
+      'must be a valid nftables table name (letters, digits, "_" and "-", at most 32 characters, not starting with a digit or "-")',
+    ),
+  ];
 }

@@ -48,7 +48,13 @@ const SAMPLES: Readonly<Record<string, readonly [string, unknown]>> = {
   'metrics-port': ['10250', 10250],
   'proxy-port-range': ['300-2000', '300-2000'],
   v: ['4', 4],
-  vmodule: ['proxier=5,sync*=3', [{ filePattern: 'proxier', verbosity: 5 }, { filePattern: 'sync*', verbosity: 3 }]],
+  vmodule: [
+    'proxier=5,sync*=3',
+    [
+      { filePattern: 'proxier', verbosity: 5 },
+      { filePattern: 'sync*', verbosity: 3 },
+    ],
+  ],
   'logging-format': ['json', 'json'],
   'log-flush-frequency': ['10s', 10_000],
   'log-json-info-buffer-size': ['64Ki', '64Ki'],
@@ -65,7 +71,11 @@ const BAD: readonly (readonly [string, string, string])[] = [
   ['conntrack-min', '99999999999', 'strconv.ParseInt: parsing "99999999999": value out of range'],
   ['kube-api-qps', 'fast', 'strconv.ParseFloat: parsing "fast": invalid syntax'],
   ['iptables-sync-period', '30', 'time: invalid duration "30"'],
-  ['log-text-info-buffer-size', 'lots', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+  [
+    'log-text-info-buffer-size',
+    'lots',
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+  ],
   ['version', 'v1', 'strconv.ParseBool: parsing "v1": invalid syntax'],
   ['conntrack-tcp-timeout-established', '1d', 'time: invalid duration "1d"'],
   ['bind-address', '198.18.255.1:80', '"198.18.255.1:80" is not a valid IP address'],
@@ -106,7 +116,9 @@ describe('parseFlags', () => {
       expect(parseFlags(argv).get(name)).toBe(expected);
     });
     it('does not take the next argument as its value', () => {
-      expect(() => parseFlags([`--${name}`, 'false'])).toThrow('"kube-proxy" does not take any arguments, got ["false"]');
+      expect(() => parseFlags([`--${name}`, 'false'])).toThrow(
+        '"kube-proxy" does not take any arguments, got ["false"]',
+      );
     });
   });
 
@@ -131,9 +143,13 @@ describe('parseFlags', () => {
 
   it('accumulates lists and maps over repeated flags, and the last scalar wins', () => {
     const flags = parseFlags([
-      '--nodeport-addresses=198.18.255.0/24', '--nodeport-addresses', '2001:db8:ff::/64',
-      '--feature-gates=A=true', '--feature-gates=B=false,A=false',
-      '--proxy-mode=ipvs', '--proxy-mode=nftables',
+      '--nodeport-addresses=198.18.255.0/24',
+      '--nodeport-addresses',
+      '2001:db8:ff::/64',
+      '--feature-gates=A=true',
+      '--feature-gates=B=false,A=false',
+      '--proxy-mode=ipvs',
+      '--proxy-mode=nftables',
     ]);
     expect(flags.get('nodeport-addresses')).toEqual(['198.18.255.0/24', '2001:db8:ff::/64']);
     expect(flags.get('feature-gates')).toEqual({ A: false, B: false });
@@ -155,7 +171,9 @@ describe('parseFlags', () => {
 
   it.each(BAD)('refuses --%s=%s, naming the flag and the value', (name, value, reason) => {
     const shown = name === 'v' ? '-v, --v' : `--${name}`;
-    expect(() => parseFlags([`--${name}=${value}`])).toThrow(new FlagError(`invalid argument ${JSON.stringify(value)} for "${shown}" flag: ${reason}`));
+    expect(() => parseFlags([`--${name}=${value}`])).toThrow(
+      new FlagError(`invalid argument ${JSON.stringify(value)} for "${shown}" flag: ${reason}`),
+    );
   });
 
   it.each([

@@ -84,7 +84,9 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
     positionals.push(arg);
   }
   if (positionals.length > 0) {
-    throw new FlagError(`"kube-proxy" does not take any arguments, got [${positionals.map((p) => JSON.stringify(p)).join(' ')}]`);
+    throw new FlagError(
+      `"kube-proxy" does not take any arguments, got [${positionals.map((p) => JSON.stringify(p)).join(' ')}]`,
+    );
   }
   return parsed;
 }

@@ -37,6 +37,20 @@ export function valueFlag<T>(
   return { name, type, isBool: false, usage, parse, ...(apply ? { apply: (c, v) => apply(c, v as T) } : {}), ...extra };
 }
 
-export function boolFlag(name: string, parse: (text: string) => boolean | string, usage: string, apply?: Apply<boolean>, extra: Extra = {}): FlagSpec {
-  return { name, type: '', isBool: true, usage, parse: (text) => parse(text), ...(apply ? { apply: (c, v) => apply(c, v as boolean) } : {}), ...extra };
+export function boolFlag(
+  name: string,
+  parse: (text: string) => boolean | string,
+  usage: string,
+  apply?: Apply<boolean>,
+  extra: Extra = {},
+): FlagSpec {
+  return {
+    name,
+    type: '',
+    isBool: true,
+    usage,
+    parse: (text) => parse(text),
+    ...(apply ? { apply: (c, v) => apply(c, v as boolean) } : {}),
+    ...extra,
+  };
 }

@@ -33,7 +33,8 @@ export function parseLevel(text: string): number {
 
 export function parseFloat32(text: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax`);
   return value;
 }
 

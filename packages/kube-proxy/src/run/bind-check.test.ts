@@ -27,14 +27,22 @@ describe('serverAddress', () => {
   it('returns a free address', async () => {
     const { server, port } = await occupy();
     await new Promise((resolve) => server.close(resolve));
-    expect(await serverAddress('metrics', `127.0.0.1:${port}`, true, log)).toEqual({ kind: 'tcp', host: '127.0.0.1', port });
+    expect(await serverAddress('metrics', `127.0.0.1:${port}`, true, log)).toEqual({
+      kind: 'tcp',
+      host: '127.0.0.1',
+      port,
+    });
   });
 
   it('leaves a busy server out and logs it, unless bindAddressHardFail', async () => {
     const { server, port } = await occupy();
     busy = server;
     expect(await serverAddress('healthz', `127.0.0.1:${port}`, false, log)).toBeUndefined();
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^failed to start the healthz server on 127.0.0.1:${port}: .*EADDRINUSE.*continuing without it`))]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^failed to start the healthz server on 127.0.0.1:${port}: .*EADDRINUSE.*continuing without it`),
+      ),
+    ]);
     await expect(serverAddress('healthz', `127.0.0.1:${port}`, true, log)).rejects.toThrow(BindError);
   });
 });

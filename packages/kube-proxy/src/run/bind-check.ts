@@ -11,7 +11,12 @@ export class BindError extends Error {
 }
 
 /** The address to serve on, undefined when disabled or (softly) unavailable. */
-export async function serverAddress(what: string, address: string, hardFail: boolean, log: Logger): Promise<ListenAddress | undefined> {
+export async function serverAddress(
+  what: string,
+  address: string,
+  hardFail: boolean,
+  log: Logger,
+): Promise<ListenAddress | undefined> {
   if (address === '') return undefined;
   const listen = parseListenAddress(address);
   if (listen.kind !== 'tcp') return undefined;

@@ -8,6 +8,8 @@ describe('kubernetes_build_info', () => {
     registerBuildInfo(registry, 'v1.31.2');
     const text = await registry.metrics();
     expect(text).toContain("# HELP kubernetes_build_info [ALPHA] A metric with a constant '1' value");
-    expect(text).toMatch(/^kubernetes_build_info\{major="1",minor="31",git_version="v1\.31\.2",git_commit="",git_tree_state="",build_date="",go_version="",compiler="kpng",platform="linux\/\w+"\} 1$/m);
+    expect(text).toMatch(
+      /^kubernetes_build_info\{major="1",minor="31",git_version="v1\.31\.2",git_commit="",git_tree_state="",build_date="",go_version="",compiler="kpng",platform="linux\/\w+"\} 1$/m,
+    );
   });
 });

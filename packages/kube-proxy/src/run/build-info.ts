@@ -5,15 +5,31 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 
-const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+const GO_ARCH: Readonly<Record<string, string>> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
 
 export function registerBuildInfo(registry: Registry, version: string): void {
   const [, major = '', minor = ''] = /^v?(\d+)\.(\d+)/.exec(version) ?? [];
   const gauge = new Gauge({
     name: 'kubernetes_build_info',
-    help:
-      "[ALPHA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
-    labelNames: ['major', 'minor', 'git_version', 'git_commit', 'git_tree_state', 'build_date', 'go_version', 'compiler', 'platform'] as const,
+    help: "[ALPHA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    labelNames: [
+      'major',
+      'minor',
+      'git_version',
+      'git_commit',
+      'git_tree_state',
+      'build_date',
+      'go_version',
+      'compiler',
+      'platform',
+    ] as const,
     registers: [registry],
   });
   gauge.set(

@@ -29,10 +29,13 @@ function watchFor(ms: number): { changed: Promise<boolean> } {
 describe('watchConfigFile', () => {
   it.each([
     ['a write', () => writeFile(file, 'mode: iptables\n')],
-    ['an atomic replace (a ConfigMap update)', async () => {
-      await writeFile(join(dir, 'new'), 'mode: iptables\n');
-      await rename(join(dir, 'new'), file);
-    }],
+    [
+      'an atomic replace (a ConfigMap update)',
+      async () => {
+        await writeFile(join(dir, 'new'), 'mode: iptables\n');
+        await rename(join(dir, 'new'), file);
+      },
+    ],
     ['a removal', () => rm(file)],
   ])('reports %s', async (_name, change) => {
     const { changed } = watchFor(5_000);

@@ -9,12 +9,22 @@ describe('conntrackSysctls', () => {
       { name: 'net/netfilter/nf_conntrack_tcp_timeout_established', value: 86_400 },
       { name: 'net/netfilter/nf_conntrack_tcp_timeout_close_wait', value: 3_600 },
     ]);
-    expect(conntrackSysctls(withDefaults().conntrack, 8)[0]).toEqual({ name: 'net/netfilter/nf_conntrack_max', value: 262_144 });
+    expect(conntrackSysctls(withDefaults().conntrack, 8)[0]).toEqual({
+      name: 'net/netfilter/nf_conntrack_max',
+      value: 262_144,
+    });
   });
 
   it('leaves zeros alone and adds the optional settings when set', () => {
     const ct = withDefaults({
-      conntrack: { maxPerCore: 0, tcpEstablishedTimeout: 0, tcpCloseWaitTimeout: 0, tcpBeLiberal: true, udpTimeout: 30_000, udpStreamTimeout: 120_000 },
+      conntrack: {
+        maxPerCore: 0,
+        tcpEstablishedTimeout: 0,
+        tcpCloseWaitTimeout: 0,
+        tcpBeLiberal: true,
+        udpTimeout: 30_000,
+        udpStreamTimeout: 120_000,
+      },
     }).conntrack;
     expect(conntrackSysctls(ct, 4)).toEqual([
       { name: 'net/netfilter/nf_conntrack_tcp_be_liberal', value: 1 },

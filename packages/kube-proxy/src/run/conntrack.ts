@@ -11,16 +11,24 @@ export interface SysctlSetting {
 
 export function conntrackSysctls(ct: ConntrackConfiguration, cpuCores: number): SysctlSetting[] {
   const settings: SysctlSetting[] = [];
-  if (ct.maxPerCore > 0) settings.push({ name: 'net/netfilter/nf_conntrack_max', value: Math.max(ct.maxPerCore * cpuCores, ct.min) });
+  if (ct.maxPerCore > 0)
+    settings.push({ name: 'net/netfilter/nf_conntrack_max', value: Math.max(ct.maxPerCore * cpuCores, ct.min) });
   const seconds = (ms: number) => Math.floor(ms / 1000);
   if (ct.tcpEstablishedTimeout > 0) {
-    settings.push({ name: 'net/netfilter/nf_conntrack_tcp_timeout_established', value: seconds(ct.tcpEstablishedTimeout) });
+    settings.push({
+      name: 'net/netfilter/nf_conntrack_tcp_timeout_established',
+      value: seconds(ct.tcpEstablishedTimeout),
+    });
   }
   if (ct.tcpCloseWaitTimeout > 0) {
-    settings.push({ name: 'net/netfilter/nf_conntrack_tcp_timeout_close_wait', value: seconds(ct.tcpCloseWaitTimeout) });
+    settings.push({
+      name: 'net/netfilter/nf_conntrack_tcp_timeout_close_wait',
+      value: seconds(ct.tcpCloseWaitTimeout),
+    });
   }
   if (ct.tcpBeLiberal) settings.push({ name: 'net/netfilter/nf_conntrack_tcp_be_liberal', value: 1 });
-  if (ct.udpTimeout > 0) settings.push({ name: 'net/netfilter/nf_conntrack_udp_timeout', value: seconds(ct.udpTimeout) });
+  if (ct.udpTimeout > 0)
+    settings.push({ name: 'net/netfilter/nf_conntrack_udp_timeout', value: seconds(ct.udpTimeout) });
   if (ct.udpStreamTimeout > 0) {
     settings.push({ name: 'net/netfilter/nf_conntrack_udp_timeout_stream', value: seconds(ct.udpStreamTimeout) });
   }

@@ -11,7 +11,14 @@ describe('iptablesBackendOptions', () => {
     ['every local address by default, as upstream', {}, { nodePortAddresses: [] }],
     ['primary NodePort addresses', { nodePortAddresses: ['primary'] }, { nodePortAddresses: 'primary' }],
     ['NodePort CIDRs', { nodePortAddresses: ['198.18.255.0/24'] }, { nodePortAddresses: ['198.18.255.0/24'] }],
-    ['the iptables section', { iptables: { masqueradeAll: true, masqueradeBit: 9, localhostNodePorts: false }, nftables: { masqueradeBit: 5 } }, { masqueradeAll: true, masqueradeBit: 9, localhostNodePorts: false }],
+    [
+      'the iptables section',
+      {
+        iptables: { masqueradeAll: true, masqueradeBit: 9, localhostNodePorts: false },
+        nftables: { masqueradeBit: 5 },
+      },
+      { masqueradeAll: true, masqueradeBit: 9, localhostNodePorts: false },
+    ],
     ['tcpBeLiberal', { conntrack: { tcpBeLiberal: true } }, { conntrackTCPLiberal: true }],
     ['the detector', { detectLocalMode: 'NodeCIDR' }, { localDetector: { mode: 'NodeCIDR' } }],
   ])('%s', (_name, partial, expected) => {

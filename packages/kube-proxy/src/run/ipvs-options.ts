@@ -13,15 +13,24 @@ export interface IpvsMapping {
 }
 
 const seconds = (ms: number): number => Math.round(ms / 1000);
-const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 export function ipvsBackendConfig(config: KubeProxyConfiguration): IpvsMapping {
   const warnings: string[] = [];
   if (config.detectLocalMode !== '' && config.detectLocalMode !== 'ClusterCIDR') {
-    warnings.push(`detectLocalMode ${config.detectLocalMode} is not supported by the ipvs mode: ClusterIP traffic is told apart by clusterCIDR only`);
+    warnings.push(
+      `detectLocalMode ${config.detectLocalMode} is not supported by the ipvs mode: ClusterIP traffic is told apart by clusterCIDR only`,
+    );
   }
   const addresses = config.nodePortAddresses.filter((a) => a !== NODE_PORT_ADDRESSES_PRIMARY);
-  if (addresses.length > 0) warnings.push("nodePortAddresses CIDRs are not applied by the ipvs mode yet: NodePorts listen on the node's addresses");
+  if (addresses.length > 0)
+    warnings.push(
+      "nodePortAddresses CIDRs are not applied by the ipvs mode yet: NodePorts listen on the node's addresses",
+    );
   return {
     config: {
       scheduler: config.ipvs.scheduler || 'rr',

@@ -6,19 +6,39 @@ import { MODES } from './modes.js';
 describe('kernelspace mode (Windows HNS)', () => {
   it('maps the winkernel section and the healthz port onto the HNS backend', () => {
     const c = withDefaults();
-    c.winkernel = { networkName: 'vxlan0', sourceVip: '10.244.1.254', enableDSR: true, rootHnsEndpointName: 'host-ep', forwardHealthCheckVip: true };
+    c.winkernel = {
+      networkName: 'vxlan0',
+      sourceVip: '10.244.1.254',
+      enableDSR: true,
+      rootHnsEndpointName: 'host-ep',
+      forwardHealthCheckVip: true,
+    };
     c.healthzBindAddress = '0.0.0.0:10266';
     expect(kernelspaceBackendOptions(c, {})).toEqual({
-      options: { networkName: 'vxlan0', sourceVip: '10.244.1.254', enableDSR: true, rootHnsEndpointName: 'host-ep', forwardHealthCheckVip: true, healthzPort: 10266 },
+      options: {
+        networkName: 'vxlan0',
+        sourceVip: '10.244.1.254',
+        enableDSR: true,
+        rootHnsEndpointName: 'host-ep',
+        forwardHealthCheckVip: true,
+        healthzPort: 10266,
+      },
       warnings: [],
     });
   });
 
-  it('defaults: $KUBE_NETWORK, upstream\'s root endpoint name and healthz port', () => {
+  it("defaults: $KUBE_NETWORK, upstream's root endpoint name and healthz port", () => {
     const { options, warnings } = kernelspaceBackendOptions(withDefaults(), { KUBE_NETWORK: 'cbr0' });
-    expect(options).toEqual({ networkName: 'cbr0', enableDSR: false, forwardHealthCheckVip: false, healthzPort: 10256 });
+    expect(options).toEqual({
+      networkName: 'cbr0',
+      enableDSR: false,
+      forwardHealthCheckVip: false,
+      healthzPort: 10256,
+    });
     expect(warnings).toEqual([]);
-    expect(kernelspaceBackendOptions(withDefaults(), {}).warnings).toEqual([expect.stringMatching(/networkName is empty/)]);
+    expect(kernelspaceBackendOptions(withDefaults(), {}).warnings).toEqual([
+      expect.stringMatching(/networkName is empty/),
+    ]);
   });
 
   it('is a mode of this build, backed by the win-kernel backend', () => {
@@ -34,6 +54,8 @@ describe('kernelspace mode (Windows HNS)', () => {
     // Neither call may reach a kernel or a DLL: both return before doing anything.
     expect(await MODES.get('kernelspace')!.cleanup(c, { platform: 'linux' })).toEqual([]);
     expect(await MODES.get('nftables')!.cleanup(c, { platform: 'win32' })).toEqual([]);
-    await expect(MODES.get('kernelspace')!.cleanup(c, { platform: 'win32' })).rejects.toThrow(/cannot load computenetwork\.dll/);
+    await expect(MODES.get('kernelspace')!.cleanup(c, { platform: 'win32' })).rejects.toThrow(
+      /cannot load computenetwork\.dll/,
+    );
   });
 });

@@ -11,11 +11,15 @@ export interface KernelspaceMapping {
   readonly warnings: readonly string[];
 }
 
-export function kernelspaceBackendOptions(config: KubeProxyConfiguration, env: NodeJS.ProcessEnv = process.env): KernelspaceMapping {
+export function kernelspaceBackendOptions(
+  config: KubeProxyConfiguration,
+  env: NodeJS.ProcessEnv = process.env,
+): KernelspaceMapping {
   const w = config.winkernel;
   const warnings: string[] = [];
   const networkName = w.networkName || env['KUBE_NETWORK'] || '';
-  if (networkName === '') warnings.push('winkernel.networkName is empty and $KUBE_NETWORK is unset: the HNS network cannot be found');
+  if (networkName === '')
+    warnings.push('winkernel.networkName is empty and $KUBE_NETWORK is unset: the HNS network cannot be found');
   const port = Number(/:(\d+)$/.exec(config.healthzBindAddress)?.[1] ?? '10256');
   return {
     options: {

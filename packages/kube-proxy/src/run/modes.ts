@@ -47,7 +47,11 @@ const nftables: ProxyModeBackend = {
     const tables = [...new Set([tableName(config), UPSTREAM_TABLE, KPNG_TABLE])];
     for (const name of tables) {
       // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
-      await new NftBackend({ tableName: name, conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
+      await new NftBackend({
+        tableName: name,
+        conntrack: false,
+        ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      }).cleanup();
     }
     return tables.flatMap((name) => [`ip ${name}`, `ip6 ${name}`]);
   },
@@ -76,12 +80,18 @@ const ipvs: ProxyModeBackend = {
   platform: 'linux',
   create(config, ctx) {
     const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
-    return { backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }), warnings };
+    return {
+      backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }),
+      warnings,
+    };
   },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
     // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
-    const backend = new IpvsBackend({ config: ipvsBackendConfig(config).config, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) });
+    const backend = new IpvsBackend({
+      config: ipvsBackendConfig(config).config,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+    });
     try {
       await backend.cleanup();
     } finally {
@@ -96,7 +106,10 @@ const kernelspace: ProxyModeBackend = {
   platform: 'win32',
   create(config, ctx) {
     const { options, warnings } = kernelspaceBackendOptions(config);
-    const backend = new WinKernelBackend({ ...options, ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}) });
+    const backend = new WinKernelBackend({
+      ...options,
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
     return { backend, warnings };
   },
   async cleanup(config, ctx) {

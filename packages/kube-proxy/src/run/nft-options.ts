@@ -24,7 +24,8 @@ export function nftBackendOptions(config: KubeProxyConfiguration): NftMapping {
   return {
     options: {
       tableName: tableName(config),
-      nodePortAddresses: addresses.length === 0 || addresses[0] === NODE_PORT_ADDRESSES_PRIMARY ? 'primary' : [...addresses],
+      nodePortAddresses:
+        addresses.length === 0 || addresses[0] === NODE_PORT_ADDRESSES_PRIMARY ? 'primary' : [...addresses],
       localDetector,
       masqueradeAll: config.nftables.masqueradeAll,
       masqueradeBit: config.nftables.masqueradeBit,
@@ -51,9 +52,14 @@ export function detector(config: KubeProxyConfiguration, warnings: string[]): Lo
     case 'InterfaceNamePrefix':
       return { mode: 'InterfaceNamePrefix', prefix: config.detectLocal.interfaceNamePrefix };
     default: {
-      const clusterCIDRs = config.clusterCIDR.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      const clusterCIDRs = config.clusterCIDR
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
       if (clusterCIDRs.length > 0) return { mode: 'ClusterCIDR', clusterCIDRs };
-      warnings.push('detectLocalMode is ClusterCIDR but no clusterCIDR is set: traffic from pods is not told apart (as upstream, the detector is a no-op)');
+      warnings.push(
+        'detectLocalMode is ClusterCIDR but no clusterCIDR is set: traffic from pods is not told apart (as upstream, the detector is a no-op)',
+      );
       return { mode: 'None' };
     }
   }

@@ -13,7 +13,8 @@ export function featureGateWarnings(gates: Readonly<Record<string, boolean>>): s
 export function unsupportedSettingWarnings(c: KubeProxyConfiguration): string[] {
   const warnings: string[] = [];
   if (c.enableProfiling) warnings.push('enableProfiling: kpng serves no /debug/pprof handlers; ignored');
-  if (c.showHiddenMetricsForVersion !== '') warnings.push('showHiddenMetricsForVersion: kpng has no hidden metrics; ignored');
+  if (c.showHiddenMetricsForVersion !== '')
+    warnings.push('showHiddenMetricsForVersion: kpng has no hidden metrics; ignored');
   if (c.bindAddress !== '0.0.0.0' && c.bindAddress !== '::') {
     warnings.push("bindAddress: kpng takes the node's primary IPs from its Node object; ignored");
   }

@@ -6,7 +6,15 @@
  */
 import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
-import { healthCheckAddressesFor, KubeSource, loadKubeConfig, registerKubeWatchMetrics, registerRestClientMetrics, runProxy, type RunningProxy } from '@kpng/core/runtime';
+import {
+  healthCheckAddressesFor,
+  KubeSource,
+  loadKubeConfig,
+  registerKubeWatchMetrics,
+  registerRestClientMetrics,
+  runProxy,
+  type RunningProxy,
+} from '@kpng/core/runtime';
 import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
@@ -69,7 +77,9 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       ? undefined
       : watchConfigFile(completed.configFile, () => {
           configChanged = true;
-          log.error('the configuration file changed; exiting so that kube-proxy restarts with it', { file: completed.configFile });
+          log.error('the configuration file changed; exiting so that kube-proxy restarts with it', {
+            file: completed.configFile,
+          });
           stopping.abort();
         });
   const kpng = await runProxy({

@@ -27,15 +27,30 @@ const CW = 'net/netfilter/nf_conntrack_tcp_timeout_close_wait';
 
 describe('applySysctls', () => {
   it('writes what differs, skips what is already right, and warns about what the kernel refuses', async () => {
-    const fake = new FakeSysctls(new Map([[MAX, 65_536], [EST, 432_000], [CW, 3_600]]), new Set([MAX]));
+    const fake = new FakeSysctls(
+      new Map([
+        [MAX, 65_536],
+        [EST, 432_000],
+        [CW, 3_600],
+      ]),
+      new Set([MAX]),
+    );
     const log = new RecordingLogger();
     const result = await applySysctls(
-      [{ name: MAX, value: 131_072 }, { name: EST, value: 86_400 }, { name: CW, value: 3_600 }, { name: 'net/netfilter/nf_conntrack_udp_timeout', value: 30 }],
+      [
+        { name: MAX, value: 131_072 },
+        { name: EST, value: 86_400 },
+        { name: CW, value: 3_600 },
+        { name: 'net/netfilter/nf_conntrack_udp_timeout', value: 30 },
+      ],
       fake,
       log,
     );
     expect(fake.writes).toEqual([`${EST}=86400`]);
     expect(result).toEqual({ written: [EST], skipped: [MAX, 'net/netfilter/nf_conntrack_udp_timeout'] });
-    expect(log.at('warn').map((r) => r.msg)).toEqual(['cannot set sysctl; leaving it as it is', 'cannot set sysctl; leaving it as it is']);
+    expect(log.at('warn').map((r) => r.msg)).toEqual([
+      'cannot set sysctl; leaving it as it is',
+      'cannot set sysctl; leaving it as it is',
+    ]);
   });
 });

@@ -26,7 +26,8 @@ export function sysctlAccess(netns: string | undefined): SysctlAccess {
     };
   }
   // /proc/sys/net shows the namespace of the process reading it: read and write from inside.
-  const inside = (script: string, ...args: string[]) => run('ip', ['netns', 'exec', netns, 'sh', '-c', script, 'sh', ...args]);
+  const inside = (script: string, ...args: string[]) =>
+    run('ip', ['netns', 'exec', netns, 'sh', '-c', script, 'sh', ...args]);
   return {
     read: async (name) => Number((await inside('cat "$1"', path(name))).stdout.trim()),
     write: async (name, value) => void (await inside('printf %s "$2" > "$1"', path(name), String(value))),
@@ -38,7 +39,11 @@ export function sysctlAccess(netns: string | undefined): SysctlAccess {
  * the kernel refuses (read-only in a namespace, module not loaded, no privilege) is skipped with a
  * warning naming it; the proxy runs on, as upstream's does for conntrack settings in a container.
  */
-export async function applySysctls(settings: readonly SysctlSetting[], access: SysctlAccess, log: Logger): Promise<{ written: string[]; skipped: string[] }> {
+export async function applySysctls(
+  settings: readonly SysctlSetting[],
+  access: SysctlAccess,
+  log: Logger,
+): Promise<{ written: string[]; skipped: string[] }> {
   const written: string[] = [];
   const skipped: string[] = [];
   for (const { name, value } of settings) {

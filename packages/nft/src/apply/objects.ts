@@ -49,7 +49,9 @@ export function elementObject(ref: TableRef, spec: ElementSpec): Element {
   const { table } = ref;
   const isMap = ref.maps.has(spec.container);
   if (spec.value === undefined && spec.comment === undefined) {
-    return isMap ? { kind: 'element', family, table, map: spec.container, key: spec.key } : { kind: 'element', family, table, set: spec.container, key: spec.key };
+    return isMap
+      ? { kind: 'element', family, table, map: spec.container, key: spec.key }
+      : { kind: 'element', family, table, set: spec.container, key: spec.key };
   }
   const element: { -readonly [K in keyof Element]: Element[K] } = { kind: 'element', family, table, key: spec.key };
   if (isMap) element.map = spec.container;

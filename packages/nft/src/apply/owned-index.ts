@@ -70,7 +70,8 @@ export class OwnedIndex<T extends { readonly container: string }> {
     if (byKey === undefined) this.#containers.set(spec.container, (byKey = new Map()));
     const key = this.#keyOf(spec);
     let entry = byKey.get(key);
-    if (entry === undefined) byKey.set(key, (entry = { owner: undefined, spec: undefined, others: undefined, applied: undefined }));
+    if (entry === undefined)
+      byKey.set(key, (entry = { owner: undefined, spec: undefined, others: undefined, applied: undefined }));
     return entry;
   }
 

@@ -7,7 +7,16 @@
  */
 import type { Transaction } from '../nftables/index.js';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
-import { chainObject, chainRef, elementObject, listElementObjects, ruleObjects, setObject, tableObject, type TableRef } from './objects.js';
+import {
+  chainObject,
+  chainRef,
+  elementObject,
+  listElementObjects,
+  ruleObjects,
+  setObject,
+  tableObject,
+  type TableRef,
+} from './objects.js';
 import type { Delta } from './store.js';
 import type { TurnBudget } from '../nftables/turn-budget.js';
 

@@ -41,7 +41,13 @@ export function emptyDelta(): Delta {
 }
 
 export function deltaSize(delta: Delta): number {
-  return delta.addChains.length + delta.rewriteChains.length + delta.deleteChains.length + delta.deleteElements.length + delta.addElements.length;
+  return (
+    delta.addChains.length +
+    delta.rewriteChains.length +
+    delta.deleteChains.length +
+    delta.deleteElements.length +
+    delta.addElements.length
+  );
 }
 
 /** Identity of an element within its container. */
@@ -136,7 +142,8 @@ export class FamilyStore {
     }
     for (const chain of next.chains) {
       let entry = this.#chains.get(chain.name);
-      if (entry === undefined) this.#chains.set(chain.name, (entry = { owners: new Set(), spec: chain, applied: undefined }));
+      if (entry === undefined)
+        this.#chains.set(chain.name, (entry = { owners: new Set(), spec: chain, applied: undefined }));
       entry.owners.add(owner);
       entry.spec = chain;
       if (track) this.#touchedChains.add(chain.name);
@@ -154,7 +161,8 @@ export class FamilyStore {
       const entry = this.#chains.get(name);
       if (entry === undefined) continue;
       if (entry.owners.size > 0 && entry.applied === undefined) delta.addChains.push(entry.spec);
-      else if (entry.owners.size > 0 && entry.applied !== undefined && !sameRules(entry.applied, entry.spec)) delta.rewriteChains.push(entry.spec);
+      else if (entry.owners.size > 0 && entry.applied !== undefined && !sameRules(entry.applied, entry.spec))
+        delta.rewriteChains.push(entry.spec);
       if (entry.owners.size === 0 && entry.applied !== undefined) delta.deleteChains.push(name);
     }
     for (const entry of touched(this.#elements, this.#touchedElements)) {
@@ -192,7 +200,11 @@ export class FamilyStore {
   }
 
   /** What a full sync writes: elements grouped by container, endpoint lists grouped by map. */
-  wantedForWrite(): { readonly chains: ChainSpec[]; readonly elements: ElementSpec[]; readonly lists: EndpointListSpec[] } {
+  wantedForWrite(): {
+    readonly chains: ChainSpec[];
+    readonly elements: ElementSpec[];
+    readonly lists: EndpointListSpec[];
+  } {
     const chains = [...this.#chains.values()].filter((e) => e.owners.size > 0).map((e) => e.spec);
     return { chains, elements: [...this.#elements.wanted()], lists: [...this.#lists.wanted()] };
   }
@@ -225,7 +237,10 @@ export class FamilyStore {
 }
 
 /** Each touched entry once (an object may be touched by several owners, or twice by one). */
-function* touched<T extends { readonly container: string }>(index: OwnedIndex<T>, specs: readonly T[]): Generator<OwnedEntry<T>> {
+function* touched<T extends { readonly container: string }>(
+  index: OwnedIndex<T>,
+  specs: readonly T[],
+): Generator<OwnedEntry<T>> {
   const seen = new Set<OwnedEntry<T>>();
   for (const spec of specs) {
     const entry = index.get(spec);

@@ -23,8 +23,21 @@ describe('golden dump', () => {
     });
     const state = nodeState([
       { name: 'web', clusterIPs: clusterIPs(10), ports: [{ port: 80, nodePort: 30080 }], endpoints: on('a', 'c') },
-      { name: 'local', clusterIPs: clusterIPs(15), externalIPs: externalIPs(72), externalLocal: true, ports: [{ port: 80 }], endpoints: on('a', 'c') },
-      { name: 'sticky', clusterIPs: clusterIPs(19), affinity: 60, ports: [{ protocol: 'UDP', port: 53 }], endpoints: on('b') },
+      {
+        name: 'local',
+        clusterIPs: clusterIPs(15),
+        externalIPs: externalIPs(72),
+        externalLocal: true,
+        ports: [{ port: 80 }],
+        endpoints: on('a', 'c'),
+      },
+      {
+        name: 'sticky',
+        clusterIPs: clusterIPs(19),
+        affinity: 60,
+        ports: [{ protocol: 'UDP', port: 53 }],
+        endpoints: on('b'),
+      },
       { name: 'empty', clusterIPs: clusterIPs(12), endpoints: [] },
     ]);
     await backend.sync({ state, changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision: 1 });

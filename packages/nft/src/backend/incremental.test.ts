@@ -21,10 +21,13 @@ function mutate(services: ServiceFixture[], random: () => number): { services: S
   const pods = PODS.filter(() => random() < 0.5);
   const roll = random();
   const next: ServiceFixture =
-    roll < 0.6 ? { ...target, endpoints: on(...pods) }
-    : roll < 0.75 ? { ...target, ...(target.affinity === undefined ? { affinity: 30 } : { affinity: undefined as never }) }
-    : roll < 0.9 ? { ...target, externalLocal: target.externalLocal !== true }
-    : { ...target, internalLocal: target.internalLocal !== true };
+    roll < 0.6
+      ? { ...target, endpoints: on(...pods) }
+      : roll < 0.75
+        ? { ...target, ...(target.affinity === undefined ? { affinity: 30 } : { affinity: undefined as never }) }
+        : roll < 0.9
+          ? { ...target, externalLocal: target.externalLocal !== true }
+          : { ...target, internalLocal: target.internalLocal !== true };
   if (next.affinity === undefined) delete (next as { affinity?: number }).affinity;
   const copy = [...services];
   copy[i] = next;
@@ -41,7 +44,13 @@ function packets(family: IPFamily): TracePacket[] {
     out.push({ family, src: POD.d[v], proto: 'udp', dst: vip, dport: 53 });
   }
   for (const port of [30080, 30053, 30082, 30083, 30084, 30085, 30086, 30088, 30089]) {
-    out.push({ family, src: family === 'IPv4' ? '203.0.113.2' : '2001:db8:ee::2', proto: port === 30053 ? 'udp' : 'tcp', dst: node, dport: port });
+    out.push({
+      family,
+      src: family === 'IPv4' ? '203.0.113.2' : '2001:db8:ee::2',
+      proto: port === 30053 ? 'udp' : 'tcp',
+      dst: node,
+      dport: port,
+    });
     out.push({ family, src: node, proto: 'tcp', dst: node, dport: port, fromHost: true });
   }
   return out;
@@ -50,17 +59,29 @@ function packets(family: IPFamily): TracePacket[] {
 describe('incremental syncs', () => {
   it('route every packet like a fresh render, after 60 random changes', async () => {
     let seed = 42;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const nft = new FakeNft();
     const backend = new NftBackend({ ...CONFIG, nft, conntrack: false, log: new RecordingLogger() });
     let services = allFeatures();
-    await backend.sync({ state: nodeState(services), changes: { triggerTimes: new Map(), nodeChanged: false }, full: true, revision: 1 });
+    await backend.sync({
+      state: nodeState(services),
+      changes: { triggerTimes: new Map(), nodeChanged: false },
+      full: true,
+      revision: 1,
+    });
     for (let step = 0; step < 60; step++) {
       const next = mutate(services, random);
       services = next.services;
       const state = nodeState(services);
-      const updatedServices = new Set(next.changed.map((name) => serviceKey('default', name))) as ReadonlySet<ServiceKey>;
-      const request: SyncRequest = { state, changes: { updatedServices, triggerTimes: new Map(), nodeChanged: false }, full: false, revision: step + 2 };
+      const updatedServices = new Set(
+        next.changed.map((name) => serviceKey('default', name)),
+      ) as ReadonlySet<ServiceKey>;
+      const request: SyncRequest = {
+        state,
+        changes: { updatedServices, triggerTimes: new Map(), nodeChanged: false },
+        full: false,
+        revision: step + 2,
+      };
       await backend.sync(request);
       const fresh = render(state, CONFIG);
       for (const family of ['IPv4', 'IPv6'] as const) {
@@ -70,17 +91,42 @@ describe('incremental syncs', () => {
         for (const packet of packets(family)) {
           const got = incremental.trace(packet);
           const want = reference.trace(packet);
-          const summary = (r: typeof got): unknown => [r.verdict, r.endpoints, r.masquerade, r.masqueradedEndpoints, r.sticky, r.recorded.map((e) => e.endpoint)];
-          expect(summary(got), `step ${step} ${family} ${packet.src} -> ${packet.dst}:${packet.dport}/${packet.proto}`).toEqual(summary(want));
+          const summary = (r: typeof got): unknown => [
+            r.verdict,
+            r.endpoints,
+            r.masquerade,
+            r.masqueradedEndpoints,
+            r.sticky,
+            r.recorded.map((e) => e.endpoint),
+          ];
+          expect(
+            summary(got),
+            `step ${step} ${family} ${packet.src} -> ${packet.dst}:${packet.dport}/${packet.proto}`,
+          ).toEqual(summary(want));
         }
         // The fake kernel holds exactly the elements the store believes it applied.
         const table = family === 'IPv4' ? 'ip' : 'ip6';
-        const held = nft.objects(table, 'kpng').filter((o) => o.kind === 'element').map((o) => o.kind === 'element' ? `${o.set ?? o.map} ${o.key.join('.')} ${o.value?.join('.') ?? ''}` : '').sort();
-        const believed = backend.rulesets().get(family)!.elements.map((e) => `${e.container} ${e.key.join('.')} ${e.value?.join('.') ?? ''}`).sort();
+        const held = nft
+          .objects(table, 'kpng')
+          .filter((o) => o.kind === 'element')
+          .map((o) => (o.kind === 'element' ? `${o.set ?? o.map} ${o.key.join('.')} ${o.value?.join('.') ?? ''}` : ''))
+          .sort();
+        const believed = backend
+          .rulesets()
+          .get(family)!
+          .elements.map((e) => `${e.container} ${e.key.join('.')} ${e.value?.join('.') ?? ''}`)
+          .sort();
         expect(held).toEqual(believed);
         // ... and every chain with exactly the rules the store believes (sticky lookups are rewritten).
-        const heldRules = nft.objects(table, 'kpng').flatMap((o) => (o.kind === 'rule' ? [`${o.chain}: ${o.rule}`] : [])).sort();
-        const believedRules = backend.rulesets().get(family)!.chains.flatMap((c) => c.rules.map((r) => `${c.name}: ${r}`)).sort();
+        const heldRules = nft
+          .objects(table, 'kpng')
+          .flatMap((o) => (o.kind === 'rule' ? [`${o.chain}: ${o.rule}`] : []))
+          .sort();
+        const believedRules = backend
+          .rulesets()
+          .get(family)!
+          .chains.flatMap((c) => c.rules.map((r) => `${c.name}: ${r}`))
+          .sort();
         expect(heldRules).toEqual(believedRules);
       }
     }

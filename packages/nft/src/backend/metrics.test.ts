@@ -20,6 +20,8 @@ describe('createNftMetrics', () => {
     const registry = new Registry();
     createNftMetrics(registry).syncFailed('IPv4');
     createNftMetrics(registry).syncFailed('IPv4');
-    expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 2');
+    expect(await registry.metrics()).toContain(
+      'kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 2',
+    );
   });
 });

@@ -21,12 +21,14 @@ export const NO_METRICS: NftMetrics = { syncFailed() {}, conntrackCleaned() {} }
 export function createNftMetrics(registry: Registry): NftMetrics {
   const registers = [registry];
   const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
-  const failures = existing<Counter>('kubeproxy_sync_proxy_rules_nftables_sync_failures_total') ?? new Counter({
-    name: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
-    help: 'Number of failed nftables syncs',
-    labelNames: ['ip_family'],
-    registers,
-  });
+  const failures =
+    existing<Counter>('kubeproxy_sync_proxy_rules_nftables_sync_failures_total') ??
+    new Counter({
+      name: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
+      help: 'Number of failed nftables syncs',
+      labelNames: ['ip_family'],
+      registers,
+    });
   const conntrack = createConntrackMetrics(registry);
   return {
     syncFailed: (family) => failures.inc({ ip_family: family }),

@@ -25,7 +25,13 @@ function partial(state: NodeLocalState, changed: string[], revision = 2): SyncRe
 const lines = (tx: Transaction | undefined): string[] => (tx === undefined ? [] : tx.toString().trim().split('\n'));
 
 function backend(nft: Nft, registry?: Registry, log = new RecordingLogger()): NftBackend {
-  return new NftBackend({ nft, families: ['IPv4'], conntrack: false, log, ...(registry === undefined ? {} : { metrics: registry }) });
+  return new NftBackend({
+    nft,
+    families: ['IPv4'],
+    conntrack: false,
+    log,
+    ...(registry === undefined ? {} : { metrics: registry }),
+  });
 }
 
 describe('NftBackend', () => {
@@ -33,7 +39,11 @@ describe('NftBackend', () => {
     const log = new RecordingLogger();
     await backend(new FakeNft(), undefined, log).sync(full(nodeState([web(['198.18.1.1']), db])));
     expect(log.records).toEqual([
-      { level: 'info', msg: 'synced nftables', fields: expect.objectContaining({ full: true, reset: true, services: 2, operations: expect.any(Number) }) },
+      {
+        level: 'info',
+        msg: 'synced nftables',
+        fields: expect.objectContaining({ full: true, reset: true, services: 2, operations: expect.any(Number) }),
+      },
     ]);
   });
 
@@ -46,7 +56,9 @@ describe('NftBackend', () => {
       'delete table ip kpng',
       'add table ip kpng { comment "rules for kpng" ; }',
     ]);
-    expect(nft.findElement('ip', 'kpng', 'service-ips', ['198.19.0.1', 'tcp', '80'])?.value).toEqual(['goto pick-tcp-1']);
+    expect(nft.findElement('ip', 'kpng', 'service-ips', ['198.19.0.1', 'tcp', '80'])?.value).toEqual([
+      'goto pick-tcp-1',
+    ]);
   });
 
   it('a partial sync writes only the changed elements', async () => {
@@ -120,7 +132,9 @@ describe('NftBackend', () => {
       'add element ip kpng resync-canary { 0.0.0.0 }',
     ]);
     const fresh = new FakeNft();
-    await backend(fresh).sync(full(nodeState([web(['198.18.1.1', '198.18.1.2']), { ...db, endpoints: [{ ip: '198.18.1.8' }] }])));
+    await backend(fresh).sync(
+      full(nodeState([web(['198.18.1.1', '198.18.1.2']), { ...db, endpoints: [{ ip: '198.18.1.8' }] }])),
+    );
     expect(fresh.dump()).toBe(nft.dump());
   });
 
@@ -137,8 +151,14 @@ describe('NftBackend', () => {
     await nft.run(vandal);
     await b.sync(full(state, 2));
     expect(nft.dump()).toBe(before);
-    expect(lines(nft.lastTransaction).slice(0, 2)).toEqual(['add table ip kpng { comment "rules for kpng" ; }', 'delete table ip kpng']);
-    expect(log.records.map((l) => [l.level, l.msg])).toContainEqual(['warn', 'the kpng tables drifted (canary gone); rewriting them']);
+    expect(lines(nft.lastTransaction).slice(0, 2)).toEqual([
+      'add table ip kpng { comment "rules for kpng" ; }',
+      'delete table ip kpng',
+    ]);
+    expect(log.records.map((l) => [l.level, l.msg])).toContainEqual([
+      'warn',
+      'the kpng tables drifted (canary gone); rewriting them',
+    ]);
     expect(await registry.metrics()).not.toContain('sync_failures_total{ip_family="IPv4"} 1');
   });
 
@@ -150,7 +170,11 @@ describe('NftBackend', () => {
       run: async (tx) => {
         if (failNext) {
           failNext = false;
-          throw NftError.fromNft('/dev/stdin:1:1-5: Error: Could not process rule: No such file or directory\n', [0], tx.operations);
+          throw NftError.fromNft(
+            '/dev/stdin:1:1-5: Error: Could not process rule: No such file or directory\n',
+            [0],
+            tx.operations,
+          );
         }
         await fake.run(tx);
       },
@@ -164,14 +188,24 @@ describe('NftBackend', () => {
     await b.sync(full(nodeState([web(['198.18.1.1'])])));
     const before = fake.dump();
     failNext = true;
-    await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({ code: 'SYNC_FAILED' });
+    await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({
+      code: 'SYNC_FAILED',
+    });
     expect(fake.dump()).toBe(before);
-    expect(await registry.metrics()).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1');
+    expect(await registry.metrics()).toContain(
+      'kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1',
+    );
     const failure = log.records.find((l) => l.level === 'error');
-    expect(failure?.fields).toMatchObject({ line: 1, operation: expect.stringMatching(/^delete element .* of ip kpng /) });
+    expect(failure?.fields).toMatchObject({
+      line: 1,
+      operation: expect.stringMatching(/^delete element .* of ip kpng /),
+    });
     await b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web'], 3));
     expect(lines(fake.lastTransaction)[1]).toBe('delete table ip kpng');
-    expect(fake.findElement('ip', 'kpng', 'endpoints-tcp', ['198.19.0.1', '80', '0'])?.value).toEqual(['198.18.1.2', '8080']);
+    expect(fake.findElement('ip', 'kpng', 'endpoints-tcp', ['198.19.0.1', '80', '0'])?.value).toEqual([
+      '198.18.1.2',
+      '8080',
+    ]);
   });
 
   it('cleanup removes both tables and nothing else', async () => {
@@ -190,7 +224,13 @@ describe('NftBackend on a big state', () => {
   it('gives the event loop turns during a full sync and a resync, and programs the same rules as in one go', async () => {
     const state = syntheticLocalState({ services: 300, endpointsPerService: 10 });
     const inOneGo = new FakeNft();
-    await new NftBackend({ nft: inOneGo, families: ['IPv4'], conntrack: false, log: new RecordingLogger(), turnBudgetMs: Number.POSITIVE_INFINITY }).sync(full(state));
+    await new NftBackend({
+      nft: inOneGo,
+      families: ['IPv4'],
+      conntrack: false,
+      log: new RecordingLogger(),
+      turnBudgetMs: Number.POSITIVE_INFINITY,
+    }).sync(full(state));
     const yielding = new FakeNft();
     const log = new RecordingLogger();
     const subject = new NftBackend({ nft: yielding, families: ['IPv4'], conntrack: false, log, turnBudgetMs: 0 });
@@ -206,7 +246,10 @@ describe('NftBackend on a big state', () => {
     await subject.sync(full(state, 2)); // a resync of what is applied
     syncing = false;
     expect(turns).toBeGreaterThan(20);
-    expect(log.records.map((r) => (r.fields as { yields?: number }).yields)).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(log.records.map((r) => (r.fields as { yields?: number }).yields)).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
     expect(yielding.dump()).toEqual(inOneGo.dump());
   });
 });

@@ -6,10 +6,29 @@
  * drops and recreates the tables from scratch. A periodic full sync re-renders everything but
  * writes only the differences (and probes a canary). Stale UDP flows are cleaned after each success.
  */
-import { ConntrackTool, ErrorCodes, findService, KpngError, log as defaultLog, type Backend, type ConntrackCleaner, type IPFamily, type Logger, type SyncRequest } from '@kpng/core';
+import {
+  ConntrackTool,
+  ErrorCodes,
+  findService,
+  KpngError,
+  log as defaultLog,
+  type Backend,
+  type ConntrackCleaner,
+  type IPFamily,
+  type Logger,
+  type SyncRequest,
+} from '@kpng/core';
 import { Registry } from 'prom-client';
 import { writeCleanup } from '../apply/plan.js';
-import { createNftClient, describeObject, isNotFound, NftError, processExecer, type Nft, type Transaction } from '../nftables/index.js';
+import {
+  createNftClient,
+  describeObject,
+  isNotFound,
+  NftError,
+  processExecer,
+  type Nft,
+  type Transaction,
+} from '../nftables/index.js';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
@@ -37,11 +56,16 @@ export class NftBackend implements Backend {
     this.families = this.config.families;
     this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
     const metrics = options.metrics;
-    this.#metrics = metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createNftMetrics(metrics) : metrics;
+    this.#metrics =
+      metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createNftMetrics(metrics) : metrics;
     this.#conntrack =
       options.conntrack === false
         ? undefined
-        : options.conntrack ?? new ConntrackTool({ execer: options.execer ?? processExecer, ...(options.netns === undefined ? {} : { netns: options.netns }) });
+        : (options.conntrack ??
+          new ConntrackTool({
+            execer: options.execer ?? processExecer,
+            ...(options.netns === undefined ? {} : { netns: options.netns }),
+          }));
     this.#log = options.log ?? defaultLog.with({ backend: 'nft' });
     this.#nft = options.nft;
   }
@@ -63,7 +87,8 @@ export class NftBackend implements Backend {
       // Partial: the changed Services. Resync: every Service, diffed (no flush, no rewrite).
       const tx = nft.newTransaction();
       const planned: (Planned | undefined)[] = [];
-      for (const p of this.#programmers) planned.push(partial ? p.planPartial(tx, req.state, updated) : await p.planResync(tx, req.state, budget));
+      for (const p of this.#programmers)
+        planned.push(partial ? p.planPartial(tx, req.state, updated) : await p.planResync(tx, req.state, budget));
       if (planned.every((p): p is Planned => p !== undefined)) {
         kind = partial ? 'partial' : 'resync';
         // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
@@ -72,7 +97,8 @@ export class NftBackend implements Backend {
     }
     const rewriteReset = reset || (kind === 'resync' && plans === undefined);
     if (plans === undefined) {
-      if (kind === 'resync') this.#log.warn('the kpng tables drifted (canary gone); rewriting them', { revision: req.revision });
+      if (kind === 'resync')
+        this.#log.warn('the kpng tables drifted (canary gone); rewriting them', { revision: req.revision });
       kind = 'rewrite';
       const tx = nft.newTransaction();
       plans = [];
@@ -89,7 +115,7 @@ export class NftBackend implements Backend {
       mode: kind,
       revision: req.revision,
       services: req.state.services.length,
-      changed: kind === 'partial' ? updated?.size ?? 0 : req.state.services.length,
+      changed: kind === 'partial' ? (updated?.size ?? 0) : req.state.services.length,
       operations,
       ms: Math.round(performance.now() - started),
       ...(budget.yields > 0 ? { yields: budget.yields } : {}),
@@ -118,7 +144,10 @@ export class NftBackend implements Backend {
   async #client(): Promise<Nft> {
     if (this.#nft === undefined) {
       const { execer, netns } = this.#options;
-      this.#nft = await createNftClient({ ...(execer === undefined ? {} : { execer }), ...(netns === undefined ? {} : { netns }) });
+      this.#nft = await createNftClient({
+        ...(execer === undefined ? {} : { execer }),
+        ...(netns === undefined ? {} : { netns }),
+      });
     }
     return this.#nft;
   }
@@ -136,7 +165,8 @@ export class NftBackend implements Backend {
       if (options.drift === true && isNotFound(e)) return false;
       this.#needReset = true;
       const failed = e instanceof NftError ? e.operation : undefined;
-      const family: IPFamily | undefined = failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';
+      const family: IPFamily | undefined =
+        failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';
       for (const f of family === undefined ? this.families : [family]) this.#metrics.syncFailed(f);
       this.#log.error('nftables sync failed; the previous rules stay in place and the next sync is a full one', {
         error: e instanceof Error ? e.message : String(e),
@@ -144,7 +174,11 @@ export class NftBackend implements Backend {
         ...(failed === undefined ? {} : { operation: `${failed.verb} ${describeObject(failed.object)}` }),
         operations: tx.size,
       });
-      throw new KpngError(ErrorCodes.SyncFailed, `nft transaction failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new KpngError(
+        ErrorCodes.SyncFailed,
+        `nft transaction failed: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
   }
 
@@ -152,9 +186,10 @@ export class NftBackend implements Backend {
     const cleaner = this.#conntrack;
     if (cleaner === undefined) return;
     const updated = req.changes.updatedServices;
-    const services = full || updated === undefined
-      ? req.state.services
-      : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
+    const services =
+      full || updated === undefined
+        ? req.state.services
+        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
     if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
     for (const programmer of this.#programmers) {
       const started = performance.now();
@@ -167,7 +202,10 @@ export class NftBackend implements Backend {
         this.#metrics.conntrackCleaned(programmer.family, deleted, (performance.now() - started) / 1000);
       } catch (e) {
         // The rules are in place; a leftover flow only delays the switch to a new endpoint.
-        this.#log.warn('stale conntrack cleanup failed', { family: programmer.family, error: e instanceof Error ? e.message : String(e) });
+        this.#log.warn('stale conntrack cleanup failed', {
+          family: programmer.family,
+          error: e instanceof Error ? e.message : String(e),
+        });
       }
     }
   }

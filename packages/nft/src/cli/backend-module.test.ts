@@ -23,10 +23,26 @@ describe('parseNftFlags', () => {
   });
 
   const good: { argv: string[]; check: (o: ReturnType<typeof parseNftFlags>) => unknown; expected: unknown }[] = [
-    { argv: ['--cluster-cidr', '10.0.0.0/8, fd00::/48'], check: (o) => o.localDetector, expected: { mode: 'ClusterCIDR', clusterCIDRs: ['10.0.0.0/8', 'fd00::/48'] } },
-    { argv: ['--detect-local-mode', 'InterfaceNamePrefix', '--pod-interface-name-prefix', 'veth'], check: (o) => o.localDetector, expected: { mode: 'InterfaceNamePrefix', prefix: 'veth' } },
-    { argv: ['--nodeport-addresses', '0.0.0.0/0,::/0'], check: (o) => o.nodePortAddresses, expected: ['0.0.0.0/0', '::/0'] },
-    { argv: ['--masquerade-all', '--masquerade-bit', '3'], check: (o) => [o.masqueradeAll, o.masqueradeBit], expected: [true, 3] },
+    {
+      argv: ['--cluster-cidr', '10.0.0.0/8, fd00::/48'],
+      check: (o) => o.localDetector,
+      expected: { mode: 'ClusterCIDR', clusterCIDRs: ['10.0.0.0/8', 'fd00::/48'] },
+    },
+    {
+      argv: ['--detect-local-mode', 'InterfaceNamePrefix', '--pod-interface-name-prefix', 'veth'],
+      check: (o) => o.localDetector,
+      expected: { mode: 'InterfaceNamePrefix', prefix: 'veth' },
+    },
+    {
+      argv: ['--nodeport-addresses', '0.0.0.0/0,::/0'],
+      check: (o) => o.nodePortAddresses,
+      expected: ['0.0.0.0/0', '::/0'],
+    },
+    {
+      argv: ['--masquerade-all', '--masquerade-bit', '3'],
+      check: (o) => [o.masqueradeAll, o.masqueradeBit],
+      expected: [true, 3],
+    },
     { argv: ['--ip-families', 'IPv6'], check: (o) => o.families, expected: ['IPv6'] },
   ];
   it.each(good)('$argv', ({ argv, check, expected }) => {
@@ -37,7 +53,10 @@ describe('parseNftFlags', () => {
     { argv: ['--detect-local-mode', 'ClusterCIDR'], message: /needs --cluster-cidr/ },
     { argv: ['--detect-local-mode', 'Magic'], message: /unknown --detect-local-mode/ },
     { argv: ['--cluster-cidr', 'not-a-cidr'], message: /bad CIDR/ },
-    { argv: ['--detect-local-mode', 'BridgeInterface', '--pod-bridge-interface', 'br0"; drop'], message: /bad bridge interface name/ },
+    {
+      argv: ['--detect-local-mode', 'BridgeInterface', '--pod-bridge-interface', 'br0"; drop'],
+      message: /bad bridge interface name/,
+    },
     { argv: ['--masquerade-bit', '40'], message: /masqueradeBit/ },
     { argv: ['--ip-families', 'IPv5'], message: /--ip-families/ },
   ];

@@ -3,7 +3,15 @@
  * kube-proxy's own flags mapped onto the same options) the compat kube-proxy. Flags are named as
  * kube-proxy names them where one exists. `parseFlags` is pure: values in, validated config out.
  */
-import { csvFlag as csv, defineBackend, LOCAL_DETECTOR_FLAGS, parseLocalDetector, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
+import {
+  csvFlag as csv,
+  defineBackend,
+  LOCAL_DETECTOR_FLAGS,
+  parseLocalDetector,
+  UsageError,
+  type FlagValues,
+  type IPFamily,
+} from '@kpng/core';
 import { NftBackend } from '../backend/nft-backend.js';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 
@@ -35,13 +43,23 @@ export const backend = defineBackend<NftConfig>({
   proxyMode: 'nftables',
   summary: 'programs the nftables tables "ip kpng" and "ip6 kpng" (and nothing else)',
   flags: {
-    'nodeport-addresses': { type: 'string', value: 'LIST', help: '"primary" or CIDRs, comma separated (0.0.0.0/0 = every address)', default: 'primary' },
+    'nodeport-addresses': {
+      type: 'string',
+      value: 'LIST',
+      help: '"primary" or CIDRs, comma separated (0.0.0.0/0 = every address)',
+      default: 'primary',
+    },
     ...LOCAL_DETECTOR_FLAGS,
-    'service-cidrs': { type: 'string', value: 'LIST', help: 'service CIDRs: traffic to unallocated addresses in them is dropped' },
+    'service-cidrs': {
+      type: 'string',
+      value: 'LIST',
+      help: 'service CIDRs: traffic to unallocated addresses in them is dropped',
+    },
     'masquerade-all': { type: 'boolean', help: 'masquerade all ClusterIP traffic' },
     'masquerade-bit': { type: 'string', value: 'N', help: 'mark bit for masquerading', default: '14' },
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6', default: 'both' },
   },
   parseFlags: parseNftFlags,
-  create: (config, ctx) => new NftBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
+  create: (config, ctx) =>
+    new NftBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
 });

@@ -10,7 +10,7 @@ import type { Chain, NftObject, Rule } from './objects/types.js';
  */
 export function canonicalChain(chain: Chain): Chain {
   const { policy, priority, ...rest } = chain;
-  const value = priority === undefined ? undefined : priorityValue(priority) ?? priority;
+  const value = priority === undefined ? undefined : (priorityValue(priority) ?? priority);
   return {
     ...rest,
     ...(value === undefined ? {} : { priority: value }),
@@ -48,7 +48,9 @@ export function sortForDump(objects: readonly NftObject[]): NftObject[] {
     kind: KIND_ORDER.indexOf(object.kind),
     key: sortKey(object),
   }));
-  keyed.sort((a, b) => compare(a.table, b.table) || a.kind - b.kind || compare(a.key, b.key) || a.position - b.position);
+  keyed.sort(
+    (a, b) => compare(a.table, b.table) || a.kind - b.kind || compare(a.key, b.key) || a.position - b.position,
+  );
   return keyed.map(({ object }) => object);
 }
 

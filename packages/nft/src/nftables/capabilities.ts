@@ -30,11 +30,18 @@ function checkVersion(version: readonly [number, number, number]): void {
 }
 
 /** `nft(args)` builds the full argv (it may prefix `ip netns exec NS`). */
-export async function detectCapabilities(execer: Execer, nft: (args: readonly string[]) => string[]): Promise<Capabilities> {
+export async function detectCapabilities(
+  execer: Execer,
+  nft: (args: readonly string[]) => string[],
+): Promise<Capabilities> {
   const versionResult = await execer.run(nft(['--version']), '');
   const version = parseNftVersion(versionResult.stdout);
   if (versionResult.exitCode !== 0 || version === undefined) {
-    throw new NftError(`cannot determine the nft version: ${versionResult.stderr || versionResult.stdout}`.trim(), 'not-supported', versionResult.stderr);
+    throw new NftError(
+      `cannot determine the nft version: ${versionResult.stderr || versionResult.stdout}`.trim(),
+      'not-supported',
+      versionResult.stderr,
+    );
   }
   checkVersion(version);
   const accepts = async (line: string): Promise<boolean> =>

@@ -21,28 +21,89 @@ function sample(family: Family): NftObject[] {
   const podIp = family === 'ip6' ? '2001:db8:1::10' : '198.18.1.10';
   return [
     { kind: 'table', family, name: 'kpng', comment: 'rules for kpng' } satisfies Table,
-    { kind: 'chain', ...t, name: 'nat-prerouting', type: 'nat', hook: 'prerouting', priority: 'dstnat' } satisfies Chain,
-    { kind: 'chain', ...t, name: 'filter-input', type: 'filter', hook: 'input', priority: 'dstnat-10', comment: 'checks' } satisfies Chain,
-    { kind: 'chain', ...t, name: 'filter-output', type: 'filter', hook: 'output', priority: 0, policy: 'drop' } satisfies Chain,
+    {
+      kind: 'chain',
+      ...t,
+      name: 'nat-prerouting',
+      type: 'nat',
+      hook: 'prerouting',
+      priority: 'dstnat',
+    } satisfies Chain,
+    {
+      kind: 'chain',
+      ...t,
+      name: 'filter-input',
+      type: 'filter',
+      hook: 'input',
+      priority: 'dstnat-10',
+      comment: 'checks',
+    } satisfies Chain,
+    {
+      kind: 'chain',
+      ...t,
+      name: 'filter-output',
+      type: 'filter',
+      hook: 'output',
+      priority: 0,
+      policy: 'drop',
+    } satisfies Chain,
     { kind: 'chain', ...t, name: 'services' } satisfies Chain,
     { kind: 'chain', ...t, name: 'mark-for-masquerade' } satisfies Chain,
     { kind: 'chain', ...t, name: 'service-ULMVA6XW-ns1/svc1/tcp/p80' } satisfies Chain,
-    { kind: 'chain', ...t, name: `endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80` } satisfies Chain,
+    {
+      kind: 'chain',
+      ...t,
+      name: `endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80`,
+    } satisfies Chain,
     { kind: 'set', ...t, name: 'cluster-ips', type: addrType, comment: 'Active ClusterIPs' } satisfies NftSet,
     { kind: 'set', ...t, name: 'nodeport-ips', type: addrType, flags: ['interval'] } satisfies NftSet,
-    { kind: 'map', ...t, name: 'service-ips', type: `${addrType} . inet_proto . inet_service : verdict`, comment: 'ClusterIP dispatch' } satisfies NftMap,
+    {
+      kind: 'map',
+      ...t,
+      name: 'service-ips',
+      type: `${addrType} . inet_proto . inet_service : verdict`,
+      comment: 'ClusterIP dispatch',
+    } satisfies NftMap,
     { kind: 'counter', ...t, name: 'drops', comment: 'dropped' },
     { kind: 'element', ...t, set: 'cluster-ips', key: [serviceIp], comment: 'ns1/svc1' } satisfies Element,
-    { kind: 'element', ...t, set: 'nodeport-ips', key: [family === 'ip6' ? '2001:db8:ff::/64' : '198.18.255.0/24'] } satisfies Element,
-    { kind: 'element', ...t, map: 'service-ips', key: [serviceIp, 'tcp', '80'], value: ['goto service-ULMVA6XW-ns1/svc1/tcp/p80'], comment: 'ns1/svc1:p80' } satisfies Element,
+    {
+      kind: 'element',
+      ...t,
+      set: 'nodeport-ips',
+      key: [family === 'ip6' ? '2001:db8:ff::/64' : '198.18.255.0/24'],
+    } satisfies Element,
+    {
+      kind: 'element',
+      ...t,
+      map: 'service-ips',
+      key: [serviceIp, 'tcp', '80'],
+      value: ['goto service-ULMVA6XW-ns1/svc1/tcp/p80'],
+      comment: 'ns1/svc1:p80',
+    } satisfies Element,
     { kind: 'element', ...t, map: 'service-ips', key: [serviceIp, 'udp', '53'], value: ['drop'] } satisfies Element,
     { kind: 'rule', ...t, chain: 'nat-prerouting', rule: 'jump services' } satisfies Rule,
-    { kind: 'rule', ...t, chain: 'services', rule: `${addr} daddr . meta l4proto . th dport vmap @service-ips`, comment: 'dispatch' } satisfies Rule,
+    {
+      kind: 'rule',
+      ...t,
+      chain: 'services',
+      rule: `${addr} daddr . meta l4proto . th dport vmap @service-ips`,
+      comment: 'dispatch',
+    } satisfies Rule,
     { kind: 'rule', ...t, chain: 'filter-input', rule: `${addr} daddr @cluster-ips reject` } satisfies Rule,
     { kind: 'rule', ...t, chain: 'mark-for-masquerade', rule: 'meta mark set meta mark | 0x00004000' } satisfies Rule,
     { kind: 'rule', ...t, chain: 'filter-output', rule: 'counter name "drops"' } satisfies Rule,
-    { kind: 'rule', ...t, chain: 'service-ULMVA6XW-ns1/svc1/tcp/p80', rule: `numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80 }` } satisfies Rule,
-    { kind: 'rule', ...t, chain: `endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80`, rule: `${addr} saddr ${podIp} jump mark-for-masquerade` } satisfies Rule,
+    {
+      kind: 'rule',
+      ...t,
+      chain: 'service-ULMVA6XW-ns1/svc1/tcp/p80',
+      rule: `numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80 }`,
+    } satisfies Rule,
+    {
+      kind: 'rule',
+      ...t,
+      chain: `endpoint-5OJB2KTY-ns1/svc1/tcp/p80__${podIp.replaceAll(':', '.')}/80`,
+      rule: `${addr} saddr ${podIp} jump mark-for-masquerade`,
+    } satisfies Rule,
   ];
 }
 
@@ -83,14 +144,16 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
     await client.check(newTx(objects));
   });
 
-  test('maps nft\'s error line back to the failing operation, and applies nothing', async () => {
+  test("maps nft's error line back to the failing operation, and applies nothing", async () => {
     const [table, chain] = sample('ip') as [Table, Chain];
     const bad: Rule = { kind: 'rule', family: 'ip', table: 'kpng', chain: 'services', rule: 'jump nowhere' };
     const tx = newTx([table, chain, { ...chain, name: 'services' }, bad, { ...chain, name: 'after' }]);
     const error = await client.run(tx).catch((e: unknown) => e);
     expect(isNftError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'not-found', line: 4, operation: { verb: 'add', object: bad } });
-    expect((error as { stderr: string }).stderr).toMatch(/^\/dev\/stdin:4:\d+-\d+: Error: Could not process rule: No such file or directory\nadd rule ip kpng services jump nowhere\n/);
+    expect((error as { stderr: string }).stderr).toMatch(
+      /^\/dev\/stdin:4:\d+-\d+: Error: Could not process rule: No such file or directory\nadd rule ip kpng services jump nowhere\n/,
+    );
     await expect(client.listTable('ip', 'kpng')).rejects.toMatchObject({ kind: 'not-found' });
   });
 
@@ -106,12 +169,32 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
 
   test('batched element lines: a failure maps to its own element, by column (also after multibyte comments)', async () => {
     const [table, chain] = sample('ip') as [Table, Chain];
-    const map: NftMap = { kind: 'map', family: 'ip', table: 'kpng', name: 'm', type: 'ipv4_addr . inet_service : verdict' };
+    const map: NftMap = {
+      kind: 'map',
+      family: 'ip',
+      table: 'kpng',
+      name: 'm',
+      type: 'ipv4_addr . inet_service : verdict',
+    };
     const element = (n: number, value: string, comment?: string): Element => ({
-      kind: 'element', family: 'ip', table: 'kpng', map: 'm', key: [`198.19.0.${n}`, '80'], value: [value], ...(comment === undefined ? {} : { comment }),
+      kind: 'element',
+      family: 'ip',
+      table: 'kpng',
+      map: 'm',
+      key: [`198.19.0.${n}`, '80'],
+      value: [value],
+      ...(comment === undefined ? {} : { comment }),
     });
     const bad = element(3, 'goto nope');
-    const tx = newTx([table, chain, map, element(1, 'accept', 'ünïcødé 日本'), element(2, 'drop', 'x'), bad, element(4, 'accept')]);
+    const tx = newTx([
+      table,
+      chain,
+      map,
+      element(1, 'accept', 'ünïcødé 日本'),
+      element(2, 'drop', 'x'),
+      bad,
+      element(4, 'accept'),
+    ]);
     const error = await client.run(tx).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'not-found', line: 4, operation: { verb: 'add', object: bad } });
     expect((error as { stderr: string }).stderr).toContain('add element ip kpng m { 198.19.0.1 . 80 comment');
@@ -119,7 +202,11 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
     await client.run(newTx([table, chain, map, element(1, 'accept'), element(2, 'drop')]));
     const missing = element(7, 'accept');
     const deletes = newTx([element(1, 'accept'), missing, element(2, 'drop')], 'delete');
-    await expect(client.run(deletes)).rejects.toMatchObject({ kind: 'not-found', line: 1, operation: { verb: 'delete', object: missing } });
+    await expect(client.run(deletes)).rejects.toMatchObject({
+      kind: 'not-found',
+      line: 1,
+      operation: { verb: 'delete', object: missing },
+    });
     expect((await client.listElements('ip', 'kpng', { map: 'm' })).length).toBe(2);
   });
 
@@ -140,18 +227,34 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
     expect(dumpObjects(await client.listTable(family, 'kpng'))).toBe(fake.dump());
 
     // A delta: remove a service's dispatch entry and chains, add a rule at an index, replace one.
-    const [realServices, fakeServices] = [await client.listTable(family, 'kpng'), await fake.listTable(family, 'kpng')].map((listed) =>
-      listed.filter((o): o is Rule => o.kind === 'rule' && o.chain === 'services'),
-    );
-    for (const [nft, rules] of [[client, realServices], [fake, fakeServices]] as const) {
+    const [realServices, fakeServices] = [
+      await client.listTable(family, 'kpng'),
+      await fake.listTable(family, 'kpng'),
+    ].map((listed) => listed.filter((o): o is Rule => o.kind === 'rule' && o.chain === 'services'));
+    for (const [nft, rules] of [
+      [client, realServices],
+      [fake, fakeServices],
+    ] as const) {
       const tx = nft.newTransaction();
-      const element = objects.find((o): o is Element => o.kind === 'element' && o.map === 'service-ips' && o.key[1] === 'tcp') as Element;
+      const element = objects.find(
+        (o): o is Element => o.kind === 'element' && o.map === 'service-ips' && o.key[1] === 'tcp',
+      ) as Element;
       tx.delete(element);
-      for (const chain of objects.filter((o): o is Chain => o.kind === 'chain' && o.name.includes('/'))) tx.flush(chain);
-      for (const chain of objects.filter((o): o is Chain => o.kind === 'chain' && o.name.includes('/'))) tx.delete(chain);
+      for (const chain of objects.filter((o): o is Chain => o.kind === 'chain' && o.name.includes('/')))
+        tx.flush(chain);
+      for (const chain of objects.filter((o): o is Chain => o.kind === 'chain' && o.name.includes('/')))
+        tx.delete(chain);
       tx.add({ kind: 'rule', family, table: 'kpng', chain: 'services', rule: 'counter', index: 0 });
       tx.insert({ kind: 'rule', family, table: 'kpng', chain: 'services', rule: 'meta l4proto tcp accept' });
-      tx.replace({ kind: 'rule', family, table: 'kpng', chain: 'services', rule: 'accept', comment: 'replaced', handle: rules?.[0]?.handle as number });
+      tx.replace({
+        kind: 'rule',
+        family,
+        table: 'kpng',
+        chain: 'services',
+        rule: 'accept',
+        comment: 'replaced',
+        handle: rules?.[0]?.handle as number,
+      });
       await nft.run(tx);
     }
     expect(dumpObjects(await client.listTable(family, 'kpng'))).toBe(fake.dump());
@@ -163,27 +266,87 @@ describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () =
     ['create existing table', 'exists', 'create', { kind: 'table', family: 'ip', name: 'kpng' }],
     ['delete missing table', 'not-found', 'delete', { kind: 'table', family: 'ip', name: 'nope' }],
     ['create existing chain', 'exists', 'create', { kind: 'chain', ...t, name: 'services' }],
-    ['regular chain made base', 'exists', 'add', { kind: 'chain', ...t, name: 'services', type: 'filter', hook: 'input', priority: 0 }],
-    ['base chain priority change', 'not-supported', 'add', { kind: 'chain', ...t, name: 'filter-output', type: 'filter', hook: 'output', priority: 10 }],
-    ['base chain policy change', 'ok', 'add', { kind: 'chain', ...t, name: 'filter-output', type: 'filter', hook: 'output', priority: 0, policy: 'accept' }],
+    [
+      'regular chain made base',
+      'exists',
+      'add',
+      { kind: 'chain', ...t, name: 'services', type: 'filter', hook: 'input', priority: 0 },
+    ],
+    [
+      'base chain priority change',
+      'not-supported',
+      'add',
+      { kind: 'chain', ...t, name: 'filter-output', type: 'filter', hook: 'output', priority: 10 },
+    ],
+    [
+      'base chain policy change',
+      'ok',
+      'add',
+      { kind: 'chain', ...t, name: 'filter-output', type: 'filter', hook: 'output', priority: 0, policy: 'accept' },
+    ],
     ['delete chain with rules', 'busy', 'delete', { kind: 'chain', ...t, name: 'services' }],
-    ['delete chain a vmap element goes to', 'busy', 'delete', { kind: 'chain', ...t, name: 'service-ULMVA6XW-ns1/svc1/tcp/p80' }],
+    [
+      'delete chain a vmap element goes to',
+      'busy',
+      'delete',
+      { kind: 'chain', ...t, name: 'service-ULMVA6XW-ns1/svc1/tcp/p80' },
+    ],
     ['flush a chain', 'ok', 'flush', { kind: 'chain', ...t, name: 'mark-for-masquerade' }],
     ['delete missing chain', 'not-found', 'delete', { kind: 'chain', ...t, name: 'nope' }],
     ['rule to missing chain', 'not-found', 'add', { kind: 'rule', ...t, chain: 'services', rule: 'goto nope' }],
-    ['rule with missing set', 'not-found', 'add', { kind: 'rule', ...t, chain: 'services', rule: 'ip saddr @nope accept' }],
-    ['rule after missing index', 'not-found', 'add', { kind: 'rule', ...t, chain: 'services', rule: 'accept', index: 5 }],
-    ['delete missing handle', 'not-found', 'delete', { kind: 'rule', ...t, chain: 'services', rule: 'accept', handle: 9999 }],
+    [
+      'rule with missing set',
+      'not-found',
+      'add',
+      { kind: 'rule', ...t, chain: 'services', rule: 'ip saddr @nope accept' },
+    ],
+    [
+      'rule after missing index',
+      'not-found',
+      'add',
+      { kind: 'rule', ...t, chain: 'services', rule: 'accept', index: 5 },
+    ],
+    [
+      'delete missing handle',
+      'not-found',
+      'delete',
+      { kind: 'rule', ...t, chain: 'services', rule: 'accept', handle: 9999 },
+    ],
     ['set type change', 'exists', 'add', { kind: 'set', ...t, name: 'cluster-ips', type: 'inet_service' }],
-    ['set re-add with new comment', 'ok', 'add', { kind: 'set', ...t, name: 'cluster-ips', type: 'ipv4_addr', comment: 'new' }],
+    [
+      'set re-add with new comment',
+      'ok',
+      'add',
+      { kind: 'set', ...t, name: 'cluster-ips', type: 'ipv4_addr', comment: 'new' },
+    ],
     ['set named like a map', 'exists', 'add', { kind: 'set', ...t, name: 'service-ips', type: 'ipv4_addr' }],
     ['delete used set', 'busy', 'delete', { kind: 'set', ...t, name: 'cluster-ips' }],
     ['flush map', 'ok', 'flush', { kind: 'map', ...t, name: 'service-ips', type: 'ipv4_addr : verdict' }],
     ['create existing element', 'exists', 'create', { kind: 'element', ...t, set: 'cluster-ips', key: ['198.19.0.1'] }],
-    ['re-add element', 'ok', 'add', { kind: 'element', ...t, set: 'cluster-ips', key: ['198.19.0.1'], comment: 'other' }],
-    ['map element new value', 'exists', 'add', { kind: 'element', ...t, map: 'service-ips', key: ['198.19.0.1', 'udp', '53'], value: ['accept'] }],
-    ['map element to missing chain', 'not-found', 'add', { kind: 'element', ...t, map: 'service-ips', key: ['198.19.0.9', 'udp', '53'], value: ['goto nope'] }],
-    ['delete missing element', 'not-found', 'delete', { kind: 'element', ...t, set: 'cluster-ips', key: ['198.19.9.9'] }],
+    [
+      're-add element',
+      'ok',
+      'add',
+      { kind: 'element', ...t, set: 'cluster-ips', key: ['198.19.0.1'], comment: 'other' },
+    ],
+    [
+      'map element new value',
+      'exists',
+      'add',
+      { kind: 'element', ...t, map: 'service-ips', key: ['198.19.0.1', 'udp', '53'], value: ['accept'] },
+    ],
+    [
+      'map element to missing chain',
+      'not-found',
+      'add',
+      { kind: 'element', ...t, map: 'service-ips', key: ['198.19.0.9', 'udp', '53'], value: ['goto nope'] },
+    ],
+    [
+      'delete missing element',
+      'not-found',
+      'delete',
+      { kind: 'element', ...t, set: 'cluster-ips', key: ['198.19.9.9'] },
+    ],
     ['element of missing set', 'not-found', 'add', { kind: 'element', ...t, set: 'nope', key: ['198.19.0.1'] }],
     ['delete used counter', 'busy', 'delete', { kind: 'counter', ...t, name: 'drops' }],
     ['reset missing counter', 'not-found', 'reset', { kind: 'counter', ...t, name: 'nope' }],

@@ -9,7 +9,10 @@ const DESTROY_PROBE = (ok: boolean): ScriptedCall => ({
   stdin: 'destroy table ip kpng-capability-probe\n',
   result: ok ? {} : { exitCode: 1, stderr: 'Error: syntax error, unexpected table, expecting string\n' },
 });
-const COMMENT_PROBE: ScriptedCall = { argv: ['nft', '--check', '-f', '-'], stdin: 'add table ip kpng-capability-probe { comment "probe" ; }\n' };
+const COMMENT_PROBE: ScriptedCall = {
+  argv: ['nft', '--check', '-f', '-'],
+  stdin: 'add table ip kpng-capability-probe { comment "probe" ; }\n',
+};
 
 const table: Table = { kind: 'table', family: 'ip', name: 'kpng' };
 const chain: Chain = { kind: 'chain', family: 'ip', table: 'kpng', name: 'services' };
@@ -31,16 +34,24 @@ describe('createNftClient', () => {
 
   test.each(['nftables v0.9.8 (E.D.S.)', 'nftables v1.0.0 (Fearless Fosdick #2)'])('refuses %s', async (version) => {
     const execer = new ScriptedExecer([{ argv: ['nft', '--version'], result: { stdout: version } }]);
-    await expect(createNftClient({ execer })).rejects.toMatchObject({ kind: 'not-supported', message: expect.stringMatching(/1\.0\.1 or newer/) });
+    await expect(createNftClient({ execer })).rejects.toMatchObject({
+      kind: 'not-supported',
+      message: expect.stringMatching(/1\.0\.1 or newer/),
+    });
   });
 
   test('fails clearly when nft cannot report a version', async () => {
-    const execer = new ScriptedExecer([{ argv: ['nft', '--version'], result: { exitCode: 127, stderr: 'nft: not found' } }]);
+    const execer = new ScriptedExecer([
+      { argv: ['nft', '--version'], result: { exitCode: 127, stderr: 'nft: not found' } },
+    ]);
     await expect(createNftClient({ execer })).rejects.toThrow(/cannot determine the nft version: nft: not found/);
   });
 
   test('runs everything inside a network namespace when asked', async () => {
-    const inside = (call: ScriptedCall): ScriptedCall => ({ ...call, argv: ['ip', 'netns', 'exec', 'kpng-t-1-node', ...call.argv] });
+    const inside = (call: ScriptedCall): ScriptedCall => ({
+      ...call,
+      argv: ['ip', 'netns', 'exec', 'kpng-t-1-node', ...call.argv],
+    });
     const execer = new ScriptedExecer([VERSION, DESTROY_PROBE(true), COMMENT_PROBE].map(inside));
     const client = await createNftClient({ execer, netns: 'kpng-t-1-node' });
     expect(client.capabilities.destroy).toBe(true);
@@ -62,7 +73,12 @@ describe('NftClient.run and check', () => {
   });
 
   test('emulates destroy where the host lacks it, natively where it has it', async () => {
-    const emulated = await clientWith([{ argv: ['nft', '-f', '-'], stdin: 'add set ip kpng cluster-ips { type ipv4_addr ; }\ndelete set ip kpng cluster-ips\n' }]);
+    const emulated = await clientWith([
+      {
+        argv: ['nft', '-f', '-'],
+        stdin: 'add set ip kpng cluster-ips { type ipv4_addr ; }\ndelete set ip kpng cluster-ips\n',
+      },
+    ]);
     const native = await clientWith([{ argv: ['nft', '-f', '-'], stdin: 'destroy set ip kpng cluster-ips\n' }], true);
     for (const { client, execer } of [emulated, native]) {
       const tx = client.newTransaction();
@@ -74,7 +90,9 @@ describe('NftClient.run and check', () => {
 
   test('drops object comments where the kernel refuses them', async () => {
     const execer = new ScriptedExecer([
-      VERSION, DESTROY_PROBE(false), { ...COMMENT_PROBE, result: { exitCode: 1, stderr: 'Error: Operation not supported\n' } },
+      VERSION,
+      DESTROY_PROBE(false),
+      { ...COMMENT_PROBE, result: { exitCode: 1, stderr: 'Error: Operation not supported\n' } },
       { argv: ['nft', '-f', '-'], stdin: 'add table ip kpng\n' },
     ]);
     const client = await createNftClient({ execer });
@@ -99,7 +117,8 @@ describe('NftClient.run and check', () => {
   });
 
   test('a failure keeps stderr and points at the failing operation', async () => {
-    const stderr = '/dev/stdin:3:17-22: Error: Could not process rule: No such file or directory\nadd chain ip kpng services\n                ^^^^^^\n';
+    const stderr =
+      '/dev/stdin:3:17-22: Error: Could not process rule: No such file or directory\nadd chain ip kpng services\n                ^^^^^^\n';
     const { client } = await clientWith([{ argv: ['nft', '-f', '-'], result: { exitCode: 1, stderr } }]);
     const tx = client.newTransaction();
     tx.add(table);
@@ -112,7 +131,8 @@ describe('NftClient.run and check', () => {
 
 describe('NftClient listing', () => {
   test('lists a table with handles and parses it', async () => {
-    const stdout = 'table ip kpng { # handle 4\n\tchain services { # handle 1\n\t\tjump other # handle 3\n\t}\n\tchain other { # handle 2\n\t}\n}\n';
+    const stdout =
+      'table ip kpng { # handle 4\n\tchain services { # handle 1\n\t\tjump other # handle 3\n\t}\n\tchain other { # handle 2\n\t}\n}\n';
     const { client } = await clientWith([{ argv: ['nft', '-a', 'list', 'table', 'ip', 'kpng'], result: { stdout } }]);
     expect(await client.listTable('ip', 'kpng')).toEqual([
       table,
@@ -123,7 +143,8 @@ describe('NftClient listing', () => {
   });
 
   test('lists the elements of a map', async () => {
-    const stdout = 'table ip kpng {\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t\telements = { 198.19.0.1 comment "a, b" : drop,\n\t\t\t     198.19.0.2 : goto x }\n\t}\n}\n';
+    const stdout =
+      'table ip kpng {\n\tmap m {\n\t\ttype ipv4_addr : verdict\n\t\telements = { 198.19.0.1 comment "a, b" : drop,\n\t\t\t     198.19.0.2 : goto x }\n\t}\n}\n';
     const { client } = await clientWith([{ argv: ['nft', 'list', 'map', 'ip', 'kpng', 'm'], result: { stdout } }]);
     expect(await client.listElements('ip', 'kpng', { map: 'm' })).toEqual([
       { kind: 'element', family: 'ip', table: 'kpng', map: 'm', key: ['198.19.0.1'], value: ['drop'], comment: 'a, b' },
@@ -133,14 +154,18 @@ describe('NftClient listing', () => {
 
   test('a missing table is not-found', async () => {
     const stderr = 'Error: No such file or directory\nlist table ip nope\n              ^^^^\n';
-    const { client } = await clientWith([{ argv: ['nft', '-a', 'list', 'table', 'ip', 'nope'], result: { exitCode: 1, stderr } }]);
+    const { client } = await clientWith([
+      { argv: ['nft', '-a', 'list', 'table', 'ip', 'nope'], result: { exitCode: 1, stderr } },
+    ]);
     await expect(client.listTable('ip', 'nope')).rejects.toMatchObject({ kind: 'not-found', stderr });
   });
 
   test('names are validated before they reach the nft command line', async () => {
     const { client, execer } = await clientWith([]);
     await expect(client.listTable('ip', 'kpng ; flush ruleset')).rejects.toMatchObject({ kind: 'invalid' });
-    await expect(client.listElements('ip', 'kpng', { set: 'x; flush ruleset' })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(client.listElements('ip', 'kpng', { set: 'x; flush ruleset' })).rejects.toMatchObject({
+      kind: 'invalid',
+    });
     expect(execer.calls).toHaveLength(3);
   });
 });

@@ -66,15 +66,27 @@ export class NftClient implements Nft {
     container: { readonly set: string } | { readonly map: string },
     options: RunOptions = {},
   ): Promise<readonly Element[]> {
-    const [kind, name] = 'set' in container ? ['set', container.set] as const : ['map', container.map] as const;
-    const output = await this.#list(['list', kind, family, table, name], [['table', table], [kind, name]], family, options);
+    const [kind, name] = 'set' in container ? (['set', container.set] as const) : (['map', container.map] as const);
+    const output = await this.#list(
+      ['list', kind, family, table, name],
+      [
+        ['table', table],
+        [kind, name],
+      ],
+      family,
+      options,
+    );
     return parseListing(output).filter((object): object is Element => object.kind === 'element');
   }
 
   async #apply(args: readonly string[], tx: Transaction, options: RunOptions): Promise<void> {
     if (tx.error !== undefined) throw tx.error;
     if (tx.size === 0) return;
-    const rendering = { objectComments: this.capabilities.objectComments, emulateDestroy: !this.capabilities.destroy, batchElements: true };
+    const rendering = {
+      objectComments: this.capabilities.objectComments,
+      emulateDestroy: !this.capabilities.destroy,
+      batchElements: true,
+    };
     // The text of a full sync's transaction takes ~0.5 s to write at s10k: not in one turn.
     const rendered = await renderOperationsYielding(tx.operations, rendering, new TurnBudget(10));
     const result = await this.#execer.run(this.#nft(args), rendered.text, options.signal);
@@ -82,8 +94,15 @@ export class NftClient implements Nft {
   }
 
   /** nft joins its arguments into one command line, so names are validated before use. */
-  async #list(args: readonly string[], names: readonly (readonly [string, string])[], family: Family, options: RunOptions): Promise<string> {
-    const problem = FAMILIES.includes(family) ? names.map(([what, name]) => checkName(what, name)).find(Boolean) : `unknown family ${family}`;
+  async #list(
+    args: readonly string[],
+    names: readonly (readonly [string, string])[],
+    family: Family,
+    options: RunOptions,
+  ): Promise<string> {
+    const problem = FAMILIES.includes(family)
+      ? names.map(([what, name]) => checkName(what, name)).find(Boolean)
+      : `unknown family ${family}`;
     if (problem !== undefined) throw new NftError(problem, 'invalid', '');
     const result = await this.#execer.run(this.#nft(args), '', options.signal);
     if (result.exitCode !== 0) throw NftError.fromNft(result.stderr);

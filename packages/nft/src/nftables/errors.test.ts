@@ -6,7 +6,10 @@ const op = (name: string): Operation => ({ verb: 'add', object: { kind: 'chain',
 
 describe('classifyNftMessage', () => {
   test.each([
-    ['/dev/stdin:1:17-17: Error: Could not process rule: File exists\ncreate table ip t\n                ^\n', 'exists'],
+    [
+      '/dev/stdin:1:17-17: Error: Could not process rule: File exists\ncreate table ip t\n                ^\n',
+      'exists',
+    ],
     ['/dev/stdin:1:19-22: Error: Could not process rule: No such file or directory\n', 'not-found'],
     ['Error: No such file or directory\nlist table ip nope\n              ^^^^\n', 'not-found'],
     ['/dev/stdin:1:19-19: Error: Could not process rule: Device or resource busy\n', 'busy'],
@@ -41,12 +44,20 @@ describe('NftError.fromNft', () => {
   });
 
   test('a report on a batched line maps to the element at its column, or to the whole line', () => {
-    const elements = [1, 2, 3].map((n): Operation => ({ verb: 'delete', object: { kind: 'element', family: 'ip', table: 't', set: 's', key: [`10.0.0.${n}`] } }));
+    const elements = [1, 2, 3].map((n): Operation => ({
+      verb: 'delete',
+      object: { kind: 'element', family: 'ip', table: 't', set: 's', key: [`10.0.0.${n}`] },
+    }));
     const all = [op('a'), ...elements];
     // Line 2: `delete element ip t s { 10.0.0.1, 10.0.0.2, 10.0.0.3 }`, elements at columns 25, 35, 45.
     const layout = { lineCounts: [1, 3], operationColumns: [0, 25, 35, 45] };
     const at = (column: number): NftError =>
-      NftError.fromNft(`/dev/stdin:2:${column}-${column + 7}: Error: Could not process rule: No such file or directory\n`, [0, 1], all, layout);
+      NftError.fromNft(
+        `/dev/stdin:2:${column}-${column + 7}: Error: Could not process rule: No such file or directory\n`,
+        [0, 1],
+        all,
+        layout,
+      );
     expect(at(35)).toMatchObject({ line: 2, operation: elements[1], failures: [{ column: 35, operationIndex: 2 }] });
     expect(at(45).operation).toBe(elements[2]);
     expect(at(25).failures[0]?.operations).toBeUndefined();

@@ -53,7 +53,13 @@ export class NftError extends Error {
   /** Every positioned error nft reported, in order. */
   readonly failures: readonly NftFailure[];
 
-  constructor(message: string, kind: NftErrorKind, stderr: string, failures: readonly NftFailure[] = [], options?: ErrorOptions) {
+  constructor(
+    message: string,
+    kind: NftErrorKind,
+    stderr: string,
+    failures: readonly NftFailure[] = [],
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.kind = kind;
     this.stderr = stderr;
@@ -75,7 +81,12 @@ export class NftError extends Error {
    * i + 1 of the transaction text, so each reported line maps back to its operation; `layout`
    * tells which lines hold several, and where, so a report on a batched line maps to its element.
    */
-  static fromNft(stderr: string, lineOperations: readonly number[] = [], operations: readonly Operation[] = [], layout?: LineLayout): NftError {
+  static fromNft(
+    stderr: string,
+    lineOperations: readonly number[] = [],
+    operations: readonly Operation[] = [],
+    layout?: LineLayout,
+  ): NftError {
     const failures: NftFailure[] = [];
     for (const match of stderr.matchAll(POSITION)) {
       const line = Number(match[2]);
@@ -105,7 +116,9 @@ export class NftError extends Error {
 
   /** A validation failure latched by a transaction. */
   static invalid(reason: string, operationIndex: number, operation: Operation): NftError {
-    return new NftError(reason, 'invalid', '', [{ line: operationIndex + 1, message: reason, operationIndex, operation }]);
+    return new NftError(reason, 'invalid', '', [
+      { line: operationIndex + 1, message: reason, operationIndex, operation },
+    ]);
   }
 }
 

@@ -4,7 +4,11 @@ import { processExecer } from './exec.js';
 // Harmless local commands only (no network tools): the seam's own contract.
 describe('processExecer', () => {
   test('passes stdin and returns stdout verbatim', async () => {
-    expect(await processExecer.run(['cat'], 'add table ip kpng\n')).toEqual({ exitCode: 0, stdout: 'add table ip kpng\n', stderr: '' });
+    expect(await processExecer.run(['cat'], 'add table ip kpng\n')).toEqual({
+      exitCode: 0,
+      stdout: 'add table ip kpng\n',
+      stderr: '',
+    });
   });
 
   test('resolves with a non-zero exit code and keeps stderr', async () => {
@@ -13,7 +17,9 @@ describe('processExecer', () => {
   });
 
   test('rejects when the program cannot be started', async () => {
-    await expect(processExecer.run(['/nonexistent/kpng-nft'], '')).rejects.toThrow(/cannot run \/nonexistent\/kpng-nft/);
+    await expect(processExecer.run(['/nonexistent/kpng-nft'], '')).rejects.toThrow(
+      /cannot run \/nonexistent\/kpng-nft/,
+    );
   });
 
   test('rejects with the abort reason when aborted', async () => {

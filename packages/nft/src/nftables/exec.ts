@@ -29,7 +29,8 @@ export const processExecer: Execer = {
       ...(signal === undefined ? {} : { cancelSignal: signal }),
     });
     if (result.isCanceled) throw signal?.reason ?? new Error(`${file} was aborted`);
-    if (result.exitCode === undefined) throw new Error(`cannot run ${argv.join(' ')}: ${result.message}`, { cause: result.cause });
+    if (result.exitCode === undefined)
+      throw new Error(`cannot run ${argv.join(' ')}: ${result.message}`, { cause: result.cause });
     return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   },
 };

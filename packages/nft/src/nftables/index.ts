@@ -2,9 +2,25 @@
 // Kubernetes (and must not import @kpng/core): objects, transactions, the nft client and its errors.
 
 export {
-  FAMILIES, OBJECT_KINDS, tableOf,
-  type Chain, type ChainHook, type ChainPolicy, type ChainPriority, type ChainType, type Counter, type Element, type Family,
-  type NftMap, type NftObject, type NftSet, type ObjectKind, type Rule, type SetFlag, type SetPolicy, type Table,
+  FAMILIES,
+  OBJECT_KINDS,
+  tableOf,
+  type Chain,
+  type ChainHook,
+  type ChainPolicy,
+  type ChainPriority,
+  type ChainType,
+  type Counter,
+  type Element,
+  type Family,
+  type NftMap,
+  type NftObject,
+  type NftSet,
+  type ObjectKind,
+  type Rule,
+  type SetFlag,
+  type SetPolicy,
+  type Table,
 } from './objects/types.js';
 export { VERBS, type Verb } from './verbs.js';
 export type { Operation } from './operation.js';
@@ -16,7 +32,15 @@ export { STANDARD_PRIORITIES, priorityValue } from './objects/priority.js';
 export { checkComment, checkName, MAX_COMMENT_BYTES, MAX_NAME_BYTES } from './syntax.js';
 export { RESERVED_WORDS } from './reserved-words.js';
 
-export { isAlreadyExists, isNftError, isNotFound, NftError, type LineLayout, type NftErrorKind, type NftFailure } from './errors.js';
+export {
+  isAlreadyExists,
+  isNftError,
+  isNotFound,
+  NftError,
+  type LineLayout,
+  type NftErrorKind,
+  type NftFailure,
+} from './errors.js';
 export { processExecer, type Execer, type ExecResult } from './exec.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';
@@ -25,5 +49,10 @@ export { createNftClient, NftClient, type NftClientOptions } from './client.js';
 export { canonicalChain, dumpObjects, sortForDump } from './canonical.js';
 export { parseDump } from './parse-dump.js';
 export { parseListing } from './listing/parse-listing.js';
-export { renderOperations, renderOperationsYielding, type RenderedTransaction, type TransactionRenderOptions } from './render-transaction.js';
+export {
+  renderOperations,
+  renderOperationsYielding,
+  type RenderedTransaction,
+  type TransactionRenderOptions,
+} from './render-transaction.js';
 export { TurnBudget } from './turn-budget.js';

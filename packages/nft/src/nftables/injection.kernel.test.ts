@@ -30,9 +30,48 @@ function mulberry32(seed: number): () => number {
 
 const SAFE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./';
 /** Fine inside a comment (nft strings have no escapes), so they must be accepted and read back intact. */
-const BENIGN = [' ', "'", '`', ';', '{', '}', '[', ']', '#', '\\', '$', '@', ',', ':', '=', '!', '*', '&', '|', 'é', 'ñ', '日本', '🙂', '\u00a0', '\u2028', '\ufeff'];
+const BENIGN = [
+  ' ',
+  "'",
+  '`',
+  ';',
+  '{',
+  '}',
+  '[',
+  ']',
+  '#',
+  '\\',
+  '$',
+  '@',
+  ',',
+  ':',
+  '=',
+  '!',
+  '*',
+  '&',
+  '|',
+  'é',
+  'ñ',
+  '日本',
+  '🙂',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+];
 /** Never fine: quotes, line breaks, control characters, broken UTF-16, nft keywords as names. */
-const HOSTILE = ['"', '\n', '\t', '\r', '\0', '\u007f', '\ud800', '\udc00', ' ; flush ruleset', '} ; add table ip x {', '" ; delete table ip kpng ; "'];
+const HOSTILE = [
+  '"',
+  '\n',
+  '\t',
+  '\r',
+  '\0',
+  '\u007f',
+  '\ud800',
+  '\udc00',
+  ' ; flush ruleset',
+  '} ; add table ip x {',
+  '" ; delete table ip kpng ; "',
+];
 const KEYWORDS = [...RESERVED_WORDS].filter((_, i) => i % 7 === 0);
 
 class Generator {
@@ -57,7 +96,10 @@ class Generator {
   name(): string {
     if (this.chance(this.hostility)) return this.pick(KEYWORDS);
     const length = this.chance(0.03) ? 256 + Math.floor(this.#random() * 20) : 1 + Math.floor(this.#random() * 20);
-    return this.pick([...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_']) + this.#text(length - 1, [...SAFE, ...(this.chance(this.hostility) ? BENIGN : [])]);
+    return (
+      this.pick([...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_']) +
+      this.#text(length - 1, [...SAFE, ...(this.chance(this.hostility) ? BENIGN : [])])
+    );
   }
   comment(): string | undefined {
     if (this.chance(0.25)) return undefined;
@@ -100,8 +142,16 @@ function randomObjects(gen: Generator): { family: Family; table: string; objects
       withComment({ kind: 'map', ...t, name: map, type: `${addrType} : verdict` }, gen.comment()),
       withComment({ kind: 'counter', ...t, name: counter }, gen.comment()),
       // Several elements of one set or map: written as one batched line.
-      ...[1, 2, 3].map((n) => withComment({ kind: 'element', ...t, set, key: [`${address}${n}`] }, gen.comment()) as NftObject),
-      ...[1, 2].map((n) => withComment({ kind: 'element', ...t, map, key: [`${address}${n}`], value: [`goto ${target}`] }, gen.comment()) as NftObject),
+      ...[1, 2, 3].map(
+        (n) => withComment({ kind: 'element', ...t, set, key: [`${address}${n}`] }, gen.comment()) as NftObject,
+      ),
+      ...[1, 2].map(
+        (n) =>
+          withComment(
+            { kind: 'element', ...t, map, key: [`${address}${n}`], value: [`goto ${target}`] },
+            gen.comment(),
+          ) as NftObject,
+      ),
       withComment({ kind: 'rule', ...t, chain, rule: `${match} @${set} jump ${target}` }, gen.comment()),
       withComment({ kind: 'rule', ...t, chain, rule: `${match} vmap @${map}` }, gen.comment()),
       withComment({ kind: 'rule', ...t, chain, rule: `counter name "${counter}"` }, gen.comment()),
@@ -111,10 +161,39 @@ function randomObjects(gen: Generator): { family: Family; table: string; objects
 
 /** Pieces of valid rule text, and pieces that try to leave the rule's line. */
 const RULE_FRAGMENTS = [
-  'accept', 'drop', 'counter', 'ip daddr 198.19.0.1', 'tcp dport 80', 'meta mark set 1', 'ip saddr { 198.18.0.1, 198.18.0.2 }',
-  'return', 'reject', 'iifname "eth0"', 'numgen random mod 2 vmap { 0 : drop, 1 : accept }', 'ip saddr 198.18.0.0/16', 'jump', '@s', ':',
+  'accept',
+  'drop',
+  'counter',
+  'ip daddr 198.19.0.1',
+  'tcp dport 80',
+  'meta mark set 1',
+  'ip saddr { 198.18.0.1, 198.18.0.2 }',
+  'return',
+  'reject',
+  'iifname "eth0"',
+  'numgen random mod 2 vmap { 0 : drop, 1 : accept }',
+  'ip saddr 198.18.0.0/16',
+  'jump',
+  '@s',
+  ':',
 ];
-const RULE_ESCAPES = [';', 'flush ruleset', '\n', '{', '}', '"', '#', 'comment "x"', 'add table ip evil', '$x', '\\', ',', '(', ')', '"a;b"'];
+const RULE_ESCAPES = [
+  ';',
+  'flush ruleset',
+  '\n',
+  '{',
+  '}',
+  '"',
+  '#',
+  'comment "x"',
+  'add table ip evil',
+  '$x',
+  '\\',
+  ',',
+  '(',
+  ')',
+  '"a;b"',
+];
 
 describe.skipIf(!e2e.run)(`injection fuzz against the real nft (kernel, seed ${SEED})`, () => {
   let namespace: NetworkNamespace;
@@ -130,7 +209,8 @@ describe.skipIf(!e2e.run)(`injection fuzz against the real nft (kernel, seed ${S
     await namespace?.delete();
   });
 
-  const tablesInNamespace = async (): Promise<string> => (await namespace.exec(['nft', 'list', 'tables'])).stdout.trim();
+  const tablesInNamespace = async (): Promise<string> =>
+    (await namespace.exec(['nft', 'list', 'tables'])).stdout.trim();
 
   test('random names and comments are refused, or build exactly the intended table', async () => {
     const gen = new Generator(SEED);
@@ -168,7 +248,9 @@ describe.skipIf(!e2e.run)(`injection fuzz against the real nft (kernel, seed ${S
     for (let i = 0; i < CASES; i++) {
       const escapes = gen.pick([0, 0.1, 0.4]);
       const pieces = 1 + Math.floor(gen.chance(0.5) ? 1 : 4);
-      const text = Array.from({ length: pieces }, () => gen.pick(gen.chance(escapes) ? RULE_ESCAPES : RULE_FRAGMENTS)).join(gen.chance(0.8) ? ' ' : '');
+      const text = Array.from({ length: pieces }, () =>
+        gen.pick(gen.chance(escapes) ? RULE_ESCAPES : RULE_FRAGMENTS),
+      ).join(gen.chance(0.8) ? ' ' : '');
       const tx = new Transaction();
       tx.add({ kind: 'table', family: 'ip', name: 'fuzz' });
       tx.add({ kind: 'chain', family: 'ip', table: 'fuzz', name: 'c' });
@@ -182,13 +264,19 @@ describe.skipIf(!e2e.run)(`injection fuzz against the real nft (kernel, seed ${S
       const error = await client.check(tx).catch((e: unknown) => e as { failures: readonly { line: number }[] });
       if (error !== undefined) {
         // nft may reject the rule, but only ever on the rule's own line.
-        expect(error.failures.map((failure) => failure.line), context).toEqual(error.failures.map(() => 3));
+        expect(
+          error.failures.map((failure) => failure.line),
+          context,
+        ).toEqual(error.failures.map(() => 3));
         outcomes.failedAlone++;
         continue;
       }
       await client.run(tx);
       const listed = await client.listTable('ip', 'fuzz');
-      expect(listed.map((object) => object.kind), context).toEqual(['table', 'chain', 'rule']);
+      expect(
+        listed.map((object) => object.kind),
+        context,
+      ).toEqual(['table', 'chain', 'rule']);
       expect(await tablesInNamespace(), context).toBe('table ip fuzz');
       outcomes.applied++;
     }

@@ -21,5 +21,10 @@ export interface Nft {
    */
   listTable(family: Family, table: string, options?: RunOptions): Promise<readonly NftObject[]>;
   /** The elements of one named set or map. */
-  listElements(family: Family, table: string, container: { readonly set: string } | { readonly map: string }, options?: RunOptions): Promise<readonly Element[]>;
+  listElements(
+    family: Family,
+    table: string,
+    container: { readonly set: string } | { readonly map: string },
+    options?: RunOptions,
+  ): Promise<readonly Element[]>;
 }

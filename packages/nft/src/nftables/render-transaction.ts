@@ -41,8 +41,12 @@ function batchable({ verb, object }: Operation): boolean {
 function sameBatch(first: Operation, next: Operation): boolean {
   const [a, b] = [first.object as Element, next.object];
   return (
-    next.verb === first.verb && b.kind === 'element' && b.table === a.table && b.family === a.family &&
-    b.set === a.set && b.map === a.map
+    next.verb === first.verb &&
+    b.kind === 'element' &&
+    b.table === a.table &&
+    b.family === a.family &&
+    b.set === a.set &&
+    b.map === a.map
   );
 }
 
@@ -51,13 +55,20 @@ function byteLength(text: string): number {
   return text.includes('"') ? Buffer.byteLength(text, 'utf8') : text.length;
 }
 
-export function renderOperations(operations: readonly Operation[], options: TransactionRenderOptions): RenderedTransaction {
+export function renderOperations(
+  operations: readonly Operation[],
+  options: TransactionRenderOptions,
+): RenderedTransaction {
   const rendering = renderLines(operations, options);
   for (let step = rendering.next(); ; step = rendering.next()) if (step.done === true) return step.value;
 }
 
 /** `renderOperations`, giving the event loop a turn whenever `budget` is spent (a full sync writes ~100k operations). */
-export async function renderOperationsYielding(operations: readonly Operation[], options: TransactionRenderOptions, budget: TurnBudget): Promise<RenderedTransaction> {
+export async function renderOperationsYielding(
+  operations: readonly Operation[],
+  options: TransactionRenderOptions,
+  budget: TurnBudget,
+): Promise<RenderedTransaction> {
   const rendering = renderLines(operations, options);
   for (let step = rendering.next(); ; step = rendering.next()) {
     if (step.done === true) return step.value;
@@ -66,7 +77,10 @@ export async function renderOperationsYielding(operations: readonly Operation[],
 }
 
 /** Renders line by line, pausing (`yield`) after each: the callers decide whether to give the event loop a turn. */
-function* renderLines(operations: readonly Operation[], options: TransactionRenderOptions): Generator<void, RenderedTransaction, void> {
+function* renderLines(
+  operations: readonly Operation[],
+  options: TransactionRenderOptions,
+): Generator<void, RenderedTransaction, void> {
   const lines: string[] = [];
   const lineOperations: number[] = [];
   const lineCounts: number[] = [];
@@ -77,7 +91,8 @@ function* renderLines(operations: readonly Operation[], options: TransactionRend
     const operation = operations[index] as Operation;
     let end = index + 1;
     if (maxBatch > 1 && batchable(operation)) {
-      while (end < operations.length && end - index < maxBatch && sameBatch(operation, operations[end] as Operation)) end++;
+      while (end < operations.length && end - index < maxBatch && sameBatch(operation, operations[end] as Operation))
+        end++;
     }
     if (end - index > 1) {
       const head = `${elementHead(operation.object as Element, operation.verb)} { `;
@@ -96,7 +111,8 @@ function* renderLines(operations: readonly Operation[], options: TransactionRend
       yield;
       continue;
     }
-    const verbs = operation.verb === 'destroy' && options.emulateDestroy ? (['add', 'delete'] as const) : [operation.verb];
+    const verbs =
+      operation.verb === 'destroy' && options.emulateDestroy ? (['add', 'delete'] as const) : [operation.verb];
     for (const lineVerb of verbs) {
       lines.push(renderObject(operation.object, lineVerb, options));
       lineOperations.push(index);

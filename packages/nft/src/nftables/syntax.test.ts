@@ -4,7 +4,14 @@ import { checkComment, checkElementPart, checkName, checkRuleText, checkTypeExpr
 
 describe('checkName', () => {
   test.each([
-    'kpng', 'services', 'filter-input', 'service-ULMVA6XW-ns1/svc1/tcp/p80', 'endpoint-ABC__10.0.0.1/80', '_x', 'A.b-c/d', 'x'.repeat(255),
+    'kpng',
+    'services',
+    'filter-input',
+    'service-ULMVA6XW-ns1/svc1/tcp/p80',
+    'endpoint-ABC__10.0.0.1/80',
+    '_x',
+    'A.b-c/d',
+    'x'.repeat(255),
   ])('accepts %j', (name) => {
     expect(checkName('chain', name)).toBeUndefined();
   });
@@ -35,9 +42,12 @@ describe('checkName', () => {
 });
 
 describe('checkComment', () => {
-  test.each(['', 'ns/svc:p80', "it's fine", 'a\\b $x {}; # @s', 'é ñ 日本', 'x'.repeat(128), 'é'.repeat(64)])('accepts %j', (comment) => {
-    expect(checkComment(comment)).toBeUndefined();
-  });
+  test.each(['', 'ns/svc:p80', "it's fine", 'a\\b $x {}; # @s', 'é ñ 日本', 'x'.repeat(128), 'é'.repeat(64)])(
+    'accepts %j',
+    (comment) => {
+      expect(checkComment(comment)).toBeUndefined();
+    },
+  );
 
   test.each([
     ['say "hi"', /double quote/],
@@ -80,15 +90,28 @@ describe('checkRuleText', () => {
 
 describe('checkElementPart', () => {
   test.each([
-    ['198.19.0.1', false], ['2001:db8::1', false], ['10.0.0.0/8', false], ['80-90', false], ['tcp', false], ['"eth0"', false],
-    ['drop', true], ['goto service-X-ns/svc/tcp/p80', true], ['jump chain_1', true],
+    ['198.19.0.1', false],
+    ['2001:db8::1', false],
+    ['10.0.0.0/8', false],
+    ['80-90', false],
+    ['tcp', false],
+    ['"eth0"', false],
+    ['drop', true],
+    ['goto service-X-ns/svc/tcp/p80', true],
+    ['jump chain_1', true],
   ])('accepts %j (verdicts allowed: %s)', (part, allowVerdict) => {
     expect(checkElementPart(part, allowVerdict)).toBeUndefined();
   });
 
   test.each([
-    ['1.2.3.4 . 80', true], ['1.2.3.4, 5.6.7.8', false], ['1 }', false], ['goto x', false], ['goto counter', true], ['goto a b', true],
-    ['"quote"d"', false], ['', false],
+    ['1.2.3.4 . 80', true],
+    ['1.2.3.4, 5.6.7.8', false],
+    ['1 }', false],
+    ['goto x', false],
+    ['goto counter', true],
+    ['goto a b', true],
+    ['"quote"d"', false],
+    ['', false],
   ])('refuses %j (verdicts allowed: %s)', (part, allowVerdict) => {
     expect(checkElementPart(part, allowVerdict)).toBeDefined();
   });
@@ -96,14 +119,22 @@ describe('checkElementPart', () => {
 
 describe('checkTypeExpression', () => {
   test.each([
-    ['ipv4_addr', false], ['ipv4_addr . inet_proto . inet_service', false], ['ip daddr . tcp dport', false],
-    ['ipv4_addr . inet_proto . inet_service : verdict', true], ['ip daddr : ip daddr . tcp dport', true],
+    ['ipv4_addr', false],
+    ['ipv4_addr . inet_proto . inet_service', false],
+    ['ip daddr . tcp dport', false],
+    ['ipv4_addr . inet_proto . inet_service : verdict', true],
+    ['ip daddr : ip daddr . tcp dport', true],
   ])('accepts %j (map: %s)', (expression, isMap) => {
     expect(checkTypeExpression('type', expression, isMap)).toBeUndefined();
   });
 
   test.each([
-    ['ipv4_addr ;', false], ['ipv4_addr : verdict', false], ['ipv4_addr', true], ['a : b : c', true], ['ipv4_addr .', false], ['IPV4', false],
+    ['ipv4_addr ;', false],
+    ['ipv4_addr : verdict', false],
+    ['ipv4_addr', true],
+    ['a : b : c', true],
+    ['ipv4_addr .', false],
+    ['IPV4', false],
   ])('refuses %j (map: %s)', (expression, isMap) => {
     expect(checkTypeExpression('type', expression, isMap)).toBeDefined();
   });

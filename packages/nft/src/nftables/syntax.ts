@@ -113,7 +113,8 @@ export function checkTypeExpression(what: string, expression: string, isMap: boo
     return isMap ? `map ${what} must be "KEY : VALUE"` : `set ${what} must not contain " : "`;
   }
   for (const side of sides) {
-    if (!TYPE_SIDE.test(side) || side.endsWith(' .')) return `${what} ${JSON.stringify(expression)} is not a valid type expression`;
+    if (!TYPE_SIDE.test(side) || side.endsWith(' .'))
+      return `${what} ${JSON.stringify(expression)} is not a valid type expression`;
   }
   return undefined;
 }

@@ -84,7 +84,12 @@ describe('renderOperations', () => {
 
 describe('renderOperations, batchElements', () => {
   const el = (set: string, key: string, comment?: string): Element => ({
-    kind: 'element', family: 'ip', table: 'kpng', set, key: [key], ...(comment === undefined ? {} : { comment }),
+    kind: 'element',
+    family: 'ip',
+    table: 'kpng',
+    set,
+    key: [key],
+    ...(comment === undefined ? {} : { comment }),
   });
   const tx = new Transaction();
   tx.add(table);
@@ -98,7 +103,11 @@ describe('renderOperations, batchElements', () => {
   tx.destroy(el('b', '198.19.0.8'));
 
   test('writes consecutive operations on one container with one verb as one line, mapping columns to operations', () => {
-    const rendered = renderOperations(tx.operations, { objectComments: true, emulateDestroy: false, batchElements: true });
+    const rendered = renderOperations(tx.operations, {
+      objectComments: true,
+      emulateDestroy: false,
+      batchElements: true,
+    });
     const lines = rendered.text.trimEnd().split('\n');
     expect(lines).toEqual([
       'add table ip kpng',
@@ -122,9 +131,16 @@ describe('renderOperations, batchElements', () => {
   });
 
   test('honours maxBatch, and writes one element per line by default', () => {
-    const small = renderOperations(tx.operations, { objectComments: true, emulateDestroy: false, batchElements: true, maxBatch: 2 });
+    const small = renderOperations(tx.operations, {
+      objectComments: true,
+      emulateDestroy: false,
+      batchElements: true,
+      maxBatch: 2,
+    });
     expect(small.lineCounts).toEqual([1, 2, 1, 2, 1, 1, 1]);
-    expect(renderOperations(tx.operations, { objectComments: true, emulateDestroy: false }).lineCounts.every((n) => n === 1)).toBe(true);
+    expect(
+      renderOperations(tx.operations, { objectComments: true, emulateDestroy: false }).lineCounts.every((n) => n === 1),
+    ).toBe(true);
   });
 });
 
@@ -135,7 +151,9 @@ describe('renderOperationsYielding', () => {
     for (let i = 0; i < 200; i++) tx.add({ ...chain, name: `c${i}` });
     const options = { objectComments: true, emulateDestroy: false, batchElements: true };
     const budget = new TurnBudget(0);
-    expect(await renderOperationsYielding(tx.operations, options, budget)).toEqual(renderOperations(tx.operations, options));
+    expect(await renderOperationsYielding(tx.operations, options, budget)).toEqual(
+      renderOperations(tx.operations, options),
+    );
     expect(budget.yields).toBeGreaterThan(5);
   });
 });

@@ -14,20 +14,36 @@ export class Transaction {
   readonly #operations: Operation[] = [];
   #error: NftError | undefined;
 
-  add(object: NftObject): void { this.#queue('add', object); }
+  add(object: NftObject): void {
+    this.#queue('add', object);
+  }
   /** Like add, but fails when the object already exists. */
-  create(object: NftObject): void { this.#queue('create', object); }
+  create(object: NftObject): void {
+    this.#queue('create', object);
+  }
   /** Rules only: prepend (or insert before `index`/`handle`). */
-  insert(object: NftObject): void { this.#queue('insert', object); }
+  insert(object: NftObject): void {
+    this.#queue('insert', object);
+  }
   /** Rules only: replace the rule with `handle`. */
-  replace(object: NftObject): void { this.#queue('replace', object); }
-  delete(object: NftObject): void { this.#queue('delete', object); }
+  replace(object: NftObject): void {
+    this.#queue('replace', object);
+  }
+  delete(object: NftObject): void {
+    this.#queue('delete', object);
+  }
   /** Delete if present. Emulated as add-then-delete where nft lacks `destroy` (before 1.0.8). */
-  destroy(object: NftObject): void { this.#queue('destroy', object); }
+  destroy(object: NftObject): void {
+    this.#queue('destroy', object);
+  }
   /** Remove a table's rules, a chain's rules, or a set's/map's elements. */
-  flush(object: NftObject): void { this.#queue('flush', object); }
+  flush(object: NftObject): void {
+    this.#queue('flush', object);
+  }
   /** Counters only: zero them. */
-  reset(object: NftObject): void { this.#queue('reset', object); }
+  reset(object: NftObject): void {
+    this.#queue('reset', object);
+  }
 
   /** Number of queued operations (metrics, "is there anything to do?"). */
   get size(): number {
@@ -55,9 +71,13 @@ export class Transaction {
     // destroy is checked as add and delete too, so it behaves the same with or without emulation.
     const problem =
       validateObject(object, verb) ??
-      (verb === 'destroy' ? validateObject(object, 'add') ?? validateObject(object, 'delete') : undefined);
+      (verb === 'destroy' ? (validateObject(object, 'add') ?? validateObject(object, 'delete')) : undefined);
     if (problem !== undefined) {
-      this.#error = NftError.invalid(`${verb} ${describeObject(object)}: ${problem}`, this.#operations.length, operation);
+      this.#error = NftError.invalid(
+        `${verb} ${describeObject(object)}: ${problem}`,
+        this.#operations.length,
+        operation,
+      );
       return;
     }
     this.#operations.push(operation);

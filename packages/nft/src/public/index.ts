@@ -23,4 +23,9 @@ export type { ChainSpec, ElementSpec, FamilyRuleset, SetSpec } from '../render/t
 
 // Metrics and conntrack seams
 export { createNftMetrics, NO_METRICS, type NftMetrics } from '../backend/metrics.js';
-export { ConntrackTool, type ConntrackCleaner, type ConntrackCleanupRequest, type ConntrackToolOptions } from '@kpng/core';
+export {
+  ConntrackTool,
+  type ConntrackCleaner,
+  type ConntrackCleanupRequest,
+  type ConntrackToolOptions,
+} from '@kpng/core';

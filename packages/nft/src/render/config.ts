@@ -46,11 +46,13 @@ export function resolveConfig(input: NftConfigInput = {}): NftConfig {
   if (config.families.length === 0 || config.families.some((f) => f !== 'IPv4' && f !== 'IPv6')) {
     problems.push(`families must be a non-empty subset of IPv4, IPv6`);
   }
-  if (!/^[A-Za-z_][A-Za-z0-9_-]{0,31}$/.test(config.tableName)) problems.push(`bad table name ${JSON.stringify(config.tableName)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_-]{0,31}$/.test(config.tableName))
+    problems.push(`bad table name ${JSON.stringify(config.tableName)}`);
   if (!Number.isInteger(config.masqueradeBit) || config.masqueradeBit < 0 || config.masqueradeBit > 31) {
     problems.push(`masqueradeBit must be an integer in 0..31`);
   }
-  if (!Number.isInteger(config.affinitySetSize) || config.affinitySetSize < 1) problems.push('affinitySetSize must be a positive integer');
+  if (!Number.isInteger(config.affinitySetSize) || config.affinitySetSize < 1)
+    problems.push('affinitySetSize must be a positive integer');
   const cidrs = [
     ...(config.nodePortAddresses === 'primary' ? [] : config.nodePortAddresses),
     ...config.serviceCIDRs,
@@ -75,5 +77,5 @@ export function cidrsOfFamily(cidrs: readonly string[], family: IPFamily): strin
 
 /** The mark value of the masquerade bit, as nft hex (`0x4000`). */
 export function masqueradeMark(config: NftConfig): string {
-  return `0x${(1 << config.masqueradeBit >>> 0).toString(16)}`;
+  return `0x${((1 << config.masqueradeBit) >>> 0).toString(16)}`;
 }

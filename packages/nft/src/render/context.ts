@@ -57,12 +57,20 @@ export function renderContext(config: NftConfig, family: IPFamily, node: LocalNo
   const syntax = familySyntax(family);
   const detector = detectorFor(config, syntax, node);
   const jump = `jump ${CHAIN.markForMasquerade}`;
-  const clusterMasquerade = config.masqueradeAll ? jump : detector !== undefined ? `${detector.nomatch} ${jump}` : undefined;
+  const clusterMasquerade = config.masqueradeAll
+    ? jump
+    : detector !== undefined
+      ? `${detector.nomatch} ${jump}`
+      : undefined;
   return { syntax, config, detector, clusterMasquerade, chainCache: new Map() };
 }
 
 /** Two contexts render every chain identically (so a partial sync may keep existing chains). */
 export function sameChainRendering(a: RenderContext, b: RenderContext): boolean {
-  return a.config === b.config && a.syntax === b.syntax && a.clusterMasquerade === b.clusterMasquerade &&
-    a.detector?.match === b.detector?.match;
+  return (
+    a.config === b.config &&
+    a.syntax === b.syntax &&
+    a.clusterMasquerade === b.clusterMasquerade &&
+    a.detector?.match === b.detector?.match
+  );
 }

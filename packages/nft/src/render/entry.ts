@@ -35,7 +35,11 @@ export function externalEntry(ctx: RenderContext, pick: string): { target: Targe
   return { target: { chain: name }, chain: cached(ctx, name, () => [MARK, `goto ${pick}`]) };
 }
 
-export function localEntry(ctx: RenderContext, local: Target, shortCircuit: Target): { target: Target; chain: ChainSpec } {
+export function localEntry(
+  ctx: RenderContext,
+  local: Target,
+  shortCircuit: Target,
+): { target: Target; chain: ChainSpec } {
   const name = localEntryChain(local, shortCircuit);
   const rules = (): string[] => [
     ...(ctx.detector === undefined ? [] : [`${ctx.detector.match} ${verdict(shortCircuit)}`]),

@@ -9,7 +9,23 @@ import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';
 import { RecordingLogger } from '@kpng/core/testing';
 import { elementComment } from './service.js';
 
-const NASTY = ['"', ';', '#', '\\', '\n', '{', '}', '} ; flush ruleset ; {', '"; delete table ip kpng; "', '\u0000', '\u202e', '😀', ' ', '\t', 'a'.repeat(300)];
+const NASTY = [
+  '"',
+  ';',
+  '#',
+  '\\',
+  '\n',
+  '{',
+  '}',
+  '} ; flush ruleset ; {',
+  '"; delete table ip kpng; "',
+  '\u0000',
+  '\u202e',
+  '😀',
+  ' ',
+  '\t',
+  'a'.repeat(300),
+];
 
 function randomText(seed: number): string {
   let s = seed;
@@ -64,7 +80,11 @@ describe('injection', () => {
     expect(text.trimEnd().split('\n')).toHaveLength(tx?.size ?? -1);
     expect(text).not.toMatch(/flush ruleset|delete table ip kpng;/);
     // As the client writes it: elements batched per set, every line still one command.
-    const batched = renderOperations(tx?.operations ?? [], { objectComments: true, emulateDestroy: false, batchElements: true });
+    const batched = renderOperations(tx?.operations ?? [], {
+      objectComments: true,
+      emulateDestroy: false,
+      batchElements: true,
+    });
     const lines = batched.text.trimEnd().split('\n');
     expect(lines).toHaveLength(batched.lineCounts.length);
     expect(batched.lineCounts.reduce((a, b) => a + b, 0)).toBe(tx?.size);

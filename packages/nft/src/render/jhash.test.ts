@@ -14,7 +14,12 @@ describe('jhash as nft computes it', () => {
   });
 
   it('covers every tail length and more than one block', () => {
-    const values = Array.from({ length: 30 }, (_, n) => jhash(Uint8Array.from({ length: n }, (_, i) => i * 7), 1));
+    const values = Array.from({ length: 30 }, (_, n) =>
+      jhash(
+        Uint8Array.from({ length: n }, (_, i) => i * 7),
+        1,
+      ),
+    );
     expect(new Set(values).size).toBe(values.length);
     expect(jhash(new Uint8Array(0), 0)).toBe(0xdeadbeef);
   });

@@ -32,29 +32,49 @@ export function jhash(key: Uint8Array, seed: number): number {
     a = (a + word(k)) >>> 0;
     b = (b + word(k + 4)) >>> 0;
     c = (c + word(k + 8)) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol(c, 4)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol(a, 6)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol(b, 8)) >>> 0; b = (b + a) >>> 0;
-    a = (a - c) >>> 0; a = (a ^ rol(c, 16)) >>> 0; c = (c + b) >>> 0;
-    b = (b - a) >>> 0; b = (b ^ rol(a, 19)) >>> 0; a = (a + c) >>> 0;
-    c = (c - b) >>> 0; c = (c ^ rol(b, 4)) >>> 0; b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol(c, 4)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol(a, 6)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol(b, 8)) >>> 0;
+    b = (b + a) >>> 0;
+    a = (a - c) >>> 0;
+    a = (a ^ rol(c, 16)) >>> 0;
+    c = (c + b) >>> 0;
+    b = (b - a) >>> 0;
+    b = (b ^ rol(a, 19)) >>> 0;
+    a = (a + c) >>> 0;
+    c = (c - b) >>> 0;
+    c = (c ^ rol(b, 4)) >>> 0;
+    b = (b + a) >>> 0;
     length -= 12;
     k += 12;
   }
   if (length === 0) return c;
   // The tail, byte by byte (little-endian whatever the CPU), as the kernel's switch falls through.
   const tail = [0, 0, 0];
-  for (let i = 0; i < length; i++) tail[i >> 2] = ((tail[i >> 2] as number) + ((key[k + i] ?? 0) << ((i & 3) * 8))) >>> 0;
+  for (let i = 0; i < length; i++)
+    tail[i >> 2] = ((tail[i >> 2] as number) + ((key[k + i] ?? 0) << ((i & 3) * 8))) >>> 0;
   a = (a + (tail[0] as number)) >>> 0;
   b = (b + (tail[1] as number)) >>> 0;
   c = (c + (tail[2] as number)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol(b, 14)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol(c, 11)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol(a, 25)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol(b, 16)) >>> 0;
-  a = (a ^ c) >>> 0; a = (a - rol(c, 4)) >>> 0;
-  b = (b ^ a) >>> 0; b = (b - rol(a, 14)) >>> 0;
-  c = (c ^ b) >>> 0; c = (c - rol(b, 24)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol(b, 14)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol(c, 11)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol(a, 25)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol(b, 16)) >>> 0;
+  a = (a ^ c) >>> 0;
+  a = (a - rol(c, 4)) >>> 0;
+  b = (b ^ a) >>> 0;
+  b = (b - rol(a, 14)) >>> 0;
+  c = (c ^ b) >>> 0;
+  c = (c - rol(b, 24)) >>> 0;
   return c;
 }
 

@@ -11,11 +11,22 @@ const elementsOf = (ruleset: FamilyRuleset | undefined, container: string): stri
 describe('render', () => {
   it('renders a ClusterIP service as dispatch and endpoint elements over one shared pick chain', () => {
     const state = nodeState([
-      { name: 'a', clusterIPs: ['198.19.0.1'], endpoints: [{ ip: '198.18.1.1' }, { ip: '198.18.2.1', node: 'node-b' }] },
-      { name: 'b', clusterIPs: ['198.19.0.2'], endpoints: [{ ip: '198.18.1.2' }, { ip: '198.18.2.2', node: 'node-b' }] },
+      {
+        name: 'a',
+        clusterIPs: ['198.19.0.1'],
+        endpoints: [{ ip: '198.18.1.1' }, { ip: '198.18.2.1', node: 'node-b' }],
+      },
+      {
+        name: 'b',
+        clusterIPs: ['198.19.0.2'],
+        endpoints: [{ ip: '198.18.1.2' }, { ip: '198.18.2.2', node: 'node-b' }],
+      },
     ]);
     const v4 = render(state, { families: ['IPv4'] }).get('IPv4');
-    expect(elementsOf(v4, 'service-ips')).toEqual(['198.19.0.1 . tcp . 80 : goto pick-tcp-2', '198.19.0.2 . tcp . 80 : goto pick-tcp-2']);
+    expect(elementsOf(v4, 'service-ips')).toEqual([
+      '198.19.0.1 . tcp . 80 : goto pick-tcp-2',
+      '198.19.0.2 . tcp . 80 : goto pick-tcp-2',
+    ]);
     expect(elementsOf(v4, 'endpoints-tcp')).toEqual([
       '198.19.0.1 . 80 . 0 : 198.18.1.1 . 8080',
       '198.19.0.1 . 80 . 1 : 198.18.2.1 . 8080',
@@ -37,7 +48,9 @@ describe('render', () => {
     const rulesets = render(state);
     expect(elementsOf(rulesets.get('IPv4'), 'cluster-ips')).toEqual(['198.19.0.1']);
     expect(elementsOf(rulesets.get('IPv6'), 'cluster-ips')).toEqual(['2001:db8:19::1']);
-    expect(elementsOf(rulesets.get('IPv6'), 'endpoints-tcp')).toEqual(['2001:db8:19::1 . 80 . 0 : 2001:db8:1::1 . 8080']);
+    expect(elementsOf(rulesets.get('IPv6'), 'endpoints-tcp')).toEqual([
+      '2001:db8:19::1 . 80 . 0 : 2001:db8:1::1 . 8080',
+    ]);
     expect(elementsOf(rulesets.get('IPv6'), 'nodeport-ips')).toEqual(['2001:db8:ff::1/128']);
   });
 });

@@ -12,7 +12,12 @@ import { skeletonChains, skeletonSets } from './skeleton.js';
 import { SlotMemory } from './slots.js';
 import { listElements, type ChainSpec, type ElementSpec, type FamilyRuleset } from './types.js';
 
-export function renderFamily(state: NodeLocalState, config: NftConfig, family: IPFamily, slots = new SlotMemory()): FamilyRuleset {
+export function renderFamily(
+  state: NodeLocalState,
+  config: NftConfig,
+  family: IPFamily,
+  slots = new SlotMemory(),
+): FamilyRuleset {
   const ctx = renderContext(config, family, state.node);
   const chains = new Map<string, ChainSpec>(skeletonChains(ctx).map((c) => [c.name, c]));
   const elements = new Map<string, ElementSpec>();

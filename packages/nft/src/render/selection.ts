@@ -19,7 +19,16 @@
  */
 import type { RenderContext } from './context.js';
 import { AFFINITY_HASH_MOD, endpointHash } from './jhash.js';
-import { affinityChain, affinityRecordChain, endpointsMap, pickChain, SET, SHORT_CIRCUIT_OFFSET, type AffinityList, type Pick } from './names.js';
+import {
+  affinityChain,
+  affinityRecordChain,
+  endpointsMap,
+  pickChain,
+  SET,
+  SHORT_CIRCUIT_OFFSET,
+  type AffinityList,
+  type Pick,
+} from './names.js';
 import type { ChainSpec } from './types.js';
 
 /** The expression the endpoint keys start with. */
@@ -74,7 +83,9 @@ export function affinitySelection(
   endpoints: readonly StickyEndpoint[],
   first: readonly string[] = [],
 ): ChainSpec {
-  const lookups = endpoints.map((ep) => `${affinityLookupKey(ctx, port, ep)} @${SET.affinity} meta l4proto ${pick.proto} ${dnatTo(ctx, ep)}`);
+  const lookups = endpoints.map(
+    (ep) => `${affinityLookupKey(ctx, port, ep)} @${SET.affinity} meta l4proto ${pick.proto} ${dnatTo(ctx, ep)}`,
+  );
   return { name: affinityChain(port, list, pick.nodePort), rules: [...first, ...lookups, `goto ${pickChain(pick)}`] };
 }
 

@@ -48,7 +48,10 @@ class Builder {
   readonly lists: EndpointListSpec[] = [];
   readonly #chains = new Map<string, ChainSpec>();
 
-  constructor(readonly ctx: RenderContext, readonly slots: ServiceSlots) {}
+  constructor(
+    readonly ctx: RenderContext,
+    readonly slots: ServiceSlots,
+  ) {}
 
   chain(chain: ChainSpec | undefined): void {
     if (chain !== undefined && !this.#chains.has(chain.name)) this.#chains.set(chain.name, chain);
@@ -99,21 +102,29 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
 
   if (!eps.hasAnyEndpoints) {
     const reject = [`goto ${CHAIN.reject}`];
-    for (const vip of vips) b.element({ container: SET.noEndpointServices, key: [vip, proto, portText], value: reject, comment });
+    for (const vip of vips)
+      b.element({ container: SET.noEndpointServices, key: [vip, proto, portText], value: reject, comment });
     if (port.nodePort > 0) {
       b.element({ container: SET.noEndpointNodePorts, key: [proto, String(port.nodePort)], value: reject, comment });
     }
     return;
   }
 
-  const sticky = svc.sessionAffinity.type === 'ClientIP'
-    ? { port: b.slots.portId(port.key), timeout: svc.sessionAffinity.timeoutSeconds }
-    : undefined;
+  const sticky =
+    svc.sessionAffinity.type === 'ClientIP'
+      ? { port: b.slots.portId(port.key), timeout: svc.sessionAffinity.timeoutSeconds }
+      : undefined;
   // core lists endpoints distinct by ip:port.
   const list = (name: AffinityList, endpoints: readonly LocalEndpoint[]): readonly LocalEndpoint[] =>
     b.slots.assign(`${port.key}|${family}|${name}`, endpoints);
   /** The chain choosing from `endpoints`; a sticky port's own lookup chain starts with `first`. */
-  const pick = (endpoints: readonly LocalEndpoint[], nodePort: boolean, shortCircuit: boolean, name: AffinityList, first: readonly string[] = []): Target => {
+  const pick = (
+    endpoints: readonly LocalEndpoint[],
+    nodePort: boolean,
+    shortCircuit: boolean,
+    name: AffinityList,
+    first: readonly string[] = [],
+  ): Target => {
     if (endpoints.length === 0) return 'drop';
     const p: Pick = { proto, nodePort, shortCircuit, n: endpoints.length };
     b.chain(pickSelection(b.ctx, p));
@@ -122,15 +133,22 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
     b.chain(chain);
     return { chain: chain.name };
   };
-  const endpointElements = (address: string, port: number, endpoints: readonly LocalEndpoint[], offset: number): void => {
+  const endpointElements = (
+    address: string,
+    port: number,
+    endpoints: readonly LocalEndpoint[],
+    offset: number,
+  ): void => {
     b.list({ container: endpointsMap(proto), address, port, offset, endpoints });
   };
   if (sticky !== undefined) {
     // After DNAT, any address of the port leads to the chain recording the client's endpoint.
     b.chain(affinityRecord(b.ctx, sticky.port, sticky.timeout));
     const record = [`goto ${affinityRecordChain(sticky.port)}`];
-    for (const vip of vips) b.element({ container: SET.affinityIPs, key: [vip, proto, portText], value: record, comment });
-    if (port.nodePort > 0) b.element({ container: SET.affinityNodePorts, key: [proto, String(port.nodePort)], value: record, comment });
+    for (const vip of vips)
+      b.element({ container: SET.affinityIPs, key: [vip, proto, portText], value: record, comment });
+    if (port.nodePort > 0)
+      b.element({ container: SET.affinityNodePorts, key: [proto, String(port.nodePort)], value: record, comment });
   }
 
   // ClusterIP: the internal list (a sticky port's lookup chain does the masquerade marking itself).
@@ -143,7 +161,12 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
     b.chain(entry.chain);
     clusterTarget = entry.target;
   }
-  b.element({ container: SET.serviceIPs, key: [addresses.clusterIP, proto, portText], value: [verdict(clusterTarget)], comment });
+  b.element({
+    container: SET.serviceIPs,
+    key: [addresses.clusterIP, proto, portText],
+    value: [verdict(clusterTarget)],
+    comment,
+  });
   endpointElements(addresses.clusterIP, port.port, internal, 0);
 
   if (externalIPs.length === 0 && port.nodePort === 0) return;

@@ -9,7 +9,13 @@ describe('skeleton', () => {
 
   it('MAP_NAMES lists exactly the maps it declares', () => {
     const ctx = renderContext(resolveConfig(), 'IPv4', node);
-    expect(new Set(skeletonSets(ctx).filter((s) => s.kind === 'map').map((s) => s.name))).toEqual(MAP_NAMES);
+    expect(
+      new Set(
+        skeletonSets(ctx)
+          .filter((s) => s.kind === 'map')
+          .map((s) => s.name),
+      ),
+    ).toEqual(MAP_NAMES);
   });
 
   it('hooks every base chain kube-proxy uses, at its priority', () => {

@@ -17,10 +17,30 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
   const { addr, addrType } = ctx.syntax;
   const vipKey = `${addrType} . inet_proto . inet_service`;
   const sets: SetSpec[] = [
-    { kind: 'map', name: SET.serviceIPs, type: `${vipKey} : verdict`, comment: 'ClusterIP, external and load-balancer IP dispatch' },
-    { kind: 'map', name: SET.serviceNodePorts, type: 'inet_proto . inet_service : verdict', comment: 'NodePort dispatch' },
-    { kind: 'map', name: SET.noEndpointServices, type: `${vipKey} : verdict`, comment: 'service addresses without endpoints' },
-    { kind: 'map', name: SET.noEndpointNodePorts, type: 'inet_proto . inet_service : verdict', comment: 'NodePorts without endpoints' },
+    {
+      kind: 'map',
+      name: SET.serviceIPs,
+      type: `${vipKey} : verdict`,
+      comment: 'ClusterIP, external and load-balancer IP dispatch',
+    },
+    {
+      kind: 'map',
+      name: SET.serviceNodePorts,
+      type: 'inet_proto . inet_service : verdict',
+      comment: 'NodePort dispatch',
+    },
+    {
+      kind: 'map',
+      name: SET.noEndpointServices,
+      type: `${vipKey} : verdict`,
+      comment: 'service addresses without endpoints',
+    },
+    {
+      kind: 'map',
+      name: SET.noEndpointNodePorts,
+      type: 'inet_proto . inet_service : verdict',
+      comment: 'NodePorts without endpoints',
+    },
     { kind: 'set', name: SET.firewallIPs, type: vipKey, comment: 'load-balancer IPs with source ranges' },
     {
       kind: 'set',
@@ -31,7 +51,13 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
     },
     { kind: 'set', name: SET.clusterIPs, type: addrType, comment: 'ClusterIPs in use' },
     { kind: 'set', name: SET.serviceCIDRs, type: addrType, flags: ['interval'], comment: 'service CIDRs' },
-    { kind: 'set', name: SET.nodePortIPs, type: addrType, flags: ['interval'], comment: 'addresses accepting NodePorts' },
+    {
+      kind: 'set',
+      name: SET.nodePortIPs,
+      type: addrType,
+      flags: ['interval'],
+      comment: 'addresses accepting NodePorts',
+    },
     { kind: 'set', name: SET.podCIDRs, type: addrType, flags: ['interval'], comment: 'local traffic detector' },
     { kind: 'set', name: SET.hairpin, type: `${addrType} . ${addrType}`, comment: 'local endpoint to itself' },
     {
@@ -48,8 +74,18 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
     // Referenced by nothing: a periodic resync deletes and re-adds its one element, which fails
     // (and aborts the transaction) when the table or the set was deleted or flushed behind our back.
     { kind: 'set', name: SET.canary, type: addrType, comment: 'probed by periodic resyncs' },
-    { kind: 'map', name: SET.affinityIPs, type: `${vipKey} : verdict`, comment: 'sticky service ports by address: where to record' },
-    { kind: 'map', name: SET.affinityNodePorts, type: 'inet_proto . inet_service : verdict', comment: 'sticky NodePorts: where to record' },
+    {
+      kind: 'map',
+      name: SET.affinityIPs,
+      type: `${vipKey} : verdict`,
+      comment: 'sticky service ports by address: where to record',
+    },
+    {
+      kind: 'map',
+      name: SET.affinityNodePorts,
+      type: 'inet_proto . inet_service : verdict',
+      comment: 'sticky NodePorts: where to record',
+    },
   ];
   for (const proto of PROTOS) {
     sets.push({
@@ -64,7 +100,13 @@ export function skeletonSets(ctx: RenderContext): SetSpec[] {
   return sets;
 }
 
-function base(name: string, type: 'filter' | 'nat', hook: 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting', priority: number, rules: string[]): ChainSpec {
+function base(
+  name: string,
+  type: 'filter' | 'nat',
+  hook: 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting',
+  priority: number,
+  rules: string[],
+): ChainSpec {
   return { name, base: { type, hook, priority }, rules };
 }
 
@@ -95,16 +137,25 @@ export function skeletonChains(ctx: RenderContext): ChainSpec[] {
       `${isNew} jump ${CHAIN.serviceEndpointsCheck}`,
       `${isNew} jump ${CHAIN.firewallCheck}`,
     ]),
-    base(CHAIN.filterOutputPostDnat, 'filter', 'output', POST_DNAT_PRIORITY, [`${isNew} jump ${CHAIN.clusterIPsCheck}`, record]),
+    base(CHAIN.filterOutputPostDnat, 'filter', 'output', POST_DNAT_PRIORITY, [
+      `${isNew} jump ${CHAIN.clusterIPsCheck}`,
+      record,
+    ]),
     base(CHAIN.natPrerouting, 'nat', 'prerouting', NAT_DSTNAT, [`jump ${CHAIN.services}`]),
     base(CHAIN.natOutput, 'nat', 'output', NAT_DSTNAT, [`jump ${CHAIN.services}`]),
     base(CHAIN.natPostrouting, 'nat', 'postrouting', NAT_SRCNAT, [`jump ${CHAIN.masquerading}`]),
     {
       name: CHAIN.services,
-      rules: [`${vip} vmap @${SET.serviceIPs}`, `${nodePortMatch} meta l4proto . th dport vmap @${SET.serviceNodePorts}`],
+      rules: [
+        `${vip} vmap @${SET.serviceIPs}`,
+        `${nodePortMatch} meta l4proto . th dport vmap @${SET.serviceNodePorts}`,
+      ],
     },
     { name: CHAIN.serviceEndpointsCheck, rules: [`${vip} vmap @${SET.noEndpointServices}`] },
-    { name: CHAIN.nodePortEndpointsCheck, rules: [`${nodePortMatch} meta l4proto . th dport vmap @${SET.noEndpointNodePorts}`] },
+    {
+      name: CHAIN.nodePortEndpointsCheck,
+      rules: [`${nodePortMatch} meta l4proto . th dport vmap @${SET.noEndpointNodePorts}`],
+    },
     {
       name: CHAIN.firewallCheck,
       rules: [`${vip} @${SET.firewallIPs} ${vip} . ${addr} saddr != @${SET.firewallAllow} drop`],

@@ -7,7 +7,12 @@ describe('assignSlots', () => {
     { name: 'unchanged', previous: ['c', 'a', 'b'], current: ['a', 'b', 'c'], expected: ['c', 'a', 'b'] },
     { name: 'newcomer appended', previous: ['b', 'a'], current: ['a', 'b', 'c'], expected: ['b', 'a', 'c'] },
     { name: 'last removed', previous: ['a', 'b', 'c'], current: ['a', 'b'], expected: ['a', 'b'] },
-    { name: 'middle removed: last moves in', previous: ['a', 'b', 'c', 'd'], current: ['a', 'c', 'd'], expected: ['a', 'd', 'c'] },
+    {
+      name: 'middle removed: last moves in',
+      previous: ['a', 'b', 'c', 'd'],
+      current: ['a', 'c', 'd'],
+      expected: ['a', 'd', 'c'],
+    },
     { name: 'newcomer fills the hole', previous: ['a', 'b', 'c'], current: ['a', 'x', 'c'], expected: ['a', 'x', 'c'] },
     { name: 'two holes, one newcomer', previous: ['a', 'b', 'c', 'd'], current: ['d', 'x'], expected: ['x', 'd'] },
     { name: 'all gone', previous: ['a', 'b'], current: [], expected: [] },
@@ -22,7 +27,9 @@ describe('assignSlots', () => {
     const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     let previous: string[] = [];
     for (let round = 0; round < 200; round++) {
-      const current = Array.from({ length: random(8) }, () => `e${random(12)}`).filter((id, i, all) => all.indexOf(id) === i);
+      const current = Array.from({ length: random(8) }, () => `e${random(12)}`).filter(
+        (id, i, all) => all.indexOf(id) === i,
+      );
       const slots = assignSlots(previous, current);
       expect([...slots].sort()).toEqual([...current].sort());
       // Survivors keep their slot unless they were moved into a hole (then they come from the end).
@@ -70,7 +77,9 @@ describe('sticky port numbers', () => {
   it('are kept while a port stays sticky, and never reused', () => {
     const memory = new SlotMemory();
     let slots = memory.begin('ns/a');
-    expect([slots.portId('ns/a:http/TCP'), slots.portId('ns/a:dns/UDP'), slots.portId('ns/a:http/TCP')]).toEqual([1, 2, 1]);
+    expect([slots.portId('ns/a:http/TCP'), slots.portId('ns/a:dns/UDP'), slots.portId('ns/a:http/TCP')]).toEqual([
+      1, 2, 1,
+    ]);
     memory.remember('ns/a', slots);
     slots = memory.begin('ns/a');
     expect(slots.portId('ns/a:http/TCP')).toBe(1);

@@ -42,9 +42,16 @@ interface Assigned {
 const endpointId = (ep: EndpointTarget): string => `${ep.ip}:${ep.port}`;
 
 /** `current` in slot order, continuing from `previous` (same members in the same order: as they are). */
-function continueSlots<T extends EndpointTarget>(previous: readonly EndpointTarget[] | undefined, current: readonly T[]): readonly T[] {
+function continueSlots<T extends EndpointTarget>(
+  previous: readonly EndpointTarget[] | undefined,
+  current: readonly T[],
+): readonly T[] {
   if (previous === undefined || previous.length === 0) return current;
-  if (previous.length === current.length && previous.every((ep, i) => ep.ip === current[i]?.ip && ep.port === current[i]?.port)) return current;
+  if (
+    previous.length === current.length &&
+    previous.every((ep, i) => ep.ip === current[i]?.ip && ep.port === current[i]?.port)
+  )
+    return current;
   const byId = new Map(current.map((ep) => [endpointId(ep), ep]));
   return assignSlots(previous.map(endpointId), [...byId.keys()]).map((id) => byId.get(id) as T);
 }

@@ -61,7 +61,11 @@ export interface EndpointListSpec {
 /** Slot `index` of a list, as an element. */
 export function listElement(list: EndpointListSpec, index: number): ElementSpec {
   const ep = list.endpoints[index] as EndpointTarget;
-  return { container: list.container, key: [list.address, String(list.port), String(list.offset + index)], value: [ep.ip, String(ep.port)] };
+  return {
+    container: list.container,
+    key: [list.address, String(list.port), String(list.offset + index)],
+    value: [ep.ip, String(ep.port)],
+  };
 }
 
 /** Every slot of a list, as elements. */

@@ -23,13 +23,28 @@ type To = string;
 
 describe.each(['IPv4', 'IPv6'] as const)('ClientIP affinity is per service port (%s)', (family: IPFamily) => {
   const v = family === 'IPv4' ? 0 : 1;
-  const tracer = new RulesetTracer(render(nodeState(allFeatures()), CONFIG).get(family)!, { localAddresses: [NODE[family]] });
+  const tracer = new RulesetTracer(render(nodeState(allFeatures()), CONFIG).get(family)!, {
+    localAddresses: [NODE[family]],
+  });
   const endpoint = (pod: PodName): string => (family === 'IPv4' ? `${POD[pod].v4}:8080` : `[${POD[pod].v6}]:8080`);
   const packet = (from: From, to: To): TracePacket => {
-    const src = from === 'host' ? NODE[family] : from === 'external' ? EXTERNAL_CLIENT[family] : POD[from][family === 'IPv4' ? 'v4' : 'v6'];
+    const src =
+      from === 'host'
+        ? NODE[family]
+        : from === 'external'
+          ? EXTERNAL_CLIENT[family]
+          : POD[from][family === 'IPv4' ? 'v4' : 'v6'];
     const [kind, n] = to.split(':') as [string, string];
-    const dst = kind === 'cluster' ? clusterIPs(Number(n))[v] : kind === 'external' ? externalIPs(Number(n))[v] : NODE[family];
-    return { family, src, proto: 'tcp', dst: dst as string, dport: kind === 'node' ? Number(n) : 80, ...(from === 'host' ? { fromHost: true } : {}) };
+    const dst =
+      kind === 'cluster' ? clusterIPs(Number(n))[v] : kind === 'external' ? externalIPs(Number(n))[v] : NODE[family];
+    return {
+      family,
+      src,
+      proto: 'tcp',
+      dst: dst as string,
+      dport: kind === 'node' ? Number(n) : 80,
+      ...(from === 'host' ? { fromHost: true } : {}),
+    };
   };
   /** The entry the first connection writes when it lands on `pod`. */
   const firstVisit = (from: From, to: To, pod: PodName): TraceRecord => {
@@ -68,11 +83,17 @@ describe.each(['IPv4', 'IPv6'] as const)('ClientIP affinity is per service port 
   });
 
   it('an entry holds for its own client only', () => {
-    expect(then([firstVisit('external', 'cluster:19', 'a')], 'c', 'cluster:19')).toEqual([endpoint('a'), endpoint('b')]);
+    expect(then([firstVisit('external', 'cluster:19', 'a')], 'c', 'cluster:19')).toEqual([
+      endpoint('a'),
+      endpoint('b'),
+    ]);
   });
 
-  it("an entry of another sticky port does not apply, even for a shared endpoint", () => {
-    expect(then([firstVisit('external', 'cluster:19', 'a')], 'external', 'cluster:21')).toEqual([endpoint('a'), endpoint('c')]);
+  it('an entry of another sticky port does not apply, even for a shared endpoint', () => {
+    expect(then([firstVisit('external', 'cluster:19', 'a')], 'external', 'cluster:21')).toEqual([
+      endpoint('a'),
+      endpoint('c'),
+    ]);
   });
 
   it('externalTrafficPolicy Local: the endpoint is kept when the external list has it', () => {
@@ -90,7 +111,9 @@ describe.each(['IPv4', 'IPv6'] as const)('ClientIP affinity is per service port 
 
   it('an entry for an endpoint the port no longer has is ignored', () => {
     const gone = firstVisit('external', 'cluster:19', 'b');
-    const shrunk = allFeatures().map((s) => (s.name === 'sticky' ? { ...s, endpoints: (s.endpoints ?? []).slice(0, 2) } : s));
+    const shrunk = allFeatures().map((s) =>
+      s.name === 'sticky' ? { ...s, endpoints: (s.endpoints ?? []).slice(0, 2) } : s,
+    );
     const after = new RulesetTracer(render(nodeState(shrunk), CONFIG).get(family)!, { localAddresses: [NODE[family]] });
     const dynamic = new Map([['affinity', [gone.key]]]);
     expect(after.trace(packet('external', 'node:30088'), { dynamic }).endpoints).toEqual([endpoint('a')]);

@@ -158,12 +158,13 @@ function verdict(t: Tokens): Verdict {
   return t.fail(`expected a verdict, got "${word}"`);
 }
 
-const setName = (t: Tokens, token: string): string => (token.startsWith('@') ? token.slice(1) : t.fail('expected @set'));
+const setName = (t: Tokens, token: string): string =>
+  token.startsWith('@') ? token.slice(1) : t.fail('expected @set');
 
 function statement(t: Tokens): Statement {
   const [a, b, c] = [t.peek(), t.peek(1), t.peek(2)];
-  if (a === 'ct' && b === 'state') return t.expect('ct', 'state', 'new'), { kind: 'ct-new' };
-  if (a === 'ct' && b === 'status') return t.expect('ct', 'status', 'dnat'), { kind: 'ct-dnat' };
+  if (a === 'ct' && b === 'state') return (t.expect('ct', 'state', 'new'), { kind: 'ct-new' });
+  if (a === 'ct' && b === 'status') return (t.expect('ct', 'status', 'dnat'), { kind: 'ct-dnat' });
   if (a === 'fib') {
     t.next();
     const which = t.next();
@@ -180,7 +181,7 @@ function statement(t: Tokens): Statement {
     return { kind: 'iifname', negate, pattern: quoted.slice(1, -1) };
   }
   if (a === 'meta' && b === 'l4proto' && c !== undefined && /^(tcp|udp|sctp)$/.test(c)) {
-    t.next(), t.next(), t.next();
+    (t.next(), t.next(), t.next());
     return { kind: 'l4proto-is', protos: [c] };
   }
   if (a === 'meta' && b === 'l4proto' && c === '{') {
@@ -208,7 +209,7 @@ function statement(t: Tokens): Statement {
     t.expect('==', '0');
     return { kind: 'mark-clear', bits };
   }
-  if (a === 'masquerade') return t.expect('masquerade', 'fully-random'), { kind: 'masquerade' };
+  if (a === 'masquerade') return (t.expect('masquerade', 'fully-random'), { kind: 'masquerade' });
   if (a === 'update') {
     t.next();
     const set = setName(t, t.next());
@@ -247,7 +248,8 @@ function statement(t: Tokens): Statement {
     }
     return { kind: 'numgen-vmap', mod, targets };
   }
-  if (a !== undefined && /^(jump|goto|return|drop|reject|accept)$/.test(a)) return { kind: 'verdict', verdict: verdict(t) };
+  if (a !== undefined && /^(jump|goto|return|drop|reject|accept)$/.test(a))
+    return { kind: 'verdict', verdict: verdict(t) };
   // A concatenation (possibly one atom) followed by a lookup, a vmap or a negated CIDR.
   const key = concat(t);
   const op = t.next();
@@ -256,7 +258,8 @@ function statement(t: Tokens): Statement {
   if (op === '!=') {
     const target = t.next();
     if (target.startsWith('@')) return { kind: 'lookup', key, negate: true, set: target.slice(1) };
-    if (key.length !== 1 || !target.includes('/') && !target.includes(':') && !/^[\d.]+$/.test(target)) t.fail('expected an address');
+    if (key.length !== 1 || (!target.includes('/') && !target.includes(':') && !/^[\d.]+$/.test(target)))
+      t.fail('expected an address');
     return { kind: 'not-cidr', key: key[0] as Atom, cidr: target };
   }
   return t.fail(`unexpected "${op}"`);

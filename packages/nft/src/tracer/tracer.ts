@@ -44,7 +44,10 @@ export class RulesetTracer {
   readonly #dynamic: Set<string>;
   #written: TraceOptions['dynamic'];
 
-  constructor(readonly ruleset: FamilyRuleset, readonly node: TraceNode) {
+  constructor(
+    readonly ruleset: FamilyRuleset,
+    readonly node: TraceNode,
+  ) {
     this.#chains = new Map(ruleset.chains.map((spec) => [spec.name, { spec, rules: spec.rules.map(parseRule) }]));
     for (const element of ruleset.elements) {
       let list = this.#elements.get(element.container);
@@ -63,14 +66,27 @@ export class RulesetTracer {
       throw new Error(`packet addresses are not ${packet.family}: ${packet.src} -> ${packet.dst}`);
     }
     this.#written = options.dynamic;
-    const start: State = { dst: packet.dst, dport: packet.dport, mark: 0, masquerade: false, recorded: [], matched: [] };
-    const before = packet.fromHost === true
-      ? [CHAIN.filterOutput, CHAIN.natOutput, CHAIN.filterOutputPostDnat]
-      : [CHAIN.filterPrerouting, CHAIN.natPrerouting];
+    const start: State = {
+      dst: packet.dst,
+      dport: packet.dport,
+      mark: 0,
+      masquerade: false,
+      recorded: [],
+      matched: [],
+    };
+    const before =
+      packet.fromHost === true
+        ? [CHAIN.filterOutput, CHAIN.natOutput, CHAIN.filterOutputPostDnat]
+        : [CHAIN.filterPrerouting, CHAIN.natPrerouting];
     const outcomes = this.#hooks(packet, [{ state: start, flow: 'accept' }], before).flatMap((o) => {
       if (o.flow !== 'accept') return [o];
       const local = this.#isLocal(o.state.dst);
-      const after = packet.fromHost === true ? (local ? [CHAIN.filterInput] : []) : [local ? CHAIN.filterInput : CHAIN.filterForward];
+      const after =
+        packet.fromHost === true
+          ? local
+            ? [CHAIN.filterInput]
+            : []
+          : [local ? CHAIN.filterInput : CHAIN.filterForward];
       return this.#hooks(packet, [o], [...after, CHAIN.natPostrouting]);
     });
     return summarize(packet, outcomes);
@@ -81,7 +97,11 @@ export class RulesetTracer {
     let outcomes = start;
     for (const name of names) {
       outcomes = outcomes.flatMap((o) =>
-        o.flow !== 'accept' ? [o] : this.#run(packet, name, o.state, 0).map((r) => (r.flow === 'ended' ? { ...r, flow: 'accept' as const } : r)),
+        o.flow !== 'accept'
+          ? [o]
+          : this.#run(packet, name, o.state, 0).map((r) =>
+              r.flow === 'ended' ? { ...r, flow: 'accept' as const } : r,
+            ),
       );
     }
     return outcomes;
@@ -131,7 +151,14 @@ export class RulesetTracer {
   }
 
   /** Matching states go on to the next statement; outcomes end the rule for their branch. */
-  #statement(packet: TracePacket, where: string, st: Statement, s: State, depth: number, last: boolean): (State | Outcome)[] {
+  #statement(
+    packet: TracePacket,
+    where: string,
+    st: Statement,
+    s: State,
+    depth: number,
+    last: boolean,
+  ): (State | Outcome)[] {
     const note = (state: State): State => ({ ...state, matched: [...state.matched, where] });
     const nomatch: Outcome = { state: s, flow: 'next' };
     switch (st.kind) {
@@ -143,7 +170,9 @@ export class RulesetTracer {
         return this.#isLocal(st.which === 'saddr' ? packet.src : s.dst) ? [s] : [nomatch];
       case 'iifname': {
         const name = packet.iif ?? '';
-        const hit = st.pattern.endsWith('*') ? name !== '' && name.startsWith(st.pattern.slice(0, -1)) : name === st.pattern;
+        const hit = st.pattern.endsWith('*')
+          ? name !== '' && name.startsWith(st.pattern.slice(0, -1))
+          : name === st.pattern;
         return hit !== st.negate ? [s] : [nomatch];
       }
       case 'l4proto-is':
@@ -176,7 +205,9 @@ export class RulesetTracer {
         return [{ ...s, recorded: [...s.recorded, { set: st.set, key: keys[0] as string[] }] }];
       }
       case 'dnat-to':
-        return [{ state: note({ ...s, dst: st.ip, dport: st.port, dnat: endpoint(st.ip, String(st.port)) }), flow: 'accept' }];
+        return [
+          { state: note({ ...s, dst: st.ip, dport: st.port, dnat: endpoint(st.ip, String(st.port)) }), flow: 'accept' },
+        ];
       case 'dnat':
         return this.#keys(packet, s, st.key).map((key): Outcome => {
           const value = this.#find(st.map, key)?.value;
@@ -208,22 +239,30 @@ export class RulesetTracer {
       case 'return':
         return [{ state: s, flow: 'return' }];
       case 'goto':
-        return this.#run(packet, v.chain, s, depth + 1).map((o) => (o.flow === 'ended' ? { ...o, flow: 'return' as const } : o));
+        return this.#run(packet, v.chain, s, depth + 1).map((o) =>
+          o.flow === 'ended' ? { ...o, flow: 'return' as const } : o,
+        );
       case 'jump':
-        return this.#run(packet, v.chain, s, depth + 1).map((o) => (o.flow === 'ended' ? { ...o, flow: 'next' as const } : o));
+        return this.#run(packet, v.chain, s, depth + 1).map((o) =>
+          o.flow === 'ended' ? { ...o, flow: 'next' as const } : o,
+        );
     }
   }
 
   #isLocal(address: string): boolean {
     const syntax = familySyntax(familyOfAddress(address));
-    return cidrContains(syntax.family === 'IPv4' ? syntax.loopback : `${syntax.loopback}/128`, address) || this.node.localAddresses.includes(address);
+    return (
+      cidrContains(syntax.family === 'IPv4' ? syntax.loopback : `${syntax.loopback}/128`, address) ||
+      this.node.localAddresses.includes(address)
+    );
   }
 
   #value(packet: TracePacket, s: State, atom: Atom): string[] {
     switch (atom.kind) {
       case 'addr':
         if (atom.mask !== undefined) {
-          if (atom.mask !== '0.0.0.0' && atom.mask !== '::') throw new Error(`tracer: unknown address mask ${atom.mask}`);
+          if (atom.mask !== '0.0.0.0' && atom.mask !== '::')
+            throw new Error(`tracer: unknown address mask ${atom.mask}`);
           return [atom.mask];
         }
         return [atom.which === 'saddr' ? packet.src : s.dst];
@@ -239,7 +278,13 @@ export class RulesetTracer {
         return [String(packet.dport)];
       case 'jhash': {
         const [address, port] = atom.key;
-        if (atom.key.length !== 2 || address?.kind !== 'addr' || address.which !== 'daddr' || address.mask !== undefined || port?.kind !== 'dport') {
+        if (
+          atom.key.length !== 2 ||
+          address?.kind !== 'addr' ||
+          address.which !== 'daddr' ||
+          address.mask !== undefined ||
+          port?.kind !== 'dport'
+        ) {
           throw new Error('tracer: jhash is only used over the destination address and port');
         }
         if (atom.mod !== AFFINITY_HASH_MOD) throw new Error(`tracer: jhash mod ${atom.mod} is not the affinity hash`);
@@ -247,7 +292,9 @@ export class RulesetTracer {
       }
       case 'numgen':
         return atom.mode === 'inc' && atom.mod !== 1
-          ? (() => { throw new Error('tracer: numgen inc is only used as a constant (mod 1)'); })()
+          ? (() => {
+              throw new Error('tracer: numgen inc is only used as a constant (mod 1)');
+            })()
           : Array.from({ length: atom.mod }, (_, i) => String(atom.offset + i));
     }
   }
@@ -265,12 +312,18 @@ export class RulesetTracer {
   /** Set/map lookup; element parts holding a CIDR match by containment (interval sets). */
   #find(container: string, key: readonly string[]): ElementSpec | undefined {
     if (this.#dynamic.has(container)) {
-      const hit = this.#written?.get(container)?.some((entry) => entry.length === key.length && entry.every((part, i) => part === key[i]));
+      const hit = this.#written
+        ?.get(container)
+        ?.some((entry) => entry.length === key.length && entry.every((part, i) => part === key[i]));
       return hit === true ? { container, key } : undefined;
     }
-    return this.#elements.get(container)?.find(
-      (e) => e.key.length === key.length && e.key.every((part, i) => (part.includes('/') ? cidrContains(part, key[i] as string) : part === key[i])),
-    );
+    return this.#elements
+      .get(container)
+      ?.find(
+        (e) =>
+          e.key.length === key.length &&
+          e.key.every((part, i) => (part.includes('/') ? cidrContains(part, key[i] as string) : part === key[i])),
+      );
   }
 }
 
@@ -281,17 +334,20 @@ function parseVerdict(text: string): Verdict {
   throw new Error(`tracer: unknown verdict element value "${text}"`);
 }
 
-
 function endpoint(ip: string, port: string): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
 }
 
 function summarize(packet: TracePacket, outcomes: readonly Outcome[]): TraceResult {
   const verdicts = new Set<TraceVerdict>(
-    outcomes.map((o) => (o.flow === 'drop' || o.flow === 'reject' ? o.flow : o.state.dnat !== undefined ? 'dnat' : 'accept')),
+    outcomes.map((o) =>
+      o.flow === 'drop' || o.flow === 'reject' ? o.flow : o.state.dnat !== undefined ? 'dnat' : 'accept',
+    ),
   );
   if (verdicts.size !== 1) {
-    throw new Error(`tracer: ${packet.src} -> ${packet.dst}:${packet.dport} ends in different verdicts: ${[...verdicts].join(', ')}`);
+    throw new Error(
+      `tracer: ${packet.src} -> ${packet.dst}:${packet.dport} ends in different verdicts: ${[...verdicts].join(', ')}`,
+    );
   }
   const endpoints = new Set<string>();
   const masqueraded = new Set<string>();

@@ -15,12 +15,48 @@ interface PodObject extends KubeObject {
 
 export function checkFlags(): FlagSet {
   return new FlagSet(PROGRAM)
-    .define({ name: 'Namespace', alias: 'namespace', kind: 'string', default: 'net-policy-test', usage: "clusterloader2's testClientNamespace." })
-    .define({ name: 'Selector', alias: 'selector', kind: 'string', default: 'test=np-test-client', usage: 'Label selector of the client pods.' })
-    .define({ name: 'MetricsPort', alias: 'metrics-port', kind: 'int', default: 9160, usage: "The clients' metrics port (clusterloader2's metricsPort)." })
-    .define({ name: 'Require', alias: 'require', kind: 'string', default: '', usage: 'Comma-separated test types that must have client pods with samples: pod-creation, policy-creation.' })
-    .define({ name: 'ExpectImageID', alias: 'expect-image-id', kind: 'string', default: '', usage: 'A digest (sha256:...) every client must run, as published.' })
-    .define({ name: 'Kubeconfig', alias: 'kubeconfig', kind: 'string', default: '', usage: 'Path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config.' });
+    .define({
+      name: 'Namespace',
+      alias: 'namespace',
+      kind: 'string',
+      default: 'net-policy-test',
+      usage: "clusterloader2's testClientNamespace.",
+    })
+    .define({
+      name: 'Selector',
+      alias: 'selector',
+      kind: 'string',
+      default: 'test=np-test-client',
+      usage: 'Label selector of the client pods.',
+    })
+    .define({
+      name: 'MetricsPort',
+      alias: 'metrics-port',
+      kind: 'int',
+      default: 9160,
+      usage: "The clients' metrics port (clusterloader2's metricsPort).",
+    })
+    .define({
+      name: 'Require',
+      alias: 'require',
+      kind: 'string',
+      default: '',
+      usage: 'Comma-separated test types that must have client pods with samples: pod-creation, policy-creation.',
+    })
+    .define({
+      name: 'ExpectImageID',
+      alias: 'expect-image-id',
+      kind: 'string',
+      default: '',
+      usage: 'A digest (sha256:...) every client must run, as published.',
+    })
+    .define({
+      name: 'Kubeconfig',
+      alias: 'kubeconfig',
+      kind: 'string',
+      default: '',
+      usage: 'Path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config.',
+    });
 }
 
 export interface CheckDeps {
@@ -48,7 +84,8 @@ export async function checkMain(argv: readonly string[], deps: CheckDeps = {}): 
       .map((t) => t.trim())
       .filter((t) => t !== '')
       .map((t) => {
-        if (!(t in TEST_TYPES)) throw new FlagError(`-Require: unknown test type ${JSON.stringify(t)} (pod-creation, policy-creation)`);
+        if (!(t in TEST_TYPES))
+          throw new FlagError(`-Require: unknown test type ${JSON.stringify(t)} (pod-creation, policy-creation)`);
         return t as TestType;
       });
   } catch (error) {
@@ -72,14 +109,30 @@ export async function checkMain(argv: readonly string[], deps: CheckDeps = {}): 
   const signal = AbortSignal.timeout(60_000);
   try {
     const kc = deps.kubeConfig ?? loadKubeConfig(flags.string('Kubeconfig'));
-    const { items } = await listAll<PodObject>(kc, namespacedPath('core', namespace, 'pods'), { labelSelector: flags.string('Selector') }, signal);
+    const { items } = await listAll<PodObject>(
+      kc,
+      namespacedPath('core', namespace, 'pods'),
+      { labelSelector: flags.string('Selector') },
+      signal,
+    );
     const pods: ClientPod[] = await Promise.all(
       items.map(async (pod): Promise<ClientPod> => {
         const name = pod.metadata?.name ?? '';
         const status = pod.status?.containerStatuses?.[0];
-        const base = { name, type: pod.metadata?.labels?.['type'], image: status?.image ?? pod.spec?.containers?.[0]?.image ?? '', imageID: status?.imageID ?? '' };
+        const base = {
+          name,
+          type: pod.metadata?.labels?.['type'],
+          image: status?.image ?? pod.spec?.containers?.[0]?.image ?? '',
+          imageID: status?.imageID ?? '',
+        };
         try {
-          const text = await getText(kc, `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}:${port}/proxy/metrics`, {}, signal, 'text/plain');
+          const text = await getText(
+            kc,
+            `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}:${port}/proxy/metrics`,
+            {},
+            signal,
+            'text/plain',
+          );
           return { ...base, metrics: { text } };
         } catch (error) {
           return { ...base, metrics: { error: error instanceof Error ? error.message : String(error) } };

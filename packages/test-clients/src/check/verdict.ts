@@ -66,8 +66,10 @@ export function inspectMetrics(text: string): MetricsFacts {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
     if (!match) continue;
     const [, name, labels = '', value] = match;
-    if (name === 'kpng_test_client_info') info = Object.fromEntries([...labels.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
-    for (const [type, metric] of Object.entries(TEST_TYPES) as [TestType, string][]) if (name === metric) samples[type] += Number(value);
+    if (name === 'kpng_test_client_info')
+      info = Object.fromEntries([...labels.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    for (const [type, metric] of Object.entries(TEST_TYPES) as [TestType, string][])
+      if (name === metric) samples[type] += Number(value);
   }
   return {
     kpng: info !== undefined,
@@ -83,13 +85,15 @@ export function judgeRun(pods: readonly ClientPod[], options: JudgeOptions): Run
   const samples: Partial<Record<TestType, number>> = {};
   const verdicts = pods.map((pod): PodVerdict => {
     const own: string[] = [];
-    if (options.expectImageID !== undefined && !pod.imageID.includes(options.expectImageID)) own.push(`runs image ${pod.imageID || pod.image}, not ${options.expectImageID}`);
+    if (options.expectImageID !== undefined && !pod.imageID.includes(options.expectImageID))
+      own.push(`runs image ${pod.imageID || pod.image}, not ${options.expectImageID}`);
     if ('error' in pod.metrics) {
       own.push(`metrics unreadable: ${pod.metrics.error}`);
       return { name: pod.name, type: pod.type, image: pod.image, imageID: pod.imageID, problems: own };
     }
     const facts = inspectMetrics(pod.metrics.text);
-    if (!facts.kpng) own.push('not a kpng client (no kpng_test_client_info): the node pulled another image under this name');
+    if (!facts.kpng)
+      own.push('not a kpng client (no kpng_test_client_info): the node pulled another image under this name');
     if (isTestType(pod.type)) samples[pod.type] = (samples[pod.type] ?? 0) + facts.samples[pod.type];
     return { name: pod.name, type: pod.type, image: pod.image, imageID: pod.imageID, facts, problems: own };
   });

@@ -32,9 +32,17 @@ function deadKubeConfig(): KubeConfig {
 describe('client binaries: command line', () => {
   it.each([
     [podCreationMain, ['-TargetPort=80'], 'pod-creation-reachability-latency: -HostNamespace is required'],
-    [podCreationMain, ['-HostNamespace=d', '-TargetLabelSelector=a=b', '-TargetNamespace=t', '-TargetPort=0'], '-TargetPort must be between 1 and 65535 (got 0)'],
+    [
+      podCreationMain,
+      ['-HostNamespace=d', '-TargetLabelSelector=a=b', '-TargetNamespace=t', '-TargetPort=0'],
+      '-TargetPort must be between 1 and 65535 (got 0)',
+    ],
     [podCreationMain, ['-Bogus=1'], 'flag provided but not defined: -Bogus'],
-    [policyCreationMain, ['-HostNamespace=d', '-TargetLabelSelector=a=b', '-TargetNamespace=t', '-TargetPort=80'], '-AllowPolicyName is required'],
+    [
+      policyCreationMain,
+      ['-HostNamespace=d', '-TargetLabelSelector=a=b', '-TargetNamespace=t', '-TargetPort=80'],
+      '-AllowPolicyName is required',
+    ],
     [serviceProgrammingMain, ['--service-name=web'], '-ServiceNamespace is required'],
     [serviceProgrammingMain, ['--service-namespace=d', '--service-name=web', 'extra'], 'unexpected argument "extra"'],
   ])('a bad flag exits 2 with a clear message (%#)', async (main, argv, message) => {
@@ -64,11 +72,19 @@ describe('client binaries: command line', () => {
 async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, release: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    release: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('client binaries: lifecycle', () => {
-  const argv = (port: number) => ['--service-namespace=default', '--service-name=web', '--metrics-bind-address=127.0.0.1', `--metrics-port=${port}`];
+  const argv = (port: number) => [
+    '--service-namespace=default',
+    '--service-name=web',
+    '--metrics-bind-address=127.0.0.1',
+    `--metrics-port=${port}`,
+  ];
 
   it('logs its flags as JSON, serves /healthz, and on SIGTERM stops, closes the server and exits 0', async () => {
     const held = await holdPort();
@@ -76,8 +92,19 @@ describe('client binaries: lifecycle', () => {
     const signals = new EventEmitter();
     const log = new MemoryLog();
     let server: MetricsServer | undefined;
-    const exit = serviceProgrammingMain(argv(held.port), { signals, logSink: log.sink, registry: new Registry(), kubeConfig: deadKubeConfig(), onMetricsServer: (s) => (server = s) });
-    expect(log.records[0]).toMatchObject({ msg: 'starting', client: 'service-programming-latency', level: 'info', flags: { ServiceName: 'web', ProbeInterval: '100ms', MetricsPort: held.port } });
+    const exit = serviceProgrammingMain(argv(held.port), {
+      signals,
+      logSink: log.sink,
+      registry: new Registry(),
+      kubeConfig: deadKubeConfig(),
+      onMetricsServer: (s) => (server = s),
+    });
+    expect(log.records[0]).toMatchObject({
+      msg: 'starting',
+      client: 'service-programming-latency',
+      level: 'info',
+      flags: { ServiceName: 'web', ProbeInterval: '100ms', MetricsPort: held.port },
+    });
     await log.waitFor('cannot get the Service; retrying');
     expect(server?.port).toBe(held.port);
     expect((await fetch(`http://127.0.0.1:${held.port}/healthz`)).status).toBe(200);
@@ -92,7 +119,14 @@ describe('client binaries: lifecycle', () => {
     const held = await holdPort();
     try {
       const log = new MemoryLog();
-      expect(await serviceProgrammingMain(argv(held.port), { signals: new EventEmitter(), logSink: log.sink, registry: new Registry(), kubeConfig: deadKubeConfig() })).toBe(1);
+      expect(
+        await serviceProgrammingMain(argv(held.port), {
+          signals: new EventEmitter(),
+          logSink: log.sink,
+          registry: new Registry(),
+          kubeConfig: deadKubeConfig(),
+        }),
+      ).toBe(1);
       expect(log.find('client failed')[0]?.['error']).toMatch(/EADDRINUSE/);
     } finally {
       await held.release();

@@ -49,7 +49,11 @@ export interface RunDeps {
 }
 
 /** Exit codes: 0 done, 1 runtime failure, 2 bad command line (as Go's flag package). */
-export async function runClient<C extends { readonly serve: ServeSettings }>(spec: ClientSpec<C>, argv: readonly string[], deps: RunDeps = {}): Promise<number> {
+export async function runClient<C extends { readonly serve: ServeSettings }>(
+  spec: ClientSpec<C>,
+  argv: readonly string[],
+  deps: RunDeps = {},
+): Promise<number> {
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
   const flagSet = spec.flags();
@@ -100,13 +104,25 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(spe
   const mode = (config as { readonly probe?: { readonly mode?: string } }).probe?.mode ?? 'precise';
   const info =
     (registry.getSingleMetric('kpng_test_client_info') as Gauge<'program' | 'version' | 'mode'> | undefined) ??
-    new Gauge({ name: 'kpng_test_client_info', help: 'Always 1: the client program, its version and its measurement mode.', labelNames: ['program', 'version', 'mode'], registers: [registry] });
+    new Gauge({
+      name: 'kpng_test_client_info',
+      help: 'Always 1: the client program, its version and its measurement mode.',
+      labelNames: ['program', 'version', 'mode'],
+      registers: [registry],
+    });
   info.set({ program: spec.program, version: PACKAGE_VERSION, mode }, 1);
   let server: MetricsServer | undefined;
   try {
-    server = await startMetricsServer({ host: config.serve.metricsBindAddress, port: config.serve.metricsPort, registry });
+    server = await startMetricsServer({
+      host: config.serve.metricsBindAddress,
+      port: config.serve.metricsPort,
+      registry,
+    });
     deps.onMetricsServer?.(server);
-    logger.info('serving /metrics and /healthz', { address: config.serve.metricsBindAddress || '*', port: server.port });
+    logger.info('serving /metrics and /healthz', {
+      address: config.serve.metricsBindAddress || '*',
+      port: server.port,
+    });
     const kubeConfig = deps.kubeConfig ?? loadKubeConfig(config.serve.kubeconfig);
     const client = spec.create(config, { clock, logger, dialer: deps.dialer ?? tcpDialer, kubeConfig, registry });
     await client.run(stop.signal);

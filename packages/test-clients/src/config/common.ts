@@ -24,7 +24,9 @@ export type Mode = 'upstream' | 'precise';
 export const MODES: readonly Mode[] = ['upstream', 'precise'];
 
 /** Per mode: how attempts are spaced, and the defaults of the probe flags. */
-const MODE_DEFAULTS: Readonly<Record<Mode, { readonly cadence: ProbeCadence; readonly intervalMs: number; readonly targetTimeoutMs?: number }>> = {
+const MODE_DEFAULTS: Readonly<
+  Record<Mode, { readonly cadence: ProbeCadence; readonly intervalMs: number; readonly targetTimeoutMs?: number }>
+> = {
   // Upstream runs curl after curl: one attempt at a time. The interval is a floor between starts,
   // only so that a rejecting target is not probed in a tight spin (curl's fork/exec is a floor too).
   upstream: { cadence: 'sequential', intervalMs: 10, targetTimeoutMs: 0 },
@@ -60,33 +62,121 @@ export interface ServeSettings {
 
 export function defineTargetFlags(fs: FlagSet): FlagSet {
   return fs
-    .define({ name: 'HostNamespace', alias: 'host-namespace', kind: 'string', default: '', usage: 'The namespace of the test client pods (required).' })
-    .define({ name: 'TargetLabelSelector', alias: 'target-label-selector', kind: 'string', default: '', usage: 'The label selector of the target pods to send requests to (required).' })
-    .define({ name: 'TargetNamespace', alias: 'target-namespace', kind: 'string', default: '', usage: 'The namespace of the target pods to send requests to (required).' })
-    .define({ name: 'TargetPort', alias: 'target-port', kind: 'int', default: 0, usage: 'The port number of the target pods to send requests to (required, 1-65535).' })
-    .define({ name: 'MaxTargets', alias: 'max-targets', kind: 'int', default: 100, usage: 'The maximum number of target pods to send requests to.' });
+    .define({
+      name: 'HostNamespace',
+      alias: 'host-namespace',
+      kind: 'string',
+      default: '',
+      usage: 'The namespace of the test client pods (required).',
+    })
+    .define({
+      name: 'TargetLabelSelector',
+      alias: 'target-label-selector',
+      kind: 'string',
+      default: '',
+      usage: 'The label selector of the target pods to send requests to (required).',
+    })
+    .define({
+      name: 'TargetNamespace',
+      alias: 'target-namespace',
+      kind: 'string',
+      default: '',
+      usage: 'The namespace of the target pods to send requests to (required).',
+    })
+    .define({
+      name: 'TargetPort',
+      alias: 'target-port',
+      kind: 'int',
+      default: 0,
+      usage: 'The port number of the target pods to send requests to (required, 1-65535).',
+    })
+    .define({
+      name: 'MaxTargets',
+      alias: 'max-targets',
+      kind: 'int',
+      default: 100,
+      usage: 'The maximum number of target pods to send requests to.',
+    });
 }
 
 export function defineServeFlags(fs: FlagSet): FlagSet {
   return fs
-    .define({ name: 'MetricsPort', alias: 'metrics-port', kind: 'int', default: 9154, usage: 'The port where /metrics and /healthz are served.' })
-    .define({ name: 'MetricsBindAddress', alias: 'metrics-bind-address', kind: 'string', default: '', usage: 'The address the metrics server listens on; empty listens on all addresses.' })
-    .define({ name: 'Kubeconfig', alias: 'kubeconfig', kind: 'string', default: '', usage: 'Path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config, then the in-cluster service account.' });
+    .define({
+      name: 'MetricsPort',
+      alias: 'metrics-port',
+      kind: 'int',
+      default: 9154,
+      usage: 'The port where /metrics and /healthz are served.',
+    })
+    .define({
+      name: 'MetricsBindAddress',
+      alias: 'metrics-bind-address',
+      kind: 'string',
+      default: '',
+      usage: 'The address the metrics server listens on; empty listens on all addresses.',
+    })
+    .define({
+      name: 'Kubeconfig',
+      alias: 'kubeconfig',
+      kind: 'string',
+      default: '',
+      usage: 'Path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config, then the in-cluster service account.',
+    });
 }
 
 /** `-Mode` and `-MaxProbeRate`: the two drop-in clients only (service-programming is always precise). */
 export function defineModeFlags(fs: FlagSet): FlagSet {
   return fs
-    .define({ name: 'Mode', alias: 'mode', kind: 'string', default: 'upstream', usage: "'upstream': perf-tests' semantics (curl after curl, an HTTP reply, creationTimestamp starts, no deadline, negatives kept, pre-existing pods measured), comparable with published baselines; 'precise': kpng's (probes on a fixed interval, TCP connect, millisecond watch starts, per-target deadline). Precise samples carry mode=\"precise\" and start labels." })
-    .define({ name: 'MaxProbeRate', alias: 'max-probe-rate', kind: 'int', default: DEFAULT_MAX_PROBE_RATE, usage: 'Cap on connection attempts per second by this client, all targets probing at once: -ProbeInterval is raised to MaxTargets / MaxProbeRate when shorter (0: no cap).' });
+    .define({
+      name: 'Mode',
+      alias: 'mode',
+      kind: 'string',
+      default: 'upstream',
+      usage:
+        "'upstream': perf-tests' semantics (curl after curl, an HTTP reply, creationTimestamp starts, no deadline, negatives kept, pre-existing pods measured), comparable with published baselines; 'precise': kpng's (probes on a fixed interval, TCP connect, millisecond watch starts, per-target deadline). Precise samples carry mode=\"precise\" and start labels.",
+    })
+    .define({
+      name: 'MaxProbeRate',
+      alias: 'max-probe-rate',
+      kind: 'int',
+      default: DEFAULT_MAX_PROBE_RATE,
+      usage:
+        'Cap on connection attempts per second by this client, all targets probing at once: -ProbeInterval is raised to MaxTargets / MaxProbeRate when shorter (0: no cap).',
+    });
 }
 
 export function defineProbeFlags(fs: FlagSet, targetTimeoutDefaultMs: number): FlagSet {
   return fs
-    .define({ name: 'ProbeInterval', alias: 'probe-interval', kind: 'duration', default: MODE_DEFAULTS.precise.intervalMs, usage: 'Precise mode: time between the starts of two attempts to one target (default 100ms). Upstream mode: the least time between two starts (default 10ms).' })
-    .define({ name: 'ProbeTimeout', alias: 'probe-timeout', kind: 'duration', default: 1_000, usage: "Bound on one attempt (upstream: curl's --connect-timeout 1)." })
-    .define({ name: 'TargetTimeout', alias: 'target-timeout', kind: 'duration', default: targetTimeoutDefaultMs, usage: 'A target not reached within this long counts as unreached (0: probe forever; the default in upstream mode).' })
-    .define({ name: 'IPFamily', alias: 'ip-family', kind: 'string', default: '', usage: 'Probe the IPv4 or IPv6 address of each target; empty: the primary address.' });
+    .define({
+      name: 'ProbeInterval',
+      alias: 'probe-interval',
+      kind: 'duration',
+      default: MODE_DEFAULTS.precise.intervalMs,
+      usage:
+        'Precise mode: time between the starts of two attempts to one target (default 100ms). Upstream mode: the least time between two starts (default 10ms).',
+    })
+    .define({
+      name: 'ProbeTimeout',
+      alias: 'probe-timeout',
+      kind: 'duration',
+      default: 1_000,
+      usage: "Bound on one attempt (upstream: curl's --connect-timeout 1).",
+    })
+    .define({
+      name: 'TargetTimeout',
+      alias: 'target-timeout',
+      kind: 'duration',
+      default: targetTimeoutDefaultMs,
+      usage:
+        'A target not reached within this long counts as unreached (0: probe forever; the default in upstream mode).',
+    })
+    .define({
+      name: 'IPFamily',
+      alias: 'ip-family',
+      kind: 'string',
+      default: '',
+      usage: 'Probe the IPv4 or IPv6 address of each target; empty: the primary address.',
+    });
 }
 
 export function targetSettings(flags: ParsedFlags): TargetSettings {
@@ -113,7 +203,9 @@ export function serveSettings(flags: ParsedFlags): ServeSettings {
   };
   port('MetricsPort', settings.metricsPort);
   if (settings.metricsBindAddress !== '' && isIP(settings.metricsBindAddress) === 0) {
-    throw new ConfigError(`-MetricsBindAddress must be an IP address (got ${JSON.stringify(settings.metricsBindAddress)})`);
+    throw new ConfigError(
+      `-MetricsBindAddress must be an IP address (got ${JSON.stringify(settings.metricsBindAddress)})`,
+    );
   }
   return settings;
 }
@@ -138,10 +230,13 @@ export function probeSettings(flags: ParsedFlags, maxTargets?: number): ProbeSet
     cadence: defaults.cadence,
     intervalMs,
     attemptTimeoutMs: flags.duration('ProbeTimeout'),
-    targetTimeoutMs: flags.isSet('TargetTimeout') ? flags.duration('TargetTimeout') : (defaults.targetTimeoutMs ?? flags.duration('TargetTimeout')),
+    targetTimeoutMs: flags.isSet('TargetTimeout')
+      ? flags.duration('TargetTimeout')
+      : (defaults.targetTimeoutMs ?? flags.duration('TargetTimeout')),
     ipFamily: ipFamily('IPFamily', flags.string('IPFamily')),
   };
-  if (settings.attemptTimeoutMs < 1) throw new ConfigError(`-ProbeTimeout must be at least 1ms (got ${settings.attemptTimeoutMs}ms)`);
+  if (settings.attemptTimeoutMs < 1)
+    throw new ConfigError(`-ProbeTimeout must be at least 1ms (got ${settings.attemptTimeoutMs}ms)`);
   return settings;
 }
 
@@ -156,7 +251,8 @@ export function required(flag: string, value: string): void {
 }
 
 export function port(flag: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1 || value > 65535) throw new ConfigError(`-${flag} must be between 1 and 65535 (got ${value})`);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new ConfigError(`-${flag} must be between 1 and 65535 (got ${value})`);
 }
 
 export function atLeast(flag: string, value: number, min: number): void {

@@ -68,6 +68,11 @@ describe('FlagSet (Go flag syntax)', () => {
 
   it('lists every value for the start-up log', () => {
     const fs = flags();
-    expect(fs.parse(['-TargetPort=80']).all(fs.specs)).toEqual({ ProbeInterval: '100ms', TargetNamespace: '', TargetPort: 80, Verbose: false });
+    expect(fs.parse(['-TargetPort=80']).all(fs.specs)).toEqual({
+      ProbeInterval: '100ms',
+      TargetNamespace: '',
+      TargetPort: 80,
+      Verbose: false,
+    });
   });
 });

@@ -97,7 +97,10 @@ export class FlagSet {
   usage(): string {
     const lines = [`Usage of ${this.program}:`];
     for (const spec of [...this.#specs].sort((a, b) => a.name.localeCompare(b.name))) {
-      const type = spec.kind === 'bool' ? '' : ` ${spec.kind === 'duration' ? 'duration' : spec.kind === 'int' ? 'int' : 'string'}`;
+      const type =
+        spec.kind === 'bool'
+          ? ''
+          : ` ${spec.kind === 'duration' ? 'duration' : spec.kind === 'int' ? 'int' : 'string'}`;
       lines.push(`  -${spec.name}${type}   (alias --${spec.alias})`);
       lines.push(`    \t${spec.usage}${defaultText(spec)}`);
     }
@@ -158,7 +161,8 @@ function convert(spec: FlagSpec, raw: string, given: string): string | number | 
     case 'string':
       return raw;
     case 'int': {
-      if (!/^[+-]?\d+$/.test(raw.trim())) throw new FlagError(`invalid value ${JSON.stringify(raw)} for flag -${given}: not an integer`);
+      if (!/^[+-]?\d+$/.test(raw.trim()))
+        throw new FlagError(`invalid value ${JSON.stringify(raw)} for flag -${given}: not an integer`);
       return Number(raw);
     }
     case 'bool': {
@@ -168,7 +172,10 @@ function convert(spec: FlagSpec, raw: string, given: string): string | number | 
     }
     case 'duration': {
       const ms = parseDuration(raw);
-      if (ms === undefined) throw new FlagError(`invalid value ${JSON.stringify(raw)} for flag -${given}: not a duration (e.g. 100ms, 1s, 5m)`);
+      if (ms === undefined)
+        throw new FlagError(
+          `invalid value ${JSON.stringify(raw)} for flag -${given}: not a duration (e.g. 100ms, 1s, 5m)`,
+        );
       return ms;
     }
   }
@@ -176,8 +183,18 @@ function convert(spec: FlagSpec, raw: string, given: string): string | number | 
 
 /** Go's strconv.ParseBool. */
 const BOOL: Readonly<Record<string, boolean>> = {
-  '1': true, t: true, T: true, true: true, TRUE: true, True: true,
-  '0': false, f: false, F: false, false: false, FALSE: false, False: false,
+  '1': true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
 };
 
 function defaultText(spec: FlagSpec): string {

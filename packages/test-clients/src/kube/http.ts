@@ -25,7 +25,13 @@ export async function getJson(kc: KubeConfig, path: string, query: Query, signal
 }
 
 /** One GET returning the body as text (e.g. a pod's /metrics through the API server's proxy). */
-export async function getText(kc: KubeConfig, path: string, query: Query, signal: AbortSignal, accept = '*/*'): Promise<string> {
+export async function getText(
+  kc: KubeConfig,
+  path: string,
+  query: Query,
+  signal: AbortSignal,
+  accept = '*/*',
+): Promise<string> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
@@ -64,7 +70,13 @@ export interface ListResult<T> {
 }
 
 /** LIST every page (`limit` + `continue`), so large target sets are read completely. */
-export async function listAll<T>(kc: KubeConfig, path: string, query: Query, signal: AbortSignal, pageSize = 500): Promise<ListResult<T>> {
+export async function listAll<T>(
+  kc: KubeConfig,
+  path: string,
+  query: Query,
+  signal: AbortSignal,
+  pageSize = 500,
+): Promise<ListResult<T>> {
   const items: T[] = [];
   let resourceVersion = '';
   let token: string | undefined;
@@ -80,7 +92,12 @@ export async function listAll<T>(kc: KubeConfig, path: string, query: Query, sig
   return { items, resourceVersion };
 }
 
-export function namespacedPath(group: 'core' | 'networking.k8s.io/v1' | 'discovery.k8s.io/v1', namespace: string, plural: string, name?: string): string {
+export function namespacedPath(
+  group: 'core' | 'networking.k8s.io/v1' | 'discovery.k8s.io/v1',
+  namespace: string,
+  plural: string,
+  name?: string,
+): string {
   const prefix = group === 'core' ? '/api/v1' : `/apis/${group}`;
   const base = `${prefix}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;

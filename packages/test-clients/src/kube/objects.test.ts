@@ -5,7 +5,10 @@ import { familyOf, parseTime, podIP } from './objects.js';
 describe('objects', () => {
   it('parses RFC 3339 with up to nanoseconds, keeping milliseconds', () => {
     expect(parseTime('2026-01-23T18:41:37Z')).toBe(Date.UTC(2026, 0, 23, 18, 41, 37));
-    expect(parseTime('2026-01-23T18:41:37.339764123Z')! - Date.UTC(2026, 0, 23, 18, 41, 37, 339)).toBeCloseTo(0.764123, 3);
+    expect(parseTime('2026-01-23T18:41:37.339764123Z')! - Date.UTC(2026, 0, 23, 18, 41, 37, 339)).toBeCloseTo(
+      0.764123,
+      3,
+    );
     expect(parseTime('2026-01-23T19:41:37.5+01:00')).toBe(Date.UTC(2026, 0, 23, 18, 41, 37, 500));
     expect(parseTime('0001-01-01T00:00:00Z')).toBeUndefined();
     expect(parseTime('yesterday')).toBeUndefined();

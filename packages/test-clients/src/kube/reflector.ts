@@ -65,7 +65,8 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
           resourceVersion = undefined;
           continue;
         }
-        if (status === 403) throw error instanceof ApiError ? error : new ApiError(403, `${this.options.path}: forbidden`);
+        if (status === 403)
+          throw error instanceof ApiError ? error : new ApiError(403, `${this.options.path}: forbidden`);
         failures += 1;
         const delayMs = Math.min(maxMs, initialMs * 2 ** (failures - 1));
         this.logger.warn('list/watch failed; retrying', { error: describe(error), delayMs });

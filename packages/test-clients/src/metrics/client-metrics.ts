@@ -24,7 +24,13 @@ function upstreamHistogram(registry: Registry, mode: Mode, name: string, help: s
     const histogram = new Histogram({ name, help, buckets: [...LATENCY_BUCKETS], registers: [registry] });
     return (seconds) => histogram.observe(seconds);
   }
-  const histogram = new Histogram({ name, help: `${help} (kpng precise mode; start: what it is measured from)`, labelNames: ['mode', 'start'], buckets: [...LATENCY_BUCKETS], registers: [registry] });
+  const histogram = new Histogram({
+    name,
+    help: `${help} (kpng precise mode; start: what it is measured from)`,
+    labelNames: ['mode', 'start'],
+    buckets: [...LATENCY_BUCKETS],
+    registers: [registry],
+  });
   return (seconds, start) => histogram.observe({ mode, start }, seconds);
 }
 
@@ -62,7 +68,11 @@ export interface PolicyMetrics {
   readonly tracking: TrackingMetrics;
 }
 
-export function policyMetrics(registry: Registry, mode: Mode, options: { readonly measureDeletion: boolean }): PolicyMetrics {
+export function policyMetrics(
+  registry: Registry,
+  mode: Mode,
+  options: { readonly measureDeletion: boolean },
+): PolicyMetrics {
   const tracking = new TrackingMetrics(registry);
   tracking.init('policy_creation');
   if (options.measureDeletion) tracking.init('policy_deletion');
@@ -96,8 +106,7 @@ export function serviceMetrics(registry: Registry): ServiceMetrics {
   return {
     programming: new Histogram({
       name: METRIC_NAMES.serviceProgramming,
-      help:
-        'Latency from an EndpointSlice change until the new endpoint answered through the Service, measured from start="trigger-time" (endpoints.kubernetes.io/last-change-trigger-time, as kubeproxy_network_programming_duration_seconds, whose buckets these are) or start="watch" (this client\'s watch event, every change). Filter on start: each change is in both series when it has a trigger time.',
+      help: 'Latency from an EndpointSlice change until the new endpoint answered through the Service, measured from start="trigger-time" (endpoints.kubernetes.io/last-change-trigger-time, as kubeproxy_network_programming_duration_seconds, whose buckets these are) or start="watch" (this client\'s watch event, every change). Filter on start: each change is in both series when it has a trigger time.',
       labelNames: ['path', 'ip_family', 'start'],
       buckets: [...NPL_BUCKETS],
       registers: [registry],

@@ -25,7 +25,8 @@ describe('metric names and buckets', () => {
     // 1.001 s and 2.9 s are in different buckets (upstream's (1, 3] holds both).
     const bucket = (x: number) => FINE_BUCKETS.findIndex((b) => x <= b);
     expect(bucket(1.001)).not.toBe(bucket(2.9));
-    for (let i = 1; i < FINE_BUCKETS.length; i++) expect(FINE_BUCKETS[i]! / FINE_BUCKETS[i - 1]!).toBeLessThanOrEqual(5 / 3 + 1e-9);
+    for (let i = 1; i < FINE_BUCKETS.length; i++)
+      expect(FINE_BUCKETS[i]! / FINE_BUCKETS[i - 1]!).toBeLessThanOrEqual(5 / 3 + 1e-9);
   });
 
   it('pod-creation exposes the two upstream histograms, unlabelled, with upstream buckets (upstream mode)', async () => {
@@ -58,7 +59,10 @@ describe('metric names and buckets', () => {
     m.creation(0.7, 'creationTimestamp');
     m.deletion?.(0.2, 'watch');
     const text = await registry.metrics();
-    for (const name of ['policy_enforcement_latency_policy_creation_seconds', 'policy_enforcement_latency_policy_deletion_seconds']) {
+    for (const name of [
+      'policy_enforcement_latency_policy_creation_seconds',
+      'policy_enforcement_latency_policy_deletion_seconds',
+    ]) {
       expect(text).toContain(`# TYPE ${name} histogram`);
       expect(bucketBounds(text, name)).toEqual(UPSTREAM_BOUNDS);
       expect(text).toMatch(new RegExp(`^${name}_count 1$`, 'm'));
@@ -80,8 +84,12 @@ describe('metric names and buckets', () => {
     m.programming.observe({ path: 'ClusterIP', ip_family: 'IPv4', start: 'trigger-time' }, 0.3);
     const text = await registry.metrics();
     expect(bucketBounds(text, 'service_programming_latency_seconds')).toEqual([...NPL_BUCKETS]);
-    expect(text).toContain('service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 0');
-    expect(text).toContain('service_programming_latency_seconds_bucket{le="0.5",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 1');
+    expect(text).toContain(
+      'service_programming_latency_seconds_bucket{le="0",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 0',
+    );
+    expect(text).toContain(
+      'service_programming_latency_seconds_bucket{le="0.5",path="ClusterIP",ip_family="IPv4",start="trigger-time"} 1',
+    );
   });
 
   it("kpng's tracking metrics exist from the start, at zero", async () => {
@@ -91,9 +99,10 @@ describe('metric names and buckets', () => {
     const text = await registry.metrics();
     expect(text).toContain('kpng_test_client_targets_in_flight{measurement="pod_creation_reachability"} 0');
     expect(text).toContain('kpng_test_client_complete{measurement="pod_creation_reachability"} 0');
-    expect(text).toContain('kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"} 0');
+    expect(text).toContain(
+      'kpng_test_client_targets_unreached_total{measurement="pod_creation_reachability",reason="deadline"} 0',
+    );
     expect(text).toContain('# TYPE kpng_test_client_probe_attempts_total counter');
     expect(bucketBounds(text, 'kpng_test_client_latency_seconds')).toEqual([...FINE_BUCKETS]);
   });
-
 });

@@ -12,7 +12,11 @@ export interface MetricsServer {
  * `GET /metrics` (Prometheus text) and `GET /healthz` (200, empty body), as upstream serves them.
  * `host` '' listens on every address, like Go's `:<port>`.
  */
-export async function startMetricsServer(options: { readonly host: string; readonly port: number; readonly registry: Registry }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly registry: Registry;
+}): Promise<MetricsServer> {
   const { registry } = options;
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;

@@ -31,7 +31,12 @@ export class TrackingMetrics {
       labelNames: ['measurement', 'result'],
       registers,
     });
-    this.inFlight = new Gauge({ name: 'kpng_test_client_targets_in_flight', help: 'Targets being probed now.', labelNames: ['measurement'], registers });
+    this.inFlight = new Gauge({
+      name: 'kpng_test_client_targets_in_flight',
+      help: 'Targets being probed now.',
+      labelNames: ['measurement'],
+      registers,
+    });
     this.unreached = new Counter({
       name: 'kpng_test_client_targets_unreached_total',
       help: 'Targets whose measurement never completed: deadline (per-target timeout), deleted/removed (target went away), shutdown.',

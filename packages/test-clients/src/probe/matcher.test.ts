@@ -18,10 +18,12 @@ describe('matchers', () => {
     expect(m.accepts(undefined)).toBe(false);
   });
 
-  it("http-reply accepts what makes curl exit 0: any HTTP status line, nothing else", () => {
+  it('http-reply accepts what makes curl exit 0: any HTTP status line, nothing else', () => {
     expect(httpReplyMatcher.needsReply).toBe(true);
-    for (const ok of ['HTTP/1.1 200 OK\r', 'HTTP/1.0 404 Not Found', 'HTTP/2 503']) expect(httpReplyMatcher.accepts(ok)).toBe(true);
-    for (const bad of [undefined, '', 'web-1 198.18.1.10', 'HTTP/1.1', 'SSH-2.0-OpenSSH']) expect(httpReplyMatcher.accepts(bad)).toBe(false);
+    for (const ok of ['HTTP/1.1 200 OK\r', 'HTTP/1.0 404 Not Found', 'HTTP/2 503'])
+      expect(httpReplyMatcher.accepts(ok)).toBe(true);
+    for (const bad of [undefined, '', 'web-1 198.18.1.10', 'HTTP/1.1', 'SSH-2.0-OpenSSH'])
+      expect(httpReplyMatcher.accepts(bad)).toBe(false);
     expect(httpReplyMatcher.request?.('2001:db8::5', 80)).toContain('Host: [2001:db8::5]:80\r\n');
   });
 });

@@ -46,5 +46,6 @@ export const httpReplyMatcher: SuccessMatcher = {
   needsReply: true,
   description: 'http-reply',
   accepts: (reply) => reply !== undefined && /^HTTP\/\d(\.\d)? \d{3}/.test(reply),
-  request: (host, port) => `GET / HTTP/1.1\r\nHost: ${host.includes(':') ? `[${host}]` : host}:${port}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
+  request: (host, port) =>
+    `GET / HTTP/1.1\r\nHost: ${host.includes(':') ? `[${host}]` : host}:${port}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
 };

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeDialer } from '../testing/fake-dialer.js';
 import { connectMatcher, httpReplyMatcher, replyPrefixMatcher } from './matcher.js';
-import { maxAttemptsInFlight, probeUntil, type AttemptRecord, type ProbeLoopOptions, type ProbeOutcome } from './probe-loop.js';
+import {
+  maxAttemptsInFlight,
+  probeUntil,
+  type AttemptRecord,
+  type ProbeLoopOptions,
+  type ProbeOutcome,
+} from './probe-loop.js';
 
 const HOST = '198.18.1.10';
 const PORT = 8080;
@@ -91,16 +97,19 @@ describe('probeUntil (reachable)', () => {
     [100, 1_000, 11],
     [100, 250, 4],
     [1_000, 1_000, 2],
-  ])('interval %i ms, timeout %i ms: at most %i attempts in flight, and the bound is reached, never exceeded', async (interval, timeout, bound) => {
-    expect(maxAttemptsInFlight(interval, timeout)).toBe(bound);
-    const { clock, dialer, start } = setup();
-    dialer.on(HOST, PORT, { kind: 'drop' });
-    start({ intervalMs: interval, attemptTimeoutMs: timeout, deadline: clock.now() + 3 * timeout });
-    await clock.advance(3 * timeout);
-    expect(dialer.maxConcurrent).toBeLessThanOrEqual(bound);
-    expect(dialer.maxConcurrent).toBeGreaterThanOrEqual(bound - 1);
-    expect(dialer.attemptsTo(HOST)).toBe(Math.ceil((3 * timeout) / interval));
-  });
+  ])(
+    'interval %i ms, timeout %i ms: at most %i attempts in flight, and the bound is reached, never exceeded',
+    async (interval, timeout, bound) => {
+      expect(maxAttemptsInFlight(interval, timeout)).toBe(bound);
+      const { clock, dialer, start } = setup();
+      dialer.on(HOST, PORT, { kind: 'drop' });
+      start({ intervalMs: interval, attemptTimeoutMs: timeout, deadline: clock.now() + 3 * timeout });
+      await clock.advance(3 * timeout);
+      expect(dialer.maxConcurrent).toBeLessThanOrEqual(bound);
+      expect(dialer.maxConcurrent).toBeGreaterThanOrEqual(bound - 1);
+      expect(dialer.attemptsTo(HOST)).toBe(Math.ceil((3 * timeout) / interval));
+    },
+  );
 
   it('gives up at the deadline with the last result', async () => {
     const { clock, dialer, t0, start } = setup();
@@ -136,7 +145,10 @@ describe('probeUntil (reachable)', () => {
   it('with a reply matcher, only the expected server counts; others are mismatches', async () => {
     const { clock, dialer, t0, start, attempts } = setup();
     let n = 0;
-    dialer.on(HOST, PORT, (now) => ({ kind: 'answer', reply: now >= t0 + 200 && n++ % 2 === 1 ? 'web-2 198.18.1.20' : 'web-1 198.18.1.20' }));
+    dialer.on(HOST, PORT, (now) => ({
+      kind: 'answer',
+      reply: now >= t0 + 200 && n++ % 2 === 1 ? 'web-2 198.18.1.20' : 'web-1 198.18.1.20',
+    }));
     const run = start({ matcher: replyPrefixMatcher('web-2') });
     await clock.advanceUntil(() => run.result() !== undefined, 2_000);
     expect(run.result()).toMatchObject({ status: 'done', at: t0 + 301, reply: 'web-2 198.18.1.20' });
@@ -188,7 +200,9 @@ describe('probeUntil (sequential cadence: upstream)', () => {
     const run = start({ cadence: 'sequential', intervalMs: 10, matcher: httpReplyMatcher });
     await clock.advanceUntil(() => run.result() !== undefined, 1_000);
     expect(run.result()).toMatchObject({ status: 'done', at: t0 + 42, reply: 'HTTP/1.1 403 Forbidden' });
-    expect(dialer.attempts[0]?.send).toBe(`GET / HTTP/1.1\r\nHost: ${HOST}:${PORT}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
+    expect(dialer.attempts[0]?.send).toBe(
+      `GET / HTTP/1.1\r\nHost: ${HOST}:${PORT}\r\nUser-Agent: kpng-test-clients\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
+    );
   });
 });
 

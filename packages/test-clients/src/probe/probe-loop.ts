@@ -122,13 +122,20 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
       lastResult = record.result;
       options.onAttempt?.(record);
       if (goal === 'reachable') {
-        if (record.result === 'success') return finish({ status: 'done', at: record.endedAt, attempts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
+        if (record.result === 'success')
+          return finish({
+            status: 'done',
+            at: record.endedAt,
+            attempts,
+            ...(record.reply !== undefined ? { reply: record.reply } : {}),
+          });
       } else {
         results.set(seq, record);
         for (let next = results.get(nextToJudge); next !== undefined; next = results.get(nextToJudge)) {
           results.delete(nextToJudge);
           nextToJudge += 1;
-          if (next.result !== 'success' && next.result !== 'mismatch') return finish({ status: 'done', at: next.startedAt, attempts });
+          if (next.result !== 'success' && next.result !== 'mismatch')
+            return finish({ status: 'done', at: next.startedAt, attempts });
         }
       }
       if (sequential) schedule(); // the next attempt may start now
@@ -146,15 +153,26 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
 
     const launch = (now: number): void => {
       const seq = launched++;
-      const timeoutMs = deadline === undefined ? attemptTimeoutMs : Math.max(1, Math.min(attemptTimeoutMs, deadline - now));
+      const timeoutMs =
+        deadline === undefined ? attemptTimeoutMs : Math.max(1, Math.min(attemptTimeoutMs, deadline - now));
       const abort = new AbortController();
       setMaxListeners(0, abort.signal);
       inFlight.set(seq, { seq, startedAt: now, expiresAt: now + timeoutMs, abort });
       const request = options.matcher.request?.(options.host, options.port);
       const dials = Array.from({ length: perAttempt }, () =>
         options.dialer
-          .dial({ host: options.host, port: options.port, timeoutMs, readReply: options.matcher.needsReply, ...(request !== undefined ? { send: request } : {}), signal: abort.signal })
-          .catch((error: unknown): DialResult => ({ ok: false, error: error instanceof Error ? error.message : String(error) }))
+          .dial({
+            host: options.host,
+            port: options.port,
+            timeoutMs,
+            readReply: options.matcher.needsReply,
+            ...(request !== undefined ? { send: request } : {}),
+            signal: abort.signal,
+          })
+          .catch((error: unknown): DialResult => ({
+            ok: false,
+            error: error instanceof Error ? error.message : String(error),
+          }))
           .then((result) => ({ result, at: result.at ?? clock.now() })),
       );
       void Promise.all(dials).then((ended) => completed(seq, judge(now, ended, options.matcher)));
@@ -176,7 +194,8 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
       const now = clock.now();
       retireExpired(now);
       if (finished) return;
-      if (deadline !== undefined && now >= deadline) return finish({ status: 'deadline', attempts, ...(lastResult !== undefined ? { lastResult } : {}) });
+      if (deadline !== undefined && now >= deadline)
+        return finish({ status: 'deadline', attempts, ...(lastResult !== undefined ? { lastResult } : {}) });
       if (now >= nextAt && inFlight.size < cap) {
         launch(now);
         // Stay on the grid; after a stall (a busy event loop) resume from now rather than burst.
@@ -192,11 +211,16 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
 }
 
 /** One attempt's verdict from its connections: any accepted answer wins, then any answer at all. */
-function judge(startedAt: number, ended: readonly { result: DialResult; at: number }[], matcher: SuccessMatcher): AttemptRecord {
+function judge(
+  startedAt: number,
+  ended: readonly { result: DialResult; at: number }[],
+  matcher: SuccessMatcher,
+): AttemptRecord {
   const answered = ended.filter((e): e is { result: { ok: true; reply?: string }; at: number } => e.result.ok);
   const accepted = answered.filter((e) => matcher.accepts(e.result.reply)).sort((a, b) => a.at - b.at)[0];
   const last = Math.max(...ended.map((e) => e.at));
-  const withReply = (e: { result: { reply?: string } }) => (e.result.reply !== undefined ? { reply: e.result.reply } : {});
+  const withReply = (e: { result: { reply?: string } }) =>
+    e.result.reply !== undefined ? { reply: e.result.reply } : {};
   if (accepted) return { startedAt, endedAt: accepted.at, result: 'success', ...withReply(accepted) };
   const first = answered[0];
   if (first) return { startedAt, endedAt: last, result: 'mismatch', ...withReply(first) };

@@ -19,7 +19,9 @@ export interface ProbeJob {
 }
 
 /** A probe's outcome; a stopped one says why (the reason given to `stop`). */
-export type JobOutcome = Exclude<ProbeOutcome, { readonly status: 'stopped' }> | { readonly status: 'stopped'; readonly attempts: number; readonly reason: string };
+export type JobOutcome =
+  | Exclude<ProbeOutcome, { readonly status: 'stopped' }>
+  | { readonly status: 'stopped'; readonly attempts: number; readonly reason: string };
 
 /**
  * Runs probe loops with the client's settings, counts every attempt in
@@ -65,7 +67,8 @@ export class Prober {
         deadline: job.deadline,
         ...(job.connectionsPerAttempt !== undefined ? { connectionsPerAttempt: job.connectionsPerAttempt } : {}),
         signal: entry.stop.signal,
-        onAttempt: (attempt) => this.deps.tracking.attempts.inc({ measurement: job.measurement, result: attempt.result }),
+        onAttempt: (attempt) =>
+          this.deps.tracking.attempts.inc({ measurement: job.measurement, result: attempt.result }),
       });
       return outcome.status === 'stopped' ? { ...outcome, reason: entry.reason } : outcome;
     } finally {

@@ -37,7 +37,9 @@ describe('TargetBook', () => {
   it('measures exactly maxTargets targets and counts the next ones as skipped', async () => {
     const { registry, book, m } = setup(2);
     expect(['a', 'b', 'c', 'd'].map((k) => book.claim(k))).toEqual(['claimed', 'claimed', 'full', 'full']);
-    expect(await sampleValue(registry, 'kpng_test_client_targets_skipped_total', { ...m, reason: 'beyond-max-targets' })).toBe(2);
+    expect(
+      await sampleValue(registry, 'kpng_test_client_targets_skipped_total', { ...m, reason: 'beyond-max-targets' }),
+    ).toBe(2);
     expect(book.complete).toBe(false);
     book.reached('a', 1);
     book.unreached('b', 'deadline');
@@ -54,9 +56,15 @@ describe('TargetBook', () => {
     book.unreached('a', 'deadline');
     book.unreached('b', 'deleted');
     book.abandonAll('shutdown');
-    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'deadline' })).toBe(1);
-    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'deleted' })).toBe(1);
-    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'shutdown' })).toBe(1);
+    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'deadline' })).toBe(
+      1,
+    );
+    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'deleted' })).toBe(
+      1,
+    );
+    expect(await sampleValue(registry, 'kpng_test_client_targets_unreached_total', { ...m, reason: 'shutdown' })).toBe(
+      1,
+    );
     expect(await sampleSum(registry, 'upstream_seconds_count')).toBe(0);
     expect(book.complete).toBe(true);
   });

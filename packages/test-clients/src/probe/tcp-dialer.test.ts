@@ -51,32 +51,59 @@ describe('tcpDialer', () => {
 
   it('reads the first line of the reply', async () => {
     const port = await listen((s) => s.end('pod-a 127.0.0.1\nmore\n'));
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-a 127.0.0.1' });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({
+      ok: true,
+      reply: 'pod-a 127.0.0.1',
+    });
   });
 
   it('writes `send` once connected, and reads the answer to it (an HTTP request)', async () => {
-    const port = await listen((s) => s.once('data', (d: Buffer) => s.end(d.toString().startsWith('GET / HTTP/1.1\r\n') ? 'HTTP/1.1 200 OK\r\n\r\n' : 'bad\n')));
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true, send: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' })).toEqual({ ok: true, reply: 'HTTP/1.1 200 OK\r' });
+    const port = await listen((s) =>
+      s.once('data', (d: Buffer) =>
+        s.end(d.toString().startsWith('GET / HTTP/1.1\r\n') ? 'HTTP/1.1 200 OK\r\n\r\n' : 'bad\n'),
+      ),
+    );
+    expect(
+      await dialed({
+        host: '127.0.0.1',
+        port,
+        timeoutMs: 2_000,
+        readReply: true,
+        send: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n',
+      }),
+    ).toEqual({ ok: true, reply: 'HTTP/1.1 200 OK\r' });
   });
 
   it('takes a reply without a newline when the server closes', async () => {
     const port = await listen((s) => s.end('pod-b'));
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: true, reply: 'pod-b' });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({
+      ok: true,
+      reply: 'pod-b',
+    });
   });
 
   it('reports refused for a closed port', async () => {
     const port = await closedPort();
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: false })).toEqual({ ok: false, error: 'refused' });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: false })).toEqual({
+      ok: false,
+      error: 'refused',
+    });
   });
 
   it('times out when the reply never comes', async () => {
     const port = await listen(() => {});
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 100, readReply: true })).toEqual({ ok: false, error: 'timeout' });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 100, readReply: true })).toEqual({
+      ok: false,
+      error: 'timeout',
+    });
   });
 
   it('reports reset when the server closes without a word', async () => {
     const port = await listen((s) => s.end());
-    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({ ok: false, error: 'reset' });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({
+      ok: false,
+      error: 'reset',
+    });
   });
 
   it('stops at once when aborted', async () => {

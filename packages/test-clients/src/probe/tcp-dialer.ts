@@ -50,13 +50,16 @@ export const tcpDialer: Dialer = {
       socket.on('data', (chunk: string) => {
         reply += chunk;
         const newline = reply.indexOf('\n');
-        if (newline >= 0 || reply.length >= MAX_REPLY_BYTES) finish({ ok: true, reply: reply.slice(0, newline >= 0 ? newline : MAX_REPLY_BYTES) });
+        if (newline >= 0 || reply.length >= MAX_REPLY_BYTES)
+          finish({ ok: true, reply: reply.slice(0, newline >= 0 ? newline : MAX_REPLY_BYTES) });
       });
       socket.on('end', () => {
         if (reply !== '') finish({ ok: true, reply });
         else finish({ ok: false, error: 'reset' });
       });
-      socket.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, error: ERRNO[error.code ?? ''] ?? error.code ?? error.message }));
+      socket.on('error', (error: NodeJS.ErrnoException) =>
+        finish({ ok: false, error: ERRNO[error.code ?? ''] ?? error.code ?? error.message }),
+      );
     });
   },
 };

@@ -14,7 +14,8 @@ export type Behaviour =
  * attempt. Answers and refusals take `rttMs`; drops take the whole attempt timeout.
  */
 export class FakeDialer implements Dialer {
-  readonly attempts: { readonly host: string; readonly port: number; readonly at: number; readonly send?: string }[] = [];
+  readonly attempts: { readonly host: string; readonly port: number; readonly at: number; readonly send?: string }[] =
+    [];
   #open = 0;
   /** The most dials that were in progress at once. */
   maxConcurrent = 0;
@@ -34,7 +35,9 @@ export class FakeDialer implements Dialer {
 
   /** Answers from `at` on (`reply` when given); before that, `before` (refuse by default). */
   answersFrom(host: string, port: number, at: number, reply?: string, before: Behaviour = { kind: 'refuse' }): this {
-    return this.on(host, port, (now) => (now >= at ? { kind: 'answer', ...(reply !== undefined ? { reply } : {}) } : before));
+    return this.on(host, port, (now) =>
+      now >= at ? { kind: 'answer', ...(reply !== undefined ? { reply } : {}) } : before,
+    );
   }
 
   attemptsTo(host: string): number {
@@ -43,12 +46,21 @@ export class FakeDialer implements Dialer {
 
   async dial(request: DialRequest): Promise<DialResult> {
     const now = this.clock.now();
-    this.attempts.push({ host: request.host, port: request.port, at: now, ...(request.send !== undefined ? { send: request.send } : {}) });
+    this.attempts.push({
+      host: request.host,
+      port: request.port,
+      at: now,
+      ...(request.send !== undefined ? { send: request.send } : {}),
+    });
     const behaviour = (this.rules.get(`${request.host}:${request.port}`) ?? (() => this.fallback))(now);
     this.maxConcurrent = Math.max(this.maxConcurrent, ++this.#open);
     try {
       if (behaviour.kind === 'silent') {
-        await new Promise<void>((resolve) => (request.signal?.aborted ? resolve() : request.signal?.addEventListener('abort', () => resolve(), { once: true })));
+        await new Promise<void>((resolve) =>
+          request.signal?.aborted
+            ? resolve()
+            : request.signal?.addEventListener('abort', () => resolve(), { once: true }),
+        );
         return { ok: false, error: 'aborted' };
       }
       return await this.#answer(request, behaviour);
@@ -61,7 +73,8 @@ export class FakeDialer implements Dialer {
     const wait = behaviour.kind === 'drop' ? request.timeoutMs : Math.min(this.rttMs, request.timeoutMs);
     await sleep(this.clock, wait, request.signal);
     if (request.signal?.aborted) return { ok: false, error: 'aborted' };
-    if (behaviour.kind === 'drop' || (behaviour.kind === 'answer' && this.rttMs > request.timeoutMs)) return { ok: false, error: 'timeout' };
+    if (behaviour.kind === 'drop' || (behaviour.kind === 'answer' && this.rttMs > request.timeoutMs))
+      return { ok: false, error: 'timeout' };
     if (behaviour.kind === 'refuse') return { ok: false, error: 'refused' };
     if (!request.readReply) return { ok: true };
     return behaviour.reply === undefined ? { ok: false, error: 'timeout' } : { ok: true, reply: behaviour.reply };

@@ -33,7 +33,8 @@ export class FakeStream<T extends KubeObject> implements ObjectStream<T> {
 
   run(handler: StreamHandler<T>, signal: AbortSignal): Promise<void> {
     this.runs += 1;
-    if (this.failure !== undefined) return Promise.reject(Object.assign(new Error(`HTTP ${this.failure}`), { statusCode: this.failure }));
+    if (this.failure !== undefined)
+      return Promise.reject(Object.assign(new Error(`HTTP ${this.failure}`), { statusCode: this.failure }));
     return new Promise<void>((resolve, reject) => {
       this.handler = handler;
       this.finish = (error) => {

@@ -31,7 +31,11 @@ export class MemoryLog {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`no log ${JSON.stringify(msg)} ${JSON.stringify(fields)} within ${timeoutMs} ms; last: ${JSON.stringify(this.records.slice(-5))}`));
+        reject(
+          new Error(
+            `no log ${JSON.stringify(msg)} ${JSON.stringify(fields)} within ${timeoutMs} ms; last: ${JSON.stringify(this.records.slice(-5))}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();

@@ -13,7 +13,9 @@ describe('parseDuration (Go syntax)', () => {
     ['+5s', 5_000],
   ])('%s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
-  it.each(['', '5', '-1s', '1x', 's', '1s2', '1 s'])('rejects %j', (text) => expect(parseDuration(text)).toBeUndefined());
+  it.each(['', '5', '-1s', '1x', 's', '1s2', '1 s'])('rejects %j', (text) =>
+    expect(parseDuration(text)).toBeUndefined(),
+  );
 
   it('formats for logs', () => {
     expect([0, 50, 1_000, 90_000, 600_000].map(formatDuration)).toEqual(['0s', '50ms', '1s', '1.5m', '10m']);

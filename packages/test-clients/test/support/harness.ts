@@ -40,7 +40,12 @@ export async function startClient(
   const log = new MemoryLog();
   const registry = new Registry();
   const signals = new EventEmitter();
-  const exit = main([...argv, `-MetricsPort=${port}`, '-MetricsBindAddress=127.0.0.1'], { dialer, logSink: log.sink, registry, signals });
+  const exit = main([...argv, `-MetricsPort=${port}`, '-MetricsBindAddress=127.0.0.1'], {
+    dialer,
+    logSink: log.sink,
+    registry,
+    signals,
+  });
   return {
     log,
     registry,

@@ -4,6 +4,8 @@
 import { createServer } from 'node:http';
 
 const [name, port] = process.argv.slice(2);
-const server = createServer((req, res) => res.writeHead(200, { 'Content-Type': 'text/plain', Connection: 'close' }).end(`${name}\n`));
+const server = createServer((req, res) =>
+  res.writeHead(200, { 'Content-Type': 'text/plain', Connection: 'close' }).end(`${name}\n`),
+);
 server.listen({ port: Number(port), host: '::', ipv6Only: false }, () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -8,20 +8,29 @@ import { pathToFileURL } from 'node:url';
 const { tcpDialer } = await import(pathToFileURL(process.argv[2]).href);
 const pending = new Map();
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const request = JSON.parse(line);
-  if (request.abort) {
-    pending.get(request.id)?.abort();
-    return;
-  }
-  const controller = new AbortController();
-  pending.set(request.id, controller);
-  tcpDialer
-    .dial({ host: request.host, port: request.port, timeoutMs: request.timeoutMs, readReply: request.readReply, ...(request.send !== undefined ? { send: request.send } : {}), signal: controller.signal })
-    .then((result) => {
-      pending.delete(request.id);
-      process.stdout.write(`${JSON.stringify({ id: request.id, result })}\n`);
-    });
-}).on('close', () => process.exit(0));
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const request = JSON.parse(line);
+    if (request.abort) {
+      pending.get(request.id)?.abort();
+      return;
+    }
+    const controller = new AbortController();
+    pending.set(request.id, controller);
+    tcpDialer
+      .dial({
+        host: request.host,
+        port: request.port,
+        timeoutMs: request.timeoutMs,
+        readReply: request.readReply,
+        ...(request.send !== undefined ? { send: request.send } : {}),
+        signal: controller.signal,
+      })
+      .then((result) => {
+        pending.delete(request.id);
+        process.stdout.write(`${JSON.stringify({ id: request.id, result })}\n`);
+      });
+  })
+  .on('close', () => process.exit(0));
 
 process.stdout.write('ready\n');

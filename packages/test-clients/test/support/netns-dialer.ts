@@ -45,13 +45,20 @@ export class NetnsDialer implements Dialer {
     const scratch = await mkdtemp(join(tmpdir(), 'kpng-netns-dialer-'));
     const module = join(scratch, 'tcp-dialer.mjs');
     const source = await readFile(TCP_DIALER, 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
     await writeFile(module, outputText);
     // `ip netns exec` into the test's own namespace only.
-    const child = spawn('ip', ['netns', 'exec', namespace.name, process.execPath, HELPER, module], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('ip', ['netns', 'exec', namespace.name, process.execPath, HELPER, module], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const dialer = new NetnsDialer(child, scratch);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`netns dialer in ${namespace.name} not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`netns dialer in ${namespace.name} not ready within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
       child.once('exit', (code) => reject(new Error(`netns dialer exited with ${code}`)));
       void dialer.#ready.then(() => {
         clearTimeout(timer);

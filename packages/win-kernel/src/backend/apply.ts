@@ -27,7 +27,12 @@ export class UndoFailedError extends Error {
   override readonly name = 'UndoFailedError';
 }
 
-export async function applyPlan(hns: Hns, mirror: HnsMirror, operations: readonly HnsOperation[], observer: ApplyObserver): Promise<void> {
+export async function applyPlan(
+  hns: Hns,
+  mirror: HnsMirror,
+  operations: readonly HnsOperation[],
+  observer: ApplyObserver,
+): Promise<void> {
   const done: Done[] = [];
   const created = new Map<string, string>(); // placeholder -> new endpoint ID
   const call = async <T>(kind: HnsOperation['kind'], fn: () => Promise<T>): Promise<T> => {
@@ -54,7 +59,9 @@ export async function applyPlan(hns: Hns, mirror: HnsMirror, operations: readonl
           done.push({ kind: 'deletedEndpoint', op });
           break;
         case 'createEndpoint': {
-          const ep = await call(op.kind, () => hns.createEndpoint(JSON.parse(op.settings).HostComputeNetwork as string, op.settings));
+          const ep = await call(op.kind, () =>
+            hns.createEndpoint(JSON.parse(op.settings).HostComputeNetwork as string, op.settings),
+          );
           const applied = appliedEndpoint(ep, op.settings);
           mirror.putEndpoint(applied);
           created.set(placeholder(op.ip), applied.id);
@@ -74,7 +81,10 @@ export async function applyPlan(hns: Hns, mirror: HnsMirror, operations: readonl
     }
   } catch (e) {
     await undo(hns, mirror, done).catch((undoError: unknown) => {
-      throw new UndoFailedError(`${e instanceof Error ? e.message : String(e)}; undoing the partial apply failed too: ${undoError instanceof Error ? undoError.message : String(undoError)}`, { cause: e });
+      throw new UndoFailedError(
+        `${e instanceof Error ? e.message : String(e)}; undoing the partial apply failed too: ${undoError instanceof Error ? undoError.message : String(undoError)}`,
+        { cause: e },
+      );
     });
     throw e;
   }
@@ -116,7 +126,10 @@ async function undo(hns: Hns, mirror: HnsMirror, done: readonly Done[]): Promise
       case 'deletedLoadBalancer': {
         const { lb } = step.op;
         const doc = JSON.parse(lb.settings) as HostComputeLoadBalancer;
-        const restored = { ...doc, HostComputeEndpoints: (doc.HostComputeEndpoints ?? []).map((id) => renamed.get(canonicalGuid(id)) ?? id) };
+        const restored = {
+          ...doc,
+          HostComputeEndpoints: (doc.HostComputeEndpoints ?? []).map((id) => renamed.get(canonicalGuid(id)) ?? id),
+        };
         const settings = loadBalancerJson(restored);
         const back = await hns.createLoadBalancer(settings);
         mirror.setLoadBalancer(appliedLoadBalancer({ ...restored, ID: back.ID ?? '' }, lb.service, settings));

@@ -5,7 +5,14 @@
  */
 import { canonicalIP, type ServiceKey } from '@kpng/core';
 import { canonicalGuid } from '../hcn/guid.js';
-import { EndpointFlags, LoadBalancerFlags, endpointJson, loadBalancerJson, type HostComputeEndpoint, type HostComputeLoadBalancer } from '../hcn/schema.js';
+import {
+  EndpointFlags,
+  LoadBalancerFlags,
+  endpointJson,
+  loadBalancerJson,
+  type HostComputeEndpoint,
+  type HostComputeLoadBalancer,
+} from '../hcn/schema.js';
 import { lbKey } from '../render/intents.js';
 
 export interface AppliedLoadBalancer {
@@ -34,10 +41,20 @@ export interface AppliedEndpoint {
 export function normalizeLoadBalancer(lb: HostComputeLoadBalancer): string {
   const m = lb.PortMappings?.[0] ?? {};
   return loadBalancerJson({
-    HostComputeEndpoints: [...(lb.HostComputeEndpoints ?? [])].map((id) => (id.startsWith('new:') ? id : canonicalGuid(id))).sort(),
+    HostComputeEndpoints: [...(lb.HostComputeEndpoints ?? [])]
+      .map((id) => (id.startsWith('new:') ? id : canonicalGuid(id)))
+      .sort(),
     ...(lb.SourceVIP ? { SourceVIP: canonicalIP(lb.SourceVIP) ?? lb.SourceVIP } : {}),
     FrontendVIPs: (lb.FrontendVIPs ?? []).map((v) => canonicalIP(v) ?? v),
-    PortMappings: [{ Protocol: m.Protocol ?? 0, InternalPort: m.InternalPort ?? 0, ExternalPort: m.ExternalPort ?? 0, DistributionType: m.DistributionType ?? 0, Flags: m.Flags ?? 0 }],
+    PortMappings: [
+      {
+        Protocol: m.Protocol ?? 0,
+        InternalPort: m.InternalPort ?? 0,
+        ExternalPort: m.ExternalPort ?? 0,
+        DistributionType: m.DistributionType ?? 0,
+        Flags: m.Flags ?? 0,
+      },
+    ],
     Flags: lb.Flags ?? 0,
   });
 }
@@ -46,11 +63,17 @@ export function keyOf(lb: HostComputeLoadBalancer): string {
   const m = lb.PortMappings?.[0];
   const vip = lb.FrontendVIPs?.[0];
   const family = ((lb.Flags ?? 0) & LoadBalancerFlags.IPv6) !== 0 ? 'IPv6' : 'IPv4';
-  return lbKey(family, vip === undefined ? undefined : canonicalIP(vip) ?? vip, m?.Protocol ?? 0, m?.ExternalPort ?? 0);
+  return lbKey(
+    family,
+    vip === undefined ? undefined : (canonicalIP(vip) ?? vip),
+    m?.Protocol ?? 0,
+    m?.ExternalPort ?? 0,
+  );
 }
 
 export function appliedEndpoint(ep: HostComputeEndpoint, settings?: string | (() => string)): AppliedEndpoint {
-  const pa = ep.Policies?.find((p) => p.Type === 'ProviderAddress')?.Settings as { ProviderAddress?: string } | undefined;
+  const pa = ep.Policies?.find((p) => p.Type === 'ProviderAddress')?.Settings as
+    { ProviderAddress?: string } | undefined;
   const { ID: _id, ...rest } = ep;
   return {
     id: canonicalGuid(ep.ID ?? ''),
@@ -60,12 +83,16 @@ export function appliedEndpoint(ep: HostComputeEndpoint, settings?: string | (()
     providerAddress: pa?.ProviderAddress ?? '',
     // Only an undo needs the settings of an endpoint found in HNS: written out on demand.
     get settings() {
-      return typeof settings === 'function' ? settings() : settings ?? endpointJson(rest);
+      return typeof settings === 'function' ? settings() : (settings ?? endpointJson(rest));
     },
   };
 }
 
-export function appliedLoadBalancer(lb: HostComputeLoadBalancer, service: ServiceKey | undefined, settings?: string): AppliedLoadBalancer {
+export function appliedLoadBalancer(
+  lb: HostComputeLoadBalancer,
+  service: ServiceKey | undefined,
+  settings?: string,
+): AppliedLoadBalancer {
   const { ID: _id, ...rest } = lb;
   return {
     id: canonicalGuid(lb.ID ?? ''),
@@ -91,7 +118,11 @@ export class HnsMirror {
   readonly endpoints = new Map<string, AppliedEndpoint>();
   readonly #byIp = new Map<string, Set<string>>();
 
-  static fromHns(lbs: readonly HostComputeLoadBalancer[], endpoints: readonly HostComputeEndpoint[], previous?: HnsMirror): HnsMirror {
+  static fromHns(
+    lbs: readonly HostComputeLoadBalancer[],
+    endpoints: readonly HostComputeEndpoint[],
+    previous?: HnsMirror,
+  ): HnsMirror {
     const mirror = new HnsMirror();
     for (const ep of endpoints) {
       // What we created it with, if we did (HNS answers with more fields than it accepts).

@@ -17,7 +17,12 @@ export type HnsOperation =
   | { readonly kind: 'deleteLoadBalancer'; readonly lb: AppliedLoadBalancer }
   | { readonly kind: 'deleteEndpoint'; readonly endpoint: AppliedEndpoint }
   | { readonly kind: 'createEndpoint'; readonly ip: string; readonly settings: string }
-  | { readonly kind: 'createLoadBalancer'; readonly key: string; readonly service: ServiceKey; readonly doc: HostComputeLoadBalancer };
+  | {
+      readonly kind: 'createLoadBalancer';
+      readonly key: string;
+      readonly service: ServiceKey;
+      readonly doc: HostComputeLoadBalancer;
+    };
 
 export interface SyncPlan {
   readonly operations: readonly HnsOperation[];
@@ -72,7 +77,8 @@ export function planSync(input: PlanInput): SyncPlan {
     const canonical = canonicalIP(ip) ?? ip;
     const existing = mirror.endpointByIp(canonical);
     const intent = remoteIntents.get(canonical);
-    if (existing !== undefined && (!existing.remote || intent === undefined || !full || sameRemote(existing, intent))) return existing.id;
+    if (existing !== undefined && (!existing.remote || intent === undefined || !full || sameRemote(existing, intent)))
+      return existing.id;
     if (existing !== undefined) replaced.add(existing.id);
     if (local || intent === undefined) {
       missingLocal++;
@@ -87,11 +93,17 @@ export function planSync(input: PlanInput): SyncPlan {
   const claims = new Map<string, ServiceKey>();
   const kept = new Set<string>();
   for (const intent of desired.values()) {
-    const ids = intent.endpoints.map((ref) => ('id' in ref ? ref.id : resolve(ref.ip, ref.local))).filter((id) => id !== undefined);
+    const ids = intent.endpoints
+      .map((ref) => ('id' in ref ? ref.id : resolve(ref.ip, ref.local)))
+      .filter((id) => id !== undefined);
     if (ids.length === 0) continue;
     const doc = loadBalancerDoc(intent, ids);
     const current = mirror.loadBalancers.get(intent.key);
-    if (current !== undefined && current.normalized === normalizeLoadBalancer(doc) && !current.endpointIds.some((id) => replaced.has(id))) {
+    if (
+      current !== undefined &&
+      current.normalized === normalizeLoadBalancer(doc) &&
+      !current.endpointIds.some((id) => replaced.has(id))
+    ) {
       kept.add(intent.key);
       if (current.service !== intent.service) claims.set(intent.key, intent.service);
       continue;
@@ -101,7 +113,9 @@ export function planSync(input: PlanInput): SyncPlan {
 
   // Load balancers to delete: replaced ones, and those of looked-at Services (all, on a full sync) no longer desired.
   const deleted: AppliedLoadBalancer[] = [];
-  const lookedAt = full ? mirror.loadBalancers.values() : [...(input.scope ?? renders.keys())].flatMap((s) => mirror.loadBalancersOf(s));
+  const lookedAt = full
+    ? mirror.loadBalancers.values()
+    : [...(input.scope ?? renders.keys())].flatMap((s) => mirror.loadBalancersOf(s));
   const deletedKeys = new Set<string>();
   const drop = (lb: AppliedLoadBalancer) => {
     if (kept.has(lb.key) || deletedKeys.has(lb.key)) return;
@@ -128,8 +142,12 @@ export function planSync(input: PlanInput): SyncPlan {
   // load balancers. Only endpoints this sync touched can become unused (all of them on a full sync).
   const delta = new Map<string, number>();
   for (const lb of deleted) for (const id of lb.endpointIds) delta.set(id, (delta.get(id) ?? 0) - 1);
-  for (const op of creates) if (op.kind === 'createLoadBalancer') for (const id of op.doc.HostComputeEndpoints ?? []) delta.set(id, (delta.get(id) ?? 0) + 1);
-  const candidates = full ? [...mirror.endpoints.keys()] : [...new Set([...delta.keys(), ...replaced, ...mirror.unlistedRemoteEndpoints()])];
+  for (const op of creates)
+    if (op.kind === 'createLoadBalancer')
+      for (const id of op.doc.HostComputeEndpoints ?? []) delta.set(id, (delta.get(id) ?? 0) + 1);
+  const candidates = full
+    ? [...mirror.endpoints.keys()]
+    : [...new Set([...delta.keys(), ...replaced, ...mirror.unlistedRemoteEndpoints()])];
   for (const id of candidates) {
     const ep = mirror.endpoints.get(id);
     if (ep === undefined || !ep.remote) continue;
@@ -137,11 +155,19 @@ export function planSync(input: PlanInput): SyncPlan {
     if (replaced.has(id) || unused) operations.push({ kind: 'deleteEndpoint', endpoint: ep });
   }
   for (const intent of toCreate.values()) {
-    operations.push({ kind: 'createEndpoint', ip: canonicalIP(intent.ip) ?? intent.ip, settings: endpointSettings(intent, input.networkId, true) });
+    operations.push({
+      kind: 'createEndpoint',
+      ip: canonicalIP(intent.ip) ?? intent.ip,
+      settings: endpointSettings(intent, input.networkId, true),
+    });
   }
   const svip = input.sourceVipEndpoint;
   if (svip !== undefined && mirror.endpointByIp(svip.ip) === undefined) {
-    operations.push({ kind: 'createEndpoint', ip: canonicalIP(svip.ip) ?? svip.ip, settings: endpointSettings(svip, input.networkId, false) });
+    operations.push({
+      kind: 'createEndpoint',
+      ip: canonicalIP(svip.ip) ?? svip.ip,
+      settings: endpointSettings(svip, input.networkId, false),
+    });
   }
   operations.push(...creates);
   return { operations, claims, missingLocal, conflicts, loadBalancers: kept.size + creates.length };
@@ -156,13 +182,15 @@ export function loadBalancerDoc(intent: LoadBalancerIntent, endpointIds: readonl
     HostComputeEndpoints: endpointIds,
     ...(intent.sourceVip === undefined ? {} : { SourceVIP: intent.sourceVip }),
     FrontendVIPs: intent.vip === undefined ? [] : [intent.vip],
-    PortMappings: [{
-      Protocol: intent.protocol,
-      InternalPort: intent.internalPort,
-      ExternalPort: intent.externalPort,
-      DistributionType: intent.distribution,
-      Flags: intent.portFlags,
-    }],
+    PortMappings: [
+      {
+        Protocol: intent.protocol,
+        InternalPort: intent.internalPort,
+        ExternalPort: intent.externalPort,
+        DistributionType: intent.distribution,
+        Flags: intent.portFlags,
+      },
+    ],
     SchemaVersion: SCHEMA_V2,
     Flags: intent.flags,
   };
@@ -172,11 +200,12 @@ export function loadBalancerDoc(intent: LoadBalancerIntent, endpointIds: readonl
 export function endpointSettings(intent: RemoteEndpointIntent, networkId: string, remote: boolean): string {
   return endpointJson({
     HostComputeNetwork: networkId,
-    ...(intent.providerAddress === undefined ? {} : { Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: intent.providerAddress } }] }),
+    ...(intent.providerAddress === undefined
+      ? {}
+      : { Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: intent.providerAddress } }] }),
     IpConfigurations: [{ IpAddress: intent.ip }],
     MacAddress: intent.mac,
     Flags: remote ? EndpointFlags.RemoteEndpoint : EndpointFlags.None,
     SchemaVersion: SCHEMA_V2,
   });
 }
-

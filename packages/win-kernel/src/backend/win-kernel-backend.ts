@@ -5,7 +5,18 @@
  * drift is repaired; partial syncs cost no listing. A failed apply is undone and rethrown: core's
  * SyncLoop counts it and retries with a full sync.
  */
-import { ErrorCodes, ipFamilyOf, KpngError, log as defaultLog, type Backend, type IPFamily, type Logger, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
+import {
+  ErrorCodes,
+  ipFamilyOf,
+  KpngError,
+  log as defaultLog,
+  type Backend,
+  type IPFamily,
+  type Logger,
+  type NodeLocalState,
+  type ServiceKey,
+  type SyncRequest,
+} from '@kpng/core';
 import { Registry } from 'prom-client';
 import type { Hns } from '../hcn/hns.js';
 import { resolveConfig, type WinKernelConfig } from '../render/config.js';
@@ -37,7 +48,8 @@ export class WinKernelBackend implements Backend {
     this.config = resolveConfig(options);
     this.families = this.config.families;
     const metrics = options.metrics;
-    this.#metrics = metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createWinKernelMetrics(metrics) : metrics;
+    this.#metrics =
+      metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createWinKernelMetrics(metrics) : metrics;
     this.#log = options.log ?? defaultLog.with({ backend: 'win-kernel' });
     this.#hns = options.hns;
   }
@@ -55,7 +67,8 @@ export class WinKernelBackend implements Backend {
       if (e instanceof KpngError && e.code === ErrorCodes.SyncFailed) return void this.#log.warn(e.message);
       throw e;
     }
-    if (network.overlay && this.config.families.includes('IPv6')) this.#log.info('overlay networks are IPv4 only on Windows; IPv6 is not programmed', { network: network.name });
+    if (network.overlay && this.config.families.includes('IPv6'))
+      this.#log.info('overlay networks are IPv4 only on Windows; IPv6 is not programmed', { network: network.name });
   }
 
   async sync(req: SyncRequest): Promise<void> {
@@ -69,9 +82,13 @@ export class WinKernelBackend implements Backend {
     if (full) {
       const [lbs, endpoints] = await Promise.all([hns.listLoadBalancers(), hns.listEndpoints(network.id)]);
       this.#mirror = HnsMirror.fromHns(lbs, endpoints, this.#mirror);
-      this.#gatewayId = this.config.forwardHealthCheckVip ? endpoints.find((e) => e.Name === this.config.rootHnsEndpointName)?.ID : undefined;
+      this.#gatewayId = this.config.forwardHealthCheckVip
+        ? endpoints.find((e) => e.Name === this.config.rootHnsEndpointName)?.ID
+        : undefined;
       if (this.config.forwardHealthCheckVip && this.#gatewayId === undefined) {
-        this.#log.warn('the root HNS endpoint was not found: health-check VIPs are not forwarded', { name: this.config.rootHnsEndpointName });
+        this.#log.warn('the root HNS endpoint was not found: health-check VIPs are not forwarded', {
+          name: this.config.rootHnsEndpointName,
+        });
       }
     }
     const ctx = this.#context(req.state, network);
@@ -85,7 +102,13 @@ export class WinKernelBackend implements Backend {
       networkId: network.id,
       keepRemote: serviceVipEndpoints(req.state, ctx),
       ...(network.overlay && this.config.sourceVip !== undefined
-        ? { sourceVipEndpoint: { ip: this.config.sourceVip, mac: ctx.hostMac ?? conjureMac('02-11', this.config.sourceVip), ...providerAddress(ctx) } }
+        ? {
+            sourceVipEndpoint: {
+              ip: this.config.sourceVip,
+              mac: ctx.hostMac ?? conjureMac('02-11', this.config.sourceVip),
+              ...providerAddress(ctx),
+            },
+          }
         : {}),
     });
     try {
@@ -98,7 +121,9 @@ export class WinKernelBackend implements Backend {
         revision: req.revision,
         operations: plan.operations.length,
       });
-      throw new KpngError(ErrorCodes.SyncFailed, `HNS sync failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new KpngError(ErrorCodes.SyncFailed, `HNS sync failed: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     for (const [key, service] of plan.claims) {
       const lb = this.#mirror.loadBalancers.get(key);
@@ -111,7 +136,7 @@ export class WinKernelBackend implements Backend {
       full,
       revision: req.revision,
       services: req.state.services.length,
-      changed: full ? req.state.services.length : updated?.size ?? 0,
+      changed: full ? req.state.services.length : (updated?.size ?? 0),
       operations: plan.operations.length,
       loadBalancers: this.#mirror.loadBalancers.size,
       ...(plan.missingLocal > 0 ? { localEndpointsNotInHns: plan.missingLocal } : {}),
@@ -128,7 +153,10 @@ export class WinKernelBackend implements Backend {
     const network = await hns.getNetworkByName(this.config.networkName);
     if (network?.ID !== undefined) {
       for (const ep of await hns.listEndpoints(network.ID)) {
-        const ours = ((ep.Flags ?? 0) & 1) !== 0 || (this.config.sourceVip !== undefined && ep.IpConfigurations?.some((c) => c.IpAddress === this.config.sourceVip));
+        const ours =
+          ((ep.Flags ?? 0) & 1) !== 0 ||
+          (this.config.sourceVip !== undefined &&
+            ep.IpConfigurations?.some((c) => c.IpAddress === this.config.sourceVip));
         if (ours) await hns.deleteEndpoint(ep.ID ?? '');
       }
     }
@@ -157,11 +185,17 @@ export class WinKernelBackend implements Backend {
     const hns = await this.#client();
     const network = await hns.getNetworkByName(this.config.networkName);
     if (network === undefined) {
-      throw new KpngError(ErrorCodes.SyncFailed, `HNS network ${JSON.stringify(this.config.networkName)} not found: check --network-name and the CNI deployment`);
+      throw new KpngError(
+        ErrorCodes.SyncFailed,
+        `HNS network ${JSON.stringify(this.config.networkName)} not found: check --network-name and the CNI deployment`,
+      );
     }
     const info = networkInfo(network);
     if (info.overlay && this.config.sourceVip === undefined) {
-      throw new KpngError(ErrorCodes.InvalidConfig, `network ${info.name} is an overlay network: --source-vip is required`);
+      throw new KpngError(
+        ErrorCodes.InvalidConfig,
+        `network ${info.name} is an overlay network: --source-vip is required`,
+      );
     }
     this.#network = info;
     return info;
@@ -169,7 +203,8 @@ export class WinKernelBackend implements Backend {
 
   #context(state: NodeLocalState, network: NetworkInfo): RenderContext {
     const nodeIPs = this.#options.nodeIPs ?? nodeIPsOf(state);
-    const hostMac = this.#options.hostMac ?? (network.overlay && nodeIPs.IPv4 !== undefined ? hostMacOf(nodeIPs.IPv4) : undefined);
+    const hostMac =
+      this.#options.hostMac ?? (network.overlay && nodeIPs.IPv4 !== undefined ? hostMacOf(nodeIPs.IPv4) : undefined);
     return {
       config: this.config,
       network,

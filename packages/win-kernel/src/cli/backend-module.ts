@@ -7,7 +7,13 @@ import { defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng
 import { WinKernelBackend } from '../backend/win-kernel-backend.js';
 import { resolveConfig, type WinKernelConfigInput } from '../render/config.js';
 
-const csv = (text: string | undefined): string[] => (text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean));
+const csv = (text: string | undefined): string[] =>
+  text === undefined || text.trim() === ''
+    ? []
+    : text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
 
 /** The backend's own flags to its configuration; every problem is a UsageError naming the flag. */
@@ -31,8 +37,15 @@ export function parseWinKernelFlags(values: FlagValues, env: NodeJS.ProcessEnv =
   try {
     resolveConfig(input, {});
   } catch (e) {
-    const message = (e as Error).message.replace('the HNS network name is required: --network-name or $KUBE_NETWORK', '--network-name is required (or $KUBE_NETWORK)');
-    throw new UsageError(message.replace('invalid healthz port', '--healthz-port: invalid port').replace('preserve-destination Service', '--preserve-destination'));
+    const message = (e as Error).message.replace(
+      'the HNS network name is required: --network-name or $KUBE_NETWORK',
+      '--network-name is required (or $KUBE_NETWORK)',
+    );
+    throw new UsageError(
+      message
+        .replace('invalid healthz port', '--healthz-port: invalid port')
+        .replace('preserve-destination Service', '--preserve-destination'),
+    );
   }
   return input;
 }
@@ -44,12 +57,30 @@ export const backend = defineBackend<WinKernelConfigInput>({
   summary: 'programs Windows HNS load balancers (Host Compute Network API, computenetwork.dll)',
   flags: {
     'network-name': { type: 'string', value: 'NAME', help: 'the HNS network of the pods', default: '$KUBE_NETWORK' },
-    'source-vip': { type: 'string', value: 'IP', help: 'overlay networks: the source VIP of this node (required there)' },
+    'source-vip': {
+      type: 'string',
+      value: 'IP',
+      help: 'overlay networks: the source VIP of this node (required there)',
+    },
     'enable-dsr': { type: 'boolean', help: 'direct server return for ClusterIP load balancers' },
-    'root-hnsendpoint-name': { type: 'string', value: 'NAME', help: "the host's HNS endpoint, target of forwarded health checks", default: 'cbr0' },
+    'root-hnsendpoint-name': {
+      type: 'string',
+      value: 'NAME',
+      help: "the host's HNS endpoint, target of forwarded health checks",
+      default: 'cbr0',
+    },
     'forward-healthcheck-vip': { type: 'boolean', help: "forward LB IPs' health-check port to the host" },
-    'healthz-port': { type: 'string', value: 'PORT', help: 'health-check port of LB IPs of Services without a healthCheckNodePort', default: '10256' },
-    'preserve-destination': { type: 'string', value: 'LIST', help: 'namespace/name of Services annotated preserve-destination: "true", comma separated' },
+    'healthz-port': {
+      type: 'string',
+      value: 'PORT',
+      help: 'health-check port of LB IPs of Services without a healthCheckNodePort',
+      default: '10256',
+    },
+    'preserve-destination': {
+      type: 'string',
+      value: 'LIST',
+      help: 'namespace/name of Services annotated preserve-destination: "true", comma separated',
+    },
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6 (overlay networks: IPv4 only)', default: 'both' },
   },
   parseFlags: (values) => parseWinKernelFlags(values),

@@ -61,7 +61,15 @@ export function isHcnError(e: unknown, hresult?: number): e is HcnError {
 
 /** Not found, whichever way HNS says it. */
 export function isNotFound(e: unknown): boolean {
-  return isHcnError(e) && [HResult.ERROR_NOT_FOUND, HResult.HCN_E_NETWORK_NOT_FOUND, HResult.HCN_E_ENDPOINT_NOT_FOUND, HResult.HCN_E_POLICY_NOT_FOUND].includes(e.hresult as never);
+  return (
+    isHcnError(e) &&
+    [
+      HResult.ERROR_NOT_FOUND,
+      HResult.HCN_E_NETWORK_NOT_FOUND,
+      HResult.HCN_E_ENDPOINT_NOT_FOUND,
+      HResult.HCN_E_POLICY_NOT_FOUND,
+    ].includes(e.hresult as never)
+  );
 }
 
 /** The error record HNS would write: `{"Success":false,"Error":"...","ErrorCode":N}`. */

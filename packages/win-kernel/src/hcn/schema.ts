@@ -124,7 +124,8 @@ export interface HostComputeQuery {
 
 /** hcsshim's `defaultQuery()` plus an optional filter, serialised the way Go does. */
 export function queryJson(filter?: Readonly<Record<string, string>>): string {
-  const query: HostComputeQuery = filter === undefined ? { SchemaVersion: SCHEMA_V2 } : { SchemaVersion: SCHEMA_V2, Filter: JSON.stringify(filter) };
+  const query: HostComputeQuery =
+    filter === undefined ? { SchemaVersion: SCHEMA_V2 } : { SchemaVersion: SCHEMA_V2, Filter: JSON.stringify(filter) };
   return JSON.stringify(query);
 }
 
@@ -134,35 +135,41 @@ export function queryJson(filter?: Readonly<Record<string, string>>): string {
  * load balancers give byte-identical strings.
  */
 export function loadBalancerJson(lb: HostComputeLoadBalancer): string {
-  return JSON.stringify(omitEmpty({
-    ID: lb.ID,
-    HostComputeEndpoints: lb.HostComputeEndpoints,
-    SourceVIP: lb.SourceVIP,
-    FrontendVIPs: lb.FrontendVIPs,
-    PortMappings: lb.PortMappings?.map((m) => omitEmpty({
-      Protocol: m.Protocol,
-      InternalPort: m.InternalPort,
-      ExternalPort: m.ExternalPort,
-      DistributionType: m.DistributionType,
-      Flags: m.Flags,
-    })),
-    SchemaVersion: lb.SchemaVersion,
-    Flags: lb.Flags,
-  }));
+  return JSON.stringify(
+    omitEmpty({
+      ID: lb.ID,
+      HostComputeEndpoints: lb.HostComputeEndpoints,
+      SourceVIP: lb.SourceVIP,
+      FrontendVIPs: lb.FrontendVIPs,
+      PortMappings: lb.PortMappings?.map((m) =>
+        omitEmpty({
+          Protocol: m.Protocol,
+          InternalPort: m.InternalPort,
+          ExternalPort: m.ExternalPort,
+          DistributionType: m.DistributionType,
+          Flags: m.Flags,
+        }),
+      ),
+      SchemaVersion: lb.SchemaVersion,
+      Flags: lb.Flags,
+    }),
+  );
 }
 
 /** Serialises an endpoint in hcsshim's field order, empty fields left out. */
 export function endpointJson(ep: HostComputeEndpoint): string {
-  return JSON.stringify(omitEmpty({
-    ID: ep.ID,
-    Name: ep.Name,
-    HostComputeNetwork: ep.HostComputeNetwork,
-    Policies: ep.Policies,
-    IpConfigurations: ep.IpConfigurations,
-    MacAddress: ep.MacAddress,
-    Flags: ep.Flags,
-    SchemaVersion: ep.SchemaVersion,
-  }));
+  return JSON.stringify(
+    omitEmpty({
+      ID: ep.ID,
+      Name: ep.Name,
+      HostComputeNetwork: ep.HostComputeNetwork,
+      Policies: ep.Policies,
+      IpConfigurations: ep.IpConfigurations,
+      MacAddress: ep.MacAddress,
+      Flags: ep.Flags,
+      SchemaVersion: ep.SchemaVersion,
+    }),
+  );
 }
 
 function omitEmpty<T extends Record<string, unknown>>(o: T): Partial<T> {

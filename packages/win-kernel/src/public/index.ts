@@ -14,7 +14,15 @@ export { backend, parseWinKernelFlags } from '../cli/backend-module.js';
 export { resolveConfig, type WinKernelConfig, type WinKernelConfigInput } from '../render/config.js';
 
 // Rendering and diffing, as data
-export { renderService, renderState, lbKey, type LoadBalancerIntent, type RemoteEndpointIntent, type RenderContext, type ServiceRender } from '../render/intents.js';
+export {
+  renderService,
+  renderState,
+  lbKey,
+  type LoadBalancerIntent,
+  type RemoteEndpointIntent,
+  type RenderContext,
+  type ServiceRender,
+} from '../render/intents.js';
 export { planSync, type HnsOperation, type SyncPlan } from '../backend/plan.js';
 export { HnsMirror } from '../backend/mirror.js';
 

@@ -38,14 +38,23 @@ export interface WinKernelConfig {
 
 export function resolveConfig(input: WinKernelConfigInput, env: NodeJS.ProcessEnv = process.env): WinKernelConfig {
   const networkName = input.networkName ?? env['KUBE_NETWORK'] ?? '';
-  if (networkName === '') throw new KpngError(ErrorCodes.InvalidConfig, 'the HNS network name is required: --network-name or $KUBE_NETWORK');
+  if (networkName === '')
+    throw new KpngError(ErrorCodes.InvalidConfig, 'the HNS network name is required: --network-name or $KUBE_NETWORK');
   if (input.sourceVip !== undefined && ipFamilyOf(input.sourceVip) === undefined) {
-    throw new KpngError(ErrorCodes.InvalidConfig, `--source-vip ${JSON.stringify(input.sourceVip)} is not an IP address`);
+    throw new KpngError(
+      ErrorCodes.InvalidConfig,
+      `--source-vip ${JSON.stringify(input.sourceVip)} is not an IP address`,
+    );
   }
   const healthzPort = input.healthzPort ?? 10256;
-  if (!Number.isInteger(healthzPort) || healthzPort < 1 || healthzPort > 65535) throw new KpngError(ErrorCodes.InvalidConfig, `invalid healthz port ${healthzPort}`);
+  if (!Number.isInteger(healthzPort) || healthzPort < 1 || healthzPort > 65535)
+    throw new KpngError(ErrorCodes.InvalidConfig, `invalid healthz port ${healthzPort}`);
   for (const key of input.preserveDestination ?? []) {
-    if (!/^[^/\s]+\/[^/\s]+$/.test(key)) throw new KpngError(ErrorCodes.InvalidConfig, `preserve-destination Service ${JSON.stringify(key)} is not namespace/name`);
+    if (!/^[^/\s]+\/[^/\s]+$/.test(key))
+      throw new KpngError(
+        ErrorCodes.InvalidConfig,
+        `preserve-destination Service ${JSON.stringify(key)} is not namespace/name`,
+      );
   }
   return {
     networkName,

@@ -7,7 +7,15 @@
  * Which endpoints a frontend uses comes from core (`internal` for the ClusterIP, `external` for
  * the rest, `local` under preserve-destination); nothing here re-derives traffic policy.
  */
-import { ipFamilyOf, type IPFamily, type LocalEndpoint, type LocalService, type LocalServicePort, type NodeLocalState, type ServiceKey } from '@kpng/core';
+import {
+  ipFamilyOf,
+  type IPFamily,
+  type LocalEndpoint,
+  type LocalService,
+  type LocalServicePort,
+  type NodeLocalState,
+  type ServiceKey,
+} from '@kpng/core';
 import { Distribution, LoadBalancerFlags, PortMappingFlags, PROTOCOL_NUMBERS } from '../hcn/schema.js';
 import type { WinKernelConfig } from './config.js';
 import { conjureMac, providerAddressOf, type NetworkInfo } from './network.js';
@@ -78,7 +86,16 @@ export function renderService(svc: LocalService, ctx: RenderContext): ServiceRen
     for (const port of svc.ports) {
       const eps = port.endpoints[family];
       if (eps === undefined) continue;
-      const r = renderPort(svc, port, family, addresses.clusterIP, addresses.externalIPs, addresses.loadBalancerIPs, eps, ctx);
+      const r = renderPort(
+        svc,
+        port,
+        family,
+        addresses.clusterIP,
+        addresses.externalIPs,
+        addresses.loadBalancerIPs,
+        eps,
+        ctx,
+      );
       out.loadBalancers.push(...r.loadBalancers);
       out.remoteEndpoints.push(...r.remoteEndpoints);
       dropped += r.droppedEndpoints;
@@ -118,7 +135,14 @@ function renderPort(
   const localEps = externalEps.filter((ep) => ep.isLocal);
   const sourceVip = sourceVipFor(all, family, ctx);
   const lbs: LoadBalancerIntent[] = [];
-  const add = (role: FrontendRole, vip: string | undefined, externalPort: number, endpoints: readonly LocalEndpoint[], flags: number, portFlags: number) => {
+  const add = (
+    role: FrontendRole,
+    vip: string | undefined,
+    externalPort: number,
+    endpoints: readonly LocalEndpoint[],
+    flags: number,
+    portFlags: number,
+  ) => {
     if (endpoints.length === 0) return; // upstream creates no load balancer without endpoints
     lbs.push({
       key: lbKey(family, vip, protocol, externalPort),
@@ -139,12 +163,27 @@ function renderPort(
   add('ClusterIP', clusterIP, port.port, clusterEps, ctx.config.enableDSR ? LoadBalancerFlags.DSR : 0, 0);
   const externalDSR = localDSR ? LoadBalancerFlags.DSR : 0;
   if (port.nodePort > 0) {
-    add('NodePort', undefined, port.nodePort, preserveDIP ? localEps : externalEps, externalDSR, PortMappingFlags.LocalRoutedVIP | PortMappingFlags.VipExternalIP);
+    add(
+      'NodePort',
+      undefined,
+      port.nodePort,
+      preserveDIP ? localEps : externalEps,
+      externalDSR,
+      PortMappingFlags.LocalRoutedVIP | PortMappingFlags.VipExternalIP,
+    );
   }
-  for (const ip of externalIPs) add('ExternalIP', ip, port.port, externalEps, externalDSR, PortMappingFlags.VipExternalIP);
+  for (const ip of externalIPs)
+    add('ExternalIP', ip, port.port, externalEps, externalDSR, PortMappingFlags.VipExternalIP);
   for (const ip of lbIPs) {
     const mux = preserveDIP ? PortMappingFlags.UseMux | PortMappingFlags.PreserveDIP : 0;
-    add('LoadBalancerIP', ip, port.port, preserveDIP ? localEps : externalEps, preserveDIP || localDSR ? LoadBalancerFlags.DSR : 0, PortMappingFlags.VipExternalIP | mux);
+    add(
+      'LoadBalancerIP',
+      ip,
+      port.port,
+      preserveDIP ? localEps : externalEps,
+      preserveDIP || localDSR ? LoadBalancerFlags.DSR : 0,
+      PortMappingFlags.VipExternalIP | mux,
+    );
     const gateway = ctx.gatewayEndpointId;
     if (ctx.config.forwardHealthCheckVip && gateway !== undefined && externalEps.length > 0) {
       const hcPort = svc.healthCheckNodePort || ctx.config.healthzPort;
@@ -167,7 +206,8 @@ function renderPort(
   }
   const remote = new Map<string, RemoteEndpointIntent>();
   for (const lb of lbs) {
-    for (const ref of lb.endpoints) if ('ip' in ref && !ref.local) remote.set(ref.ip, remoteEndpoint(ref.ip, ctx, family));
+    for (const ref of lb.endpoints)
+      if ('ip' in ref && !ref.local) remote.set(ref.ip, remoteEndpoint(ref.ip, ctx, family));
   }
   return { loadBalancers: lbs, remoteEndpoints: [...remote.values()], droppedEndpoints: dropped };
 }
@@ -189,7 +229,11 @@ export function serviceVipEndpoints(state: NodeLocalState, ctx: RenderContext): 
       const ip = svc.families[family]?.clusterIP;
       if (ip === undefined) continue;
       const pa = ctx.nodeIPs[family];
-      out.set(ip, { ip, mac: ctx.hostMac ?? conjureMac('02-11', ip), ...(pa === undefined ? {} : { providerAddress: pa }) });
+      out.set(ip, {
+        ip,
+        mac: ctx.hostMac ?? conjureMac('02-11', ip),
+        ...(pa === undefined ? {} : { providerAddress: pa }),
+      });
     }
   }
   return out;
@@ -201,18 +245,25 @@ export function serviceVipEndpoints(state: NodeLocalState, ctx: RenderContext): 
  */
 function sourceVipFor(endpoints: readonly LocalEndpoint[], family: IPFamily, ctx: RenderContext): string | undefined {
   if (!ctx.network.overlay) return undefined;
-  const configured = ctx.config.sourceVip !== undefined && ipFamilyOf(ctx.config.sourceVip) === family ? ctx.config.sourceVip : undefined;
+  const configured =
+    ctx.config.sourceVip !== undefined && ipFamilyOf(ctx.config.sourceVip) === family
+      ? ctx.config.sourceVip
+      : undefined;
   const nodeIP = ctx.nodeIPs[family];
   const needsNodeIP = endpoints.some((ep) => {
     if (ep.isLocal) return false;
     const pa = providerAddressOf(ctx.network, ep.ip);
     return pa === '' || pa === ep.ip;
   });
-  return needsNodeIP ? nodeIP ?? configured : configured ?? nodeIP;
+  return needsNodeIP ? (nodeIP ?? configured) : (configured ?? nodeIP);
 }
 
 /** Every load balancer and remote endpoint of the state, deduplicated by HNS key (first Service in key order wins). */
-export function renderState(state: NodeLocalState, ctx: RenderContext, only?: ReadonlySet<ServiceKey>): Map<ServiceKey, ServiceRender> {
+export function renderState(
+  state: NodeLocalState,
+  ctx: RenderContext,
+  only?: ReadonlySet<ServiceKey>,
+): Map<ServiceKey, ServiceRender> {
   const out = new Map<ServiceKey, ServiceRender>();
   for (const svc of state.services) {
     if (only !== undefined && !only.has(svc.key)) continue;

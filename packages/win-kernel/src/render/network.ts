@@ -18,7 +18,12 @@ export function networkInfo(network: HostComputeNetwork): NetworkInfo {
     .filter((p) => p.Type === 'RemoteSubnetRoute')
     .map((p) => p.Settings as RemoteSubnetRoutePolicySetting)
     .filter((s) => typeof s?.DestinationPrefix === 'string' && typeof s.ProviderAddress === 'string');
-  return { id: network.ID ?? '', name: network.Name ?? '', overlay: (network.Type ?? '').toLowerCase() === 'overlay', remoteSubnets };
+  return {
+    id: network.ID ?? '',
+    name: network.Name ?? '',
+    overlay: (network.Type ?? '').toLowerCase() === 'overlay',
+    remoteSubnets,
+  };
 }
 
 /**

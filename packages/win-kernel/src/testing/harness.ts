@@ -28,7 +28,10 @@ export interface FakeNode {
   readonly backend: WinKernelBackend;
   /** HNS ID of each local pod. */
   readonly pods: ReadonlyMap<string, string>;
-  sync(state: NodeLocalState, options?: { readonly full?: boolean; readonly updated?: readonly string[] }): Promise<void>;
+  sync(
+    state: NodeLocalState,
+    options?: { readonly full?: boolean; readonly updated?: readonly string[] },
+  ): Promise<void>;
 }
 
 let revision = 0;
@@ -37,7 +40,11 @@ export const SILENT: Logger = { info() {}, warn() {}, error() {}, debug() {}, wi
 
 export function fakeNode(spec: FakeNodeSpec = {}, options: Partial<WinKernelBackendOptions> = {}): FakeNode {
   const hns = new FakeHns();
-  const networkId = hns.addNetwork({ name: NETWORK, type: spec.type ?? 'L2Bridge', ...(spec.remoteSubnets === undefined ? {} : { remoteSubnets: spec.remoteSubnets }) });
+  const networkId = hns.addNetwork({
+    name: NETWORK,
+    type: spec.type ?? 'L2Bridge',
+    ...(spec.remoteSubnets === undefined ? {} : { remoteSubnets: spec.remoteSubnets }),
+  });
   const pods = new Map<string, string>();
   for (const ip of spec.localPods ?? []) pods.set(ip, hns.addLocalEndpoint(networkId, ip));
   if (spec.rootEndpoint !== undefined) hns.addLocalEndpoint(networkId, '198.18.1.2', spec.rootEndpoint);
@@ -55,10 +62,17 @@ export function fakeNode(spec: FakeNodeSpec = {}, options: Partial<WinKernelBack
     backend,
     pods,
     sync: async (state, o = {}) => {
-      const updated = o.updated === undefined ? undefined : new Set(o.updated.map((k) => (k.includes('/') ? k : serviceKey('default', k)) as ServiceKey));
+      const updated =
+        o.updated === undefined
+          ? undefined
+          : new Set(o.updated.map((k) => (k.includes('/') ? k : serviceKey('default', k)) as ServiceKey));
       const req: SyncRequest = {
         state,
-        changes: { triggerTimes: new Map(), nodeChanged: false, ...(updated === undefined ? {} : { updatedServices: updated }) },
+        changes: {
+          triggerTimes: new Map(),
+          nodeChanged: false,
+          ...(updated === undefined ? {} : { updatedServices: updated }),
+        },
         full: o.full ?? updated === undefined,
         revision: ++revision,
       };
@@ -68,19 +82,31 @@ export function fakeNode(spec: FakeNodeSpec = {}, options: Partial<WinKernelBack
 }
 
 /** The load balancer on this frontend (`node` for NodePorts). */
-export function lbOn(hns: FakeHns, vip: string, port: number, options: { readonly protocol?: number; readonly ipv6?: boolean } = {}): HostComputeLoadBalancer | undefined {
+export function lbOn(
+  hns: FakeHns,
+  vip: string,
+  port: number,
+  options: { readonly protocol?: number; readonly ipv6?: boolean } = {},
+): HostComputeLoadBalancer | undefined {
   return hns.loadBalancers().find((lb) => {
     const m = lb.PortMappings?.[0];
     const frontend = lb.FrontendVIPs?.[0] ?? 'node';
     const v6 = ((lb.Flags ?? 0) & 2) !== 0;
-    return frontend === vip && m?.ExternalPort === port && (options.protocol === undefined || m.Protocol === options.protocol) && (options.ipv6 === undefined || v6 === options.ipv6);
+    return (
+      frontend === vip &&
+      m?.ExternalPort === port &&
+      (options.protocol === undefined || m.Protocol === options.protocol) &&
+      (options.ipv6 === undefined || v6 === options.ipv6)
+    );
   });
 }
 
 /** The IPs behind a load balancer's endpoint IDs. */
 export function endpointIps(hns: FakeHns, lb: HostComputeLoadBalancer | undefined): string[] {
   const byId = new Map(hns.endpoints().map((e) => [canonicalGuid(e.ID ?? ''), e]));
-  return (lb?.HostComputeEndpoints ?? []).map((id) => byId.get(canonicalGuid(id))?.IpConfigurations?.[0]?.IpAddress ?? `?${id}`).sort();
+  return (lb?.HostComputeEndpoints ?? [])
+    .map((id) => byId.get(canonicalGuid(id))?.IpConfigurations?.[0]?.IpAddress ?? `?${id}`)
+    .sort();
 }
 
 export function remoteEndpoints(hns: FakeHns): HostComputeEndpoint[] {

@@ -20,7 +20,9 @@ describe('fake HNS: the Windows verification cases', () => {
     const net = hns.addNetwork({ name: 'cbr0', type: 'L2Bridge' });
     const endpointId = hns.addLocalEndpoint(net, '198.18.1.10');
     const [first] = VERIFY_CASES;
-    const results = await runVerification(hns, { endpointId, vips: ['203.0.113.200', '203.0.113.201'], port: 64990 }, [{ ...first!, expected: 0x803b0013 }]);
+    const results = await runVerification(hns, { endpointId, vips: ['203.0.113.200', '203.0.113.201'], port: 64990 }, [
+      { ...first!, expected: 0x803b0013 },
+    ]);
     expect(results.map(agrees)).toEqual([false]);
   });
 });

@@ -20,7 +20,11 @@ export interface VerifyResult {
   readonly detail?: string;
 }
 
-export async function runVerification(hns: Hns, ctx: VerifyContext, cases: readonly VerifyCase[] = VERIFY_CASES): Promise<VerifyResult[]> {
+export async function runVerification(
+  hns: Hns,
+  ctx: VerifyContext,
+  cases: readonly VerifyCase[] = VERIFY_CASES,
+): Promise<VerifyResult[]> {
   const results: VerifyResult[] = [];
   for (const c of cases) {
     const created: string[] = [];
@@ -34,9 +38,21 @@ export async function runVerification(hns: Hns, ctx: VerifyContext, cases: reado
         const listed = (await hns.listLoadBalancers()).find((lb) => lb.ID?.toUpperCase() === back.ID?.toUpperCase());
         const sent = normalizeLoadBalancer(doc as HostComputeLoadBalancer);
         const got = listed === undefined ? '(not listed)' : normalizeLoadBalancer(listed);
-        results.push({ name: c.name, basis: c.basis, expected: c.expected, actual: 0, ...(got === sent ? {} : { roundTrip: `sent ${sent}, HNS lists ${got}` }) });
+        results.push({
+          name: c.name,
+          basis: c.basis,
+          expected: c.expected,
+          actual: 0,
+          ...(got === sent ? {} : { roundTrip: `sent ${sent}, HNS lists ${got}` }),
+        });
       } catch (e) {
-        results.push({ name: c.name, basis: c.basis, expected: c.expected, actual: isHcnError(e) ? e.hresult : -1, detail: e instanceof Error ? e.message : String(e) });
+        results.push({
+          name: c.name,
+          basis: c.basis,
+          expected: c.expected,
+          actual: isHcnError(e) ? e.hresult : -1,
+          detail: e instanceof Error ? e.message : String(e),
+        });
       }
     } finally {
       for (const id of created.reverse()) await hns.deleteLoadBalancer(id);

@@ -3,11 +3,30 @@ import { parseArgs } from './args.js';
 
 describe('parseArgs', () => {
   it('has defaults', () => {
-    expect(parseArgs(['s10k'])).toEqual({ scenario: 's10k', suites: [], runs: 5, warmup: 1, seed: 1, list: false, help: false, options: {} });
+    expect(parseArgs(['s10k'])).toEqual({
+      scenario: 's10k',
+      suites: [],
+      runs: 5,
+      warmup: 1,
+      seed: 1,
+      list: false,
+      help: false,
+      options: {},
+    });
   });
 
   it('reads flags with a space or an equals sign, and suites as a list', () => {
-    const args = parseArgs(['--suite', 'core,nft', 's1k', '--suite=stream', '--runs=3', '--warmup', '0', '--seed', '7']);
+    const args = parseArgs([
+      '--suite',
+      'core,nft',
+      's1k',
+      '--suite=stream',
+      '--runs=3',
+      '--warmup',
+      '0',
+      '--seed',
+      '7',
+    ]);
     expect(args).toMatchObject({ scenario: 's1k', suites: ['core', 'nft', 'stream'], runs: 3, warmup: 0, seed: 7 });
   });
 

@@ -68,7 +68,10 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   const write = last('write');
   return {
     ...(positional[0] === undefined ? {} : { scenario: positional[0] }),
-    suites: (values['suite'] ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
+    suites: (values['suite'] ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
     runs: runs === undefined ? 5 : integer('runs', runs, 1),
     warmup: warmup === undefined ? 1 : integer('warmup', warmup, 0),
     seed: seed === undefined ? 1 : integer('seed', seed, 0),

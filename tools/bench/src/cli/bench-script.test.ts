@@ -7,11 +7,17 @@ const script = fileURLToPath(new URL('../../../scripts/bench.mjs', import.meta.u
 /** End to end: `npm run bench` runs the TypeScript sources through the loader hooks, no build. */
 describe('tools/scripts/bench.mjs', () => {
   it('runs the generate suite on s1k and prints JSON lines and a table', () => {
-    const r = spawnSync(process.execPath, [script, 's1k', '--suite', 'generate', '--runs', '1', '--warmup', '0'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [script, 's1k', '--suite', 'generate', '--runs', '1', '--warmup', '0'], {
+      encoding: 'utf8',
+    });
     expect(r.stderr).toMatch(/scenario\s+metric\s+value\s+unit\s+n\s+p50\s+p99/);
     expect(r.status).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    for (const row of rows) expect(Object.keys(row)).toEqual(['scenario', 'metric', 'value', 'unit', 'n', 'p50', 'p99']);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const row of rows)
+      expect(Object.keys(row)).toEqual(['scenario', 'metric', 'value', 'unit', 'n', 'p50', 'p99']);
     const byMetric = new Map(rows.map((row) => [row['metric'], row]));
     expect(byMetric.get('generate')).toMatchObject({ scenario: 's1k', unit: 'ms', n: 1 });
     expect(byMetric.get('generate.vs.structured-clone')).toMatchObject({ unit: 'x' });

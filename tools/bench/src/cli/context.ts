@@ -23,7 +23,8 @@ export function createSuiteContext(settings: ContextSettings): SuiteContext {
   let objects: Scenario | undefined;
   const gc = garbageCollector();
   const defaults: MeasureOptions = { runs, warmup, ...(gc ? { beforeEach: gc } : {}) };
-  const reportMeasurement: SuiteContext['reportMeasurement'] = (metric, m) => reporter.report(rowFromMeasurement(scenario, metric, m));
+  const reportMeasurement: SuiteContext['reportMeasurement'] = (metric, m) =>
+    reporter.report(rowFromMeasurement(scenario, metric, m));
   return {
     scenario,
     runs,

@@ -8,8 +8,15 @@ import { main } from './main.js';
 const dir = await mkdtemp(join(tmpdir(), 'kpng-bench-main-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 const suite = (name: string, scenarios: string[], body: string): Promise<void> =>
-  writeFile(join(dir, `${name}.suite.js`), `export default { name: '${name}', description: '${name} suite', scenarios: ${JSON.stringify(scenarios)}, async run(ctx) { ${body} } };\n`);
-await suite('fine', ['s1k'], "ctx.reportValue('answer', 42, 'count'); const m = await ctx.measure('noop', () => 0); ctx.reportMeasurement('noop', m); ctx.log(`runs=${ctx.runs} seed=${ctx.seed} opt=${ctx.options.flavour}`);");
+  writeFile(
+    join(dir, `${name}.suite.js`),
+    `export default { name: '${name}', description: '${name} suite', scenarios: ${JSON.stringify(scenarios)}, async run(ctx) { ${body} } };\n`,
+  );
+await suite(
+  'fine',
+  ['s1k'],
+  "ctx.reportValue('answer', 42, 'count'); const m = await ctx.measure('noop', () => 0); ctx.reportMeasurement('noop', m); ctx.log(`runs=${ctx.runs} seed=${ctx.seed} opt=${ctx.options.flavour}`);",
+);
 await suite('throws', ['s1k'], "throw new Error('boom');");
 await suite('other', ['s10k'], "ctx.reportValue('never', 1, 'count');");
 
@@ -23,7 +30,12 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
   const code = await main(argv, { out, err, suitesDir: dir });
   return { code, out: out.text, err: err.text };
 }
-const metrics = (out: string): string[] => out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { metric: string }).metric);
+const metrics = (out: string): string[] =>
+  out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { metric: string }).metric);
 
 describe('main', () => {
   it('runs the requested suite, passing run counts, seed and extra options', async () => {

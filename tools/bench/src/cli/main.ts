@@ -31,7 +31,11 @@ async function listAll(io: BenchIO): Promise<number> {
 }
 
 /** The suites to run: those named, or every suite that supports the scenario. */
-async function selectSuites(args: BenchArgs, scenario: ScenarioName, io: BenchIO): Promise<{ suites: Suite[]; failures: number }> {
+async function selectSuites(
+  args: BenchArgs,
+  scenario: ScenarioName,
+  io: BenchIO,
+): Promise<{ suites: Suite[]; failures: number }> {
   const suites: Suite[] = [];
   let failures = 0;
   const requested = args.suites.length > 0;
@@ -52,7 +56,10 @@ async function selectSuites(args: BenchArgs, scenario: ScenarioName, io: BenchIO
 }
 
 /** The whole CLI; returns the exit code (0 ok, 1 a suite failed, 2 bad usage). */
-export async function main(argv: readonly string[], io: BenchIO = { out: process.stdout, err: process.stderr }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: BenchIO = { out: process.stdout, err: process.stderr },
+): Promise<number> {
   let args: BenchArgs;
   try {
     args = parseArgs(argv);
@@ -66,7 +73,9 @@ export async function main(argv: readonly string[], io: BenchIO = { out: process
   }
   if (args.list) return listAll(io);
   if (args.scenario === undefined || !isScenarioName(args.scenario)) {
-    io.err.write(`${args.scenario === undefined ? 'no scenario given' : `unknown scenario "${args.scenario}"`}\n\n${USAGE}`);
+    io.err.write(
+      `${args.scenario === undefined ? 'no scenario given' : `unknown scenario "${args.scenario}"`}\n\n${USAGE}`,
+    );
     return 2;
   }
   const scenario = args.scenario;

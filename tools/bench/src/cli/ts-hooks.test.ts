@@ -4,8 +4,16 @@ interface ResolveContext {
   conditions: string[];
 }
 interface Hooks {
-  resolve(specifier: string, context: ResolveContext, next: (s: string, c: ResolveContext) => Promise<unknown>): Promise<unknown>;
-  load(url: string, context: object, next: (url: string) => Promise<unknown>): Promise<{ format: string; source: string }>;
+  resolve(
+    specifier: string,
+    context: ResolveContext,
+    next: (s: string, c: ResolveContext) => Promise<unknown>,
+  ): Promise<unknown>;
+  load(
+    url: string,
+    context: object,
+    next: (url: string) => Promise<unknown>,
+  ): Promise<{ format: string; source: string }>;
 }
 // A plain .mjs without types, so import it through a variable.
 const hooksPath = '../../scripts/ts-hooks.mjs';
@@ -45,7 +53,10 @@ describe('ts-hooks (the loader behind npm run bench)', () => {
   });
 
   it('leaves JavaScript to Node', async () => {
-    const result = await hooks.load('file:///x.mjs', {}, async (url) => ({ format: 'module', source: `deferred ${url}` }));
+    const result = await hooks.load('file:///x.mjs', {}, async (url) => ({
+      format: 'module',
+      source: `deferred ${url}`,
+    }));
     expect(result.source).toBe('deferred file:///x.mjs');
   });
 });

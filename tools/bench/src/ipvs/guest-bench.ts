@@ -10,7 +10,12 @@ import { type IpvsBenchInput, type IpvsBenchResult, RESULT_MARKER, withServices 
 
 const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 const input = JSON.parse(readFileSync(join(process.env[VM_INPUTS_ENV] ?? '', 'bench.json'), 'utf8')) as IpvsBenchInput;
-const request = (state: SyncRequest['state'], full: boolean, revision: number): SyncRequest => ({ state, full, revision, changes: { triggerTimes: new Map(), nodeChanged: full } });
+const request = (state: SyncRequest['state'], full: boolean, revision: number): SyncRequest => ({
+  state,
+  full,
+  revision,
+  changes: { triggerTimes: new Map(), nodeChanged: full },
+});
 const timed = async (fn: () => Promise<unknown>): Promise<number> => {
   const start = performance.now();
   await fn();

@@ -6,15 +6,70 @@ const roundTrip = (value: unknown): unknown => parse(toYaml(value), { version: '
 
 describe('toYaml', () => {
   it('writes kubectl-style block YAML', () => {
-    const text = toYaml({ kind: 'List', items: [{ metadata: { name: 'a', labels: {} }, ports: [{ port: 80 }], ok: true }] });
-    expect(text).toBe(['kind: List', 'items:', '- metadata:', '    name: a', '    labels: {}', '  ports:', '  - port: 80', '  ok: true', ''].join('\n'));
+    const text = toYaml({
+      kind: 'List',
+      items: [{ metadata: { name: 'a', labels: {} }, ports: [{ port: 80 }], ok: true }],
+    });
+    expect(text).toBe(
+      [
+        'kind: List',
+        'items:',
+        '- metadata:',
+        '    name: a',
+        '    labels: {}',
+        '  ports:',
+        '  - port: 80',
+        '  ok: true',
+        '',
+      ].join('\n'),
+    );
   });
 
   it.each([
-    'true', 'False', 'yes', 'NO', 'on', 'off', 'y', 'n', 'null', '~', '', '123', '0x1F', '1e3', '1_000', '0o17',
-    '2025-01-01T00:00:00Z', '12:30', '198.18.0.1', '198.18.0.0/23', 'a: b', '# comment', '- item', '"quoted"',
-    "it's", 'two\nlines', ' padded ', 'tab\there', 'ünïcode', '*alias', '&anchor', '!tag', '%directive',
-    '@at', '`tick', '{flow}', '[flow]', 'a,b', '?', '.inf', '.', 'end.', 'kubernetes.io/service-name', 'node-000',
+    'true',
+    'False',
+    'yes',
+    'NO',
+    'on',
+    'off',
+    'y',
+    'n',
+    'null',
+    '~',
+    '',
+    '123',
+    '0x1F',
+    '1e3',
+    '1_000',
+    '0o17',
+    '2025-01-01T00:00:00Z',
+    '12:30',
+    '198.18.0.1',
+    '198.18.0.0/23',
+    'a: b',
+    '# comment',
+    '- item',
+    '"quoted"',
+    "it's",
+    'two\nlines',
+    ' padded ',
+    'tab\there',
+    'ünïcode',
+    '*alias',
+    '&anchor',
+    '!tag',
+    '%directive',
+    '@at',
+    '`tick',
+    '{flow}',
+    '[flow]',
+    'a,b',
+    '?',
+    '.inf',
+    '.',
+    'end.',
+    'kubernetes.io/service-name',
+    'node-000',
   ])('keeps the string %j a string under YAML 1.1 and 1.2', (text) => {
     expect(roundTrip({ [text]: text, list: [text] })).toEqual({ [text]: text, list: [text] });
     expect(parse(toYaml({ v: text }))).toEqual({ v: text });

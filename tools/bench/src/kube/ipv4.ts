@@ -13,7 +13,8 @@ export function ipv4ToInt(text: string): number {
 }
 
 export function intToIpv4(value: number): string {
-  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`not an IPv4 integer: ${value}`);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+    throw new RangeError(`not an IPv4 integer: ${value}`);
   return `${(value >>> 24) & 255}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 

@@ -62,12 +62,17 @@ export async function measurePipelineRss(options: PipelineRssOptions): Promise<P
   const args = [
     ...(options.nodeArgs ?? []),
     options.entry ?? kpngNftEntry(),
-    '--file', options.file,
-    '--node-name', options.nodeName,
-    '--netns', options.netns,
+    '--file',
+    options.file,
+    '--node-name',
+    options.nodeName,
+    '--netns',
+    options.netns,
     // No servers: the child must not listen in the root namespace.
-    '--metrics-bind-address', '',
-    '--healthz-bind-address', '',
+    '--metrics-bind-address',
+    '',
+    '--healthz-bind-address',
+    '',
     ...(options.flags ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -91,7 +96,12 @@ export async function measurePipelineRss(options: PipelineRssOptions): Promise<P
       if (parsed.level === 'error') throw new Error(`kpng-nft failed: ${line}`);
       if (parsed.msg !== 'synced nftables' || parsed.full !== true) continue;
       const peakRssBytes = await peakRss(pid);
-      return { peakRssBytes, syncMs: Number(parsed.ms), operations: Number(parsed.operations), services: Number(parsed.services) };
+      return {
+        peakRssBytes,
+        syncMs: Number(parsed.ms),
+        operations: Number(parsed.operations),
+        services: Number(parsed.services),
+      };
     }
     throw new Error(`kpng-nft exited before its first sync (exit ${String(await exited)}):\n${tail.join('\n')}`);
   } finally {

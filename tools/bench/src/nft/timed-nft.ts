@@ -26,7 +26,8 @@ export class TimedNft implements Nft {
 
   check: Nft['check'] = (tx, options) => this.inner.check(tx, options);
   listTable: Nft['listTable'] = (family, table, options) => this.inner.listTable(family, table, options);
-  listElements: Nft['listElements'] = (family, table, container, options) => this.inner.listElements(family, table, container, options);
+  listElements: Nft['listElements'] = (family, table, container, options) =>
+    this.inner.listElements(family, table, container, options);
 
   /** The last run, if any. */
   get last(): TimedRun | undefined {

@@ -19,7 +19,9 @@ export class HealthPoll {
   #stopped: Promise<EndpointAnswers[]> | undefined;
 
   constructor(urls: readonly string[], intervalMs = 200) {
-    this.#worker = new Worker(new URL('../../scripts/health-poller.mjs', import.meta.url), { workerData: { urls, intervalMs } });
+    this.#worker = new Worker(new URL('../../scripts/health-poller.mjs', import.meta.url), {
+      workerData: { urls, intervalMs },
+    });
   }
 
   /** Stops polling (once; later calls return the same answers): what each URL saw since the start. */

@@ -35,7 +35,11 @@ const CLOCK_TICKS = 100;
 
 const PROBE = new URL('../../scripts/event-loop-probe.mjs', import.meta.url).href;
 
-type Waiter = { readonly match: (line: LogLine) => boolean; readonly resolve: (line: LogLine) => void; readonly reject: (e: Error) => void };
+type Waiter = {
+  readonly match: (line: LogLine) => boolean;
+  readonly resolve: (line: LogLine) => void;
+  readonly reject: (e: Error) => void;
+};
 
 export class ProxyProcess {
   readonly #child: ChildProcess;
@@ -50,14 +54,20 @@ export class ProxyProcess {
 
   constructor(private readonly options: ProxyProcessOptions) {
     this.startedAt = performance.now();
-    this.#child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', PROBE, options.entry, ...options.args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, ...options.env },
-    });
+    this.#child = spawn(
+      process.execPath,
+      [...(options.nodeArgs ?? []), '--import', PROBE, options.entry, ...options.args],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...options.env },
+      },
+    );
     if (this.#child.pid === undefined) throw new Error(`cannot start ${options.entry}`);
     this.#pid = this.#child.pid;
     this.#exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
-    void this.#exited.then((code) => this.#fail(new Error(`${options.entry} exited (${String(code)}):\n${this.#tail.join('\n')}`)));
+    void this.#exited.then((code) =>
+      this.#fail(new Error(`${options.entry} exited (${String(code)}):\n${this.#tail.join('\n')}`)),
+    );
     options.signal?.addEventListener('abort', this.#onAbort, { once: true });
     const lines = createInterface({ input: this.#child.stderr! });
     lines.on('line', (text) => this.#line(text));

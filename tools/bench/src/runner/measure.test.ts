@@ -21,7 +21,12 @@ describe('measure', () => {
   it('records `runs` samples after `warmup` unrecorded runs', async () => {
     const clock = scriptedClock([100, 100, 3, 1, 2]);
     let gcs = 0;
-    const m = await measure('x', () => clock.tick('x'), { warmup: 2, runs: 3, now: clock.now, beforeEach: () => gcs++ });
+    const m = await measure('x', () => clock.tick('x'), {
+      warmup: 2,
+      runs: 3,
+      now: clock.now,
+      beforeEach: () => gcs++,
+    });
     expect(m.samples).toEqual([3, 1, 2]);
     expect(m).toMatchObject({ name: 'x', unit: 'ms', n: 3, p50: 2, min: 1, max: 3 });
     expect(clock.order.length).toBe(5);

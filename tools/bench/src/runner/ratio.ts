@@ -7,7 +7,9 @@ import { measurementOf, type Measurement } from './measure.js';
  */
 export function ratio(subject: Measurement, reference: Measurement): Measurement {
   if (subject.samples.length !== reference.samples.length) {
-    throw new RangeError(`cannot pair ${subject.samples.length} runs of ${subject.name} with ${reference.samples.length} of ${reference.name}`);
+    throw new RangeError(
+      `cannot pair ${subject.samples.length} runs of ${subject.name} with ${reference.samples.length} of ${reference.name}`,
+    );
   }
   const ratios = subject.samples.map((s, i) => {
     const r = reference.samples[i] as number;

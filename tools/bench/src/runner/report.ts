@@ -29,9 +29,11 @@ export function roundForReport(value: number): number {
 }
 
 function checked(row: ReportRow): ReportRow {
-  if (!row.scenario || !row.metric || !row.unit) throw new Error(`report row needs scenario, metric and unit: ${JSON.stringify(row)}`);
+  if (!row.scenario || !row.metric || !row.unit)
+    throw new Error(`report row needs scenario, metric and unit: ${JSON.stringify(row)}`);
   for (const key of ['value', 'n', 'p50', 'p99'] as const) {
-    if (!Number.isFinite(row[key])) throw new Error(`report row ${row.scenario} ${row.metric}: ${key} is not a finite number`);
+    if (!Number.isFinite(row[key]))
+      throw new Error(`report row ${row.scenario} ${row.metric}: ${key} is not a finite number`);
   }
   return row;
 }
@@ -63,11 +65,18 @@ export function rowFromValue(scenario: string, metric: string, value: number, un
 export function formatTable(rows: readonly ReportRow[]): string {
   if (rows.length === 0) return '(no measurements)\n';
   const header = ['scenario', 'metric', 'value', 'unit', 'n', 'p50', 'p99'];
-  const body = rows.map((r) => [r.scenario, r.metric, roundForReport(r.value), r.unit, r.n, roundForReport(r.p50), roundForReport(r.p99)].map(String));
+  const body = rows.map((r) =>
+    [r.scenario, r.metric, roundForReport(r.value), r.unit, r.n, roundForReport(r.p50), roundForReport(r.p99)].map(
+      String,
+    ),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => (cells[i] ?? '').length)));
   const numeric = new Set([2, 4, 5, 6]);
   const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n')}\n`;
 }
 

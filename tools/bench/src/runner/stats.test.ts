@@ -27,7 +27,14 @@ describe('percentile', () => {
 
 describe('summarize', () => {
   it('sorts before ranking and reports n, min, max, mean, p50, p99', () => {
-    expect(summarize([10, 1, 9, 2, 8, 3, 7, 4, 6, 5])).toEqual({ n: 10, min: 1, max: 10, mean: 5.5, p50: 5.5, p99: expect.closeTo(9.91, 10) });
+    expect(summarize([10, 1, 9, 2, 8, 3, 7, 4, 6, 5])).toEqual({
+      n: 10,
+      min: 1,
+      max: 10,
+      mean: 5.5,
+      p50: 5.5,
+      p99: expect.closeTo(9.91, 10),
+    });
     expect(summarize([3, 1, 2]).p50).toBe(2);
   });
 

@@ -24,7 +24,8 @@ const LB_BASE = ipv4ToInt('203.0.113.0');
 const LB_ADDRESSES = 254;
 
 export function clusterIPFor(serviceIndex: number): string {
-  if (serviceIndex < 0 || serviceIndex >= MAX_SERVICES) throw new RangeError(`no ClusterIP for service #${serviceIndex}`);
+  if (serviceIndex < 0 || serviceIndex >= MAX_SERVICES)
+    throw new RangeError(`no ClusterIP for service #${serviceIndex}`);
   return intToIpv4(SERVICE_BASE + FIRST_CLUSTER_IP_OFFSET + serviceIndex);
 }
 
@@ -35,7 +36,8 @@ export function nodeIPFor(nodeIndex: number): string {
 
 /** Each node gets the largest aligned power-of-two run of /24s that lets `nodeCount` nodes fit. */
 export function podCidrFor(nodeIndex: number, nodeCount: number): Cidr {
-  if (nodeCount < 1 || nodeCount > MAX_NODES) throw new RangeError(`node count must be 1..${MAX_NODES}, got ${nodeCount}`);
+  if (nodeCount < 1 || nodeCount > MAX_NODES)
+    throw new RangeError(`node count must be 1..${MAX_NODES}, got ${nodeCount}`);
   if (nodeIndex < 0 || nodeIndex >= nodeCount) throw new RangeError(`node #${nodeIndex} out of ${nodeCount}`);
   let blocks = 1;
   while (blocks * 2 * nodeCount <= POD_BLOCKS) blocks *= 2;
@@ -48,7 +50,8 @@ export function podHostCount(cidr: Cidr): number {
 }
 
 export function podAddress(cidr: Cidr, hostIndex: number): string {
-  if (hostIndex < 0 || hostIndex >= podHostCount(cidr)) throw new RangeError(`no pod #${hostIndex} in ${formatCidr(cidr)}`);
+  if (hostIndex < 0 || hostIndex >= podHostCount(cidr))
+    throw new RangeError(`no pod #${hostIndex} in ${formatCidr(cidr)}`);
   return intToIpv4(cidr.base + 2 + hostIndex);
 }
 

@@ -24,7 +24,8 @@ export const SCENARIOS: Readonly<Record<ScenarioName, ScenarioEntry>> = {
     options: { services: 1_000, endpointsPerService: 10 },
   },
   s10k: {
-    description: '10,000 services x 10 endpoints; 10% NodePort, 5% ClientIP affinity, 5% LoadBalancer with externalTrafficPolicy Local, 2 ports on 10%',
+    description:
+      '10,000 services x 10 endpoints; 10% NodePort, 5% ClientIP affinity, 5% LoadBalancer with externalTrafficPolicy Local, 2 ports on 10%',
     options: S10K,
   },
   's10k-wide': {

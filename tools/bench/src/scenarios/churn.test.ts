@@ -109,7 +109,11 @@ describe('createChurn options', () => {
   });
 
   it('opens a new slice when scaling up a full one', () => {
-    const churn = createChurn(one, { mix: { 'ready-flip': 0, 'scale-down': 0, 'ip-change': 0 }, durationSeconds: 1, ratePerSecond: 3 });
+    const churn = createChurn(one, {
+      mix: { 'ready-flip': 0, 'scale-down': 0, 'ip-change': 0 },
+      durationSeconds: 1,
+      ratePerSecond: 3,
+    });
     const steps = drain(churn);
     expect(steps.map((s) => [s.kind, s.created])).toEqual([
       ['scale-up', true],
@@ -121,12 +125,16 @@ describe('createChurn options', () => {
   });
 
   it('follows the mix', () => {
-    const steps = drain(createChurn(one, { mix: { 'scale-up': 0, 'scale-down': 0, 'ip-change': 0 }, durationSeconds: 2 }));
+    const steps = drain(
+      createChurn(one, { mix: { 'scale-up': 0, 'scale-down': 0, 'ip-change': 0 }, durationSeconds: 2 }),
+    );
     expect(new Set(steps.map((s) => s.kind))).toEqual(new Set(['ready-flip']));
   });
 
   it('rejects a rate, duration or mix it cannot follow', () => {
     expect(() => createChurn(one, { ratePerSecond: 0 })).toThrow(RangeError);
-    expect(() => createChurn(one, { mix: { 'ready-flip': 0, 'scale-up': 0, 'scale-down': 0, 'ip-change': 0 } })).toThrow(RangeError);
+    expect(() =>
+      createChurn(one, { mix: { 'ready-flip': 0, 'scale-up': 0, 'scale-down': 0, 'ip-change': 0 } }),
+    ).toThrow(RangeError);
   });
 });

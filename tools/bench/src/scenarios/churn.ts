@@ -1,5 +1,12 @@
 import { parseCidr, type Cidr } from '../kube/ipv4.js';
-import { MAX_ENDPOINTS_PER_SLICE, SERVICE_NAME_LABEL, TRIGGER_TIME_ANNOTATION, type Endpoint, type EndpointSliceObject, type ServiceObject } from '../kube/types.js';
+import {
+  MAX_ENDPOINTS_PER_SLICE,
+  SERVICE_NAME_LABEL,
+  TRIGGER_TIME_ANNOTATION,
+  type Endpoint,
+  type EndpointSliceObject,
+  type ServiceObject,
+} from '../kube/types.js';
 import { forkRandom, type Random } from '../random/prng.js';
 import { podAddress, podHostCount } from './address-plan.js';
 import { buildEndpointSlice } from './endpoint-slices.js';
@@ -49,7 +56,12 @@ export interface Churn {
   slices(): readonly EndpointSliceObject[];
 }
 
-const DEFAULT_MIX: Readonly<Record<ChurnKind, number>> = { 'ready-flip': 0.4, 'scale-up': 0.2, 'scale-down': 0.2, 'ip-change': 0.2 };
+const DEFAULT_MIX: Readonly<Record<ChurnKind, number>> = {
+  'ready-flip': 0.4,
+  'scale-up': 0.2,
+  'scale-down': 0.2,
+  'ip-change': 0.2,
+};
 
 interface NodeSite {
   readonly name: string;
@@ -81,7 +93,8 @@ export function createChurn(scenario: Scenario, options: ChurnOptions = {}): Chu
   const duration = options.durationSeconds ?? 60;
   if (!(rate > 0) || !(duration >= 0)) throw new RangeError('ratePerSecond must be > 0 and durationSeconds >= 0');
   const mix = { ...DEFAULT_MIX, ...options.mix };
-  if (CHURN_KINDS.some((k) => !(mix[k] >= 0)) || CHURN_KINDS.every((k) => mix[k] === 0)) throw new RangeError('mix weights must be >= 0, not all 0');
+  if (CHURN_KINDS.some((k) => !(mix[k] >= 0)) || CHURN_KINDS.every((k) => mix[k] === 0))
+    throw new RangeError('mix weights must be >= 0, not all 0');
   const total = Math.round(rate * duration);
   const intervalMs = 1000 / rate;
   const seed = options.seed ?? scenario.seed;
@@ -100,7 +113,9 @@ export function createChurn(scenario: Scenario, options: ChurnOptions = {}): Chu
     podCidr: parseCidr(n.spec.podCIDR),
   }));
   const siteByName = new Map(sites.map((s) => [s.name, s]));
-  const servicesById = new Map<string, ServiceObject>(scenario.services.map((s) => [`${s.metadata.namespace ?? ''}/${s.metadata.name}`, s]));
+  const servicesById = new Map<string, ServiceObject>(
+    scenario.services.map((s) => [`${s.metadata.namespace ?? ''}/${s.metadata.name}`, s]),
+  );
 
   const slices: EndpointSliceObject[] = scenario.endpointSlices.slice();
   const slicesOfService = new Map<string, number[]>();
@@ -108,10 +123,15 @@ export function createChurn(scenario: Scenario, options: ChurnOptions = {}): Chu
     const id = serviceId(slice);
     slicesOfService.set(id, [...(slicesOfService.get(id) ?? []), i]);
   });
-  if (slices.length === 0 || sites.length === 0) throw new Error('churn needs a scenario with EndpointSlices and nodes');
+  if (slices.length === 0 || sites.length === 0)
+    throw new Error('churn needs a scenario with EndpointSlices and nodes');
 
   const addressesOfService = (id: string): Set<string> =>
-    new Set((slicesOfService.get(id) ?? []).flatMap((i) => (slices[i] as EndpointSliceObject).endpoints.map((e) => e.addresses[0] ?? '')));
+    new Set(
+      (slicesOfService.get(id) ?? []).flatMap((i) =>
+        (slices[i] as EndpointSliceObject).endpoints.map((e) => e.addresses[0] ?? ''),
+      ),
+    );
 
   /** A pod address on `site` that the Service does not use yet. */
   const freshAddress = (site: NodeSite, used: ReadonlySet<string>): string => {
@@ -126,10 +146,19 @@ export function createChurn(scenario: Scenario, options: ChurnOptions = {}): Chu
 
   const newEndpoint = (id: string): Endpoint => {
     const site = random.pick(sites);
-    return { addresses: [freshAddress(site, addressesOfService(id))], conditions: { ready: true, serving: true, terminating: false }, nodeName: site.name, zone: site.zone };
+    return {
+      addresses: [freshAddress(site, addressesOfService(id))],
+      conditions: { ready: true, serving: true, terminating: false },
+      nodeName: site.name,
+      zone: site.zone,
+    };
   };
 
-  const stamp = (slice: EndpointSliceObject, endpoints: readonly Endpoint[], triggerTime: string): EndpointSliceObject => ({
+  const stamp = (
+    slice: EndpointSliceObject,
+    endpoints: readonly Endpoint[],
+    triggerTime: string,
+  ): EndpointSliceObject => ({
     ...slice,
     metadata: {
       ...slice.metadata,
@@ -160,7 +189,9 @@ export function createChurn(scenario: Scenario, options: ChurnOptions = {}): Chu
       if (kind === 'scale-up' && endpoints.length >= MAX_ENDPOINTS_PER_SLICE) {
         const service = servicesById.get(id);
         if (!service) throw new Error(`slice ${slice.metadata.name} names no Service`);
-        const names = new Set((slicesOfService.get(id) ?? []).map((i) => (slices[i] as EndpointSliceObject).metadata.name));
+        const names = new Set(
+          (slicesOfService.get(id) ?? []).map((i) => (slices[i] as EndpointSliceObject).metadata.name),
+        );
         const fresh = buildEndpointSlice(service, slice.ports, [newEndpoint(id)], meta, triggerTime, names);
         updated = { ...fresh, metadata: { ...fresh.metadata, creationTimestamp: triggerTime.replace(/\.\d+Z$/, 'Z') } };
         slices.push(updated);

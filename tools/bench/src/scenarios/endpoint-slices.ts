@@ -48,7 +48,14 @@ export function buildEndpointSlice(
       },
       annotations: { [TRIGGER_TIME_ANNOTATION]: triggerTime },
       ownerReferences: [
-        { apiVersion: 'v1', kind: 'Service', name: serviceName, uid: service.metadata.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          name: serviceName,
+          uid: service.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
     addressType: 'IPv4',
@@ -68,7 +75,14 @@ export function buildEndpointSlices(
   const slices: EndpointSliceObject[] = [];
   const names = new Set<string>();
   for (let start = 0; start === 0 || start < endpoints.length; start += MAX_ENDPOINTS_PER_SLICE) {
-    const slice = buildEndpointSlice(service, ports, endpoints.slice(start, start + MAX_ENDPOINTS_PER_SLICE), meta, triggerTime, names);
+    const slice = buildEndpointSlice(
+      service,
+      ports,
+      endpoints.slice(start, start + MAX_ENDPOINTS_PER_SLICE),
+      meta,
+      triggerTime,
+      names,
+    );
     names.add(slice.metadata.name);
     slices.push(slice);
   }

@@ -1,5 +1,10 @@
 import { cidrContains, cidrSize, parseCidr } from '../kube/ipv4.js';
-import { MAX_ENDPOINTS_PER_SLICE, SERVICE_NAME_LABEL, TRIGGER_TIME_ANNOTATION, type KubeObject } from '../kube/types.js';
+import {
+  MAX_ENDPOINTS_PER_SLICE,
+  SERVICE_NAME_LABEL,
+  TRIGGER_TIME_ANNOTATION,
+  type KubeObject,
+} from '../kube/types.js';
 import { ADDRESS_PLAN } from './address-plan.js';
 import { NODE_PORT_MAX, NODE_PORT_MIN } from './nodeports.js';
 import type { Scenario } from './scenario.js';
@@ -13,8 +18,10 @@ function checkMeta(object: KubeObject, namespaced: boolean, problems: string[]):
   const m = object.metadata;
   const id = `${object.kind} ${m.namespace ?? ''}/${m.name}`;
   if (!object.apiVersion || !object.kind || !m.name) problems.push(`${id}: missing apiVersion, kind or metadata.name`);
-  if (namespaced !== (m.namespace !== undefined && m.namespace !== '')) problems.push(`${id}: namespace is wrong for its kind`);
-  if (!m.uid || !m.resourceVersion || Number.isNaN(Date.parse(m.creationTimestamp))) problems.push(`${id}: missing uid, resourceVersion or creationTimestamp`);
+  if (namespaced !== (m.namespace !== undefined && m.namespace !== ''))
+    problems.push(`${id}: namespace is wrong for its kind`);
+  if (!m.uid || !m.resourceVersion || Number.isNaN(Date.parse(m.creationTimestamp)))
+    problems.push(`${id}: missing uid, resourceVersion or creationTimestamp`);
 }
 
 /**
@@ -26,13 +33,17 @@ export function scenarioViolations(scenario: Scenario): string[] {
   const nodeZones = new Map<string, { zone: string | undefined; podCidr: string }>();
   for (const node of scenario.nodes) {
     checkMeta(node, false, problems);
-    nodeZones.set(node.metadata.name, { zone: node.metadata.labels?.['topology.kubernetes.io/zone'], podCidr: node.spec.podCIDR });
+    nodeZones.set(node.metadata.name, {
+      zone: node.metadata.labels?.['topology.kubernetes.io/zone'],
+      podCidr: node.spec.podCIDR,
+    });
     const podCidr = parseCidr(node.spec.podCIDR);
     if (podCidr.base < PODS.base || podCidr.base + cidrSize(podCidr) > NODES.base) {
       problems.push(`Node ${node.metadata.name}: pod CIDR ${node.spec.podCIDR} outside the pod range`);
     }
     for (const a of node.status.addresses) {
-      if (a.type === 'InternalIP' && !cidrContains(NODES, a.address)) problems.push(`Node ${node.metadata.name}: address ${a.address} outside ${ADDRESS_PLAN.nodes}`);
+      if (a.type === 'InternalIP' && !cidrContains(NODES, a.address))
+        problems.push(`Node ${node.metadata.name}: address ${a.address} outside ${ADDRESS_PLAN.nodes}`);
     }
   }
 
@@ -40,7 +51,8 @@ export function scenarioViolations(scenario: Scenario): string[] {
   const frontends = new Set<string>();
   const services = new Map<string, { targetPorts: string }>();
   const claimNodePort = (port: number, id: string): void => {
-    if (port < NODE_PORT_MIN || port > NODE_PORT_MAX) problems.push(`${id}: node port ${port} outside ${NODE_PORT_MIN}-${NODE_PORT_MAX}`);
+    if (port < NODE_PORT_MIN || port > NODE_PORT_MAX)
+      problems.push(`${id}: node port ${port} outside ${NODE_PORT_MIN}-${NODE_PORT_MAX}`);
     if (nodePorts.has(port)) problems.push(`${id}: node port ${port} used twice`);
     nodePorts.add(port);
   };
@@ -48,11 +60,16 @@ export function scenarioViolations(scenario: Scenario): string[] {
     checkMeta(svc, true, problems);
     const id = `Service ${svc.metadata.namespace}/${svc.metadata.name}`;
     const s = svc.spec;
-    services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, { targetPorts: s.ports.map((p) => `${p.name}/${p.protocol}/${p.targetPort}`).join(',') });
-    if (!cidrContains(SERVICES, s.clusterIP) || s.clusterIPs[0] !== s.clusterIP) problems.push(`${id}: ClusterIP ${s.clusterIP} outside ${ADDRESS_PLAN.services}`);
+    services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, {
+      targetPorts: s.ports.map((p) => `${p.name}/${p.protocol}/${p.targetPort}`).join(','),
+    });
+    if (!cidrContains(SERVICES, s.clusterIP) || s.clusterIPs[0] !== s.clusterIP)
+      problems.push(`${id}: ClusterIP ${s.clusterIP} outside ${ADDRESS_PLAN.services}`);
     const lbIPs = (svc.status.loadBalancer.ingress ?? []).map((i) => i.ip);
-    for (const ip of lbIPs) if (!cidrContains(LOAD_BALANCERS, ip)) problems.push(`${id}: LB IP ${ip} outside ${ADDRESS_PLAN.loadBalancers}`);
-    if ((s.type === 'LoadBalancer') !== lbIPs.length > 0) problems.push(`${id}: LB IPs must exist exactly on LoadBalancer Services`);
+    for (const ip of lbIPs)
+      if (!cidrContains(LOAD_BALANCERS, ip)) problems.push(`${id}: LB IP ${ip} outside ${ADDRESS_PLAN.loadBalancers}`);
+    if ((s.type === 'LoadBalancer') !== lbIPs.length > 0)
+      problems.push(`${id}: LB IPs must exist exactly on LoadBalancer Services`);
     for (const p of s.ports) {
       for (const ip of [s.clusterIP, ...lbIPs]) {
         const key = `${ip}/${p.protocol}/${p.port}`;
@@ -65,9 +82,12 @@ export function scenarioViolations(scenario: Scenario): string[] {
         else claimNodePort(p.nodePort, id);
       }
     }
-    if (s.externalTrafficPolicy === 'Local' && s.type !== 'LoadBalancer' && s.type !== 'NodePort') problems.push(`${id}: externalTrafficPolicy without NodePort/LoadBalancer`);
+    if (s.externalTrafficPolicy === 'Local' && s.type !== 'LoadBalancer' && s.type !== 'NodePort')
+      problems.push(`${id}: externalTrafficPolicy without NodePort/LoadBalancer`);
     if ((s.healthCheckNodePort !== undefined) !== (s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local')) {
-      problems.push(`${id}: healthCheckNodePort must exist exactly on LoadBalancer Services with externalTrafficPolicy Local`);
+      problems.push(
+        `${id}: healthCheckNodePort must exist exactly on LoadBalancer Services with externalTrafficPolicy Local`,
+      );
     }
     if (s.healthCheckNodePort !== undefined) claimNodePort(s.healthCheckNodePort, id);
   }
@@ -83,9 +103,12 @@ export function scenarioViolations(scenario: Scenario): string[] {
     const serviceName = slice.metadata.labels?.[SERVICE_NAME_LABEL];
     const service = services.get(`${ns}/${serviceName}`);
     if (!service) problems.push(`${id}: ${SERVICE_NAME_LABEL}=${serviceName} names no Service`);
-    else if (service.targetPorts !== slice.ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).join(',')) problems.push(`${id}: ports differ from the Service's target ports`);
-    if (Number.isNaN(Date.parse(slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION] ?? ''))) problems.push(`${id}: no valid ${TRIGGER_TIME_ANNOTATION}`);
-    if (slice.endpoints.length > MAX_ENDPOINTS_PER_SLICE) problems.push(`${id}: ${slice.endpoints.length} endpoints, more than ${MAX_ENDPOINTS_PER_SLICE}`);
+    else if (service.targetPorts !== slice.ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).join(','))
+      problems.push(`${id}: ports differ from the Service's target ports`);
+    if (Number.isNaN(Date.parse(slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION] ?? '')))
+      problems.push(`${id}: no valid ${TRIGGER_TIME_ANNOTATION}`);
+    if (slice.endpoints.length > MAX_ENDPOINTS_PER_SLICE)
+      problems.push(`${id}: ${slice.endpoints.length} endpoints, more than ${MAX_ENDPOINTS_PER_SLICE}`);
     const seen = addressesByService.get(`${ns}/${serviceName}`) ?? new Set<string>();
     addressesByService.set(`${ns}/${serviceName}`, seen);
     for (const ep of slice.endpoints) {
@@ -93,8 +116,10 @@ export function scenarioViolations(scenario: Scenario): string[] {
       const node = nodeZones.get(ep.nodeName ?? '');
       if (!node) problems.push(`${id}: endpoint ${address} on unknown node ${ep.nodeName}`);
       else {
-        if (!cidrContains(parseCidr(node.podCidr), address)) problems.push(`${id}: endpoint ${address} outside its node's pod CIDR ${node.podCidr}`);
-        if (node.zone !== ep.zone) problems.push(`${id}: endpoint ${address} in zone ${ep.zone}, its node in ${node.zone}`);
+        if (!cidrContains(parseCidr(node.podCidr), address))
+          problems.push(`${id}: endpoint ${address} outside its node's pod CIDR ${node.podCidr}`);
+        if (node.zone !== ep.zone)
+          problems.push(`${id}: endpoint ${address} in zone ${ep.zone}, its node in ${node.zone}`);
       }
       if (seen.has(address)) problems.push(`${id}: endpoint ${address} appears twice in its Service`);
       seen.add(address);

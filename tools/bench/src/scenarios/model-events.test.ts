@@ -11,7 +11,9 @@ describe('flipFirstEndpoint', () => {
     expect(once.endpoints[0]!.conditions).toEqual({ ready: false, serving: true, terminating: true });
     expect(twice.endpoints[0]!.conditions).toEqual({ ready: true, serving: true, terminating: false });
     // Each flip converts to a model object different from the one before it.
-    const [a, b, c] = [slice, once, twice].map((s) => JSON.stringify((sliceEvent(s) as { readonly object: unknown }).object));
+    const [a, b, c] = [slice, once, twice].map((s) =>
+      JSON.stringify((sliceEvent(s) as { readonly object: unknown }).object),
+    );
     expect(b).not.toEqual(a);
     expect(c).not.toEqual(b);
     expect(once.endpoints.slice(1)).toEqual(slice.endpoints.slice(1));

@@ -11,7 +11,8 @@ export function toModelEvents(s: Scenario): ModelEvent[] {
   const events: ModelEvent[] = [];
   for (const obj of s.services) {
     const c = convertService(obj);
-    if (c.ok && c.value) events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
+    if (c.ok && c.value)
+      events.push({ kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value });
   }
   for (const obj of s.endpointSlices) events.push(sliceEvent(obj));
   for (const obj of s.nodes) {
@@ -25,7 +26,12 @@ export function toModelEvents(s: Scenario): ModelEvent[] {
 export function sliceEvent(obj: EndpointSliceObject): ModelEvent & { kind: 'EndpointSlice' } {
   const c = convertEndpointSlice(obj);
   if (!c.ok || !c.value.slice) throw new Error(`bad EndpointSlice ${obj.metadata.name}`);
-  return { kind: 'EndpointSlice', op: 'upsert', key: sliceKey(c.value.slice.namespace, c.value.slice.name), object: c.value.slice };
+  return {
+    kind: 'EndpointSlice',
+    op: 'upsert',
+    key: sliceKey(c.value.slice.namespace, c.value.slice.name),
+    object: c.value.slice,
+  };
 }
 
 /** A Ready flip of the slice's first endpoint (to terminating and back), from the state it is in: the commonest real change. */
@@ -33,5 +39,8 @@ export function flipFirstEndpoint(slice: EndpointSliceObject): EndpointSliceObje
   const [head, ...rest] = slice.endpoints;
   if (head === undefined) throw new Error(`EndpointSlice ${slice.metadata.name} has no endpoint to flip`);
   const ready = head.conditions.ready !== true;
-  return { ...slice, endpoints: [{ ...head, conditions: { ...head.conditions, ready, serving: true, terminating: !ready } }, ...rest] };
+  return {
+    ...slice,
+    endpoints: [{ ...head, conditions: { ...head.conditions, ready, serving: true, terminating: !ready } }, ...rest],
+  };
 }

@@ -38,7 +38,8 @@ export function createPodPool(nodeCount: number, zones: number, random: Random):
   return {
     size: order.length,
     take(count) {
-      if (count > order.length) throw new RangeError(`a Service cannot have ${count} endpoints: only ${order.length} pod addresses`);
+      if (count > order.length)
+        throw new RangeError(`a Service cannot have ${count} endpoints: only ${order.length} pod addresses`);
       const out: PodPlacement[] = [];
       for (let i = 0; i < count; i++) {
         out.push(placement(order[cursor] as number));

@@ -31,7 +31,9 @@ describe('named scenarios', () => {
     expect(s1k.services.length).toBe(1_000);
     expect(endpointCount(s1k)).toBe(10_000);
     expect(s1k.endpointSlices.length).toBe(1_000);
-    expect(s1k.nodes.map((n) => n.metadata.name)).toEqual(Array.from({ length: 100 }, (_, i) => `node-${String(i).padStart(3, '0')}`));
+    expect(s1k.nodes.map((n) => n.metadata.name)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `node-${String(i).padStart(3, '0')}`),
+    );
     expect(count(s1k, (s) => s.spec.type === 'ClusterIP')).toBe(1_000);
     expect(s1k.benchNode).toBe('node-000');
   });
@@ -40,7 +42,12 @@ describe('named scenarios', () => {
     expect(s10k.services.length).toBe(10_000);
     expect(endpointCount(s10k)).toBe(100_000);
     expect(count(s10k, (s) => s.spec.type === 'NodePort')).toBe(1_000);
-    expect(count(s10k, (s) => s.spec.sessionAffinity === 'ClientIP' && s.spec.sessionAffinityConfig?.clientIP.timeoutSeconds === 10800)).toBe(500);
+    expect(
+      count(
+        s10k,
+        (s) => s.spec.sessionAffinity === 'ClientIP' && s.spec.sessionAffinityConfig?.clientIP.timeoutSeconds === 10800,
+      ),
+    ).toBe(500);
     const local = s10k.services.filter((s) => s.spec.externalTrafficPolicy === 'Local');
     expect(local.length).toBe(500);
     for (const s of local) {
@@ -54,7 +61,9 @@ describe('named scenarios', () => {
   });
 
   it('s10k: the bench node hosts some endpoints of some Local Services, not of all', () => {
-    const local = new Set(s10k.services.filter((s) => s.spec.externalTrafficPolicy === 'Local').map((s) => s.metadata.name));
+    const local = new Set(
+      s10k.services.filter((s) => s.spec.externalTrafficPolicy === 'Local').map((s) => s.metadata.name),
+    );
     const withLocal = new Set(
       s10k.endpointSlices
         .filter((sl) => sl.endpoints.some((e) => e.nodeName === 'node-000'))
@@ -84,29 +93,56 @@ describe('scenario()', () => {
     const s = scenario({ services: 2, endpointsPerService: (i) => (i === 0 ? 250 : 0), nodes: 5 });
     expect(scenarioViolations(s)).toEqual([]);
     const bySvc = (name: string): number[] =>
-      s.endpointSlices.filter((sl) => sl.metadata.labels?.['kubernetes.io/service-name'] === name).map((sl) => sl.endpoints.length);
+      s.endpointSlices
+        .filter((sl) => sl.metadata.labels?.['kubernetes.io/service-name'] === name)
+        .map((sl) => sl.endpoints.length);
     expect(bySvc('svc-00000')).toEqual([100, 100, 50]);
     expect(bySvc('svc-00001')).toEqual([0]);
     expect(s.nodes.length).toBe(5);
   });
 
   it('prints the fields kubectl prints on each kind', () => {
-    const s = scenario({ services: 4, endpointsPerService: 2, nodes: 2, nodePortFraction: 0.5, localTrafficPolicyFraction: 0.25, clientIPAffinityFraction: 0.25 });
+    const s = scenario({
+      services: 4,
+      endpointsPerService: 2,
+      nodes: 2,
+      nodePortFraction: 0.5,
+      localTrafficPolicyFraction: 0.25,
+      clientIPAffinityFraction: 0.25,
+    });
     const [node] = s.nodes;
-    expect(node).toMatchObject({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-000' }, spec: { podCIDR: expect.any(String) } });
+    expect(node).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-000' },
+      spec: { podCIDR: expect.any(String) },
+    });
     expect(node?.metadata).not.toHaveProperty('namespace');
     for (const svc of s.services) {
-      expect(svc).toMatchObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: expect.any(String), namespace: expect.any(String) } });
-      expect(svc.spec).toMatchObject({ clusterIP: expect.any(String), ipFamilies: ['IPv4'], internalTrafficPolicy: 'Cluster' });
+      expect(svc).toMatchObject({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: expect.any(String), namespace: expect.any(String) },
+      });
+      expect(svc.spec).toMatchObject({
+        clusterIP: expect.any(String),
+        ipFamilies: ['IPv4'],
+        internalTrafficPolicy: 'Cluster',
+      });
     }
     const nodePort = s.services.find((x) => x.spec.type === 'NodePort');
     expect(nodePort?.spec.externalTrafficPolicy).toBe('Cluster');
     expect(nodePort?.spec.ports[0]?.nodePort).toBeGreaterThanOrEqual(30000);
     for (const sl of s.endpointSlices) {
       expect(sl).toMatchObject({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4' });
-      expect(sl.metadata.annotations?.['endpoints.kubernetes.io/last-change-trigger-time']).toBe('2025-01-01T00:00:00Z');
+      expect(sl.metadata.annotations?.['endpoints.kubernetes.io/last-change-trigger-time']).toBe(
+        '2025-01-01T00:00:00Z',
+      );
       expect(sl.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Service', controller: true });
-      expect(sl.endpoints[0]).toMatchObject({ conditions: { ready: true, serving: true, terminating: false }, zone: expect.stringMatching(/^zone-/) });
+      expect(sl.endpoints[0]).toMatchObject({
+        conditions: { ready: true, serving: true, terminating: false },
+        zone: expect.stringMatching(/^zone-/),
+      });
     }
   });
 
@@ -119,8 +155,12 @@ describe('scenario()', () => {
 
   it('rejects options it cannot honour', () => {
     expect(() => scenario({ services: 10, endpointsPerService: 1, nodePortFraction: 1.5 })).toThrow(RangeError);
-    expect(() => scenario({ services: 10, endpointsPerService: 1, nodePortFraction: 0.6, localTrafficPolicyFraction: 0.5 })).toThrow(/exceeds/);
-    expect(() => scenario({ services: 2_000, endpointsPerService: 1, nodePortFraction: 1, twoPortFraction: 1 })).toThrow(/exhausted/);
+    expect(() =>
+      scenario({ services: 10, endpointsPerService: 1, nodePortFraction: 0.6, localTrafficPolicyFraction: 0.5 }),
+    ).toThrow(/exceeds/);
+    expect(() =>
+      scenario({ services: 2_000, endpointsPerService: 1, nodePortFraction: 1, twoPortFraction: 1 }),
+    ).toThrow(/exhausted/);
     expect(() => scenario({ services: 1, endpointsPerService: 1, nodes: 0 })).toThrow(RangeError);
     expect(() => scenario({ services: 1, endpointsPerService: 40_000, nodes: 1 })).toThrow(/pod addresses/);
     expect(() => scenario({ services: 1, endpointsPerService: 1.5 })).toThrow(/non-negative integer/);
@@ -131,11 +171,21 @@ describe('scenarioViolations', () => {
   const base = scenario({ services: 3, endpointsPerService: 2, nodes: 2, nodePortFraction: 1 });
   it('reports a duplicate NodePort, an address outside the plan and an oversized slice', () => {
     const [a, b] = base.services as [ServiceObject, ServiceObject];
-    const dupPort = { ...b, spec: { ...b.spec, ports: [{ ...b.spec.ports[0]!, nodePort: a.spec.ports[0]!.nodePort! }] } };
+    const dupPort = {
+      ...b,
+      spec: { ...b.spec, ports: [{ ...b.spec.ports[0]!, nodePort: a.spec.ports[0]!.nodePort! }] },
+    };
     const badIP = { ...a, spec: { ...a.spec, clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'] } };
     const slice = base.endpointSlices[0]!;
-    const big = { ...slice, endpoints: Array.from({ length: 101 }, (_, i) => ({ ...slice.endpoints[0]!, addresses: [`198.18.0.${i + 2}`] })) };
-    const broken = { ...base, services: [badIP, dupPort, ...base.services.slice(2)], endpointSlices: [big, ...base.endpointSlices.slice(1)] };
+    const big = {
+      ...slice,
+      endpoints: Array.from({ length: 101 }, (_, i) => ({ ...slice.endpoints[0]!, addresses: [`198.18.0.${i + 2}`] })),
+    };
+    const broken = {
+      ...base,
+      services: [badIP, dupPort, ...base.services.slice(2)],
+      endpointSlices: [big, ...base.endpointSlices.slice(1)],
+    };
     const problems = scenarioViolations(broken).join('\n');
     expect(problems).toMatch(/used twice/);
     expect(problems).toMatch(/ClusterIP 10\.0\.0\.1 outside/);

@@ -72,7 +72,10 @@ function chooseShapes(o: ScenarioOptions, seed: number, namespaces: number): Ser
   const lbIndex = new Map(lbMembers.map((svc, k) => [svc, k]));
   lbMembers.forEach((i) => type.set(i, 'LoadBalancer'));
   const affinity = new Set(
-    shuffled(indices, forkRandom(seed, 'affinity')).slice(0, exactCount(o.clientIPAffinityFraction ?? 0, n, 'clientIPAffinityFraction')),
+    shuffled(indices, forkRandom(seed, 'affinity')).slice(
+      0,
+      exactCount(o.clientIPAffinityFraction ?? 0, n, 'clientIPAffinityFraction'),
+    ),
   );
   const twoPorts = new Set(
     shuffled(indices, forkRandom(seed, 'two-ports')).slice(0, exactCount(o.twoPortFraction ?? 0, n, 'twoPortFraction')),
@@ -101,11 +104,14 @@ export function scenario(options: ScenarioOptions): Scenario {
   if (!Number.isInteger(options.services) || options.services < 0 || options.services > MAX_SERVICES) {
     throw new RangeError(`services must be an integer in 0..${MAX_SERVICES}, got ${options.services}`);
   }
-  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES) throw new RangeError(`nodes must be 1..${MAX_NODES}`);
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES)
+    throw new RangeError(`nodes must be 1..${MAX_NODES}`);
   if (!Number.isInteger(zones) || zones < 1 || zones > 26) throw new RangeError('zones must be 1..26');
   if (!Number.isInteger(namespaces) || namespaces < 1) throw new RangeError('namespaces must be a positive integer');
   const endpointCount =
-    typeof options.endpointsPerService === 'number' ? () => options.endpointsPerService as number : options.endpointsPerService;
+    typeof options.endpointsPerService === 'number'
+      ? () => options.endpointsPerService as number
+      : options.endpointsPerService;
 
   const meta = createMetadataFactory(seed, createdAt);
   const nodes = Array.from({ length: nodeCount }, (_, i) => buildNode(i, nodeCount, zones, meta));
@@ -117,7 +123,8 @@ export function scenario(options: ScenarioOptions): Scenario {
     const service = buildService(shape, meta, nodePorts);
     services.push(service);
     const count = endpointCount(shape.index);
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`endpoint count for ${shape.name} must be a non-negative integer`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`endpoint count for ${shape.name} must be a non-negative integer`);
     const endpoints = pods.take(count).map((p) => readyEndpoint(p.address, p.nodeName, p.zone));
     endpointSlices.push(...buildEndpointSlices(service, endpointPortsFor(shape), endpoints, meta, createdAt));
   }

@@ -49,7 +49,8 @@ export function buildService(shape: ServiceShape, meta: MetadataFactory, nodePor
   const clusterIP = clusterIPFor(shape.index);
   const isLoadBalancer = shape.type === 'LoadBalancer';
   const lbIP = shape.loadBalancerIndex === undefined ? undefined : loadBalancerIPFor(shape.loadBalancerIndex).ip;
-  if (isLoadBalancer && lbIP === undefined) throw new Error(`LoadBalancer Service ${shape.name} has no loadBalancerIndex`);
+  if (isLoadBalancer && lbIP === undefined)
+    throw new Error(`LoadBalancer Service ${shape.name} has no loadBalancerIndex`);
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -73,7 +74,9 @@ export function buildService(shape: ServiceShape, meta: MetadataFactory, nodePor
       ports,
       selector: { app: shape.name },
       sessionAffinity: shape.clientIPAffinity ? 'ClientIP' : 'None',
-      ...(shape.clientIPAffinity ? { sessionAffinityConfig: { clientIP: { timeoutSeconds: CLIENT_IP_TIMEOUT_SECONDS } } } : {}),
+      ...(shape.clientIPAffinity
+        ? { sessionAffinityConfig: { clientIP: { timeoutSeconds: CLIENT_IP_TIMEOUT_SECONDS } } }
+        : {}),
       type: shape.type,
     },
     status: { loadBalancer: lbIP === undefined ? {} : { ingress: [{ ip: lbIP, ipMode: 'VIP' }] } },

@@ -6,7 +6,14 @@ import { parse } from 'yaml';
 import { scenario } from './scenario.js';
 import { formatFromPath, serializeScenario, toList, writeScenario } from './write.js';
 
-const small = scenario({ name: 'small', services: 12, endpointsPerService: 3, nodes: 4, nodePortFraction: 0.25, localTrafficPolicyFraction: 0.25 });
+const small = scenario({
+  name: 'small',
+  services: 12,
+  endpointsPerService: 3,
+  nodes: 4,
+  nodePortFraction: 0.25,
+  localTrafficPolicyFraction: 0.25,
+});
 const dir = await mkdtemp(join(tmpdir(), 'kpng-bench-write-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -45,10 +45,19 @@ export interface StreamMeasurement {
 const silent: Logger = { info() {}, warn() {}, error() {}, debug() {}, with: () => silent };
 
 export async function measureStream(options: StreamMeasureOptions = {}): Promise<StreamMeasurement> {
-  const shape: SyntheticShape = { services: options.services ?? 10_000, endpointsPerService: options.endpointsPerService ?? 10 };
+  const shape: SyntheticShape = {
+    services: options.services ?? 10_000,
+    endpointsPerService: options.endpointsPerService ?? 10,
+  };
   const logger = options.logger ?? silent;
   const dir = await mkdtemp(join(tmpdir(), 'kpng-measure-'));
-  const result = { coldMs: [] as number[], coldCpuMs: [] as number[], warmMs: [] as number[], jsonReferenceMs: [] as number[], bytes: 0 };
+  const result = {
+    coldMs: [] as number[],
+    coldCpuMs: [] as number[],
+    warmMs: [] as number[],
+    jsonReferenceMs: [] as number[],
+    bytes: 0,
+  };
   try {
     for (let run = 0; run < (options.runs ?? 5); run++) {
       const state = syntheticLocalState(shape);
@@ -57,11 +66,18 @@ export async function measureStream(options: StreamMeasureOptions = {}): Promise
         hub,
         address: `unix://${join(dir, `run-${run}.sock`)}`,
         logger,
-        observer: { clientConnected() {}, clientDisconnected() {}, stateSent: (_api, info) => void (result.bytes = info.bytes) },
+        observer: {
+          clientConnected() {},
+          clientDisconnected() {},
+          stateSent: (_api, info) => void (result.bytes = info.bytes),
+        },
       });
       const stop = new AbortController();
       let arrived: ((at: number) => void) | undefined;
-      const watch = watchLocalState(server.address, () => arrived?.(performance.now()), { signal: stop.signal, logger });
+      const watch = watchLocalState(server.address, () => arrived?.(performance.now()), {
+        signal: stop.signal,
+        logger,
+      });
       const deliver = (s: NodeLocalState) =>
         new Promise<{ wall: number; cpu: number }>((resolve) => {
           const cpu0 = process.cpuUsage();

@@ -42,16 +42,26 @@ export default defineSuite({
       const slice = flipFirstEndpoint(slices[index]!);
       slices[index] = slice;
       core.model.apply([sliceEvent(slice)]);
-      if (core.model.revision === revision) throw new Error(`an endpoint change committed no revision (${slice.metadata.name})`);
+      if (core.model.revision === revision)
+        throw new Error(`an endpoint change committed no revision (${slice.metadata.name})`);
       revision = core.model.revision;
     };
-    await ctx.measureAgainst('core.recompute.one-endpoint', oneEndpointChange, {
-      name: 'full-node-view',
-      fn: () => computeNodeLocalState(core.model, node),
-    }, { runs: Math.max(ctx.runs, 50), warmup: 20 });
+    await ctx.measureAgainst(
+      'core.recompute.one-endpoint',
+      oneEndpointChange,
+      {
+        name: 'full-node-view',
+        fn: () => computeNodeLocalState(core.model, node),
+      },
+      { runs: Math.max(ctx.runs, 50), warmup: 20 },
+    );
 
     const shape = streamShape(objects);
-    const stream = await measureStream({ services: shape.services, endpointsPerService: shape.endpointsPerService, runs: ctx.runs });
+    const stream = await measureStream({
+      services: shape.services,
+      endpointsPerService: shape.endpointsPerService,
+      runs: ctx.runs,
+    });
     ctx.reportValue('stream.full-state.bytes', stream.bytes, 'bytes');
     ctx.report(row(ctx.scenario, 'stream.full-state', stream.coldMs));
     ctx.report(row(ctx.scenario, 'stream.full-state.cpu', stream.coldCpuMs));
@@ -60,8 +70,6 @@ export default defineSuite({
     ctx.log(`node view at ${ctx.scenario}: ${core.state?.services.length ?? 0} services for ${node as string}`);
   },
 });
-
-
 
 function streamShape(s: Scenario): { services: number; endpointsPerService: number } {
   const endpoints = s.endpointSlices.reduce((n, sl) => n + sl.endpoints.length, 0);

@@ -32,7 +32,10 @@ export default defineSuite({
       };
       const changed = drain().map((s) => s.slice);
       ctx.reportValue('churn.changes', changed.length, 'changes');
-      await ctx.measureAgainst('churn.sequence', drain, { name: 'structured-clone', fn: () => structuredClone(changed) });
+      await ctx.measureAgainst('churn.sequence', drain, {
+        name: 'structured-clone',
+        fn: () => structuredClone(changed),
+      });
     }
   },
 });

@@ -22,7 +22,8 @@ import { defineSuite } from './suite.js';
  */
 export default defineSuite({
   name: 'iptables',
-  description: 'iptables backend: full sync vs iptables-restore of the same input, partial sync, legacy and nft flavours',
+  description:
+    'iptables backend: full sync vs iptables-restore of the same input, partial sync, legacy and nft flavours',
   scenarios: ['s1k', 's10k'],
   async run(ctx) {
     const capability = await canCreateNamespaces();
@@ -31,11 +32,18 @@ export default defineSuite({
     const objects = ctx.objects();
     const core = coreOver(objects);
     const first = core.first;
-    const full = (revision: number): SyncRequest => ({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision });
+    const full = (revision: number): SyncRequest => ({
+      state: first.state,
+      changes: { triggerTimes: new Map(), nodeChanged: true },
+      full: true,
+      revision,
+    });
     const defaultFlavours = ctx.scenario === 's1k' ? 'legacy,nft' : 'legacy';
     const flavours = String(ctx.options['flavours'] ?? defaultFlavours).split(',') as IptablesFlavour[];
     const partialCount = Number(ctx.options['partials'] ?? 11);
-    ctx.log(`iptables: ${first.state.services.length} services on ${objects.benchNode}, flavours ${flavours.join(', ')}`);
+    ctx.log(
+      `iptables: ${first.state.services.length} services on ${objects.benchNode}, flavours ${flavours.join(', ')}`,
+    );
 
     // One list of slices across flavours: each change flips the current state of a slice.
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
@@ -62,7 +70,13 @@ export default defineSuite({
           },
         };
         await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
-          const backend = new IptablesBackend({ flavour, netns: ns.name, execer, conntrack: false, log: new RecordingLogger() });
+          const backend = new IptablesBackend({
+            flavour,
+            netns: ns.name,
+            execer,
+            conntrack: false,
+            log: new RecordingLogger(),
+          });
           await backend.setup();
           totals.push(await timed(() => backend.sync(full(1))));
           inside.push(restoreMs);
@@ -74,18 +88,23 @@ export default defineSuite({
             const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
             slices[index] = slice;
             restoreMs = 0;
-            partials.push(await timed(async () => {
-              const next = core.change(slice);
-              await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
-            }));
+            partials.push(
+              await timed(async () => {
+                const next = core.change(slice);
+                await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
+              }),
+            );
             partialsInside.push(restoreMs);
           }
         });
         await inNamespace(ctx, `ipt-ref-${flavour}-${run}`, async (ns) => {
-          reference.push(await timed(async () => {
-            // The recorded argv starts with `ip netns exec <bench namespace>`: the tool and its flags follow.
-            for (const input of inputs) await ns.exec(input.argv.slice(4), { input: input.stdin, timeoutMs: 3_600_000 });
-          }));
+          reference.push(
+            await timed(async () => {
+              // The recorded argv starts with `ip netns exec <bench namespace>`: the tool and its flags follow.
+              for (const input of inputs)
+                await ns.exec(input.argv.slice(4), { input: input.stdin, timeoutMs: 3_600_000 });
+            }),
+          );
         });
       }
       const fullSync = measurementOf(`iptables.${flavour}.full-sync`, totals);
@@ -95,10 +114,21 @@ export default defineSuite({
       ctx.reportMeasurement(`iptables.${flavour}.full-sync.inside-restore`, measurementOf('inside', inside));
       ctx.reportValue(`iptables.${flavour}.full-sync.lines`, lines, 'count');
       const ratio = fullSync.p50 / ref.p50;
-      ctx.report({ scenario: ctx.scenario, metric: `iptables.${flavour}.full-sync.vs.restore`, value: ratio, unit: 'x', n: 1, p50: ratio, p99: ratio });
+      ctx.report({
+        scenario: ctx.scenario,
+        metric: `iptables.${flavour}.full-sync.vs.restore`,
+        value: ratio,
+        unit: 'x',
+        n: 1,
+        p50: ratio,
+        p99: ratio,
+      });
       if (partials.length > 0) {
         ctx.reportMeasurement(`iptables.${flavour}.partial-sync.one-endpoint`, measurementOf('partial', partials));
-        ctx.reportMeasurement(`iptables.${flavour}.partial-sync.inside-restore`, measurementOf('inside', partialsInside));
+        ctx.reportMeasurement(
+          `iptables.${flavour}.partial-sync.inside-restore`,
+          measurementOf('inside', partialsInside),
+        );
       }
     }
   },

@@ -30,7 +30,9 @@ export default defineSuite({
     const core = new Core({ nodeName: nodeName(objects.benchNode) });
     let published: NodeLocalState | undefined;
     let updated: ReadonlySet<string> | undefined;
-    core.addLocalConsumer({ publish: (state, changes) => void ((published = state), (updated = changes.updatedServices)) });
+    core.addLocalConsumer({
+      publish: (state, changes) => void ((published = state), (updated = changes.updatedServices)),
+    });
     core.model.apply(toModelEvents(objects));
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
     const first = published;
@@ -62,7 +64,8 @@ export default defineSuite({
       onOutput: (chunk) => process.stderr.write(chunk),
     });
     const line = run.output.split('\n').find((l) => l.startsWith(RESULT_MARKER));
-    if (run.exitCode !== 0 || line === undefined) throw new Error(`the guest bench failed (exit ${run.exitCode}):\n${run.output.slice(-2000)}`);
+    if (run.exitCode !== 0 || line === undefined)
+      throw new Error(`the guest bench failed (exit ${run.exitCode}):\n${run.output.slice(-2000)}`);
     const result = JSON.parse(line.slice(RESULT_MARKER.length)) as IpvsBenchResult;
     const report = (metric: string, values: number[]) => {
       const m = measurementOf(metric, values);
@@ -74,7 +77,10 @@ export default defineSuite({
     const nftFull = report('nft.vm.full-sync', result.nft.full);
     const nftPartial = report('nft.vm.partial-sync.one-endpoint', result.nft.partial);
     ctx.reportValue('ipvs.virtual-servers', result.ipvs.virtualServers, 'count');
-    for (const [metric, a, b] of [['ipvs.full-sync.vs.nft', ipvsFull, nftFull], ['ipvs.partial-sync.vs.nft', ipvsPartial, nftPartial]] as const) {
+    for (const [metric, a, b] of [
+      ['ipvs.full-sync.vs.nft', ipvsFull, nftFull],
+      ['ipvs.partial-sync.vs.nft', ipvsPartial, nftPartial],
+    ] as const) {
       const ratio = a.p50 / b.p50;
       ctx.report({ scenario: ctx.scenario, metric, value: ratio, unit: 'x', n: 1, p50: ratio, p99: ratio });
     }

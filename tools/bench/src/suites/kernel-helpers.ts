@@ -18,7 +18,10 @@ export interface Published {
 }
 
 /** Core over the scenario's objects: its first published state, and `change(slice)` for the next one. */
-export function coreOver(objects: Scenario): { readonly first: Published; change(slice: EndpointSliceObject): Published } {
+export function coreOver(objects: Scenario): {
+  readonly first: Published;
+  change(slice: EndpointSliceObject): Published;
+} {
   const core = new Core({ nodeName: nodeName(objects.benchNode) });
   let published: Published | undefined;
   core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
@@ -32,13 +35,20 @@ export function coreOver(objects: Scenario): { readonly first: Published; change
       published = undefined;
       core.model.apply([sliceEvent(slice)]);
       const next = published as Published | undefined;
-      if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
+      if (next === undefined)
+        throw new Error(
+          `core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`,
+        );
       return next;
     },
   };
 }
 
-export async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
+export async function inNamespace(
+  ctx: SuiteContext,
+  name: string,
+  fn: (ns: NetworkNamespace) => Promise<void>,
+): Promise<void> {
   if (ctx.signal.aborted) throw new Error('aborted');
   const ns = await createNamespace(name);
   const onAbort = (): void => void ns.delete();

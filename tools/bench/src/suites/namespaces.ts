@@ -12,7 +12,11 @@ export async function requireNamespaces(suite: string): Promise<void> {
 }
 
 /** Runs `fn` in a fresh namespace, deleted afterwards, and on Ctrl-C. */
-export async function inNamespace(ctx: SuiteContext, name: string, fn: (ns: NetworkNamespace) => Promise<void>): Promise<void> {
+export async function inNamespace(
+  ctx: SuiteContext,
+  name: string,
+  fn: (ns: NetworkNamespace) => Promise<void>,
+): Promise<void> {
   if (ctx.signal.aborted) throw new Error('aborted');
   const ns = await createNamespace(name);
   const onAbort = (): void => void ns.delete();

@@ -66,13 +66,20 @@ export default defineSuite({
         const start = performance.now();
         const core = new Core({ nodeName: node });
         let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
-        core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
+        core.addLocalConsumer({
+          publish: (state, changes, revision) => void (published = { state, changes, revision }),
+        });
         core.model.apply(toModelEvents(objects));
         for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
         const first = published;
         if (first === undefined) throw new Error('core published no state');
         const viewed = performance.now();
-        await backend.sync({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: first.revision });
+        await backend.sync({
+          state: first.state,
+          changes: { triggerTimes: new Map(), nodeChanged: true },
+          full: true,
+          revision: first.revision,
+        });
         const applied = performance.now();
         totals.push(applied - start);
         coreMs.push(viewed - start);
@@ -81,7 +88,16 @@ export default defineSuite({
         operations = nft.last?.operations ?? 0;
         state = first.state;
         if (run === 0) ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
-        resyncs.push(await timed(() => backend.sync({ state: first.state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: first.revision + 1 })));
+        resyncs.push(
+          await timed(() =>
+            backend.sync({
+              state: first.state,
+              changes: { triggerTimes: new Map(), nodeChanged: true },
+              full: true,
+              revision: first.revision + 1,
+            }),
+          ),
+        );
         if (run > 0) return;
         // One endpoint change at a time: the model, the node view, the backend.
         const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
@@ -89,13 +105,18 @@ export default defineSuite({
           const index = (i * 7919) % slices.length;
           const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
           slices[index] = slice;
-          partials.push(await timed(async () => {
-            published = undefined;
-            core.model.apply([sliceEvent(slice)]);
-            const next = published as typeof first | undefined;
-            if (next === undefined) throw new Error(`core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`);
-            await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
-          }));
+          partials.push(
+            await timed(async () => {
+              published = undefined;
+              core.model.apply([sliceEvent(slice)]);
+              const next = published as typeof first | undefined;
+              if (next === undefined)
+                throw new Error(
+                  `core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`,
+                );
+              await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
+            }),
+          );
           partialsInside.push(nft.last?.ms ?? 0);
         }
       });
@@ -107,12 +128,21 @@ export default defineSuite({
     ctx.reportMeasurement('nft.full-sync.core', measurementOf('core', coreMs));
     ctx.reportMeasurement('nft.full-sync.backend', measurementOf('backend', backendMs));
     ctx.reportMeasurement('nft.full-sync.inside-nft', measurementOf('inside-nft', inside));
-    ctx.reportMeasurement('nft.full-sync.ours', measurementOf('ours', backendMs.map((t, i) => t - (inside[i] ?? 0))));
+    ctx.reportMeasurement(
+      'nft.full-sync.ours',
+      measurementOf(
+        'ours',
+        backendMs.map((t, i) => t - (inside[i] ?? 0)),
+      ),
+    );
     ctx.reportValue('nft.full-sync.operations', operations, 'count');
     ctx.reportMeasurement('nft.resync', measurementOf('resync', resyncs));
     if (partials.length > 0) {
       ctx.reportMeasurement('nft.partial-sync.one-endpoint', measurementOf('partial', partials));
-      ctx.reportMeasurement('nft.partial-sync.one-endpoint.inside-nft', measurementOf('partial-inside-nft', partialsInside));
+      ctx.reportMeasurement(
+        'nft.partial-sync.one-endpoint.inside-nft',
+        measurementOf('partial-inside-nft', partialsInside),
+      );
     }
 
     const referenceRuns = Number(ctx.options['reference-runs'] ?? 1);
@@ -133,7 +163,15 @@ export default defineSuite({
       const ref = measurementOf('reference', reference);
       ctx.reportMeasurement('nft.reference.kube-proxy-shape', ref);
       const ratio = fullSync.p50 / ref.p50;
-      ctx.report({ scenario: ctx.scenario, metric: 'nft.full-sync.vs.kube-proxy-shape', value: ratio, unit: 'x', n: 1, p50: ratio, p99: ratio });
+      ctx.report({
+        scenario: ctx.scenario,
+        metric: 'nft.full-sync.vs.kube-proxy-shape',
+        value: ratio,
+        unit: 'x',
+        n: 1,
+        p50: ratio,
+        p99: ratio,
+      });
     }
 
     if (ctx.options['no-rss'] === undefined) await pipelineRss(ctx, objects);
@@ -156,8 +194,16 @@ async function pipelineRss(ctx: SuiteContext, objects: Scenario): Promise<void> 
   try {
     for (const which of ['empty', 'full'] as const) {
       await inNamespace(ctx, `nft-rss-${which}`, async (ns) => {
-        ctx.log(`nft: core + backend in a child process (kpng-nft --file, ${which === 'empty' ? 'no Services' : ctx.scenario})`);
-        const rss = await measurePipelineRss({ file: files[which], nodeName: objects.benchNode, netns: ns.name, entry, signal: ctx.signal });
+        ctx.log(
+          `nft: core + backend in a child process (kpng-nft --file, ${which === 'empty' ? 'no Services' : ctx.scenario})`,
+        );
+        const rss = await measurePipelineRss({
+          file: files[which],
+          nodeName: objects.benchNode,
+          netns: ns.name,
+          entry,
+          signal: ctx.signal,
+        });
         const metric = which === 'empty' ? 'nft.pipeline.peak-rss.no-services' : 'nft.pipeline.peak-rss';
         ctx.reportValue(metric, rss.peakRssBytes, 'bytes');
         if (which === 'full') ctx.reportValue('nft.pipeline.first-sync', rss.syncMs, 'ms');

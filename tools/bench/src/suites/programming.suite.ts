@@ -24,11 +24,13 @@ import { defineSuite } from './suite.js';
  */
 export default defineSuite({
   name: 'programming',
-  description: 'network programming latency (from event, and kube-proxy NPL) under churn: core + sync loop + nft backend',
+  description:
+    'network programming latency (from event, and kube-proxy NPL) under churn: core + sync loop + nft backend',
   scenarios: ['churn'],
   async run(ctx) {
     const capability = await canCreateNamespaces();
-    if (!capability.ok) throw new Error(`the programming suite needs to create network namespaces: ${capability.reason}`);
+    if (!capability.ok)
+      throw new Error(`the programming suite needs to create network namespaces: ${capability.reason}`);
     await sweepLeftovers();
     const seconds = Number(ctx.options['seconds'] ?? 20);
     const rate = Number(ctx.options['rate'] ?? 100);
@@ -42,19 +44,38 @@ export default defineSuite({
     const onAbort = (): void => void ns.delete();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const backend = new NftBackend({ nft: await createNftClient({ netns: ns.name }), conntrack: false, log: SILENT_LOGGER });
-      const loop = new SyncLoop({ backend, clock: systemClock, minSyncPeriodMs, syncPeriodMs: 30_000, fullSyncPeriodMs: 3_600_000, metrics, health, log: SILENT_LOGGER });
+      const backend = new NftBackend({
+        nft: await createNftClient({ netns: ns.name }),
+        conntrack: false,
+        log: SILENT_LOGGER,
+      });
+      const loop = new SyncLoop({
+        backend,
+        clock: systemClock,
+        minSyncPeriodMs,
+        syncPeriodMs: 30_000,
+        fullSyncPeriodMs: 3_600_000,
+        metrics,
+        health,
+        log: SILENT_LOGGER,
+      });
       core.addLocalConsumer({ publish: (state, changes, revision) => loop.offer(state, changes, revision) });
       core.model.apply(toModelEvents(objects));
       for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
       await loop.start();
       const syncs = () => count(registry, 'kubeproxy_sync_proxy_rules_duration_seconds');
       await until(async () => (await syncs()) >= 1, 120_000);
-      ctx.log(`programming: first full sync done; churn at ${rate}/s for ${seconds} s, minSyncPeriod ${minSyncPeriodMs} ms`);
+      ctx.log(
+        `programming: first full sync done; churn at ${rate}/s for ${seconds} s, minSyncPeriod ${minSyncPeriodMs} ms`,
+      );
 
       const churn = createChurn(objects, { ratePerSecond: rate, durationSeconds: seconds });
       const start = performance.now();
-      for (let step = churn.next(Date.now()); step !== undefined && !ctx.signal.aborted; step = churn.next(Date.now())) {
+      for (
+        let step = churn.next(Date.now());
+        step !== undefined && !ctx.signal.aborted;
+        step = churn.next(Date.now())
+      ) {
         const due = start + step.offsetMs - performance.now();
         if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
         // sliceEvent leaves the trigger time out (the load figures do not need it); NPL does.

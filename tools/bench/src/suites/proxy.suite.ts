@@ -35,7 +35,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  */
 export default defineSuite({
   name: 'proxy',
-  description: 'kpng-nft against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
+  description:
+    'kpng-nft against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
     await requireNamespaces('proxy');
@@ -44,7 +45,8 @@ export default defineSuite({
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
     const figures = new Map<string, number[]>();
-    const add = (metric: string, value: number): void => void (figures.get(metric) ?? figures.set(metric, []).get(metric)!).push(value);
+    const add = (metric: string, value: number): void =>
+      void (figures.get(metric) ?? figures.set(metric, []).get(metric)!).push(value);
     for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
       if (ctx.options['no-reference'] === undefined) {
         const empty = await runOnce(ctx, entry, { ...objects, services: [], endpointSlices: [] }, 0, `ref-${run}`);
@@ -78,7 +80,15 @@ export default defineSuite({
     if (subject && reference) {
       const ratios = subject.map((v, i) => v / (reference[i] ?? Number.NaN));
       const s = summarize(ratios);
-      ctx.report({ scenario: ctx.scenario, metric: 'proxy.start-to-programmed.vs.no-services', value: s.p50, unit: 'x', n: s.n, p50: s.p50, p99: s.p99 });
+      ctx.report({
+        scenario: ctx.scenario,
+        metric: 'proxy.start-to-programmed.vs.no-services',
+        value: s.p50,
+        unit: 'x',
+        n: s.n,
+        p50: s.p50,
+        p99: s.p99,
+      });
     }
   },
 });
@@ -97,7 +107,13 @@ interface RunFigures {
 const fullSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === true;
 const partialSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === false;
 
-async function runOnce(ctx: SuiteContext, entry: string, objects: Scenario, changes: number, tag: string): Promise<RunFigures> {
+async function runOnce(
+  ctx: SuiteContext,
+  entry: string,
+  objects: Scenario,
+  changes: number,
+  tag: string,
+): Promise<RunFigures> {
   const server = await FakeApiServer.start();
   const kubeconfig = join(tmpdir(), `kpng-proxy-bench-${process.pid}-${tag}.yaml`);
   let figures: RunFigures | undefined;
@@ -125,18 +141,29 @@ async function programOnce(
   for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
   await writeFile(kubeconfig, kubeconfigYaml(server.url));
   const [metricsPort, healthPort] = [await freePort(), await freePort()];
-  const poll = new HealthPoll([`http://127.0.0.1:${healthPort}/healthz`, `http://127.0.0.1:${healthPort}/livez`, `http://127.0.0.1:${metricsPort}/metrics`]);
+  const poll = new HealthPoll([
+    `http://127.0.0.1:${healthPort}/healthz`,
+    `http://127.0.0.1:${healthPort}/livez`,
+    `http://127.0.0.1:${metricsPort}/metrics`,
+  ]);
   const program = new ProxyProcess({
     entry,
     args: [
-      '--kubeconfig', kubeconfig,
-      '--node-name', objects.benchNode,
-      '--netns', netns,
-      '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
-      '--healthz-bind-address', `127.0.0.1:${healthPort}`,
+      '--kubeconfig',
+      kubeconfig,
+      '--node-name',
+      objects.benchNode,
+      '--netns',
+      netns,
+      '--metrics-bind-address',
+      `127.0.0.1:${metricsPort}`,
+      '--healthz-bind-address',
+      `127.0.0.1:${healthPort}`,
     ],
     signal: ctx.signal,
-    ...(typeof ctx.options['cpu-prof'] === 'string' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] } : {}),
+    ...(typeof ctx.options['cpu-prof'] === 'string'
+      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] }
+      : {}),
   });
   try {
     // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
@@ -149,7 +176,9 @@ async function programOnce(
     const startMs = performance.now() - program.startedAt;
     const startCpuMs = await program.cpuMs();
     if (programmed['services'] !== objects.services.length) {
-      throw new Error(`the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`);
+      throw new Error(
+        `the first full sync programmed ${String(programmed['services'])} Services, not ${objects.services.length}`,
+      );
     }
     const firstSyncLoop = await program.eventLoop();
     const answered = await poll.stop();
@@ -169,7 +198,16 @@ async function programOnce(
     }
     const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
     const peakRss = await program.peakRss();
-    return { startMs, startCpuMs, startupLoopMaxMs: startupLoop.maxMs, firstSyncLoop, answers, changeMs, ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}), peakRss };
+    return {
+      startMs,
+      startCpuMs,
+      startupLoopMaxMs: startupLoop.maxMs,
+      firstSyncLoop,
+      answers,
+      changeMs,
+      ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}),
+      peakRss,
+    };
   } finally {
     await poll.stop().catch(() => undefined);
     await program.stop();

@@ -6,8 +6,14 @@ import { loadSuite, suiteNames } from './registry.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'kpng-bench-suites-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
-await writeFile(join(dir, 'alpha.suite.js'), "export default { name: 'alpha', description: 'a', scenarios: ['s1k'], run: async () => {} };\n");
-await writeFile(join(dir, 'misnamed.suite.js'), "export default { name: 'other', description: 'a', scenarios: [], run: async () => {} };\n");
+await writeFile(
+  join(dir, 'alpha.suite.js'),
+  "export default { name: 'alpha', description: 'a', scenarios: ['s1k'], run: async () => {} };\n",
+);
+await writeFile(
+  join(dir, 'misnamed.suite.js'),
+  "export default { name: 'other', description: 'a', scenarios: [], run: async () => {} };\n",
+);
 await writeFile(join(dir, 'broken.suite.js'), 'export default 42;\n');
 await writeFile(join(dir, 'alpha.suite.test.js'), '');
 await writeFile(join(dir, 'helper.js'), '');

@@ -18,7 +18,12 @@ export function suiteNames(dir: string = HERE): string[] {
 
 function isSuite(value: unknown): value is Suite {
   const s = value as Partial<Suite> | undefined;
-  return typeof s?.name === 'string' && typeof s.run === 'function' && Array.isArray(s.scenarios) && typeof s.description === 'string';
+  return (
+    typeof s?.name === 'string' &&
+    typeof s.run === 'function' &&
+    Array.isArray(s.scenarios) &&
+    typeof s.description === 'string'
+  );
 }
 
 /** Imports `<name>.suite.*` from `dir` and checks that its default export is a suite of that name. */
@@ -26,7 +31,9 @@ export async function loadSuite(name: string, dir: string = HERE): Promise<Suite
   const file = readdirSync(dir).find((f) => SUITE_FILE.exec(f)?.[1] === name);
   if (!file) throw new Error(`no suite "${name}"; known: ${suiteNames(dir).join(', ') || '(none)'}`);
   const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-  if (!isSuite(module.default)) throw new Error(`${file} must default-export a suite ({ name, description, scenarios, run })`);
-  if (module.default.name !== name) throw new Error(`${file} exports suite "${module.default.name}"; it must be named "${name}"`);
+  if (!isSuite(module.default))
+    throw new Error(`${file} must default-export a suite ({ name, description, scenarios, run })`);
+  if (module.default.name !== name)
+    throw new Error(`${file} exports suite "${module.default.name}"; it must be named "${name}"`);
   return module.default;
 }

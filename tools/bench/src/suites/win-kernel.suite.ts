@@ -32,7 +32,11 @@ export default defineSuite({
     const sync = (s: NodeLocalState, updated?: ReadonlySet<ServiceKey>) => {
       const req: SyncRequest = {
         state: s,
-        changes: { triggerTimes: new Map(), nodeChanged: false, ...(updated === undefined ? {} : { updatedServices: updated }) },
+        changes: {
+          triggerTimes: new Map(),
+          nodeChanged: false,
+          ...(updated === undefined ? {} : { updatedServices: updated }),
+        },
         full: updated === undefined,
         revision: ++revision,
       };
@@ -47,7 +51,8 @@ export default defineSuite({
 
     // One endpoint's Ready flips back and forth: each partial sync rewrites that Service's load balancers.
     const slice = objects.endpointSlices.find((s) => s.endpoints.length > 1)!;
-    const service = `${slice.metadata.namespace}/${slice.metadata.labels?.['kubernetes.io/service-name'] ?? ''}` as ServiceKey;
+    const service =
+      `${slice.metadata.namespace}/${slice.metadata.labels?.['kubernetes.io/service-name'] ?? ''}` as ServiceKey;
     let flipped = slice;
     let current = state;
     const partial = async () => {
@@ -56,10 +61,15 @@ export default defineSuite({
       hns.clearCalls();
       await sync(current, new Set([service]));
     };
-    await ctx.measureAgainst('win-kernel.partial.one-endpoint', partial, { name: 'full-resync', fn: () => sync(current) }, {
-      runs: Math.min(Math.max(ctx.runs, 5), 10),
-      warmup: 2,
-    });
+    await ctx.measureAgainst(
+      'win-kernel.partial.one-endpoint',
+      partial,
+      { name: 'full-resync', fn: () => sync(current) },
+      {
+        runs: Math.min(Math.max(ctx.runs, 5), 10),
+        warmup: 2,
+      },
+    );
     ctx.reportValue('win-kernel.hns-calls.partial', hns.calls.length, 'calls');
   },
 });
@@ -68,7 +78,8 @@ function localEndpointIps(state: NodeLocalState): Set<string> {
   const ips = new Set<string>();
   for (const svc of state.services) {
     for (const port of svc.ports) {
-      for (const eps of Object.values(port.endpoints)) for (const ep of eps?.allReachable ?? []) if (ep.isLocal) ips.add(ep.ip);
+      for (const eps of Object.values(port.endpoints))
+        for (const ep of eps?.allReachable ?? []) if (ep.isLocal) ips.add(ep.ip);
     }
   }
   return ips;

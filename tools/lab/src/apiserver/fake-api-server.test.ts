@@ -69,7 +69,8 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
   }
 }
 
-const summary = (events: readonly WatchEvent[]) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code}`);
+const summary = (events: readonly WatchEvent[]) =>
+  events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code}`);
 
 describe('FakeApiServer', () => {
   let server: FakeApiServer;
@@ -92,7 +93,12 @@ describe('FakeApiServer', () => {
     server.create(svc('b', { [PROXY]: 'other' }));
     server.create({ kind: 'Node', metadata: { name: 'n1' } });
     const res = await fetch(`${server.url}${SERVICES}?labelSelector=${encodeURIComponent(`!${PROXY}`)}`);
-    const body = (await res.json()) as { kind: string; apiVersion: string; metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string } }> };
+    const body = (await res.json()) as {
+      kind: string;
+      apiVersion: string;
+      metadata: { resourceVersion: string };
+      items: Array<{ metadata: { name: string } }>;
+    };
     expect(res.status).toBe(200);
     expect(body.kind).toBe('ServiceList');
     expect(body.apiVersion).toBe('v1');
@@ -106,7 +112,9 @@ describe('FakeApiServer', () => {
     server.create({ kind: 'Node', metadata: { name: 'n1' } });
     server.create({ kind: 'Node', metadata: { name: 'n2' } });
     const names = async (path: string) =>
-      ((await (await fetch(server.url + path)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name);
+      ((await (await fetch(server.url + path)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map(
+        (i) => i.metadata.name,
+      );
     expect(await names('/api/v1/namespaces/two/services')).toEqual(['b']);
     expect(await names('/api/v1/nodes?fieldSelector=metadata.name%3Dn2')).toEqual(['n2']);
     const one = await fetch(`${server.url}/api/v1/namespaces/one/services/a`);
@@ -119,7 +127,9 @@ describe('FakeApiServer', () => {
 
   it('streams changes after a resourceVersion, with selector transitions as ADDED/DELETED', async () => {
     const a = server.create(svc('a'));
-    const w = await watch(`${SERVICES}?watch=true&resourceVersion=${a.metadata.resourceVersion}&labelSelector=${encodeURIComponent(`!${PROXY}`)}`);
+    const w = await watch(
+      `${SERVICES}?watch=true&resourceVersion=${a.metadata.resourceVersion}&labelSelector=${encodeURIComponent(`!${PROXY}`)}`,
+    );
     server.create(svc('b'));
     server.update(svc('a', { x: '1' }));
     server.update(svc('a', { [PROXY]: 'other' })); // leaves the selection
@@ -204,7 +214,9 @@ describe('FakeApiServer', () => {
     server.create(svc('b')); // changed while down, as through another API server
 
     await server.restart();
-    const list = (await (await fetch(`${server.url}${SERVICES}`)).json()) as { items: Array<{ metadata: { name: string } }> };
+    const list = (await (await fetch(`${server.url}${SERVICES}`)).json()) as {
+      items: Array<{ metadata: { name: string } }>;
+    };
     expect(list.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
     const resumed = await watch(`${SERVICES}?watch=true&resourceVersion=${fromVersion}`);
     expect(summary(await resumed.take(1))).toEqual(['ADDED b']);
@@ -229,6 +241,8 @@ describe('FakeApiServer', () => {
     ]);
     const mark = server.requestMark;
     await fetch(`${server.url}${SERVICES}?labelSelector=a`);
-    expect(server.requests({ since: mark })).toMatchObject([{ verb: 'list', resource: 'services', query: { labelSelector: 'a' } }]);
+    expect(server.requests({ since: mark })).toMatchObject([
+      { verb: 'list', resource: 'services', query: { labelSelector: 'a' } },
+    ]);
   });
 });

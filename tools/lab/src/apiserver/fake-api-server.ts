@@ -171,7 +171,8 @@ export class FakeApiServer {
     const failure = this.failures.take(url.pathname, verb);
     if (failure) {
       record(failure.status, true);
-      const headers = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : {};
+      const headers =
+        failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : {};
       return sendJson(res, failure.status, statusObject(failure.status, undefined, failure.message), headers);
     }
     if (!target) {

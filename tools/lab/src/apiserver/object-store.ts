@@ -26,7 +26,11 @@ export interface KubeObject {
 /** A stored object: metadata is always complete. */
 export interface StoredObject extends KubeObject {
   readonly apiVersion: string;
-  readonly metadata: KubeMetadata & { readonly resourceVersion: string; readonly uid: string; readonly creationTimestamp: string };
+  readonly metadata: KubeMetadata & {
+    readonly resourceVersion: string;
+    readonly uid: string;
+    readonly creationTimestamp: string;
+  };
 }
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';

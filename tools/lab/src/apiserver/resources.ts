@@ -55,7 +55,10 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
   for (const resource of RESOURCES) {
     const prefix = prefixOf(resource);
     if (!pathname.startsWith(prefix + '/')) continue;
-    const segments = pathname.slice(prefix.length + 1).split('/').map(decodeURIComponent);
+    const segments = pathname
+      .slice(prefix.length + 1)
+      .split('/')
+      .map(decodeURIComponent);
     let namespace: string | undefined;
     if (resource.namespaced && segments[0] === 'namespaces' && segments.length >= 3) {
       namespace = segments[1];

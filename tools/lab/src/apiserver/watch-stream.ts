@@ -64,7 +64,10 @@ export class WatchStream {
   bookmark(resourceVersion: number): void {
     if (!this.allowBookmarks) return;
     const { kind, apiVersion } = this.filter.resource;
-    this.write({ type: 'BOOKMARK', object: { kind, apiVersion, metadata: { resourceVersion: String(resourceVersion) } } });
+    this.write({
+      type: 'BOOKMARK',
+      object: { kind, apiVersion, metadata: { resourceVersion: String(resourceVersion) } },
+    });
   }
 
   /** The watch fell behind a compaction: an ERROR event with 410 Gone, then the end of the stream. */

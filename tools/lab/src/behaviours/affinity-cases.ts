@@ -15,21 +15,37 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** Declares the affinity cases per family; `briefSeconds` is the `brief` Service's timeout. */
 export function affinityCases(getLab: () => Lab, briefSeconds: number): void {
-  const servers = async (family: LabFamily, from: Client, to: string, port: number, count: number): Promise<string[]> => {
+  const servers = async (
+    family: LabFamily,
+    from: Client,
+    to: string,
+    port: number,
+    count: number,
+  ): Promise<string[]> => {
     const lab = getLab();
-    const results = await lab.probeRepeatedly(clientNamespace(lab, from), { proto: 'tcp', ip: destination(lab, family, to), port }, count);
-    expect(results.filter((r) => !r.ok), JSON.stringify(results)).toEqual([]);
+    const results = await lab.probeRepeatedly(
+      clientNamespace(lab, from),
+      { proto: 'tcp', ip: destination(lab, family, to), port },
+      count,
+    );
+    expect(
+      results.filter((r) => !r.ok),
+      JSON.stringify(results),
+    ).toEqual([]);
     return results.map((r) => r.server ?? '');
   };
 
   describe.each(['IPv4', 'IPv6'] as const)('%s', (family) => {
     // Four endpoints and three clients: per-address affinity would pass by chance 1 time in 64.
-    it.each(CLIENTS)('%s: the endpoint met through the ClusterIP answers through the NodePort and the external IP', async (from) => {
-      const [first] = await servers(family, from, 'cluster:19', 80, 1);
-      expect(await servers(family, from, 'node', 30088, 4)).toEqual(Array(4).fill(first));
-      expect(await servers(family, from, 'external:73', 80, 4)).toEqual(Array(4).fill(first));
-      expect(await servers(family, from, 'cluster:19', 80, 2)).toEqual(Array(2).fill(first));
-    });
+    it.each(CLIENTS)(
+      '%s: the endpoint met through the ClusterIP answers through the NodePort and the external IP',
+      async (from) => {
+        const [first] = await servers(family, from, 'cluster:19', 80, 1);
+        expect(await servers(family, from, 'node', 30088, 4)).toEqual(Array(4).fill(first));
+        expect(await servers(family, from, 'external:73', 80, 4)).toEqual(Array(4).fill(first));
+        expect(await servers(family, from, 'cluster:19', 80, 2)).toEqual(Array(2).fill(first));
+      },
+    );
 
     it(`expires after timeoutSeconds (${briefSeconds} s) without a connection`, async () => {
       const [first] = await servers(family, 'external', 'cluster:22', 80, 1);

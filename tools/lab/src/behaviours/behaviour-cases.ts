@@ -17,7 +17,12 @@ export interface BehaviourOptions {
 }
 
 export async function probeCase(lab: Lab, family: LabFamily, c: BehaviourCase): Promise<ProbeResult[]> {
-  const options = { proto: c.proto ?? 'tcp', ip: destination(lab, family, c.to), port: c.port, timeoutMs: 1_000 } as const;
+  const options = {
+    proto: c.proto ?? 'tcp',
+    ip: destination(lab, family, c.to),
+    port: c.port,
+    timeoutMs: 1_000,
+  } as const;
   return lab.probeRepeatedly(clientNamespace(lab, c.from), options, Array.isArray(c.expect) ? ATTEMPTS : 1);
 }
 
@@ -26,7 +31,10 @@ export function expectBehaviour(results: readonly ProbeResult[], family: LabFami
     expect(results.map((r) => r.error)).toEqual([c.expect]);
     return;
   }
-  expect(results.filter((r) => !r.ok), JSON.stringify(results)).toEqual([]);
+  expect(
+    results.filter((r) => !r.ok),
+    JSON.stringify(results),
+  ).toEqual([]);
   const servers = new Set(results.map((r) => r.server));
   if (c.sticky === true) {
     expect(servers.size).toBe(1);

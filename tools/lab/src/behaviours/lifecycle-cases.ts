@@ -34,17 +34,33 @@ export interface LifecycleDriver {
 }
 
 /** One UDP datagram from a fixed source port (one conntrack flow across calls): who answered. */
-async function udpFromFixedPort(lab: Lab, from: NetworkNamespace, ip: string, port: number, sourcePort: number): Promise<string> {
+async function udpFromFixedPort(
+  lab: Lab,
+  from: NetworkNamespace,
+  ip: string,
+  port: number,
+  sourcePort: number,
+): Promise<string> {
   const result = await lab.probe(from, { proto: 'udp', ip, port, sourcePort, timeoutMs: 1_500 });
-  return result.ok ? result.server ?? '?' : result.error ?? '?';
+  return result.ok ? (result.server ?? '?') : (result.error ?? '?');
 }
 
 /** `portBase` keeps the UDP source ports of several runs in one lab apart (conntrack flows). */
 export function lifecycleCases(getLab: () => Lab, getDriver: () => LifecycleDriver, portBase = 40_000): void {
-  const servers = async (family: LabFamily, from: Pod | 'external', to: string, port: number, count = 12): Promise<string[]> => {
+  const servers = async (
+    family: LabFamily,
+    from: Pod | 'external',
+    to: string,
+    port: number,
+    count = 12,
+  ): Promise<string[]> => {
     const lab = getLab();
     const ns = from === 'external' ? lab.external.namespace : lab.pod(`pod-${from}`).namespace;
-    const results = await lab.probeRepeatedly(ns, { proto: 'tcp', ip: destination(lab, family, to), port, timeoutMs: 1_000 }, count);
+    const results = await lab.probeRepeatedly(
+      ns,
+      { proto: 'tcp', ip: destination(lab, family, to), port, timeoutMs: 1_000 },
+      count,
+    );
     return [...new Set(results.map((r) => r.server ?? r.error ?? '?'))].sort();
   };
 
@@ -52,10 +68,22 @@ export function lifecycleCases(getLab: () => Lab, getDriver: () => LifecycleDriv
     const sourcePort = (n: number): number => portBase + n * 10 + (family === 'IPv4' ? 0 : 1);
     describe(family, () => {
       it('partial syncs follow endpoints: none, a, a+b, b, none (item 2)', async () => {
-        const steps: [Pod[], string[]][] = [[[], ['refused']], [['a'], ['pod-a']], [['a', 'b'], ['pod-a', 'pod-b']], [['b'], ['pod-b']], [[], ['refused']]];
+        const steps: [Pod[], string[]][] = [
+          [[], ['refused']],
+          [['a'], ['pod-a']],
+          [
+            ['a', 'b'],
+            ['pod-a', 'pod-b'],
+          ],
+          [['b'], ['pod-b']],
+          [[], ['refused']],
+        ];
         for (const [pods, expected] of steps) {
           await getDriver().sync({ web: pods, dns: ['b'] }, ['web']);
-          expect(await servers(family, 'c', 'cluster:10', 80, pods.length > 1 ? 12 : 2), `endpoints ${pods.join(',')}`).toEqual(expected);
+          expect(
+            await servers(family, 'c', 'cluster:10', 80, pods.length > 1 ? 12 : 2),
+            `endpoints ${pods.join(',')}`,
+          ).toEqual(expected);
         }
       });
 
@@ -73,7 +101,9 @@ export function lifecycleCases(getLab: () => Lab, getDriver: () => LifecycleDriv
         driver.cleanConntrack(true);
         await driver.sync({ web: [], dns: ['d'] }, ['dns']);
         expect(await udpFromFixedPort(lab, client, vip, 53, sourcePort(1))).toBe('pod-d');
-        expect(await driver.metrics()).toMatch(new RegExp(`kubeproxy_conntrack_reconciler_deleted_entries_total\\{ip_family="${family}"\\} [1-9]`));
+        expect(await driver.metrics()).toMatch(
+          new RegExp(`kubeproxy_conntrack_reconciler_deleted_entries_total\\{ip_family="${family}"\\} [1-9]`),
+        );
       });
 
       it('a stale UDP NodePort flow is flushed too (item 49)', async () => {
@@ -89,7 +119,9 @@ export function lifecycleCases(getLab: () => Lab, getDriver: () => LifecycleDriv
         const lab = getLab();
         await getDriver().sync({ web: [], dns: [] }, ['dns']);
         const vip = destination(lab, family, 'cluster:11');
-        expect(await udpFromFixedPort(lab, lab.pod('pod-a').namespace, vip, 53, sourcePort(3))).toMatch(/^(refused|timeout)$/);
+        expect(await udpFromFixedPort(lab, lab.pod('pod-a').namespace, vip, 53, sourcePort(3))).toMatch(
+          /^(refused|timeout)$/,
+        );
         await getDriver().sync({ web: [], dns: ['b'] }, ['dns']);
         expect(await udpFromFixedPort(lab, lab.pod('pod-a').namespace, vip, 53, sourcePort(3))).toBe('pod-b');
       });

@@ -64,7 +64,13 @@ export function clientAddress(family: LabFamily, from: Client): string | undefin
 }
 
 /** Polls (bounded: 60 probes, 250 ms apart) until `pod` answers `ip:port` from `from`; the last answer. */
-export async function waitForServer(lab: Lab, from: NetworkNamespace, ip: string, port: number, pod: string): Promise<string | undefined> {
+export async function waitForServer(
+  lab: Lab,
+  from: NetworkNamespace,
+  ip: string,
+  port: number,
+  pod: string,
+): Promise<string | undefined> {
   let last: string | undefined;
   for (let i = 0; i < 60; i++) {
     const result = await lab.probe(from, { proto: 'tcp', ip, port, timeoutMs: 500 });

@@ -18,7 +18,8 @@ export function canCreateNamespaces(): Promise<Capability> {
 }
 
 async function probe(): Promise<Capability> {
-  if (process.platform !== 'linux') return { ok: false, reason: `network namespaces need Linux (this is ${process.platform})` };
+  if (process.platform !== 'linux')
+    return { ok: false, reason: `network namespaces need Linux (this is ${process.platform})` };
   let namespace: NetworkNamespace | undefined;
   try {
     namespace = await NetworkNamespace.create(`capability-${probes++}`);

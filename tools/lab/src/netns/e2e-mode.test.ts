@@ -29,18 +29,26 @@ describe('kernelE2e', () => {
 
   test('skips loudly when namespaces are unavailable', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    expect(await kernelE2e('suite', { env: {}, probe: unavailable })).toEqual({ run: false, reason: 'no CAP_SYS_ADMIN' });
+    expect(await kernelE2e('suite', { env: {}, probe: unavailable })).toEqual({
+      run: false,
+      reason: 'no CAP_SYS_ADMIN',
+    });
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('SKIPPING kernel e2e suite "suite": no CAP_SYS_ADMIN'));
   });
 
   test('fails instead of skipping when required', async () => {
-    await expect(kernelE2e('suite', { env: { KPNG_E2E: 'required' }, probe: unavailable })).rejects.toThrow(/KPNG_E2E=required.*no CAP_SYS_ADMIN/);
+    await expect(kernelE2e('suite', { env: { KPNG_E2E: 'required' }, probe: unavailable })).rejects.toThrow(
+      /KPNG_E2E=required.*no CAP_SYS_ADMIN/,
+    );
   });
 
   test('off skips without probing', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const probe = vi.fn(available);
-    expect(await kernelE2e('suite', { env: { KPNG_E2E: 'off' }, probe })).toEqual({ run: false, reason: 'KPNG_E2E=off' });
+    expect(await kernelE2e('suite', { env: { KPNG_E2E: 'off' }, probe })).toEqual({
+      run: false,
+      reason: 'KPNG_E2E=off',
+    });
     expect(probe).not.toHaveBeenCalled();
   });
 });

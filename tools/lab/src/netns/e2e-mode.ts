@@ -37,12 +37,15 @@ export async function kernelE2e(suite: string, options: KernelE2eOptions = {}): 
   const capability = await (options.probe ?? canCreateNamespaces)();
   if (capability.ok) return { run: true };
   const reason = capability.reason ?? 'network namespaces are unavailable';
-  if (mode === 'required') throw new Error(`KPNG_E2E=required but the kernel e2e suite "${suite}" cannot run: ${reason}`);
+  if (mode === 'required')
+    throw new Error(`KPNG_E2E=required but the kernel e2e suite "${suite}" cannot run: ${reason}`);
   return skip(suite, reason);
 }
 
 function skip(suite: string, reason: string): KernelE2e {
   const banner = '!'.repeat(78);
-  console.warn(`\n${banner}\n!! SKIPPING kernel e2e suite "${suite}": ${reason}\n!! (set KPNG_E2E=required to make this a failure)\n${banner}\n`);
+  console.warn(
+    `\n${banner}\n!! SKIPPING kernel e2e suite "${suite}": ${reason}\n!! (set KPNG_E2E=required to make this a failure)\n${banner}\n`,
+  );
   return { run: false, reason };
 }

@@ -25,7 +25,12 @@ const validPort = (port: number): boolean => Number.isInteger(port) && port >= 1
  * connections open and answers every line `L` with `NAME L`. Resolves once it listens; stopped
  * with the namespace.
  */
-export async function startEchoServer(namespace: NetworkNamespace, name: string, ports: readonly number[], options: EchoOptions = {}): Promise<EchoServer> {
+export async function startEchoServer(
+  namespace: NetworkNamespace,
+  name: string,
+  ports: readonly number[],
+  options: EchoOptions = {},
+): Promise<EchoServer> {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new Error(`echo server name ${JSON.stringify(name)} must be one word`);
   const holdPorts = options.holdPorts ?? [];
   if (ports.length + holdPorts.length === 0 || [...ports, ...holdPorts].some((port) => !validPort(port))) {

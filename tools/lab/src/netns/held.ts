@@ -69,7 +69,16 @@ export async function holdConnection(namespace: NetworkNamespace, target: HoldTa
   const timeoutMs = target.timeoutMs ?? 2_000;
   const child: ResultPromise<typeof CHILD_OPTIONS> = execa(
     'ip',
-    ['netns', 'exec', namespace.name, process.execPath, labScript('hold-client.mjs'), target.ip, String(target.port), String(timeoutMs)],
+    [
+      'netns',
+      'exec',
+      namespace.name,
+      process.execPath,
+      labScript('hold-client.mjs'),
+      target.ip,
+      String(target.port),
+      String(timeoutMs),
+    ],
     CHILD_OPTIONS,
   );
   const lines = new Lines();
@@ -78,7 +87,10 @@ export async function holdConnection(namespace: NetworkNamespace, target: HoldTa
   child.stdout?.on('end', () => lines.end());
   const close = async (): Promise<void> => {
     child.stdin?.end();
-    const exited = await Promise.race([child.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs + 1_000))]);
+    const exited = await Promise.race([
+      child.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs + 1_000)),
+    ]);
     if (!exited) child.kill('SIGKILL');
     await child;
   };
@@ -97,7 +109,10 @@ export async function holdConnection(namespace: NetworkNamespace, target: HoldTa
         if (!answer.startsWith('reply ')) throw new Error(answer.replace(/^error /, ''));
         return answer.slice('reply '.length);
       });
-      queue = turn.then(() => undefined, () => undefined);
+      queue = turn.then(
+        () => undefined,
+        () => undefined,
+      );
       return turn;
     },
     close,

@@ -4,7 +4,10 @@ import { run } from './run.js';
 export async function namespacePids(namespace: string): Promise<number[]> {
   const result = await run(['ip', 'netns', 'pids', namespace]);
   if (result.exitCode !== 0) return [];
-  return result.stdout.split('\n').filter((line) => /^\d+$/.test(line.trim())).map(Number);
+  return result.stdout
+    .split('\n')
+    .filter((line) => /^\d+$/.test(line.trim()))
+    .map(Number);
 }
 
 /**

@@ -54,15 +54,23 @@ describe.skipIf(!e2e.run)('Lab options (kernel)', () => {
       ]);
       expect(await lab.probe(lab.pod('pod-a'), target)).toMatchObject({ ok: true, server: 'pod-b' });
     });
-    expect(await lab.probe(lab.pod('pod-a'), { ...target, sourcePort: 40123 })).toMatchObject({ ok: true, server: 'pod-b' });
-    await expect(lab.probe(lab.pod('pod-a'), { ...target, proto: 'tcp', sourcePort: 40123 })).rejects.toThrow(/UDP probes only/);
+    expect(await lab.probe(lab.pod('pod-a'), { ...target, sourcePort: 40123 })).toMatchObject({
+      ok: true,
+      server: 'pod-b',
+    });
+    await expect(lab.probe(lab.pod('pod-a'), { ...target, proto: 'tcp', sourcePort: 40123 })).rejects.toThrow(
+      /UDP probes only/,
+    );
   });
 
   test('a held connection keeps working when new connections are refused', async () => {
     // Conntrack must see the connection from its start (as under a proxy's ct rules), or it
     // picks it up mid-stream as new.
     const node = lab.node.namespace;
-    await node.exec(['nft', '-f', '-'], { input: 'add table inet lab-ct\nadd chain inet lab-ct forward { type filter hook forward priority 10 ; }\nadd rule inet lab-ct forward ct state established counter\n' });
+    await node.exec(['nft', '-f', '-'], {
+      input:
+        'add table inet lab-ct\nadd chain inet lab-ct forward { type filter hook forward priority 10 ; }\nadd rule inet lab-ct forward ct state established counter\n',
+    });
     onTestFinished(() => node.exec(['nft', 'delete', 'table', 'inet', 'lab-ct']).then(() => undefined));
     for (const ip of [lab.pod('pod-b').ipv4, lab.pod('pod-b').ipv6]) {
       await using held = await lab.hold(lab.pod('pod-a'), { ip, port: 9191 });
@@ -70,7 +78,10 @@ describe.skipIf(!e2e.run)('Lab options (kernel)', () => {
       await withForwardRule(lab, 'ct state new reject with tcp reset', async () => {
         expect(await held.exchange('2')).toBe('pod-b 2');
         await expect(lab.hold(lab.pod('pod-a'), { ip, port: 9191 })).rejects.toThrow(/refused/);
-        expect(await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip, port: 8080 })).toEqual({ ok: false, error: 'refused' });
+        expect(await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip, port: 8080 })).toEqual({
+          ok: false,
+          error: 'refused',
+        });
       });
       expect(await held.exchange('3')).toBe('pod-b 3');
     }

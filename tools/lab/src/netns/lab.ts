@@ -4,7 +4,14 @@ import { startEchoServer, type EchoOptions, type EchoServer } from './echo.js';
 import { holdConnection, type HeldConnection, type HoldTarget } from './held.js';
 import { NetworkNamespace } from './namespace.js';
 import { probe, probeRepeatedly, type ProbeOptions, type ProbeResult } from './probe.js';
-import { hostCommands, linkCommands, nodeDefaultRouteCommands, podCommands, ROUTER_SYSCTLS, NO_DAD_SYSCTLS } from './topology.js';
+import {
+  hostCommands,
+  linkCommands,
+  nodeDefaultRouteCommands,
+  podCommands,
+  ROUTER_SYSCTLS,
+  NO_DAD_SYSCTLS,
+} from './topology.js';
 
 export interface LabOptions {
   /** Pods on the node under test, e.g. `['pod-a', 'pod-b']`. */
@@ -84,14 +91,25 @@ export class Lab implements AsyncDisposable {
     };
     try {
       const [nodeNs, remoteNs, externalNs, ...podNs] = await Promise.all([
-        make('node'), make('remote'), make('ext'), ...names.map((_, i) => make(`p${i}`)),
+        make('node'),
+        make('remote'),
+        make('ext'),
+        ...names.map((_, i) => make(`p${i}`)),
       ]);
-      if (nodeNs === undefined || remoteNs === undefined || externalNs === undefined) throw new Error('namespaces missing');
+      if (nodeNs === undefined || remoteNs === undefined || externalNs === undefined)
+        throw new Error('namespaces missing');
       const pods = podsOf(options, podNs);
       await wire(nodeNs, remoteNs, externalNs, pods);
       if (options.nodeDefaultRoute === true) await nodeNs.ipBatch(nodeDefaultRouteCommands());
-      const host = (namespace: NetworkNamespace, plan: typeof ADDRESS_PLAN.node | typeof ADDRESS_PLAN.remote): LabHost => ({
-        namespace, ipv4: plan.ipv4, ipv6: plan.ipv6, podGatewayV4: plan.podGatewayV4, podGatewayV6: plan.podGatewayV6,
+      const host = (
+        namespace: NetworkNamespace,
+        plan: typeof ADDRESS_PLAN.node | typeof ADDRESS_PLAN.remote,
+      ): LabHost => ({
+        namespace,
+        ipv4: plan.ipv4,
+        ipv6: plan.ipv6,
+        podGatewayV4: plan.podGatewayV4,
+        podGatewayV6: plan.podGatewayV6,
       });
       return new Lab(
         host(nodeNs, ADDRESS_PLAN.node),
@@ -129,11 +147,18 @@ export class Lab implements AsyncDisposable {
     return holdConnection(from instanceof NetworkNamespace ? from : from.namespace, target);
   }
 
-  probe(from: NetworkNamespace | { readonly namespace: NetworkNamespace }, options: ProbeOptions): Promise<ProbeResult> {
+  probe(
+    from: NetworkNamespace | { readonly namespace: NetworkNamespace },
+    options: ProbeOptions,
+  ): Promise<ProbeResult> {
     return probe(from instanceof NetworkNamespace ? from : from.namespace, options);
   }
 
-  probeRepeatedly(from: NetworkNamespace | { readonly namespace: NetworkNamespace }, options: ProbeOptions, count: number): Promise<ProbeResult[]> {
+  probeRepeatedly(
+    from: NetworkNamespace | { readonly namespace: NetworkNamespace },
+    options: ProbeOptions,
+    count: number,
+  ): Promise<ProbeResult[]> {
     return probeRepeatedly(from instanceof NetworkNamespace ? from : from.namespace, options, count);
   }
 
@@ -160,15 +185,28 @@ function podsOf(options: LabOptions, namespaces: readonly NetworkNamespace[]): L
 }
 
 /** Links, addresses, routes and sysctls, each set inside the namespace it concerns. */
-async function wire(node: NetworkNamespace, remote: NetworkNamespace, external: NetworkNamespace, pods: readonly LabPod[]): Promise<void> {
+async function wire(
+  node: NetworkNamespace,
+  remote: NetworkNamespace,
+  external: NetworkNamespace,
+  pods: readonly LabPod[],
+): Promise<void> {
   const all = [node, remote, external, ...pods.map((pod) => pod.namespace)];
   await Promise.all(all.map((namespace) => namespace.sysctl(NO_DAD_SYSCTLS)));
   await Promise.all([node.sysctl(ROUTER_SYSCTLS), remote.sysctl(ROUTER_SYSCTLS)]);
   const onNode = pods.filter((pod) => pod.host === 'node');
   const onRemote = pods.filter((pod) => pod.host === 'remote');
-  await node.ipBatch(linkCommands(onNode, [['remote0', remote.name, 'node0'], ['ext0', external.name, 'eth0']]));
+  await node.ipBatch(
+    linkCommands(onNode, [
+      ['remote0', remote.name, 'node0'],
+      ['ext0', external.name, 'eth0'],
+    ]),
+  );
   await remote.ipBatch(linkCommands(onRemote, []));
-  await Promise.all([node.ipBatch(hostCommands('node', onNode.length)), remote.ipBatch(hostCommands('remote', onRemote.length))]);
+  await Promise.all([
+    node.ipBatch(hostCommands('node', onNode.length)),
+    remote.ipBatch(hostCommands('remote', onRemote.length)),
+  ]);
   await Promise.all([
     external.ipBatch([
       'link set eth0 up',

@@ -41,14 +41,27 @@ export async function probe(namespace: NetworkNamespace, options: ProbeOptions):
 }
 
 /** `count` sequential attempts in one process, e.g. to see every endpoint behind a Service. */
-export async function probeRepeatedly(namespace: NetworkNamespace, options: ProbeOptions, count: number): Promise<ProbeResult[]> {
-  if (!Number.isInteger(count) || count < 1 || count > MAX_ATTEMPTS) throw new Error(`count must be 1..${MAX_ATTEMPTS}`);
+export async function probeRepeatedly(
+  namespace: NetworkNamespace,
+  options: ProbeOptions,
+  count: number,
+): Promise<ProbeResult[]> {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_ATTEMPTS)
+    throw new Error(`count must be 1..${MAX_ATTEMPTS}`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (options.sourcePort !== undefined) {
     if (options.proto !== 'udp') throw new Error('a fixed source port is for UDP probes only');
-    if (!Number.isInteger(options.sourcePort) || options.sourcePort < 1 || options.sourcePort > 65535) throw new Error(`invalid source port ${options.sourcePort}`);
+    if (!Number.isInteger(options.sourcePort) || options.sourcePort < 1 || options.sourcePort > 65535)
+      throw new Error(`invalid source port ${options.sourcePort}`);
   }
-  const request = JSON.stringify({ proto: options.proto, ip: options.ip, port: options.port, timeoutMs, count, sourcePort: options.sourcePort });
+  const request = JSON.stringify({
+    proto: options.proto,
+    ip: options.ip,
+    port: options.port,
+    timeoutMs,
+    count,
+    sourcePort: options.sourcePort,
+  });
   const { stdout } = await namespace.exec([process.execPath, labScript('probe-client.mjs'), request], {
     timeoutMs: STARTUP_BUDGET_MS + count * timeoutMs,
   });

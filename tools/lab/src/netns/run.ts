@@ -23,7 +23,8 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
   });
-  if (result.timedOut) throw new Error(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms: ${argv.join(' ')}`);
+  if (result.timedOut)
+    throw new Error(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms: ${argv.join(' ')}`);
   if (result.exitCode === undefined) throw new Error(`cannot run ${argv.join(' ')}: ${result.message}`);
   return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
@@ -32,7 +33,9 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
 export async function runChecked(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const result = await run(argv, options);
   if (result.exitCode !== 0) {
-    throw new Error(`${argv.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+    throw new Error(
+      `${argv.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`,
+    );
   }
   return result;
 }

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
  * back into `src/`.
  */
 export function labScript(file: 'echo-server.mjs' | 'probe-client.mjs' | 'hold-client.mjs'): string {
-  const candidates = [new URL(`./scripts/${file}`, import.meta.url), new URL(`../../src/netns/scripts/${file}`, import.meta.url)];
+  const candidates = [
+    new URL(`./scripts/${file}`, import.meta.url),
+    new URL(`../../src/netns/scripts/${file}`, import.meta.url),
+  ];
   const found = candidates.map((url) => fileURLToPath(url)).find((path) => existsSync(path));
   if (found === undefined) throw new Error(`lab script ${file} not found next to ${fileURLToPath(import.meta.url)}`);
   return found;

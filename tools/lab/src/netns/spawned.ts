@@ -50,7 +50,10 @@ export class SpawnedProcess {
   /** Resolves once the output contains `text`; rejects on exit or after `timeoutMs`. */
   waitForOutput(text: string, timeoutMs = 5_000): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; output: ${this.#output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; output: ${this.#output}`)),
+        timeoutMs,
+      );
       const finish = (error?: Error): void => {
         clearTimeout(timer);
         this.#waiters.delete(check);
@@ -59,7 +62,8 @@ export class SpawnedProcess {
       };
       const check = (): void => {
         if (this.#output.includes(text)) finish();
-        else if (this.#hasExited) finish(new Error(`exited (code ${this.#exitCode}) before printing ${JSON.stringify(text)}: ${this.#output}`));
+        else if (this.#hasExited)
+          finish(new Error(`exited (code ${this.#exitCode}) before printing ${JSON.stringify(text)}: ${this.#output}`));
       };
       this.#waiters.add(check);
       check();

@@ -5,7 +5,10 @@ import { run, runChecked } from './run.js';
 /** Every namespace name `ip netns list` shows. */
 export async function listNamespaces(): Promise<string[]> {
   const result = await runChecked(['ip', 'netns', 'list']);
-  return result.stdout.split('\n').map((line) => line.trim().split(' ')[0] ?? '').filter((name) => name !== '');
+  return result.stdout
+    .split('\n')
+    .map((line) => line.trim().split(' ')[0] ?? '')
+    .filter((name) => name !== '');
 }
 
 /**

@@ -12,7 +12,11 @@ function isLabAddress(address: string): boolean {
 const ADDRESS = /(?:\d{1,3}\.){3}\d{1,3}|[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}/gi;
 
 describe('topology commands', () => {
-  const pods = [0, 1].map((i) => ({ host: 'node' as const, ...podAddresses('node', i), namespace: { name: `kpng-t-1-p${i}` } }));
+  const pods = [0, 1].map((i) => ({
+    host: 'node' as const,
+    ...podAddresses('node', i),
+    namespace: { name: `kpng-t-1-p${i}` },
+  }));
   const everything = [
     ...hostCommands('node', 2),
     ...hostCommands('remote', 1),

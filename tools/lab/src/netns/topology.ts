@@ -20,10 +20,15 @@ export const ROUTER_SYSCTLS = {
  * veth pairs created from a host namespace: `p<i>` to each of its pods (whose end is `eth0`),
  * plus any extra `[local, peerNamespace, peerName]` links.
  */
-export function linkCommands(pods: readonly { readonly namespace: { readonly name: string } }[], extra: readonly (readonly [string, string, string])[]): string[] {
+export function linkCommands(
+  pods: readonly { readonly namespace: { readonly name: string } }[],
+  extra: readonly (readonly [string, string, string])[],
+): string[] {
   return [
     ...pods.map((pod, i) => `link add p${i} type veth peer name eth0 netns ${pod.namespace.name}`),
-    ...extra.map(([local, peerNamespace, peerName]) => `link add ${local} type veth peer name ${peerName} netns ${peerNamespace}`),
+    ...extra.map(
+      ([local, peerNamespace, peerName]) => `link add ${local} type veth peer name ${peerName} netns ${peerNamespace}`,
+    ),
   ];
 }
 
@@ -41,7 +46,12 @@ export function hostCommands(host: 'node' | 'remote', podCount: number): string[
   ];
   for (let i = 0; i < podCount; i++) {
     const pod = podAddresses(host, i);
-    commands.push(`link set p${i} up`, `addr add fe80::1/64 dev p${i} nodad`, `route add ${pod.ipv4}/32 dev p${i}`, `route add ${pod.ipv6}/128 dev p${i}`);
+    commands.push(
+      `link set p${i} up`,
+      `addr add fe80::1/64 dev p${i} nodad`,
+      `route add ${pod.ipv4}/32 dev p${i}`,
+      `route add ${pod.ipv6}/128 dev p${i}`,
+    );
   }
   if (host === 'node') {
     commands.push(
@@ -59,7 +69,11 @@ export function hostCommands(host: 'node' | 'remote', podCount: number): string[
 }
 
 /** A pod: its /32 and /128, an on-link route to its gateway, default routes through its node. */
-export function podCommands(pod: { readonly host: 'node' | 'remote'; readonly ipv4: string; readonly ipv6: string }): string[] {
+export function podCommands(pod: {
+  readonly host: 'node' | 'remote';
+  readonly ipv4: string;
+  readonly ipv6: string;
+}): string[] {
   const plan = ADDRESS_PLAN[pod.host];
   return [
     'link set eth0 up',

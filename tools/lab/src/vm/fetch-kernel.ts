@@ -28,8 +28,12 @@ const FETCH_TIMEOUT_MS = 300_000;
  * ABI is fetched once, the next run boots from the cache without touching apt.
  */
 export async function ensureKernel(spec: KernelSpec, cache = vmCacheDir()): Promise<CachedKernel> {
-  const apt = spec.release === undefined ? [] : await privateAptOptions(spec.release, cache).catch((error: Error) => error);
-  const resolved = apt instanceof Error ? { error: `kernel ${spec.id}: cannot read ${spec.release} from the host's Debian mirror: ${apt.message}` } : await resolveImagePackage(spec, apt);
+  const apt =
+    spec.release === undefined ? [] : await privateAptOptions(spec.release, cache).catch((error: Error) => error);
+  const resolved =
+    apt instanceof Error
+      ? { error: `kernel ${spec.id}: cannot read ${spec.release} from the host's Debian mirror: ${apt.message}` }
+      : await resolveImagePackage(spec, apt);
   const previous = lastGood(spec, cache);
   if (typeof resolved !== 'string') {
     // Offline, or no apt lists: boot the kernel fetched last time, if any.
@@ -63,8 +67,8 @@ async function resolveImagePackage(spec: KernelSpec, apt: readonly string[]): Pr
   if (image !== undefined && image.startsWith(`linux-image-${spec.id}.`)) return image;
   const from = spec.release === undefined ? '' : ` from ${spec.release}`;
   return {
-    error: `kernel ${spec.id}: apt offers ${image ?? 'no image'} for ${spec.metaPackage}${from}; ` +
-      `run 'apt-get update'`,
+    error:
+      `kernel ${spec.id}: apt offers ${image ?? 'no image'} for ${spec.metaPackage}${from}; ` + `run 'apt-get update'`,
   };
 }
 
@@ -102,7 +106,8 @@ function cachedKernel(spec: KernelSpec, dir: string): CachedKernel {
 
 function onlyEntry(dir: string): string {
   const entries = readdirSync(dir);
-  if (entries.length !== 1 || entries[0] === undefined) throw new Error(`expected one kernel in ${dir}, found ${entries.join(', ')}`);
+  if (entries.length !== 1 || entries[0] === undefined)
+    throw new Error(`expected one kernel in ${dir}, found ${entries.join(', ')}`);
   return entries[0];
 }
 

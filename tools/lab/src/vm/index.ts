@@ -6,4 +6,11 @@ export { KERNELS, type KernelId, type KernelSpec } from './kernels.js';
 export { runningQemus } from './qemu.js';
 export { jobMount, runInVm, VmError, type VmFailure, type VmRunOptions, type VmRunResult } from './vm.js';
 export { vmE2e } from './vm-e2e.js';
-export { IN_VM_ENV, VM_INPUTS_ENV, runVitestInVm, type GuestTest, type VitestInVmOptions, type VitestInVmResult } from './vitest-in-vm.js';
+export {
+  IN_VM_ENV,
+  VM_INPUTS_ENV,
+  runVitestInVm,
+  type GuestTest,
+  type VitestInVmOptions,
+  type VitestInVmResult,
+} from './vitest-in-vm.js';

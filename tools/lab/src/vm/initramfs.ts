@@ -21,9 +21,19 @@ export async function ensureInitramfs(kernel: CachedKernel): Promise<string> {
   const entries: CpioEntry[] = [
     ...['bin', 'proc', 'sys', 'dev', 'modules'].map((path) => ({ path, mode: DIRECTORY | 0o755 })),
     { path: 'bin/busybox', mode: FILE | 0o755, data: readFileSync(BUSYBOX) },
-    { path: 'init', mode: FILE | 0o755, data: Buffer.from(initScript(`${kernel.root}/lib/modules/${kernel.release}`, kernel.release)) },
+    {
+      path: 'init',
+      mode: FILE | 0o755,
+      data: Buffer.from(initScript(`${kernel.root}/lib/modules/${kernel.release}`, kernel.release)),
+    },
     { path: 'modules/order', mode: FILE | 0o644, data: Buffer.from(modules.map(koName).join('\n')) },
-    ...(await Promise.all(modules.map(async (file) => ({ path: `modules/${koName(file)}`, mode: FILE | 0o644, data: await moduleBytes(file) })))),
+    ...(await Promise.all(
+      modules.map(async (file) => ({
+        path: `modules/${koName(file)}`,
+        mode: FILE | 0o644,
+        data: await moduleBytes(file),
+      })),
+    )),
   ];
   const tmp = `${out}.${process.pid}`;
   writeFileSync(tmp, cpioArchive(entries));
@@ -35,13 +45,22 @@ export async function ensureInitramfs(kernel: CachedKernel): Promise<string> {
 async function moduleFiles(kernel: CachedKernel): Promise<string[]> {
   const files: string[] = [];
   for (const module of INITRAMFS_MODULES) {
-    const { stdout } = await runChecked(['modprobe', '-d', kernel.root, '-S', kernel.release, '--show-depends', module]);
+    const { stdout } = await runChecked([
+      'modprobe',
+      '-d',
+      kernel.root,
+      '-S',
+      kernel.release,
+      '--show-depends',
+      module,
+    ]);
     for (const line of stdout.split('\n')) {
       const file = /^insmod (\S+\.ko(?:\.xz|\.zst)?)/.exec(line.trim())?.[1];
       if (file !== undefined && !files.includes(file)) files.push(file);
     }
   }
-  if (files.length === 0) throw new Error(`kernel ${kernel.release}: modprobe found none of ${INITRAMFS_MODULES.join(', ')}`);
+  if (files.length === 0)
+    throw new Error(`kernel ${kernel.release}: modprobe found none of ${INITRAMFS_MODULES.join(', ')}`);
   return files;
 }
 

@@ -13,17 +13,25 @@ export async function privateAptOptions(suite: string, cache: string): Promise<s
   const dir = join(cache, 'apt', suite);
   const lists = join(dir, 'lists');
   const options = [
-    '-o', `Dir::Etc::SourceList=${join(dir, 'sources.list')}`,
-    '-o', 'Dir::Etc::SourceParts=-',
-    '-o', `Dir::State::Lists=${lists}`,
-    '-o', `Dir::Cache=${join(dir, 'cache')}`,
-    '-o', 'APT::Sandbox::User=root',
+    '-o',
+    `Dir::Etc::SourceList=${join(dir, 'sources.list')}`,
+    '-o',
+    'Dir::Etc::SourceParts=-',
+    '-o',
+    `Dir::State::Lists=${lists}`,
+    '-o',
+    `Dir::Cache=${join(dir, 'cache')}`,
+    '-o',
+    'APT::Sandbox::User=root',
   ];
   if (fresh(lists)) return options;
   mkdirSync(join(lists, 'partial'), { recursive: true });
   mkdirSync(join(dir, 'cache', 'archives', 'partial'), { recursive: true });
   const mirror = await hostDebianMirror();
-  writeFileSync(join(dir, 'sources.list'), `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror} ${suite} main\n`);
+  writeFileSync(
+    join(dir, 'sources.list'),
+    `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror} ${suite} main\n`,
+  );
   await runChecked(['apt-get', ...options, '-q', 'update'], { timeoutMs: 300_000 });
   return options;
 }
@@ -36,9 +44,15 @@ function fresh(lists: string): boolean {
 
 /** The mirror serving the host's main Debian suite, as apt itself reports it. */
 async function hostDebianMirror(): Promise<string> {
-  const { stdout } = await run(['apt-get', 'indextargets', '--format', '$(REPO_URI) $(RELEASE)'], { timeoutMs: 30_000 });
+  const { stdout } = await run(['apt-get', 'indextargets', '--format', '$(REPO_URI) $(RELEASE)'], {
+    timeoutMs: 30_000,
+  });
   const release = (await run(['sh', '-c', '. /etc/os-release && echo "$VERSION_CODENAME"'])).stdout.trim();
-  const uri = stdout.split('\n').map((line) => line.split(' ')).find(([, suite]) => suite === release)?.[0];
-  if (uri === undefined) throw new Error(`no apt source for the host's release ${release || '(unknown)'}: run 'apt-get update'`);
+  const uri = stdout
+    .split('\n')
+    .map((line) => line.split(' '))
+    .find(([, suite]) => suite === release)?.[0];
+  if (uri === undefined)
+    throw new Error(`no apt source for the host's release ${release || '(unknown)'}: run 'apt-get update'`);
   return uri;
 }

@@ -51,14 +51,25 @@ export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestI
     env: { [IN_VM_ENV]: '1', [VM_INPUTS_ENV]: `${jobMount}/inputs`, FORCE_COLOR: '0', CI: 'true', ...options.env },
     prepare: (jobDir) => {
       mkdirSync(join(jobDir, 'inputs'));
-      for (const [name, content] of Object.entries(options.inputs ?? {})) writeFileSync(join(jobDir, 'inputs', basename(name)), content);
+      for (const [name, content] of Object.entries(options.inputs ?? {}))
+        writeFileSync(join(jobDir, 'inputs', basename(name)), content);
     },
     // A config whose json reporter names its own outputFile wins over the command line's: copy that
     // report into the job share too (the guest's writes stay in its overlay otherwise).
     command: [
-      'sh', '-c', `"$@"; rc=$?; [ -f ${jobMount}/report.json ] || cp .vitest-report.json ${jobMount}/report.json 2>/dev/null; exit $rc`, 'vitest',
-      process.execPath, vitestBin(), 'run', '--config', options.config,
-      '--reporter=default', '--reporter=json', `--outputFile.json=${jobMount}/report.json`, ...(options.files ?? []),
+      'sh',
+      '-c',
+      `"$@"; rc=$?; [ -f ${jobMount}/report.json ] || cp .vitest-report.json ${jobMount}/report.json 2>/dev/null; exit $rc`,
+      'vitest',
+      process.execPath,
+      vitestBin(),
+      'run',
+      '--config',
+      options.config,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${jobMount}/report.json`,
+      ...(options.files ?? []),
     ],
     collect: (jobDir) => {
       const report = join(jobDir, 'report.json');
@@ -75,7 +86,11 @@ function vitestBin(): string {
 interface JsonReport {
   readonly testResults?: readonly {
     readonly name: string;
-    readonly assertionResults?: readonly { readonly fullName: string; readonly status: GuestTest['status']; readonly failureMessages?: readonly string[] }[];
+    readonly assertionResults?: readonly {
+      readonly fullName: string;
+      readonly status: GuestTest['status'];
+      readonly failureMessages?: readonly string[];
+    }[];
   }[];
 }
 

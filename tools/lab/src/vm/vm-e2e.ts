@@ -8,13 +8,22 @@ import { type KernelId, KERNELS } from './kernels.js';
  * the kernel (fetched into the cache on first use) are available; under `KPNG_E2E=required` a missing
  * piece fails the suite instead of skipping it.
  */
-export function vmE2e(suite: string, kernel: KernelId = '6.1', env: NodeJS.ProcessEnv = process.env): Promise<KernelE2e> {
+export function vmE2e(
+  suite: string,
+  kernel: KernelId = '6.1',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<KernelE2e> {
   return kernelE2e(`${suite} (VM, kernel ${kernel})`, { env, probe: () => vmCapability(kernel) });
 }
 
 async function vmCapability(kernel: KernelId): Promise<{ ok: boolean; reason?: string }> {
-  if (process.platform !== 'linux') return { ok: false, reason: `the lab's VM needs Linux (this is ${process.platform})` };
-  for (const [bin, pkg] of [['/usr/bin/qemu-system-x86_64', 'qemu-system-x86'], ['/bin/busybox', 'busybox-static'], ['/usr/sbin/depmod', 'kmod']] as const) {
+  if (process.platform !== 'linux')
+    return { ok: false, reason: `the lab's VM needs Linux (this is ${process.platform})` };
+  for (const [bin, pkg] of [
+    ['/usr/bin/qemu-system-x86_64', 'qemu-system-x86'],
+    ['/bin/busybox', 'busybox-static'],
+    ['/usr/sbin/depmod', 'kmod'],
+  ] as const) {
     if (!existsSync(bin)) return { ok: false, reason: `${bin} is missing (apt-get install ${pkg})` };
   }
   try {

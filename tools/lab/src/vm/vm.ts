@@ -45,7 +45,9 @@ export class VmError extends Error {
     readonly output: string,
     readonly console: string,
   ) {
-    super(`${message}\n--- guest console (last lines) ---\n${tail(console, 40)}\n--- job output (last lines) ---\n${tail(output, 40)}`);
+    super(
+      `${message}\n--- guest console (last lines) ---\n${tail(console, 40)}\n--- job output (last lines) ---\n${tail(output, 40)}`,
+    );
     this.name = 'VmError';
   }
 }
@@ -65,19 +67,37 @@ export async function runInVm(options: VmRunOptions): Promise<VmRunResult> {
   const initramfs = await ensureInitramfs(kernel);
   const jobDir = mkdtempSync(join(tmpdir(), 'kpng-vm-'));
   try {
-    writeFileSync(join(jobDir, 'job.sh'), jobScript({ command: options.command, cwd: options.cwd ?? process.cwd(), env: options.env ?? {} }));
+    writeFileSync(
+      join(jobDir, 'job.sh'),
+      jobScript({ command: options.command, cwd: options.cwd ?? process.cwd(), env: options.env ?? {} }),
+    );
     options.prepare?.(jobDir);
     const consoleLog = join(jobDir, 'console.log');
     const args = qemuArgs({
-      vmlinux: kernel.vmlinux, initramfs, jobDir, consoleLog,
-      memoryMiB: options.memoryMiB ?? 1024, cpus: options.cpus ?? 1, hostRootTag: HOST_ROOT_TAG, jobTag: JOB_TAG,
+      vmlinux: kernel.vmlinux,
+      initramfs,
+      jobDir,
+      consoleLog,
+      memoryMiB: options.memoryMiB ?? 1024,
+      cpus: options.cpus ?? 1,
+      hostRootTag: HOST_ROOT_TAG,
+      jobTag: JOB_TAG,
     });
     const { output, qemuError, timedOut } = await boot(args, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.onOutput);
     const console = existsSync(consoleLog) ? readFileSync(consoleLog, 'utf8') : '';
     const status = join(jobDir, 'status');
-    if (timedOut) throw new VmError('timeout', `guest ${kernel.release} did not finish within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`, output, console);
+    if (timedOut)
+      throw new VmError(
+        'timeout',
+        `guest ${kernel.release} did not finish within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`,
+        output,
+        console,
+      );
     if (!existsSync(status)) {
-      const why = qemuError !== '' ? `QEMU failed: ${qemuError.trim()}` : `guest ${kernel.release} stopped before the job finished${/Kernel panic/.test(console) ? ' (kernel panic)' : ''}`;
+      const why =
+        qemuError !== ''
+          ? `QEMU failed: ${qemuError.trim()}`
+          : `guest ${kernel.release} stopped before the job finished${/Kernel panic/.test(console) ? ' (kernel panic)' : ''}`;
       throw new VmError(qemuError !== '' ? 'qemu' : 'no-status', why, output, console);
     }
     options.collect?.(jobDir);

@@ -19,7 +19,12 @@ export async function extractVmlinux(bzImage: string, out: string): Promise<void
   for (const { magic, argv } of FORMATS) {
     for (let offset = image.indexOf(magic); offset >= 0; offset = image.indexOf(magic, offset + 1)) {
       const [file, ...args] = argv;
-      await execa(file, args, { input: image.subarray(offset), stdout: { file: out }, reject: false, timeout: 120_000 });
+      await execa(file, args, {
+        input: image.subarray(offset),
+        stdout: { file: out },
+        reject: false,
+        timeout: 120_000,
+      });
       if (startsWithElf(out)) return;
     }
   }

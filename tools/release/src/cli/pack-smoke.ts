@@ -16,7 +16,8 @@ if (missing.length) {
 const work = mkdtempSync(join(tmpdir(), 'kpng-pack-smoke-'));
 const result = packSmoke(packages, work, (l) => console.log(l));
 const failed = result.checks.filter((c) => !c.ok);
-for (const c of result.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.what}${c.ok ? '' : `\n     ${c.detail.split('\n').join('\n     ')}`}`);
+for (const c of result.checks)
+  console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.what}${c.ok ? '' : `\n     ${c.detail.split('\n').join('\n     ')}`}`);
 if (process.argv.includes('--keep')) console.log(`kept ${result.project}`);
 else rmSync(work, { recursive: true, force: true });
 console.log(`${result.checks.length - failed.length} passed, ${failed.length} failed`);

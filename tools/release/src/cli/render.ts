@@ -9,4 +9,8 @@ if (!name || !overlayNames().includes(name)) {
   console.error(`usage: render <overlay>   (overlays: ${overlayNames().join(', ')})`);
   process.exit(2);
 }
-process.stdout.write(renderOverlay(name).map((r) => stringify(r, { lineWidth: 0 })).join('---\n'));
+process.stdout.write(
+  renderOverlay(name)
+    .map((r) => stringify(r, { lineWidth: 0 }))
+    .join('---\n'),
+);

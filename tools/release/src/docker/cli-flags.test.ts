@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { requireBuilt } from '../built.js';
 import { splitImage } from '../kustomize/images.js';
 import { overlayNames, renderOverlay } from '../kustomize/overlays.js';
-import { entrypointProgram, imagePath, images, isNode, resolveProgram, type Image, type PackageFile } from './images.js';
+import {
+  entrypointProgram,
+  imagePath,
+  images,
+  isNode,
+  resolveProgram,
+  type Image,
+  type PackageFile,
+} from './images.js';
 
 /*
  * Every container in every overlay runs a program of its image with flags: the program must be
@@ -24,7 +32,8 @@ const byRepo = new Map(images().map((i) => [`kpng/${i.name}`, i]));
 function invocation(image: Image, c: Container): { program: PackageFile; argv: string[] } {
   if (c.command) {
     const [exe, ...rest] = c.command;
-    if (isNode(exe!)) return { program: resolveProgram(image, imagePath(rest[0]!)), argv: [...rest.slice(1), ...(c.args ?? [])] };
+    if (isNode(exe!))
+      return { program: resolveProgram(image, imagePath(rest[0]!)), argv: [...rest.slice(1), ...(c.args ?? [])] };
     return { program: resolveProgram(image, imagePath(exe!)), argv: [...rest, ...(c.args ?? [])] };
   }
   const ep = entrypointProgram(image);
@@ -35,7 +44,7 @@ const cases = overlayNames().flatMap((o) =>
   renderOverlay(o)
     .filter((r) => r.kind === 'DaemonSet' || r.kind === 'Deployment')
     .flatMap((r) =>
-      ((r['spec'] as unknown as { template: { spec: { containers: Container[] } } }).template.spec.containers).map(
+      (r['spec'] as unknown as { template: { spec: { containers: Container[] } } }).template.spec.containers.map(
         (c) => [`${o}: ${r.kind} ${r.metadata.name}, container ${c.name}`, c] as const,
       ),
     ),
@@ -45,7 +54,11 @@ const helpCache = new Map<string, string>();
 function help(p: PackageFile): string {
   const file = join(p.pkg.dir, p.file);
   if (!helpCache.has(file)) {
-    const r = spawnSync(process.execPath, [file, '--help'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, NODE_NAME: 'help' } });
+    const r = spawnSync(process.execPath, [file, '--help'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NODE_NAME: 'help' },
+    });
     expect(r.status, `${p.pkg.manifest.name} ${p.file} --help: ${r.stderr}`).toBe(0);
     helpCache.set(file, `${r.stdout}\n${r.stderr}`);
   }
@@ -67,7 +80,8 @@ describe.each(cases)('%s', (_id, c) => {
     const text = help(program);
     const used = argv.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]!);
     expect(used.length).toBeGreaterThan(0);
-    for (const f of used) expect(text, `${f} in ${program.pkg.manifest.name} --help`).toMatch(new RegExp(`(^|[\\s,\\[])${f}\\b`, 'm'));
+    for (const f of used)
+      expect(text, `${f} in ${program.pkg.manifest.name} --help`).toMatch(new RegExp(`(^|[\\s,\\[])${f}\\b`, 'm'));
   });
 
   it('names, with --backend, a module the image installs and that exports its backend module', async () => {

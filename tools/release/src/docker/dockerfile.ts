@@ -61,7 +61,8 @@ export function entrypoint(stage: Stage): string[] {
   const e = stage.instructions.filter((i) => i.keyword === 'ENTRYPOINT').at(-1);
   if (!e) throw new Error('no ENTRYPOINT in the final stage');
   const v = JSON.parse(e.args) as unknown;
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`ENTRYPOINT must be a JSON array of strings: ${e.args}`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+    throw new Error(`ENTRYPOINT must be a JSON array of strings: ${e.args}`);
   return v as string[];
 }
 

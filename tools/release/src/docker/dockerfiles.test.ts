@@ -65,7 +65,8 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
     const need = [file.pkg.manifest.name];
     for (let i = 0; i < need.length; i++) {
       const pkg = publishablePackages().find((p) => p.manifest.name === need[i])!;
-      for (const dep of Object.keys(pkg.manifest.dependencies ?? {})) if (dep.startsWith('@kpng/') && !need.includes(dep)) need.push(dep);
+      for (const dep of Object.keys(pkg.manifest.dependencies ?? {}))
+        if (dep.startsWith('@kpng/') && !need.includes(dep)) need.push(dep);
     }
     const backend = args[args.indexOf('--backend') + 1];
     if (args.includes('--backend')) need.push(backend!);
@@ -100,7 +101,10 @@ describe.each(publishablePackages().map((p) => [p.manifest.name, p] as const))('
     const packed = npmPack(pkg, { dryRun: true }).files;
     for (const [name, target] of bins) {
       expect(packed, `bin ${name}`).toContain(normalisePath(target));
-      expect(readFileSync(join(pkg.dir, target), 'utf8').startsWith('#!/usr/bin/env node\n'), `bin ${name} shebang`).toBe(true);
+      expect(
+        readFileSync(join(pkg.dir, target), 'utf8').startsWith('#!/usr/bin/env node\n'),
+        `bin ${name} shebang`,
+      ).toBe(true);
     }
   });
 });

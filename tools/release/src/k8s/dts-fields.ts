@@ -42,7 +42,8 @@ function walk(v: unknown, t: FieldType, path: string, out: string[], nm: string)
       if (Array.isArray(v)) v.forEach((x, i) => walk(x, t.of, `${path}[${i}]`, out, nm));
       return;
     case 'map':
-      if (typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, t.of, `${path}[${JSON.stringify(k)}]`, out, nm);
+      if (typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) walk(x, t.of, `${path}[${JSON.stringify(k)}]`, out, nm);
       return;
     case 'ref': {
       const iface = parseInterface(t.file, nm);
@@ -62,7 +63,8 @@ function parseInterface(file: string, nm: string): Interface | undefined {
   if (cache.has(file)) return cache.get(file);
   const text = readFileSync(file, 'utf8').replace(/\/\*\*[\s\S]*?\*\//g, '');
   const imports = new Map<string, string>();
-  for (const m of text.matchAll(/^import \{ (\w+) \} from "([^"]+)";$/gm)) imports.set(m[1]!, resolveImport(m[2]!, file, nm));
+  for (const m of text.matchAll(/^import \{ (\w+) \} from "([^"]+)";$/gm))
+    imports.set(m[1]!, resolveImport(m[2]!, file, nm));
   const start = text.search(/^export interface \w+/m);
   let result: Interface | undefined;
   if (start >= 0) {

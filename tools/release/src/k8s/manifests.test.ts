@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { AVAILABLE_MODES, conntrackSysctls, decodeConfiguration, validateConfiguration, withDefaults } from '@kpng/kube-proxy';
+import {
+  AVAILABLE_MODES,
+  conntrackSysctls,
+  decodeConfiguration,
+  validateConfiguration,
+  withDefaults,
+} from '@kpng/kube-proxy';
 import { overlayNames, renderOverlay } from '../kustomize/overlays.js';
 import type { Resource } from '../kustomize/render.js';
 import { splitImage } from '../kustomize/images.js';
@@ -13,11 +19,23 @@ interface Container {
   image: string;
   command?: string[];
   args?: string[];
-  env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string }; configMapKeyRef?: { name: string; key: string; optional?: boolean } } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: {
+      fieldRef?: { fieldPath: string };
+      configMapKeyRef?: { name: string; key: string; optional?: boolean };
+    };
+  }[];
   ports?: { name?: string; containerPort: number }[];
   livenessProbe?: { httpGet?: { path: string; port: number } };
   readinessProbe?: { httpGet?: { path: string; port: number } };
-  securityContext?: { privileged?: boolean; runAsUser?: number; allowPrivilegeEscalation?: boolean; capabilities?: { add?: string[]; drop?: string[] } };
+  securityContext?: {
+    privileged?: boolean;
+    runAsUser?: number;
+    allowPrivilegeEscalation?: boolean;
+    capabilities?: { add?: string[]; drop?: string[] };
+  };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 interface PodSpec {
@@ -29,7 +47,12 @@ interface PodSpec {
   priorityClassName?: string;
   tolerations?: { key?: string; operator?: string; effect?: string }[];
   containers: Container[];
-  volumes?: { name: string; hostPath?: { path: string; type?: string }; emptyDir?: object; configMap?: { name: string } }[];
+  volumes?: {
+    name: string;
+    hostPath?: { path: string; type?: string };
+    emptyDir?: object;
+    configMap?: { name: string };
+  }[];
 }
 interface Workload {
   overlay: string;
@@ -44,8 +67,17 @@ const workloads: Workload[] = Object.entries(rendered).flatMap(([overlay, rs]) =
   rs
     .filter((r) => r.kind === 'DaemonSet' || r.kind === 'Deployment')
     .map((r) => {
-      const spec = r['spec'] as unknown as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
-      return { overlay, resource: r, selector: spec.selector.matchLabels, labels: spec.template.metadata.labels, pod: spec.template.spec };
+      const spec = r['spec'] as unknown as {
+        selector: { matchLabels: Record<string, string> };
+        template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+      };
+      return {
+        overlay,
+        resource: r,
+        selector: spec.selector.matchLabels,
+        labels: spec.template.metadata.labels,
+        pod: spec.template.spec,
+      };
     }),
 );
 /** Windows nodes run HostProcess pods: no capabilities, no /lib/modules; checked on their own below. */
@@ -54,7 +86,10 @@ const nodeProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && !
 const windowsProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && onWindows(w));
 const byName = (w: Workload, name: string) => w.pod.containers.find((c) => c.name === name)!;
 const flags = (c: Container) => [...(c.command ?? []).slice(1), ...(c.args ?? [])];
-const flag = (c: Container, name: string) => flags(c).find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const flag = (c: Container, name: string) =>
+  flags(c)
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.slice(name.length + 3);
 /** Containers that program the kernel: they run a backend (the kpng-nft or kube-proxy image). */
 const programsKernel = (c: Container) => /\/(kpng-nft|kube-proxy)(:|$)/.test(c.image);
 
@@ -63,12 +98,11 @@ describe('overlays', () => {
     expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'nft', 'split', 'win-kernel']);
   });
 
-  it.each(Object.entries(rendered).flatMap(([o, rs]) => rs.map((r) => [`${o}: ${r.kind} ${r.metadata.name}`, r] as const)))(
-    '%s validates against the Kubernetes schema, with no unknown field',
-    async (_id, r) => {
-      expect(await validateObject(r)).toEqual([]);
-    },
-  );
+  it.each(
+    Object.entries(rendered).flatMap(([o, rs]) => rs.map((r) => [`${o}: ${r.kind} ${r.metadata.name}`, r] as const)),
+  )('%s validates against the Kubernetes schema, with no unknown field', async (_id, r) => {
+    expect(await validateObject(r)).toEqual([]);
+  });
 
   it('validation does catch a wrong type and a misplaced field', async () => {
     const ds = structuredClone(rendered['nft']!.find((r) => r.kind === 'DaemonSet')!) as any;
@@ -82,23 +116,37 @@ describe('overlays', () => {
   it.each(Object.keys(rendered))('%s: everything lives in kube-system, every reference resolves', (o) => {
     const rs = rendered[o]!;
     const has = (kind: string, name: string) => rs.some((r) => r.kind === kind && r.metadata.name === name);
-    for (const r of rs.filter((x) => !x.kind.startsWith('Cluster'))) expect(r.metadata['namespace'], `${r.kind} ${r.metadata.name}`).toBe('kube-system');
+    for (const r of rs.filter((x) => !x.kind.startsWith('Cluster')))
+      expect(r.metadata['namespace'], `${r.kind} ${r.metadata.name}`).toBe('kube-system');
     for (const w of workloads.filter((x) => x.overlay === o)) {
-      expect(has('ServiceAccount', w.pod.serviceAccountName!), `${w.resource.metadata.name}: service account`).toBe(true);
+      expect(has('ServiceAccount', w.pod.serviceAccountName!), `${w.resource.metadata.name}: service account`).toBe(
+        true,
+      );
       for (const [k, v] of Object.entries(w.selector)) expect(w.labels[k], `selector ${k}`).toBe(v);
       for (const c of w.pod.containers) {
         for (const e of c.env ?? []) {
           const ref = e.valueFrom?.configMapKeyRef;
           if (ref && !ref.optional) expect(has('ConfigMap', ref.name), `${c.name}: ConfigMap ${ref.name}`).toBe(true);
         }
-        for (const m of c.volumeMounts ?? []) expect(w.pod.volumes?.some((v) => v.name === m.name), `${c.name}: volume ${m.name}`).toBe(true);
+        for (const m of c.volumeMounts ?? [])
+          expect(
+            w.pod.volumes?.some((v) => v.name === m.name),
+            `${c.name}: volume ${m.name}`,
+          ).toBe(true);
       }
-      for (const v of w.pod.volumes ?? []) if (v.configMap) expect(has('ConfigMap', v.configMap.name), `volume ${v.name}`).toBe(true);
+      for (const v of w.pod.volumes ?? [])
+        if (v.configMap) expect(has('ConfigMap', v.configMap.name), `volume ${v.name}`).toBe(true);
     }
     for (const b of rs.filter((r) => r.kind === 'ClusterRoleBinding')) {
-      const rb = b as unknown as { roleRef: { name: string }; subjects: { kind: string; name: string; namespace: string }[] };
+      const rb = b as unknown as {
+        roleRef: { name: string };
+        subjects: { kind: string; name: string; namespace: string }[];
+      };
       expect(has('ClusterRole', rb.roleRef.name), `${b.metadata.name}: role`).toBe(true);
-      for (const s of rb.subjects) expect(has('ServiceAccount', s.name) && s.namespace === 'kube-system', `${b.metadata.name}: ${s.name}`).toBe(true);
+      for (const s of rb.subjects)
+        expect(has('ServiceAccount', s.name) && s.namespace === 'kube-system', `${b.metadata.name}: ${s.name}`).toBe(
+          true,
+        );
     }
   });
 
@@ -115,22 +163,31 @@ describe('overlays', () => {
 });
 
 describe('RBAC is least privilege', () => {
-  const roles = Object.values(rendered).flat().filter((r) => r.kind === 'ClusterRole');
+  const roles = Object.values(rendered)
+    .flat()
+    .filter((r) => r.kind === 'ClusterRole');
   const rules = (r: Resource) => r['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
 
   it('reads only services, nodes and endpointslices; writes only events; no wildcard', () => {
     const read: Record<string, string[]> = { '': ['services', 'nodes'], 'discovery.k8s.io': ['endpointslices'] };
     for (const role of roles) {
       for (const rule of rules(role)) {
-        for (const x of [...rule.apiGroups, ...rule.resources, ...rule.verbs]) expect(x, role.metadata.name).not.toBe('*');
+        for (const x of [...rule.apiGroups, ...rule.resources, ...rule.verbs])
+          expect(x, role.metadata.name).not.toBe('*');
         for (const g of rule.apiGroups) {
           for (const res of rule.resources) {
             if (res === 'events') {
               expect(['', 'events.k8s.io']).toContain(g);
-              expect(rule.verbs.every((v) => v === 'create' || v === 'patch'), `${role.metadata.name}: events ${rule.verbs}`).toBe(true);
+              expect(
+                rule.verbs.every((v) => v === 'create' || v === 'patch'),
+                `${role.metadata.name}: events ${rule.verbs}`,
+              ).toBe(true);
             } else {
               expect(read[g] ?? [], `${role.metadata.name}: ${g}/${res}`).toContain(res);
-              expect(rule.verbs.every((v) => ['get', 'list', 'watch'].includes(v)), `${role.metadata.name}: ${res} ${rule.verbs}`).toBe(true);
+              expect(
+                rule.verbs.every((v) => ['get', 'list', 'watch'].includes(v)),
+                `${role.metadata.name}: ${res} ${rule.verbs}`,
+              ).toBe(true);
             }
           }
         }
@@ -140,8 +197,13 @@ describe('RBAC is least privilege', () => {
 
   it('the proxy role can list and watch all three kinds it informs on', () => {
     const kpng = roles.find((r) => r.metadata.name === 'kpng')!;
-    const can = (g: string, res: string, verb: string) => rules(kpng).some((r) => r.apiGroups.includes(g) && r.resources.includes(res) && r.verbs.includes(verb));
-    for (const [g, res] of [['', 'services'], ['', 'nodes'], ['discovery.k8s.io', 'endpointslices']] as const) {
+    const can = (g: string, res: string, verb: string) =>
+      rules(kpng).some((r) => r.apiGroups.includes(g) && r.resources.includes(res) && r.verbs.includes(verb));
+    for (const [g, res] of [
+      ['', 'services'],
+      ['', 'nodes'],
+      ['discovery.k8s.io', 'endpointslices'],
+    ] as const) {
       for (const verb of ['list', 'watch']) expect(can(g, res, verb), `${g}/${res} ${verb}`).toBe(true);
     }
     expect(can('events.k8s.io', 'events', 'create')).toBe(true);
@@ -150,105 +212,133 @@ describe('RBAC is least privilege', () => {
   it('central-mode node agents get no read access to the API at all', () => {
     const agent = workloads.find((w) => w.overlay === 'central' && w.resource.kind === 'DaemonSet')!;
     const binding = rendered['central']!.find(
-      (r) => r.kind === 'ClusterRoleBinding' && (r['subjects'] as { name: string }[]).some((s) => s.name === agent.pod.serviceAccountName),
+      (r) =>
+        r.kind === 'ClusterRoleBinding' &&
+        (r['subjects'] as { name: string }[]).some((s) => s.name === agent.pod.serviceAccountName),
     )!;
     const role = roles.find((r) => r.metadata.name === (binding['roleRef'] as { name: string }).name)!;
     expect(rules(role).flatMap((r) => r.resources)).toEqual(['events']);
   });
 });
 
-describe.each(nodeProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`, w] as const))('node proxy DaemonSet %s', (_id, w) => {
-  const backend = w.pod.containers.find(programsKernel)!;
+describe.each(nodeProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`, w] as const))(
+  'node proxy DaemonSet %s',
+  (_id, w) => {
+    const backend = w.pod.containers.find(programsKernel)!;
 
-  it('runs on every node, on the host network, as a node-critical pod', () => {
-    expect(w.pod.hostNetwork).toBe(true);
-    expect(w.pod.dnsPolicy).toBe('ClusterFirstWithHostNet');
-    expect(w.pod.priorityClassName).toBe('system-node-critical');
-    for (const effect of ['NoSchedule', 'NoExecute']) {
-      expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
-    }
-  });
+    it('runs on every node, on the host network, as a node-critical pod', () => {
+      expect(w.pod.hostNetwork).toBe(true);
+      expect(w.pod.dnsPolicy).toBe('ClusterFirstWithHostNet');
+      expect(w.pod.priorityClassName).toBe('system-node-critical');
+      for (const effect of ['NoSchedule', 'NoExecute']) {
+        expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
+      }
+    });
 
-  it('has exactly one kernel-programming container: root with NET_ADMIN and NET_RAW only, not privileged', () => {
-    expect(w.pod.containers.filter(programsKernel)).toHaveLength(1);
-    const sc = backend.securityContext!;
-    expect(sc.privileged).toBe(false);
-    expect(sc.allowPrivilegeEscalation).toBe(false);
-    expect(sc.runAsUser).toBe(0);
-    expect(sc.capabilities?.drop).toEqual(['ALL']);
-    expect([...(sc.capabilities?.add ?? [])].sort()).toEqual(['NET_ADMIN', 'NET_RAW']);
-    for (const c of w.pod.containers.filter((x) => x !== backend)) {
-      expect(c.securityContext?.capabilities, c.name).toEqual({ drop: ['ALL'] });
-      expect(c.securityContext?.privileged, c.name).toBe(false);
-    }
-  });
+    it('has exactly one kernel-programming container: root with NET_ADMIN and NET_RAW only, not privileged', () => {
+      expect(w.pod.containers.filter(programsKernel)).toHaveLength(1);
+      const sc = backend.securityContext!;
+      expect(sc.privileged).toBe(false);
+      expect(sc.allowPrivilegeEscalation).toBe(false);
+      expect(sc.runAsUser).toBe(0);
+      expect(sc.capabilities?.drop).toEqual(['ALL']);
+      expect([...(sc.capabilities?.add ?? [])].sort()).toEqual(['NET_ADMIN', 'NET_RAW']);
+      for (const c of w.pod.containers.filter((x) => x !== backend)) {
+        expect(c.securityContext?.capabilities, c.name).toEqual({ drop: ['ALL'] });
+        expect(c.securityContext?.privileged, c.name).toBe(false);
+      }
+    });
 
-  it("knows its node name and mounts what kube-proxy mounts", () => {
-    for (const c of w.pod.containers) {
-      expect(c.env, c.name).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
-    }
-    const mount = (path: string) => backend.volumeMounts?.find((m) => m.mountPath === path);
-    const volume = (name: string | undefined) => w.pod.volumes?.find((v) => v.name === name);
-    expect(mount('/lib/modules')?.readOnly).toBe(true);
-    expect(volume(mount('/lib/modules')?.name)?.hostPath).toEqual({ path: '/lib/modules' });
-    expect(volume(mount('/run/xtables.lock')?.name)?.hostPath).toEqual({ path: '/run/xtables.lock', type: 'FileOrCreate' });
-  });
+    it('knows its node name and mounts what kube-proxy mounts', () => {
+      for (const c of w.pod.containers) {
+        expect(c.env, c.name).toContainEqual({
+          name: 'NODE_NAME',
+          valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+        });
+      }
+      const mount = (path: string) => backend.volumeMounts?.find((m) => m.mountPath === path);
+      const volume = (name: string | undefined) => w.pod.volumes?.find((v) => v.name === name);
+      expect(mount('/lib/modules')?.readOnly).toBe(true);
+      expect(volume(mount('/lib/modules')?.name)?.hostPath).toEqual({ path: '/lib/modules' });
+      expect(volume(mount('/run/xtables.lock')?.name)?.hostPath).toEqual({
+        path: '/run/xtables.lock',
+        type: 'FileOrCreate',
+      });
+    });
 
-  it('is probed on /livez (liveness) and /healthz (readiness) at the port its health server binds', () => {
-    expect(backend.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10256 });
-    expect(backend.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10256 });
-    const bind = flag(backend, 'healthz-bind-address') ?? '0.0.0.0:10256'; // compat: config.conf, checked below
-    expect(bind).toBe('0.0.0.0:10256');
-  });
+    it('is probed on /livez (liveness) and /healthz (readiness) at the port its health server binds', () => {
+      expect(backend.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10256 });
+      expect(backend.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10256 });
+      const bind = flag(backend, 'healthz-bind-address') ?? '0.0.0.0:10256'; // compat: config.conf, checked below
+      expect(bind).toBe('0.0.0.0:10256');
+    });
 
-  it('binds no host port twice, even beside a central core on the same node', () => {
-    const central = workloads.filter((x) => x.overlay === w.overlay && x.resource.kind === 'Deployment' && x.pod.hostNetwork);
-    const ports = [w, ...central].flatMap((x) => x.pod.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort)));
-    expect(ports.length).toBeGreaterThan(0);
-    expect(new Set(ports).size).toBe(ports.length);
-    for (const x of [w, ...central]) {
-      for (const c of x.pod.containers) {
-        for (const f of ['metrics-bind-address', 'healthz-bind-address']) {
-          const v = flag(c, f);
-          if (v) expect(c.ports?.map((p) => p.containerPort), `${c.name} --${f}`).toContain(Number(v.split(':').at(-1)));
+    it('binds no host port twice, even beside a central core on the same node', () => {
+      const central = workloads.filter(
+        (x) => x.overlay === w.overlay && x.resource.kind === 'Deployment' && x.pod.hostNetwork,
+      );
+      const ports = [w, ...central].flatMap((x) =>
+        x.pod.containers.flatMap((c) => (c.ports ?? []).map((p) => p.containerPort)),
+      );
+      expect(ports.length).toBeGreaterThan(0);
+      expect(new Set(ports).size).toBe(ports.length);
+      for (const x of [w, ...central]) {
+        for (const c of x.pod.containers) {
+          for (const f of ['metrics-bind-address', 'healthz-bind-address']) {
+            const v = flag(c, f);
+            if (v)
+              expect(
+                c.ports?.map((p) => p.containerPort),
+                `${c.name} --${f}`,
+              ).toContain(Number(v.split(':').at(-1)));
+          }
         }
       }
-    }
-  });
-});
+    });
+  },
+);
 
-describe.each(windowsProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`, w] as const))('Windows node proxy DaemonSet %s', (_id, w) => {
-  const c = w.pod.containers[0]!;
+describe.each(windowsProxies.map((w) => [`${w.overlay}/${w.resource.metadata.name}`, w] as const))(
+  'Windows node proxy DaemonSet %s',
+  (_id, w) => {
+    const c = w.pod.containers[0]!;
 
-  it('runs one HostProcess container as SYSTEM on every Windows node, as a node-critical pod', () => {
-    expect(w.pod.containers).toHaveLength(1);
-    expect(splitImage(c.image).name).toBe('kpng/kpng-win-kernel');
-    expect(w.pod.hostNetwork).toBe(true);
-    expect(w.pod.securityContext?.windowsOptions).toEqual({ hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' });
-    expect(w.pod.priorityClassName).toBe('system-node-critical');
-    for (const effect of ['NoSchedule', 'NoExecute']) expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
-  });
+    it('runs one HostProcess container as SYSTEM on every Windows node, as a node-critical pod', () => {
+      expect(w.pod.containers).toHaveLength(1);
+      expect(splitImage(c.image).name).toBe('kpng/kpng-win-kernel');
+      expect(w.pod.hostNetwork).toBe(true);
+      expect(w.pod.securityContext?.windowsOptions).toEqual({
+        hostProcess: true,
+        runAsUserName: 'NT AUTHORITY\\SYSTEM',
+      });
+      expect(w.pod.priorityClassName).toBe('system-node-critical');
+      for (const effect of ['NoSchedule', 'NoExecute'])
+        expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
+    });
 
-  it('never selects the Linux proxies\' pods, and has a name of its own', () => {
-    for (const linux of nodeProxies) {
-      const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-      expect(matches(w.selector, linux.labels), linux.overlay).toBe(false);
-      expect(w.resource.metadata.name).not.toBe(linux.resource.metadata.name);
-    }
-  });
+    it("never selects the Linux proxies' pods, and has a name of its own", () => {
+      for (const linux of nodeProxies) {
+        const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+          Object.entries(selector).every(([k, v]) => labels[k] === v);
+        expect(matches(w.selector, linux.labels), linux.overlay).toBe(false);
+        expect(w.resource.metadata.name).not.toBe(linux.resource.metadata.name);
+      }
+    });
 
-  it('knows its node and HNS network, is probed on /livez and /healthz, binds each port once', () => {
-    expect(c.env).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
-    expect(flag(c, 'network-name')).toBe('$(KUBE_NETWORK)');
-    expect(c.env?.find((e) => e.name === 'KUBE_NETWORK')?.value).toBeTruthy();
-    expect(c.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10256 });
-    expect(c.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10256 });
-    expect(flag(c, 'healthz-bind-address')).toBe('0.0.0.0:10256');
-    const ports = (c.ports ?? []).map((p) => p.containerPort);
-    expect(new Set(ports).size).toBe(ports.length);
-    for (const f of ['metrics-bind-address', 'healthz-bind-address']) expect(ports).toContain(Number(flag(c, f)!.split(':').at(-1)));
-  });
-});
+    it('knows its node and HNS network, is probed on /livez and /healthz, binds each port once', () => {
+      expect(c.env).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
+      expect(flag(c, 'network-name')).toBe('$(KUBE_NETWORK)');
+      expect(c.env?.find((e) => e.name === 'KUBE_NETWORK')?.value).toBeTruthy();
+      expect(c.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10256 });
+      expect(c.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10256 });
+      expect(flag(c, 'healthz-bind-address')).toBe('0.0.0.0:10256');
+      const ports = (c.ports ?? []).map((p) => p.containerPort);
+      expect(new Set(ports).size).toBe(ports.length);
+      for (const f of ['metrics-bind-address', 'healthz-bind-address'])
+        expect(ports).toContain(Number(flag(c, f)!.split(':').at(-1)));
+    });
+  },
+);
 
 describe('split overlay', () => {
   const w = workloads.find((x) => x.overlay === 'split')!;
@@ -257,7 +347,8 @@ describe('split overlay', () => {
     expect(w.pod.containers.map((c) => c.name).sort()).toEqual(['kpng', 'kpng-core']);
     const run = w.pod.volumes!.find((v) => v.name === 'kpng-run')!;
     expect(run.emptyDir).toEqual({});
-    for (const c of w.pod.containers) expect(c.volumeMounts, c.name).toContainEqual({ name: 'kpng-run', mountPath: '/run/kpng' });
+    for (const c of w.pod.containers)
+      expect(c.volumeMounts, c.name).toContainEqual({ name: 'kpng-run', mountPath: '/run/kpng' });
   });
 
   it('the core serves the node-local stream on the socket the backend dials', () => {
@@ -282,7 +373,10 @@ describe('central overlay', () => {
     expect(flag(c, 'listen')).toBe('none');
     expect(c.securityContext?.capabilities).toEqual({ drop: ['ALL'] });
     expect((central.resource['spec'] as any).template.spec.securityContext.runAsNonRoot).toBe(true);
-    const svc = rs.find((r) => r.kind === 'Service')!['spec'] as { selector: Record<string, string>; ports: { port: number; targetPort: string }[] };
+    const svc = rs.find((r) => r.kind === 'Service')!['spec'] as {
+      selector: Record<string, string>;
+      ports: { port: number; targetPort: string }[];
+    };
     for (const [k, v] of Object.entries(svc.selector)) expect(central.labels[k]).toBe(v);
     expect(svc.ports).toContainEqual(expect.objectContaining({ port: 12090, targetPort: 'global-stream' }));
     expect(c.ports).toContainEqual(expect.objectContaining({ name: 'global-stream', containerPort: 12090 }));
@@ -307,7 +401,11 @@ describe('kube-proxy compat overlay', () => {
   it("keeps kubeadm's names, selector and command line", () => {
     expect(w.resource.metadata.name).toBe('kube-proxy');
     expect(w.selector).toEqual({ 'k8s-app': 'kube-proxy' });
-    expect(c.command).toEqual(['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=$(NODE_NAME)']);
+    expect(c.command).toEqual([
+      '/usr/local/bin/kube-proxy',
+      '--config=/var/lib/kube-proxy/config.conf',
+      '--hostname-override=$(NODE_NAME)',
+    ]);
     const mount = c.volumeMounts!.find((m) => m.mountPath === '/var/lib/kube-proxy')!;
     expect(w.pod.volumes!.find((v) => v.name === mount.name)!.configMap).toEqual({ name: 'kube-proxy' });
   });
@@ -330,7 +428,12 @@ describe('kube-proxy compat overlay', () => {
   });
 
   it('leaves conntrack sysctls alone, which is what lets it run unprivileged', () => {
-    expect(config['conntrack']).toMatchObject({ maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' });
+    expect(config['conntrack']).toMatchObject({
+      maxPerCore: 0,
+      min: 0,
+      tcpEstablishedTimeout: '0s',
+      tcpCloseWaitTimeout: '0s',
+    });
     const effective = withDefaults(decodeConfiguration((cm['data'] as Record<string, string>)['config.conf']!).config);
     expect(conntrackSysctls(effective.conntrack, 64)).toEqual([]);
   });

@@ -11,7 +11,8 @@ const MODELS: Readonly<Record<string, () => Promise<unknown>>> = {
   'v1/ServiceAccount': async () => (await import('kubernetes-models/v1/ServiceAccount')).ServiceAccount,
   'apps/v1/DaemonSet': async () => (await import('kubernetes-models/apps/v1/DaemonSet')).DaemonSet,
   'apps/v1/Deployment': async () => (await import('kubernetes-models/apps/v1/Deployment')).Deployment,
-  'rbac.authorization.k8s.io/v1/ClusterRole': async () => (await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole')).ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRole': async () =>
+    (await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole')).ClusterRole,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': async () =>
     (await import('kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding')).ClusterRoleBinding,
 };

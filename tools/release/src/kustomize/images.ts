@@ -11,8 +11,10 @@ export interface ImageOverride {
 const IMAGE_FIELDS = new Set(['name', 'newName', 'newTag', 'digest']);
 
 export function parseImageOverride(v: unknown, where: string): ImageOverride {
-  if (!isObject(v as Json) || typeof (v as JsonObject)['name'] !== 'string') throw new Error(`${where}: images entries need a name`);
-  for (const k of Object.keys(v as JsonObject)) if (!IMAGE_FIELDS.has(k)) throw new Error(`${where}: images.${k} is not supported`);
+  if (!isObject(v as Json) || typeof (v as JsonObject)['name'] !== 'string')
+    throw new Error(`${where}: images entries need a name`);
+  for (const k of Object.keys(v as JsonObject))
+    if (!IMAGE_FIELDS.has(k)) throw new Error(`${where}: images.${k} is not supported`);
   return v as ImageOverride;
 }
 
@@ -36,7 +38,9 @@ export function applyImages(obj: Json, overrides: readonly ImageOverride[]): Jso
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(obj)) {
     if ((k === 'containers' || k === 'initContainers') && Array.isArray(v)) {
-      out[k] = v.map((c) => (isObject(c) && typeof c['image'] === 'string' ? { ...c, image: override(c['image'], overrides) } : c));
+      out[k] = v.map((c) =>
+        isObject(c) && typeof c['image'] === 'string' ? { ...c, image: override(c['image'], overrides) } : c,
+      );
     } else {
       out[k] = applyImages(v, overrides);
     }

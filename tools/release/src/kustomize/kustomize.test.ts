@@ -25,7 +25,10 @@ describe('strategic merge', () => {
   it('merges containers, env and volumes by key (patch elements first, as kustomize); replaces other lists', () => {
     const out = strategicMerge(base, {
       spec: {
-        containers: [{ name: 'a', args: ['--three'], env: [{ name: 'F', value: '2' }] }, { name: 'c', image: 'z' }],
+        containers: [
+          { name: 'a', args: ['--three'], env: [{ name: 'F', value: '2' }] },
+          { name: 'c', image: 'z' },
+        ],
         volumes: [{ name: 'v2', emptyDir: {} }],
         tolerations: [{ key: 'k', operator: 'Exists' }],
       },
@@ -33,11 +36,22 @@ describe('strategic merge', () => {
     expect(out).toEqual({
       spec: {
         containers: [
-          { name: 'a', image: 'x', args: ['--three'], env: [{ name: 'F', value: '2' }, { name: 'E', value: '1' }] },
+          {
+            name: 'a',
+            image: 'x',
+            args: ['--three'],
+            env: [
+              { name: 'F', value: '2' },
+              { name: 'E', value: '1' },
+            ],
+          },
           { name: 'c', image: 'z' },
           { name: 'b', image: 'y' },
         ],
-        volumes: [{ name: 'v2', emptyDir: {} }, { name: 'v1', emptyDir: {} }],
+        volumes: [
+          { name: 'v2', emptyDir: {} },
+          { name: 'v1', emptyDir: {} },
+        ],
         tolerations: [{ key: 'k', operator: 'Exists' }],
         hostNetwork: true,
       },
@@ -46,7 +60,13 @@ describe('strategic merge', () => {
 
   it('deletes keys set to null and list elements marked $patch: delete, leaving the input alone', () => {
     const out = strategicMerge(base, { spec: { hostNetwork: null, containers: [{ name: 'b', $patch: 'delete' }] } });
-    expect(out).toEqual({ spec: { ...(base as { spec: object }).spec, hostNetwork: undefined, containers: [(base as any).spec.containers[0]] } });
+    expect(out).toEqual({
+      spec: {
+        ...(base as { spec: object }).spec,
+        hostNetwork: undefined,
+        containers: [(base as any).spec.containers[0]],
+      },
+    });
     expect(Object.keys((out as any).spec)).not.toContain('hostNetwork');
     expect((base as any).spec.containers).toHaveLength(2);
   });
@@ -64,16 +84,31 @@ describe('images', () => {
   });
 
   it('rewrites matching container images only', () => {
-    const pod: Json = { spec: { containers: [{ name: 'a', image: 'kpng/kpng:old' }, { name: 'b', image: 'other' }], initContainers: [{ name: 'i', image: 'kpng/kpng' }] } };
+    const pod: Json = {
+      spec: {
+        containers: [
+          { name: 'a', image: 'kpng/kpng:old' },
+          { name: 'b', image: 'other' },
+        ],
+        initContainers: [{ name: 'i', image: 'kpng/kpng' }],
+      },
+    };
     expect(applyImages(pod, [{ name: 'kpng/kpng', newName: 'reg/kpng', newTag: '1.0' }])).toEqual({
-      spec: { containers: [{ name: 'a', image: 'reg/kpng:1.0' }, { name: 'b', image: 'other' }], initContainers: [{ name: 'i', image: 'reg/kpng:1.0' }] },
+      spec: {
+        containers: [
+          { name: 'a', image: 'reg/kpng:1.0' },
+          { name: 'b', image: 'other' },
+        ],
+        initContainers: [{ name: 'i', image: 'reg/kpng:1.0' }],
+      },
     });
   });
 });
 
 describe('renderKustomization', () => {
   const scratch = () => mkdtempSync(join(tmpdir(), 'kpng-kz-'));
-  const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: ns}\ndata: {k: v}\n`;
+  const cm = (name: string) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: ns}\ndata: {k: v}\n`;
 
   it('refuses kustomization fields it does not implement', () => {
     const dir = scratch();
@@ -98,7 +133,10 @@ describe('renderKustomization', () => {
     writeFileSync(join(dir, 'base', 'cm.yaml'), cm('a'));
     writeFileSync(join(dir, 'base', 'kustomization.yaml'), 'resources: [cm.yaml]\n');
     writeFileSync(join(dir, 'extra.yaml'), cm('b'));
-    writeFileSync(join(dir, 'p.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\ndata: {k2: w}\n');
+    writeFileSync(
+      join(dir, 'p.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\ndata: {k2: w}\n',
+    );
     writeFileSync(join(dir, 'kustomization.yaml'), 'resources: [base, extra.yaml]\npatches: [{path: p.yaml}]\n');
     const out = renderKustomization(dir);
     expect(out.map(resourceId)).toEqual(['v1/ConfigMap/ns/a', 'v1/ConfigMap/ns/b']);
@@ -109,12 +147,15 @@ describe('renderKustomization', () => {
 // The real kustomize (kubectl's built-in) as an oracle for this renderer, where kubectl exists.
 // CI machines have no kubectl: the renderer's own tests above and manifests.test.ts still run.
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-describe.skipIf(!kubectl)(kubectl ? 'against kubectl kustomize' : 'against kubectl kustomize: SKIPPED, no kubectl on this machine', () => {
-  it.each(overlayNames())('overlay %s renders the same resources as kustomize', (name) => {
-    const out = execFileSync('kubectl', ['kustomize', join(OVERLAYS_DIR, name)], { encoding: 'utf8' });
-    const theirs = parseAllDocuments(out).map((d) => d.toJS() as Resource);
-    const ours = renderOverlay(name);
-    const byId = (rs: Resource[]) => Object.fromEntries(rs.map((r) => [resourceId(r), r]));
-    expect(byId(ours)).toEqual(byId(theirs));
-  });
-});
+describe.skipIf(!kubectl)(
+  kubectl ? 'against kubectl kustomize' : 'against kubectl kustomize: SKIPPED, no kubectl on this machine',
+  () => {
+    it.each(overlayNames())('overlay %s renders the same resources as kustomize', (name) => {
+      const out = execFileSync('kubectl', ['kustomize', join(OVERLAYS_DIR, name)], { encoding: 'utf8' });
+      const theirs = parseAllDocuments(out).map((d) => d.toJS() as Resource);
+      const ours = renderOverlay(name);
+      const byId = (rs: Resource[]) => Object.fromEntries(rs.map((r) => [resourceId(r), r]));
+      expect(byId(ours)).toEqual(byId(theirs));
+    });
+  },
+);

@@ -22,7 +22,8 @@ export function renderKustomization(dir: string): Resource[] {
 }
 
 function render(dir: string, stack: readonly string[], top: string): Resource[] {
-  if (stack.includes(dir)) throw new Error(`kustomization cycle: ${[...stack, dir].map((d) => relative(top, d) || '.').join(' -> ')}`);
+  if (stack.includes(dir))
+    throw new Error(`kustomization cycle: ${[...stack, dir].map((d) => relative(top, d) || '.').join(' -> ')}`);
   const file = KUSTOMIZATION_FILES.map((f) => join(dir, f)).find((f) => existsSync(f));
   if (!file) throw new Error(`${dir}: no kustomization.yaml`);
   const k = loadYaml(file)[0];
@@ -31,14 +32,17 @@ function render(dir: string, stack: readonly string[], top: string): Resource[] 
   for (const key of Object.keys(kz)) {
     if (!KUSTOMIZATION_FIELDS.has(key)) throw new Error(`${file}: field ${key} is not supported by this renderer`);
   }
-  if (kz['kind'] !== undefined && kz['kind'] !== 'Kustomization') throw new Error(`${file}: kind must be Kustomization`);
+  if (kz['kind'] !== undefined && kz['kind'] !== 'Kustomization')
+    throw new Error(`${file}: kind must be Kustomization`);
 
   let out: Resource[] = [];
   for (const entry of list(kz['resources'], `${file}: resources`)) {
     if (typeof entry !== 'string') throw new Error(`${file}: resources entries must be paths`);
     const path = resolve(dir, entry);
     if (!existsSync(path)) throw new Error(`${file}: resource ${entry} does not exist`);
-    const docs = statSync(path).isDirectory() ? render(path, [...stack, dir], top) : loadYaml(path).map((d) => asResource(d, path));
+    const docs = statSync(path).isDirectory()
+      ? render(path, [...stack, dir], top)
+      : loadYaml(path).map((d) => asResource(d, path));
     for (const d of docs) {
       const clash = out.find((r) => resourceId(r) === resourceId(d));
       if (clash) throw new Error(`${file}: ${resourceId(d)} is defined twice`);
@@ -85,7 +89,8 @@ function asResource(v: Json, where: string): Resource {
     throw new Error(`${where}: a resource needs apiVersion and kind`);
   }
   const md = v['metadata'];
-  if (!isObject(md ?? null) || typeof (md as JsonObject)['name'] !== 'string') throw new Error(`${where}: a resource needs metadata.name`);
+  if (!isObject(md ?? null) || typeof (md as JsonObject)['name'] !== 'string')
+    throw new Error(`${where}: a resource needs metadata.name`);
   return v as Resource;
 }
 

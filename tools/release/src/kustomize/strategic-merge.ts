@@ -55,7 +55,9 @@ function mergeList(target: Json[], patch: JsonObject[], key: string, path: reado
     const at = rest.findIndex((t) => isObject(t) && t[key] === id);
     const match = at >= 0 ? rest.splice(at, 1)[0]! : undefined;
     if (item['$patch'] === 'delete') continue;
-    head.push(match === undefined ? strip(clone(item)) : strategicMerge(match, item, [...path, `[${key}=${String(id)}]`]));
+    head.push(
+      match === undefined ? strip(clone(item)) : strategicMerge(match, item, [...path, `[${key}=${String(id)}]`]),
+    );
   }
   return [...head, ...rest];
 }

@@ -11,7 +11,10 @@ const eslint = new ESLint({
   cwd: root,
   overrideConfig: {
     languageOptions: { parserOptions: { projectService: false } },
-    rules: { '@typescript-eslint/switch-exhaustiveness-check': 'off', '@typescript-eslint/no-floating-promises': 'off' },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': 'off',
+      '@typescript-eslint/no-floating-promises': 'off',
+    },
   },
 });
 

@@ -18,14 +18,26 @@ export function installTarballs(project: string, tarballs: readonly string[], ma
 }
 
 /** `installTarballs` without blocking: image builds run several installs while root filesystems are made. */
-export async function installTarballsAsync(project: string, tarballs: readonly string[], manifest: object): Promise<CommandResult> {
+export async function installTarballsAsync(
+  project: string,
+  tarballs: readonly string[],
+  manifest: object,
+): Promise<CommandResult> {
   const args = installArgs(project, tarballs, manifest);
   try {
-    const r = await promisify(execFile)('npm', args, { cwd: project, timeout: INSTALL_TIMEOUT_MS, env: standaloneEnv(), maxBuffer: 64 * 1024 * 1024 });
+    const r = await promisify(execFile)('npm', args, {
+      cwd: project,
+      timeout: INSTALL_TIMEOUT_MS,
+      env: standaloneEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { status: 0, output: `${r.stdout}${r.stderr}` };
   } catch (e) {
     const err = e as { code?: number | string; stdout?: string; stderr?: string; message: string };
-    return { status: typeof err.code === 'number' ? err.code : null, output: `${err.stdout ?? ''}${err.stderr ?? ''}${err.message}` };
+    return {
+      status: typeof err.code === 'number' ? err.code : null,
+      output: `${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`,
+    };
   }
 }
 

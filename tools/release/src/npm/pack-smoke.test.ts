@@ -15,7 +15,9 @@ describe('npm pack smoke test: every package installs and runs in an empty proje
 
   it('packs every publishable package and installs the tarballs together', ({ skip }) => {
     requireBuilt(packages, skip);
-    expect(packages.map((p) => p.manifest.name)).toEqual(expect.arrayContaining(['@kpng/core', '@kpng/nft', '@kpng/kube-proxy']));
+    expect(packages.map((p) => p.manifest.name)).toEqual(
+      expect.arrayContaining(['@kpng/core', '@kpng/nft', '@kpng/kube-proxy']),
+    );
     result = packSmoke(packages, work, (l) => console.log(`pack-smoke: ${l}`));
     expect(result.tarballs).toHaveLength(packages.length);
     const install = result.checks[0]!;
@@ -28,7 +30,9 @@ describe('npm pack smoke test: every package installs and runs in an empty proje
     expect(c.ok, c.detail).toBe(true);
   });
 
-  const bins = packages.flatMap((p) => Object.keys(binMap(p.manifest)).flatMap((b) => [`${b} --version`, `${b} --help`]));
+  const bins = packages.flatMap((p) =>
+    Object.keys(binMap(p.manifest)).flatMap((b) => [`${b} --version`, `${b} --help`]),
+  );
   it.for(bins)('%s exits 0 with output', (what, { skip }) => {
     if (!result) return skip('the install step did not run (see above)');
     const c = result.checks.find((x) => x.what === what)!;

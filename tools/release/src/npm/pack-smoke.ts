@@ -24,7 +24,11 @@ export interface SmokeResult {
   readonly checks: readonly Check[];
 }
 
-export function packSmoke(packages: readonly WorkspacePackage[], workDir: string, log: (line: string) => void = () => {}): SmokeResult {
+export function packSmoke(
+  packages: readonly WorkspacePackage[],
+  workDir: string,
+  log: (line: string) => void = () => {},
+): SmokeResult {
   const packs = join(workDir, 'packs');
   const project = join(workDir, 'project');
   mkdirSync(packs, { recursive: true });
@@ -37,19 +41,35 @@ export function packSmoke(packages: readonly WorkspacePackage[], workDir: string
 
   // The workspace's install-script approvals (npm 11 asks otherwise), nothing else.
   const root = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { allowScripts?: unknown };
-  const install = installTarballs(project, tarballs, { name: 'kpng-pack-smoke', private: true, type: 'module', allowScripts: root.allowScripts ?? {} });
-  const checks: Check[] = [{ what: 'npm install --omit=dev <every tarball>', ok: install.status === 0, detail: install.output }];
+  const install = installTarballs(project, tarballs, {
+    name: 'kpng-pack-smoke',
+    private: true,
+    type: 'module',
+    allowScripts: root.allowScripts ?? {},
+  });
+  const checks: Check[] = [
+    { what: 'npm install --omit=dev <every tarball>', ok: install.status === 0, detail: install.output },
+  ];
   log(`npm install: exit ${install.status}`);
   if (install.status !== 0) return { project, tarballs, checks };
 
   for (const p of packages) {
-    const imp = run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(p.manifest.name)})`], project, 60_000);
+    const imp = run(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(p.manifest.name)})`],
+      project,
+      60_000,
+    );
     checks.push({ what: `import('${p.manifest.name}')`, ok: imp.status === 0, detail: imp.output });
     for (const bin of Object.keys(binMap(p.manifest))) {
       for (const flag of ['--version', '--help']) {
         const r = run(join(project, 'node_modules', '.bin', bin), [flag], project, 60_000);
         const ok = r.status === 0 && r.output.trim().length > 0;
-        checks.push({ what: `${bin} ${flag}`, ok, detail: `exit ${r.status}: ${r.output.trim().split('\n').slice(0, 3).join(' | ')}` });
+        checks.push({
+          what: `${bin} ${flag}`,
+          ok,
+          detail: `exit ${r.status}: ${r.output.trim().split('\n').slice(0, 3).join(' | ')}`,
+        });
         log(`${bin} ${flag}: exit ${r.status}`);
       }
     }

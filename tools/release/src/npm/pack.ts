@@ -17,7 +17,12 @@ export function npmPack(pkg: WorkspacePackage, options: { dryRun?: boolean; dest
   if (options.destination) args.push('--pack-destination', options.destination);
   const r = spawnSync('npm', args, { cwd: pkg.dir, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`npm pack in ${pkg.dir} failed (${r.status}): ${r.stderr}`);
-  const [out] = JSON.parse(r.stdout) as { name: string; version: string; filename: string; files: { path: string }[] }[];
+  const [out] = JSON.parse(r.stdout) as {
+    name: string;
+    version: string;
+    filename: string;
+    files: { path: string }[];
+  }[];
   if (!out) throw new Error(`npm pack in ${pkg.dir}: no result`);
   return { name: out.name, version: out.version, filename: out.filename, files: out.files.map((f) => f.path) };
 }

@@ -48,7 +48,8 @@ export const ROWS: readonly RowSpec[] = [
       },
       {
         title: 'Health answers',
-        description: '/healthz answers by status code (503: a queued update older than 2 x syncPeriod, or the node is being deleted).',
+        description:
+          '/healthz answers by status code (503: a queued update older than 2 x syncPeriod, or the node is being deleted).',
         unit: 'reqps',
         width: 18,
         targets: [{ expr: `sum by (code) (rate(kubeproxy_proxy_healthz_total{${SEL}}${RATE}))`, legend: '{{code}}' }],
@@ -81,7 +82,10 @@ export const ROWS: readonly RowSpec[] = [
         unit: 'ops',
         width: 24,
         targets: [
-          { expr: `sum by (node, backend) (rate(kpng_sync_failures_total{${SEL}}${RATE}))`, legend: '{{node}} {{backend}}' },
+          {
+            expr: `sum by (node, backend) (rate(kpng_sync_failures_total{${SEL}}${RATE}))`,
+            legend: '{{node}} {{backend}}',
+          },
           {
             expr: `sum by (node, ip_family) (rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total{${SEL}}${RATE}))`,
             legend: '{{node}} nft {{ip_family}}',
@@ -120,7 +124,10 @@ export const ROWS: readonly RowSpec[] = [
         targets: [
           { expr: `sum(rate(kpng_model_events_total{${SEL}}${RATE}))`, legend: 'events' },
           { expr: `sum(rate(kpng_model_revisions_total{${SEL}}${RATE}))`, legend: 'revisions' },
-          { expr: `sum by (api) (rate(kpng_stream_states_sent_total{${SEL}}${RATE}))`, legend: 'states sent ({{api}})' },
+          {
+            expr: `sum by (api) (rate(kpng_stream_states_sent_total{${SEL}}${RATE}))`,
+            legend: 'states sent ({{api}})',
+          },
         ],
       },
     ],
@@ -133,7 +140,12 @@ export const ROWS: readonly RowSpec[] = [
         description: 'API server requests that did not answer 2xx, by node and code (<error>: no answer at all).',
         unit: 'reqps',
         width: 24,
-        targets: [{ expr: `sum by (node, code) (rate(rest_client_requests_total{${SEL}, code!~"2.."}${RATE}))`, legend: '{{node}} {{code}}' }],
+        targets: [
+          {
+            expr: `sum by (node, code) (rate(rest_client_requests_total{${SEL}, code!~"2.."}${RATE}))`,
+            legend: '{{node}} {{code}}',
+          },
+        ],
       },
     ],
   },
@@ -149,7 +161,14 @@ export function buildDashboard(): Record<string, JsonValue> {
   let id = 1;
   let y = 0;
   for (const row of ROWS) {
-    panels.push({ type: 'row', id: id++, title: row.title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] });
+    panels.push({
+      type: 'row',
+      id: id++,
+      title: row.title,
+      collapsed: false,
+      gridPos: { h: 1, w: 24, x: 0, y },
+      panels: [],
+    });
     y += 1;
     let x = 0;
     for (const p of row.panels) {
@@ -178,7 +197,12 @@ export function buildDashboard(): Record<string, JsonValue> {
       list: [
         { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {}, hide: 0 },
         variable('job', 'Job', 'label_values(up{job=~"kpng|kube-proxy"}, job)', false),
-        variable('node', 'Node', 'label_values(kubeproxy_sync_proxy_rules_last_timestamp_seconds{job=~"$job"}, node)', true),
+        variable(
+          'node',
+          'Node',
+          'label_values(kubeproxy_sync_proxy_rules_last_timestamp_seconds{job=~"$job"}, node)',
+          true,
+        ),
       ],
     },
     panels,
@@ -212,12 +236,28 @@ function panel(p: PanelSpec, id: number, gridPos: { h: number; w: number; x: num
     description: p.description,
     datasource: DS,
     gridPos,
-    targets: p.targets.map((t, i) => ({ refId: String.fromCharCode(65 + i), datasource: DS, expr: t.expr, legendFormat: t.legend, range: true })),
-    fieldConfig: { defaults: { unit: p.unit, ...(kind === 'timeseries' ? { custom: { drawStyle: 'line', fillOpacity: 10 } } : {}) }, overrides: [] },
+    targets: p.targets.map((t, i) => ({
+      refId: String.fromCharCode(65 + i),
+      datasource: DS,
+      expr: t.expr,
+      legendFormat: t.legend,
+      range: true,
+    })),
+    fieldConfig: {
+      defaults: { unit: p.unit, ...(kind === 'timeseries' ? { custom: { drawStyle: 'line', fillOpacity: 10 } } : {}) },
+      overrides: [],
+    },
     options:
       kind === 'stat'
-        ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area' }
-        : { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
+        ? {
+            reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+            colorMode: 'value',
+            graphMode: 'area',
+          }
+        : {
+            legend: { displayMode: 'list', placement: 'bottom', showLegend: true },
+            tooltip: { mode: 'multi', sort: 'desc' },
+          },
   };
 }
 
@@ -227,7 +267,8 @@ export function dashboardExpressions(d: Record<string, unknown>): { where: strin
   for (const p of (d['panels'] as { title: string; targets?: { expr: string }[] }[]) ?? []) {
     for (const t of p.targets ?? []) out.push({ where: `panel "${p.title}"`, expr: t.expr });
   }
-  for (const v of ((d['templating'] as { list: { name: string; type: string; definition?: string }[] }) ?? { list: [] }).list) {
+  for (const v of ((d['templating'] as { list: { name: string; type: string; definition?: string }[] }) ?? { list: [] })
+    .list) {
     if (v.type !== 'query' || !v.definition) continue;
     const m = /^label_values\((.*),\s*\w+\)$/.exec(v.definition);
     out.push({ where: `variable $${v.name}`, expr: m ? m[1]! : v.definition });

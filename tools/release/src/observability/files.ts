@@ -11,7 +11,8 @@ export const PODMONITOR_FILE = join(OBSERVABILITY_DIR, 'prometheus', 'podmonitor
 export const SCRAPE_CONFIG_FILE = join(OBSERVABILITY_DIR, 'prometheus', 'scrape-config.yaml');
 export const DASHBOARD_FILE = join(OBSERVABILITY_DIR, 'grafana', 'kpng.json');
 
-const GENERATED = 'Generated from kpng-rules.yaml by `npm run -w @kpng/release observability`: edit that file, not this one.';
+const GENERATED =
+  'Generated from kpng-rules.yaml by `npm run -w @kpng/release observability`: edit that file, not this one.';
 
 /** The Prometheus Operator's PrometheusRule holding the plain rules file's groups, styles kept. */
 export function renderPrometheusRule(rulesText: string): string {

@@ -5,7 +5,14 @@ import { renderOverlay, overlayNames } from '../kustomize/overlays.js';
 import { bracketProblem, codebaseMetricNames, isKnownMetric, metricNames } from '../promql/metrics.js';
 import { REPO_ROOT } from '../workspace.js';
 import { dashboardExpressions } from './dashboard.js';
-import { DASHBOARD_FILE, PODMONITOR_FILE, PROMETHEUS_RULE_FILE, RULES_FILE, SCRAPE_CONFIG_FILE, generatedFiles } from './files.js';
+import {
+  DASHBOARD_FILE,
+  PODMONITOR_FILE,
+  PROMETHEUS_RULE_FILE,
+  RULES_FILE,
+  SCRAPE_CONFIG_FILE,
+  generatedFiles,
+} from './files.js';
 
 interface Rule {
   alert?: string;
@@ -32,7 +39,11 @@ function unknownMetrics(expr: string): string[] {
 
 describe('metric names in the codebase', () => {
   it('include the kube-proxy and kpng metrics the assets rely on (the scan works)', () => {
-    for (const m of ['kubeproxy_sync_proxy_rules_duration_seconds', 'kpng_stream_clients', 'rest_client_requests_total']) {
+    for (const m of [
+      'kubeproxy_sync_proxy_rules_duration_seconds',
+      'kpng_stream_clients',
+      'rest_client_requests_total',
+    ]) {
       expect(known.has(m), m).toBe(true);
     }
   });
@@ -68,25 +79,39 @@ describe('Prometheus rules (deploy/observability/prometheus/kpng-rules.yaml)', (
     const exprs = (name: string) => all.find((r) => r.alert === name)?.expr ?? '';
     expect(exprs('KpngProxyDown')).toMatch(/\bup\{/);
     expect(exprs('KpngProxyAbsent')).toMatch(/absent\(/);
-    expect(exprs('KpngSlowRuleSyncs')).toMatch(/histogram_quantile\(0\.99,[\s\S]*kubeproxy_sync_proxy_rules_duration_seconds_bucket/);
-    expect(exprs('KpngSyncsFailing')).toMatch(/kpng_sync_failures_total[\s\S]*kubeproxy_sync_proxy_rules_nftables_sync_failures_total/);
+    expect(exprs('KpngSlowRuleSyncs')).toMatch(
+      /histogram_quantile\(0\.99,[\s\S]*kubeproxy_sync_proxy_rules_duration_seconds_bucket/,
+    );
+    expect(exprs('KpngSyncsFailing')).toMatch(
+      /kpng_sync_failures_total[\s\S]*kubeproxy_sync_proxy_rules_nftables_sync_failures_total/,
+    );
     expect(exprs('KpngApiServerErrors')).toMatch(/rest_client_requests_total\{[^}]*code!~"2\.\."/);
-    expect(exprs('KpngNetworkProgrammingLatencyHigh')).toMatch(/kubeproxy:kubeproxy_network_programming_duration:histogram_quantile/);
-    expect(exprs('KpngStreamClientsStuck')).toMatch(/kpng_stream_clients[\s\S]*kpng_stream_states_sent_total[\s\S]*kpng_model_revisions_total/);
+    expect(exprs('KpngNetworkProgrammingLatencyHigh')).toMatch(
+      /kubeproxy:kubeproxy_network_programming_duration:histogram_quantile/,
+    );
+    expect(exprs('KpngStreamClientsStuck')).toMatch(
+      /kpng_stream_clients[\s\S]*kpng_stream_states_sent_total[\s\S]*kpng_model_revisions_total/,
+    );
     expect(exprs('KpngRevisionLag')).toMatch(/kpng_stream_revision[\s\S]*kpng_model_revisions_total/);
   });
 
   it('record the three NetworkProgrammingLatency quantiles clusterloader2 reads', () => {
     const rec = all.filter((r) => r.record === 'kubeproxy:kubeproxy_network_programming_duration:histogram_quantile');
     expect(rec.map((r) => r.labels?.['quantile']).sort()).toEqual(['0.50', '0.90', '0.99']);
-    for (const r of rec) expect(r.expr).toContain(`histogram_quantile(${r.labels!['quantile']}, sum(rate(kubeproxy_network_programming_duration_seconds_bucket[5m])) by (le))`);
+    for (const r of rec)
+      expect(r.expr).toContain(
+        `histogram_quantile(${r.labels!['quantile']}, sum(rate(kubeproxy_network_programming_duration_seconds_bucket[5m])) by (le))`,
+      );
   });
 
-  it.each(all.map((r) => [r.alert ?? r.record!, r.expr] as const))('%s: balanced, and selects only metrics kpng exports', (_name, expr) => {
-    expect(bracketProblem(expr)).toBeUndefined();
-    expect(metricNames(expr).length).toBeGreaterThan(0);
-    expect(unknownMetrics(expr)).toEqual([]);
-  });
+  it.each(all.map((r) => [r.alert ?? r.record!, r.expr] as const))(
+    '%s: balanced, and selects only metrics kpng exports',
+    (_name, expr) => {
+      expect(bracketProblem(expr)).toBeUndefined();
+      expect(metricNames(expr).length).toBeGreaterThan(0);
+      expect(unknownMetrics(expr)).toEqual([]);
+    },
+  );
 });
 
 describe('generated files', () => {
@@ -97,8 +122,13 @@ describe('generated files', () => {
     },
   );
 
-  it('the PrometheusRule carries exactly the plain file\'s groups', () => {
-    const pr = parse(readFileSync(PROMETHEUS_RULE_FILE, 'utf8')) as { apiVersion: string; kind: string; metadata: { name: string }; spec: { groups: Group[] } };
+  it("the PrometheusRule carries exactly the plain file's groups", () => {
+    const pr = parse(readFileSync(PROMETHEUS_RULE_FILE, 'utf8')) as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string };
+      spec: { groups: Group[] };
+    };
     expect([pr.apiVersion, pr.kind, pr.metadata.name]).toEqual(['monitoring.coreos.com/v1', 'PrometheusRule', 'kpng']);
     expect(pr.spec.groups).toEqual(rules.groups);
   });
@@ -107,7 +137,13 @@ describe('generated files', () => {
 describe('Grafana dashboard (deploy/observability/grafana/kpng.json)', () => {
   const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Record<string, unknown> & {
     uid: string;
-    panels: { id: number; type: string; title: string; gridPos: { w: number; x: number }; targets?: { refId: string; expr: string }[] }[];
+    panels: {
+      id: number;
+      type: string;
+      title: string;
+      gridPos: { w: number; x: number };
+      targets?: { refId: string; expr: string }[];
+    }[];
   };
   const exprs = dashboardExpressions(dashboard);
 
@@ -115,7 +151,8 @@ describe('Grafana dashboard (deploy/observability/grafana/kpng.json)', () => {
     expect(dashboard.uid).toMatch(/^[\w-]{1,40}$/);
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
     for (const p of dashboard.panels) expect(p.gridPos.x + p.gridPos.w, p.title).toBeLessThanOrEqual(24);
-    for (const p of dashboard.panels.filter((x) => x.type !== 'row')) expect(p.targets?.length, p.title).toBeGreaterThan(0);
+    for (const p of dashboard.panels.filter((x) => x.type !== 'row'))
+      expect(p.targets?.length, p.title).toBeGreaterThan(0);
   });
 
   it('charts every signal operators asked for', () => {
@@ -136,10 +173,13 @@ describe('Grafana dashboard (deploy/observability/grafana/kpng.json)', () => {
     }
   });
 
-  it.each(exprs.map((e) => [e.where, e.expr] as const))('%s: balanced, and selects only metrics kpng exports', (_w, expr) => {
-    expect(bracketProblem(expr)).toBeUndefined();
-    expect(unknownMetrics(expr)).toEqual([]);
-  });
+  it.each(exprs.map((e) => [e.where, e.expr] as const))(
+    '%s: balanced, and selects only metrics kpng exports',
+    (_w, expr) => {
+      expect(bracketProblem(expr)).toBeUndefined();
+      expect(unknownMetrics(expr)).toEqual([]);
+    },
+  );
 });
 
 // What the scrape side must agree on with the manifests: pod labels, port names, bind addresses.
@@ -151,19 +191,38 @@ describe('scrape configuration against the rendered manifests', () => {
       jobLabel: string;
       namespaceSelector: { matchNames: string[] };
       selector: { matchLabels: Record<string, string> };
-      podMetricsEndpoints: { port: string; path: string; relabelings: { sourceLabels: string[]; targetLabel: string }[] }[];
+      podMetricsEndpoints: {
+        port: string;
+        path: string;
+        relabelings: { sourceLabels: string[]; targetLabel: string }[];
+      }[];
     };
   };
   const scrape = parse(readFileSync(SCRAPE_CONFIG_FILE, 'utf8')) as {
-    scrape_configs: { job_name: string; relabel_configs: { action: string; source_labels: string[]; regex?: string; target_label?: string }[] }[];
+    scrape_configs: {
+      job_name: string;
+      relabel_configs: { action: string; source_labels: string[]; regex?: string; target_label?: string }[];
+    }[];
   };
-  type Container = { name: string; args?: string[]; command?: string[]; ports?: { name?: string; containerPort: number }[] };
+  type Container = {
+    name: string;
+    args?: string[];
+    command?: string[];
+    ports?: { name?: string; containerPort: number }[];
+  };
   const pods = overlayNames().flatMap((o) =>
     renderOverlay(o)
       .filter((r) => r.kind === 'DaemonSet' || r.kind === 'Deployment')
       .map((r) => {
-        const t = (r['spec'] as { template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } } }).template;
-        return { where: `${o}/${r.kind}/${r.metadata.name}`, namespace: r.metadata['namespace'] as string, labels: t.metadata.labels, containers: t.spec.containers };
+        const t = (
+          r['spec'] as { template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } } }
+        ).template;
+        return {
+          where: `${o}/${r.kind}/${r.metadata.name}`,
+          namespace: r.metadata['namespace'] as string,
+          labels: t.metadata.labels,
+          containers: t.spec.containers,
+        };
       }),
   );
   const scrapedPorts = podMonitor.spec.podMetricsEndpoints.map((e) => e.port);
@@ -176,25 +235,40 @@ describe('scrape configuration against the rendered manifests', () => {
     }
   });
 
-  it.each(pods.map((p) => [p.where, p] as const))('%s is selected, named for `job`, and every metrics port it binds is scraped', (_w, pod) => {
-    expect(podMonitor.spec.namespaceSelector.matchNames).toContain(pod.namespace);
-    for (const [k, v] of Object.entries(podMonitor.spec.selector.matchLabels)) expect(pod.labels[k], k).toBe(v);
-    expect(['kpng', 'kube-proxy']).toContain(pod.labels[podMonitor.spec.jobLabel]);
-    expect(['proxy', 'central']).toContain(pod.labels['app.kubernetes.io/component']);
-    for (const c of pod.containers) {
-      const bind = [...(c.command ?? []), ...(c.args ?? [])].map((a) => /^--metrics-bind-address=(.*):(\d+)$/.exec(a)).find(Boolean);
-      const port = bind ? Number(bind[2]) : c.name === 'kube-proxy' ? 10249 : undefined; // compat: from config.conf
-      expect(port, `${c.name}: metrics bind address`).toBeDefined();
-      if (bind) expect(bind[1], `${c.name}: metrics must be reachable by Prometheus`).toBe('0.0.0.0');
-      const named = c.ports?.find((p) => p.containerPort === port);
-      expect(named?.name && scrapedPorts.includes(named.name), `${c.name}: port ${port} declared under a scraped name`).toBe(true);
-    }
-  });
+  it.each(pods.map((p) => [p.where, p] as const))(
+    '%s is selected, named for `job`, and every metrics port it binds is scraped',
+    (_w, pod) => {
+      expect(podMonitor.spec.namespaceSelector.matchNames).toContain(pod.namespace);
+      for (const [k, v] of Object.entries(podMonitor.spec.selector.matchLabels)) expect(pod.labels[k], k).toBe(v);
+      expect(['kpng', 'kube-proxy']).toContain(pod.labels[podMonitor.spec.jobLabel]);
+      expect(['proxy', 'central']).toContain(pod.labels['app.kubernetes.io/component']);
+      for (const c of pod.containers) {
+        const bind = [...(c.command ?? []), ...(c.args ?? [])]
+          .map((a) => /^--metrics-bind-address=(.*):(\d+)$/.exec(a))
+          .find(Boolean);
+        const port = bind ? Number(bind[2]) : c.name === 'kube-proxy' ? 10249 : undefined; // compat: from config.conf
+        expect(port, `${c.name}: metrics bind address`).toBeDefined();
+        if (bind) expect(bind[1], `${c.name}: metrics must be reachable by Prometheus`).toBe('0.0.0.0');
+        const named = c.ports?.find((p) => p.containerPort === port);
+        expect(
+          named?.name && scrapedPorts.includes(named.name),
+          `${c.name}: port ${port} declared under a scraped name`,
+        ).toBe(true);
+      }
+    },
+  );
 
   it('the plain scrape config keeps the same pods and ports, and sets the same labels', () => {
     const job = scrape.scrape_configs.find((j) => j.job_name === 'kpng')!;
-    const keep = (label: string) => new RegExp(`^(?:${job.relabel_configs.find((r) => r.action === 'keep' && r.source_labels[0] === label)!.regex})$`);
-    expect(keep('__meta_kubernetes_pod_label_app_kubernetes_io_part_of').test(podMonitor.spec.selector.matchLabels['app.kubernetes.io/part-of']!)).toBe(true);
+    const keep = (label: string) =>
+      new RegExp(
+        `^(?:${job.relabel_configs.find((r) => r.action === 'keep' && r.source_labels[0] === label)!.regex})$`,
+      );
+    expect(
+      keep('__meta_kubernetes_pod_label_app_kubernetes_io_part_of').test(
+        podMonitor.spec.selector.matchLabels['app.kubernetes.io/part-of']!,
+      ),
+    ).toBe(true);
     for (const p of scrapedPorts) expect(keep('__meta_kubernetes_pod_container_port_name').test(p), p).toBe(true);
     const targets = job.relabel_configs.filter((r) => r.action === 'replace').map((r) => r.target_label);
     expect(targets).toEqual(expect.arrayContaining(['job', 'namespace', 'pod', 'node', 'component']));

@@ -1,5 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { INSTALL_ROOT } from '../docker/images.js';
 import { installTarballsAsync } from '../npm/install.js';
@@ -59,7 +72,8 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
         }
         const staging = join(work, spec.name, 'opt-kpng');
         const install = await installTarballsAsync(staging, tarballs[i]!, INSTALL_MANIFEST);
-        if (install.status !== 0) throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
+        if (install.status !== 0)
+          throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
         return { spec, staging, rootfs: await rootfs.get(key)! };
       }),
     );
@@ -118,7 +132,9 @@ function buildImage(spec: ImageSpec, rootfs: string, staging: string, ctx: Conte
     buildah.run(['commit', '--quiet', '--format', 'oci', container, `oci-archive:${archive}:${reference}`], 600_000);
     const archiveBytes = statSync(archive).size;
     step('commit');
-    ctx.log(`${reference}: ${archive} (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB) in ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(', ')})`);
+    ctx.log(
+      `${reference}: ${archive} (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB) in ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(', ')})`,
+    );
     return { spec, reference, archive, archiveBytes };
   } finally {
     buildah.remove(container);
@@ -130,12 +146,18 @@ export function configArgs(spec: ImageSpec, container: string): string[] {
   const env = { PATH: IMAGE_PATH, NODE_VERSION: NODE_RUNTIME.version, ...IMAGE_ENV };
   return [
     'config',
-    '--os', 'linux',
-    '--arch', 'amd64',
-    '--workingdir', '/',
-    '--user', spec.user,
-    '--entrypoint', JSON.stringify(spec.entrypoint),
-    '--cmd', '',
+    '--os',
+    'linux',
+    '--arch',
+    'amd64',
+    '--workingdir',
+    '/',
+    '--user',
+    spec.user,
+    '--entrypoint',
+    JSON.stringify(spec.entrypoint),
+    '--cmd',
+    '',
     ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
     ...spec.ports.flatMap((p) => ['--port', `${p}/tcp`]),
     ...Object.entries(imageLabels(spec)).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
@@ -178,10 +200,16 @@ function placeTree(from: string, to: string): void {
 /** The official node image's `node` user and group (uid/gid 1000) with its home folder. */
 function addNodeUser(root: string): void {
   const { name, uid, gid, home, shell } = NODE_USER;
-  const has = (file: string): boolean => existsSync(file) && readFileSync(file, 'utf8').split('\n').some((l) => l.startsWith(`${name}:`));
+  const has = (file: string): boolean =>
+    existsSync(file) &&
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .some((l) => l.startsWith(`${name}:`));
   if (!has(join(root, 'etc/group'))) appendFileSync(join(root, 'etc/group'), `${name}:x:${gid}:\n`);
-  if (!has(join(root, 'etc/passwd'))) appendFileSync(join(root, 'etc/passwd'), `${name}:x:${uid}:${gid}::${home}:${shell}\n`);
-  if (existsSync(join(root, 'etc/shadow')) && !has(join(root, 'etc/shadow'))) appendFileSync(join(root, 'etc/shadow'), `${name}:*:0:0:99999:7:::\n`);
+  if (!has(join(root, 'etc/passwd')))
+    appendFileSync(join(root, 'etc/passwd'), `${name}:x:${uid}:${gid}::${home}:${shell}\n`);
+  if (existsSync(join(root, 'etc/shadow')) && !has(join(root, 'etc/shadow')))
+    appendFileSync(join(root, 'etc/shadow'), `${name}:*:0:0:99999:7:::\n`);
   mkdirSync(join(root, home.slice(1)), { recursive: true });
   chownSync(join(root, home.slice(1)), uid, gid);
 }
@@ -203,7 +231,8 @@ class Packs {
     const pkg = publishablePackages().find((p) => p.manifest.name === name);
     if (!pkg) throw new Error(`${name} is not a publishable workspace package`);
     const missing = missingBuildOutput(pkg);
-    if (missing.length) throw new Error(`${name} is not built (${missing.join(', ')}): run \`npx nx run-many -t build\` first`);
+    if (missing.length)
+      throw new Error(`${name} is not built (${missing.join(', ')}): run \`npx nx run-many -t build\` first`);
     mkdirSync(this.#dir, { recursive: true });
     const r = npmPack(pkg, { destination: this.#dir });
     this.#log(`packed ${r.name}@${r.version}`);

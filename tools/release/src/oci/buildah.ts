@@ -17,8 +17,13 @@ export class Buildah {
   }
 
   run(args: readonly string[], timeout = 300_000): string {
-    const r = spawnSync('buildah', [...this.#base, ...args], { encoding: 'utf8', timeout, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (r.status !== 0) throw new Error(`buildah ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+    const r = spawnSync('buildah', [...this.#base, ...args], {
+      encoding: 'utf8',
+      timeout,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (r.status !== 0)
+      throw new Error(`buildah ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
     return r.stdout.trim();
   }
 

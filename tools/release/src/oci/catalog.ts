@@ -66,18 +66,20 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     packages: ['@kpng/core'],
     apt: [],
     user: 'node',
-    userWhy: ['The core needs no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    userWhy: ["The core needs no privilege: run as the image's unprivileged `node` user (uid 1000)."],
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/core/dist/cli/main.js'],
     userDirs: ['/run/kpng'],
     userDirsWhy: ['The default stream socket (unix:///run/kpng/kpng.sock) must be creatable by the `node` user.'],
     ports: [10249, 10256, 12090],
     tools: [],
-    runs: [{
-      name: 'core from a manifest file',
-      args: ['--file', '{file}', '--node-name', 'node-a'],
-      check: ['stat', '-c', '%u %F %n', '/run/kpng/kpng.sock'],
-      expect: ['1000 socket /run/kpng/kpng.sock'],
-    }],
+    runs: [
+      {
+        name: 'core from a manifest file',
+        args: ['--file', '{file}', '--node-name', 'node-a'],
+        check: ['stat', '-c', '%u %F %n', '/run/kpng/kpng.sock'],
+        expect: ['1000 socket /run/kpng/kpng.sock'],
+      },
+    ],
   },
   {
     name: 'kpng-nft',
@@ -85,7 +87,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     about: [
       'kpng-nft: the `kpng-nft` program, core + the nftables backend in one process (single-backend',
       'DaemonSet), or the backend container of a split pod (`kpng-nft --connect unix:///run/kpng/kpng.sock`).',
-      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/nft`) is installed beside it for central-mode',
+      "`kpng` (core's CLI, `kpng --api ... --backend @kpng/nft`) is installed beside it for central-mode",
       'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
       'drop every other capability; see deploy/README.md).',
     ],
@@ -100,13 +102,15 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/nft/dist/cli/main.js'],
     ports: [10249, 10256],
     tools: ['nft', 'conntrack'],
-    runs: [{
-      name: 'nftables from a manifest file',
-      args: ['--file', '{file}', '--node-name', 'node-a'],
-      check: ['nft', 'list', 'table', 'ip', 'kpng'],
-      expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
-      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
-    }],
+    runs: [
+      {
+        name: 'nftables from a manifest file',
+        args: ['--file', '{file}', '--node-name', 'node-a'],
+        check: ['nft', 'list', 'table', 'ip', 'kpng'],
+        expect: ['198.19.0.10', '198.19.0.53', '198.18.1.11', '30080', 'dnat'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+    ],
   },
   {
     name: 'kpng-iptables',
@@ -114,12 +118,14 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     about: [
       'kpng-iptables: the `kpng-iptables` program, core + the iptables backend in one process (single-backend',
       'DaemonSet), or the backend container of a split pod (`kpng-iptables --connect unix:///run/kpng/kpng.sock`).',
-      'Programs kube-proxy\'s own chains (KUBE-SERVICES, KUBE-SVC-*, ...) with iptables-restore, legacy or nft',
+      "Programs kube-proxy's own chains (KUBE-SERVICES, KUBE-SVC-*, ...) with iptables-restore, legacy or nft",
       'flavour as the host uses. Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
     packages: ['@kpng/core', '@kpng/iptables'],
     apt: ['iptables', 'conntrack'],
-    aptWhy: ['iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.'],
+    aptWhy: [
+      'iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.',
+    ],
     user: 'root',
     userWhy: [
       'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW) to uid 0 only (no',
@@ -128,13 +134,15 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/iptables/dist/cli/main.js'],
     ports: [10249, 10256],
     tools: ['iptables-restore', 'iptables-save', 'conntrack'],
-    runs: [{
-      name: 'iptables from a manifest file',
-      args: ['--file', '{file}', '--node-name', 'node-a'],
-      check: ['iptables-save', '-t', 'nat'],
-      expect: ['KUBE-SERVICES', '198.19.0.10', 'KUBE-SVC-'],
-      probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
-    }],
+    runs: [
+      {
+        name: 'iptables from a manifest file',
+        args: ['--file', '{file}', '--node-name', 'node-a'],
+        check: ['iptables-save', '-t', 'nat'],
+        expect: ['KUBE-SERVICES', '198.19.0.10', 'KUBE-SVC-'],
+        probe: { proto: 'tcp', ip: '198.19.0.10', port: 80 },
+      },
+    ],
   },
   {
     name: 'kpng-ipvs',
@@ -142,7 +150,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     about: [
       'kpng-ipvs: the `kpng-ipvs` program, core + the IPVS backend in one process (single-backend',
       'DaemonSet), or the backend container of a split pod (`kpng-ipvs --connect unix:///run/kpng/kpng.sock`).',
-      '`kpng` (core\'s CLI, `kpng --api ... --backend @kpng/ipvs`) is installed beside it for central-mode',
+      "`kpng` (core's CLI, `kpng --api ... --backend @kpng/ipvs`) is installed beside it for central-mode",
       'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
       'drop every other capability; see deploy/README.md).',
     ],
@@ -174,7 +182,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     packages: ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/ipvs', '@kpng/win-kernel', '@kpng/kube-proxy'],
     apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps'],
     aptWhy: [
-      'nftables mode: nft; iptables mode (and cleanup of another mode\'s rules): iptables, ip6tables;',
+      "nftables mode: nft; iptables mode (and cleanup of another mode's rules): iptables, ip6tables;",
       'ipvs mode: ip binds Service addresses to kube-ipvs0, sysctl (procps) sets net.ipv4.vs.*, IPVS',
       'itself over netlink; all modes: conntrack.',
     ],
@@ -183,7 +191,17 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['/usr/local/bin/kube-proxy'],
     links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
     ports: [10249, 10256],
-    tools: ['nft', 'iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore', 'iptables-legacy', 'conntrack', 'ip', 'sysctl'],
+    tools: [
+      'nft',
+      'iptables',
+      'ip6tables',
+      'iptables-restore',
+      'ip6tables-restore',
+      'iptables-legacy',
+      'conntrack',
+      'ip',
+      'sysctl',
+    ],
     runs: [
       {
         name: 'nftables mode against an API server',
@@ -203,7 +221,8 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
   },
   {
     name: 'test-clients',
-    summary: 'kpng latency clients: pod creation reachability, network policy enforcement and service programming latency, as Prometheus metrics',
+    summary:
+      'kpng latency clients: pod creation reachability, network policy enforcement and service programming latency, as Prometheus metrics',
     about: [
       'test-clients: the end-to-end latency clients of @kpng/test-clients, each a program on PATH:',
       '`service-programming-latency` (the entrypoint), `pod-creation-reachability-latency` and',
@@ -213,13 +232,12 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     packages: ['@kpng/test-clients'],
     apt: [],
     user: 'node',
-    userWhy: ['The clients need no privilege: run as the image\'s unprivileged `node` user (uid 1000).'],
+    userWhy: ["The clients need no privilege: run as the image's unprivileged `node` user (uid 1000)."],
     entrypoint: ['/usr/local/bin/service-programming-latency'],
     links: Object.fromEntries(
-      ['service-programming-latency', 'pod-creation-reachability-latency', 'policy-creation-enforcement-latency'].map((bin) => [
-        `/usr/local/bin/${bin}`,
-        `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`,
-      ]),
+      ['service-programming-latency', 'pod-creation-reachability-latency', 'policy-creation-enforcement-latency'].map(
+        (bin) => [`/usr/local/bin/${bin}`, `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`],
+      ),
     ),
     ports: [9154],
     tools: [],
@@ -228,6 +246,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
 
 export function imageSpec(name: string): ImageSpec {
   const spec = IMAGE_CATALOG.find((s) => s.name === name);
-  if (!spec) throw new Error(`no image ${JSON.stringify(name)} in the catalog (${IMAGE_CATALOG.map((s) => s.name).join(', ')})`);
+  if (!spec)
+    throw new Error(`no image ${JSON.stringify(name)} in the catalog (${IMAGE_CATALOG.map((s) => s.name).join(', ')})`);
   return spec;
 }

@@ -15,8 +15,11 @@ describe('deploy/images is generated from the catalog', () => {
     expect(debian.map((i) => i.name).sort()).toEqual(IMAGE_CATALOG.map((s) => s.name).sort());
   });
 
-  it.each(generatedDockerFiles().map((f) => [relative(REPO_ROOT, f.path), f] as const))('%s is current (npm run -w @kpng/release images -- dockerfiles)', (_p, f) => {
-    expect(existsSync(f.path)).toBe(true);
-    expect(readFileSync(f.path, 'utf8')).toBe(f.content);
-  });
+  it.each(generatedDockerFiles().map((f) => [relative(REPO_ROOT, f.path), f] as const))(
+    '%s is current (npm run -w @kpng/release images -- dockerfiles)',
+    (_p, f) => {
+      expect(existsSync(f.path)).toBe(true);
+      expect(readFileSync(f.path, 'utf8')).toBe(f.content);
+    },
+  );
 });

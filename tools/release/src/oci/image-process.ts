@@ -27,7 +27,11 @@ export function resolveImageUser(root: string, user = 'root'): ImageUser {
  * /proc mounted in the image (gone with the process), chroot into the image's filesystem, only the
  * image's environment (plus HOME), as the image's user unless `user` says otherwise.
  */
-export function imageArgv(image: UnpackedImage, command: readonly string[], user: string = image.config.User || 'root'): string[] {
+export function imageArgv(
+  image: UnpackedImage,
+  command: readonly string[],
+  user: string = image.config.User || 'root',
+): string[] {
   const u = resolveImageUser(image.root, user);
   const env = [...(image.config.Env ?? [])];
   if (!env.some((e) => e.startsWith('HOME='))) env.push(`HOME=${u.home}`);

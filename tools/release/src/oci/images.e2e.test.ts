@@ -48,7 +48,10 @@ async function namespace(name: string): Promise<NetworkNamespace> {
 describe.skipIf(!run)('images built with the buildah recipe', () => {
   beforeAll(async () => {
     await sweepLeftovers();
-    const results = await buildImages(IMAGE_CATALOG, { outDir: join(work, 'out'), log: (l) => console.log(`[images] ${l}`) });
+    const results = await buildImages(IMAGE_CATALOG, {
+      outDir: join(work, 'out'),
+      log: (l) => console.log(`[images] ${l}`),
+    });
     for (const r of results) {
       built.set(r.spec.name, unpackOciArchive(r.archive, join(work, r.spec.name)));
       rmSync(r.archive); // unpacked: the archive itself is not needed any more
@@ -64,7 +67,7 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
     const image = (): UnpackedImage => built.get(name)!;
     const dockerfile = finalStage(images().find((i) => i.name === name)!.parsed);
 
-    it('has the Dockerfile runtime stage\'s user, entrypoint, ports, environment and labels', () => {
+    it("has the Dockerfile runtime stage's user, entrypoint, ports, environment and labels", () => {
       const c = image().config;
       expect(image().reference).toMatch(new RegExp(`^kpng/${name}:\\d+\\.\\d+\\.\\d+`));
       expect([image().os, image().architecture]).toEqual(['linux', 'amd64']);
@@ -75,16 +78,19 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       // buildah adds io.buildah.version (which buildah wrote it); every other label is the Dockerfile's.
       const labels = Object.fromEntries(Object.entries(c.Labels ?? {}).filter(([k]) => !k.startsWith('io.buildah.')));
       expect(labels).toEqual(assignments(dockerfile, 'LABEL'));
-      const env = Object.fromEntries((c.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+      const env = Object.fromEntries(
+        (c.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+      );
       expect(env).toMatchObject(assignments(dockerfile, 'ENV'));
       expect(env['PATH']).toContain('/usr/local/bin');
     });
 
-    it('has the Dockerfile\'s layout: node LTS at /usr/local/bin, no npm, the packages in /opt/kpng, links, owned folders', () => {
+    it("has the Dockerfile's layout: node LTS at /usr/local/bin, no npm, the packages in /opt/kpng, links, owned folders", () => {
       const root = image().root;
       expect(statSync(join(root, 'usr/local/bin/node')).mode & 0o111).not.toBe(0);
       expect(existsSync(join(root, 'usr/local/bin/npm'))).toBe(false);
-      for (const p of spec.packages) expect(existsSync(join(root, INSTALL_ROOT, 'node_modules', p, 'package.json')), p).toBe(true);
+      for (const p of spec.packages)
+        expect(existsSync(join(root, INSTALL_ROOT, 'node_modules', p, 'package.json')), p).toBe(true);
       for (const [link, target] of symlinks(dockerfile)) expect(readlinkSync(join(root, link)), link).toBe(target);
       for (const [dir, owner] of ownedDirs(dockerfile)) {
         const u = resolveImageUser(root, owner);
@@ -111,15 +117,16 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       expect(r.stdout.trim()).toBe(`${u.uid}:${u.gid}`);
     });
 
-    if (spec.tools.length > 0) it(`finds ${spec.tools.join(', ')} on the image's PATH and runs them`, async () => {
-      const ns = await namespace(`img-${name}-t`);
-      for (const tool of spec.tools) {
-        const where = await ns.exec(imageArgv(image(), ['sh', '-c', `command -v ${tool}`], 'root'));
-        expect(where.stdout.trim(), tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
-        const v = await ns.exec(imageArgv(image(), [tool, tool === 'ip' ? '-V' : '--version'], 'root'));
-        expect(`${v.stdout}${v.stderr}`, tool).toMatch(/\d+\.\d+/);
-      }
-    });
+    if (spec.tools.length > 0)
+      it(`finds ${spec.tools.join(', ')} on the image's PATH and runs them`, async () => {
+        const ns = await namespace(`img-${name}-t`);
+        for (const tool of spec.tools) {
+          const where = await ns.exec(imageArgv(image(), ['sh', '-c', `command -v ${tool}`], 'root'));
+          expect(where.stdout.trim(), tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
+          const v = await ns.exec(imageArgv(image(), [tool, tool === 'ip' ? '-V' : '--version'], 'root'));
+          expect(`${v.stdout}${v.stderr}`, tool).toMatch(/\d+\.\d+/);
+        }
+      });
 
     for (const smoke of spec.runs ?? []) {
       const title = `smoke run, ${smoke.name}: ${smoke.check[0]} shows it${smoke.probe ? `; ${smoke.probe.proto} from the lab's node to ${smoke.probe.ip}:${smoke.probe.port} reaches a pod` : ''}`;
@@ -131,7 +138,9 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
         const lab = probe ? await labWithEchoPods() : undefined;
         const ns = lab ? lab.node.namespace : await namespace(`img-${name}-r`);
         if (args.includes('{kubeconfig}')) await startApiServer(ns, join(root, 'tmp/kubeconfig'));
-        const argv = args.map((a) => (a === '{file}' ? '/tmp/cluster.yaml' : a === '{kubeconfig}' ? '/tmp/kubeconfig' : a));
+        const argv = args.map((a) =>
+          a === '{file}' ? '/tmp/cluster.yaml' : a === '{kubeconfig}' ? '/tmp/kubeconfig' : a,
+        );
         const proc = ns.spawn(imageArgv(image(), entrypointArgv(image(), argv)));
         let out = '';
         try {
@@ -144,9 +153,16 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
           const uid = resolveImageUser(root, image().config.User).uid;
           expect(await processUid(proc.pid!), 'uid of the entrypoint process').toBe(uid);
           if (lab && probe) {
-            const answers = await lab.probeRepeatedly(ns, { proto: probe.proto, ip: probe.ip, port: probe.port, timeoutMs: 1_000 }, 6);
+            const answers = await lab.probeRepeatedly(
+              ns,
+              { proto: probe.proto, ip: probe.ip, port: probe.port, timeoutMs: 1_000 },
+              6,
+            );
             const servers = new Set(answers.map((a) => a.server ?? a.error));
-            expect([...servers].every((s) => ECHO_PODS.includes(s as string)), `answers: ${[...servers].join(', ')}`).toBe(true);
+            expect(
+              [...servers].every((s) => ECHO_PODS.includes(s as string)),
+              `answers: ${[...servers].join(', ')}`,
+            ).toBe(true);
           }
         } finally {
           await proc.stop();
@@ -183,6 +199,8 @@ async function startApiServer(ns: NetworkNamespace, kubeconfig: string): Promise
 
 /** Real uid of a process, from the host's /proc. */
 async function processUid(pid: number): Promise<number | undefined> {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Uid:'));
   return line === undefined ? undefined : Number(line.split(/\s+/)[1]);
 }

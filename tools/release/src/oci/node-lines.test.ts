@@ -45,7 +45,9 @@ describe('the images run a supported Node.js LTS today', () => {
     // Windows image whose runtime base is not a node image).
     const nodes = [
       ...image.parsed.stages.map((s) => s.from).filter((f) => f.startsWith('node:')),
-      ...image.parsed.stages.flatMap(runCommands).flatMap((r) => [...r.matchAll(/\bnode-[a-z]+-[a-z0-9]+@(\S+)/g)].map((m) => m[1]!)),
+      ...image.parsed.stages
+        .flatMap(runCommands)
+        .flatMap((r) => [...r.matchAll(/\bnode-[a-z]+-[a-z0-9]+@(\S+)/g)].map((m) => m[1]!)),
     ];
     expect(nodes.length).toBeGreaterThan(0);
     for (const n of nodes) expect(lineStatus(nodeMajor(n)), n).toBe('supported-lts');

@@ -31,11 +31,16 @@ export function nodeBinary(cacheDir: string, runtime: typeof NODE_RUNTIME = NODE
   const binary = join(dir, 'node');
   mkdirSync(dir, { recursive: true });
   if (!existsSync(tarball)) {
-    const r = spawnSync('npm', ['pack', `${runtime.package}@${runtime.version}`, '--pack-destination', dir, '--loglevel=error'], {
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    if (r.status !== 0) throw new Error(`npm pack ${runtime.package}@${runtime.version} failed (${r.status}): ${r.stderr}`);
+    const r = spawnSync(
+      'npm',
+      ['pack', `${runtime.package}@${runtime.version}`, '--pack-destination', dir, '--loglevel=error'],
+      {
+        encoding: 'utf8',
+        timeout: 300_000,
+      },
+    );
+    if (r.status !== 0)
+      throw new Error(`npm pack ${runtime.package}@${runtime.version} failed (${r.status}): ${r.stderr}`);
   }
   const actual = integrityOf(tarball);
   if (actual !== runtime.integrity) {
@@ -43,7 +48,10 @@ export function nodeBinary(cacheDir: string, runtime: typeof NODE_RUNTIME = NODE
     throw new Error(`${tarball}: integrity ${actual}, pinned ${runtime.integrity}; refusing it (deleted)`);
   }
   if (!existsSync(binary)) {
-    const x = spawnSync('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node'], { encoding: 'utf8', timeout: 120_000 });
+    const x = spawnSync('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     if (x.status !== 0) throw new Error(`tar -xzf ${tarball}: ${x.stderr}`);
     renameSync(join(dir, 'package', 'bin', 'node'), binary);
     rmSync(join(dir, 'package'), { recursive: true, force: true });

@@ -57,7 +57,12 @@ export function unpackOciArchive(archive: string, root: string): UnpackedImage {
 }
 
 function sh(script: string, args: readonly string[]): string {
-  const r = spawnSync('bash', ['-c', `set -o pipefail; ${script}`, ...args], { encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${script} (${args.join(' ')}) failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  const r = spawnSync('bash', ['-c', `set -o pipefail; ${script}`, ...args], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    throw new Error(`${script} (${args.join(' ')}) failed (${r.status ?? r.error?.message}): ${r.stderr}`);
   return r.stdout;
 }

@@ -29,10 +29,15 @@ export function renderDockerfile(spec: ImageSpec): string {
   runtime.push(`COPY --from=install ${INSTALL_ROOT} ${INSTALL_ROOT}`);
   for (const [link, target] of Object.entries(spec.links ?? {})) runtime.push(`RUN ln -s ${target} ${link}`);
   if (spec.userDirs?.length) runtime.push(...(spec.userDirsWhy ?? []).map((l) => `# ${l}`));
-  if (spec.userDirs?.length) runtime.push(`RUN mkdir -p ${spec.userDirs.join(' ')} && chown ${spec.user}:${spec.user} ${spec.userDirs.join(' ')}`);
+  if (spec.userDirs?.length)
+    runtime.push(
+      `RUN mkdir -p ${spec.userDirs.join(' ')} && chown ${spec.user}:${spec.user} ${spec.userDirs.join(' ')}`,
+    );
   const labels = Object.entries(imageLabels(spec)).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   runtime.push(
-    `ENV ${Object.entries(IMAGE_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    `ENV ${Object.entries(IMAGE_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
     `LABEL ${labels.join(' \\\n      ')}`,
     ...spec.userWhy.map((l) => `# ${l}`),
     `USER ${spec.user}`,

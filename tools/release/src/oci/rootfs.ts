@@ -19,7 +19,13 @@ const RECIPE = 2;
  * `usrmerge` package and, through it, perl, which doubles the root filesystem.
  */
 const MERGED_USR_HOOK = '/usr/share/mmdebstrap/hooks/merged-usr';
-const EXCLUDE = ['/usr/share/doc/*', '/usr/share/man/*', '/usr/share/info/*', '/usr/share/locale/*', '/usr/share/lintian/*'];
+const EXCLUDE = [
+  '/usr/share/doc/*',
+  '/usr/share/man/*',
+  '/usr/share/info/*',
+  '/usr/share/locale/*',
+  '/usr/share/lintian/*',
+];
 
 /** The host's apt sources (one-line `.list` and deb822 `.sources` files), passed to mmdebstrap as they are. */
 export function aptSources(etc = '/etc/apt'): string[] {
@@ -27,7 +33,8 @@ export function aptSources(etc = '/etc/apt'): string[] {
   const main = join(etc, 'sources.list');
   if (existsSync(main) && /^\s*deb\s/m.test(readFileSync(main, 'utf8'))) files.push(main);
   const dir = join(etc, 'sources.list.d');
-  if (existsSync(dir)) for (const f of readdirSync(dir).sort()) if (/\.(list|sources)$/.test(f)) files.push(join(dir, f));
+  if (existsSync(dir))
+    for (const f of readdirSync(dir).sort()) if (/\.(list|sources)$/.test(f)) files.push(join(dir, f));
   if (files.length === 0) throw new Error(`no apt sources in ${etc}: mmdebstrap has nowhere to fetch packages from`);
   return files;
 }
@@ -48,13 +55,19 @@ export function mmdebstrapArgs(packages: readonly string[], out: string, sources
 }
 
 export function rootfsKey(packages: readonly string[], sources: readonly string[]): string {
-  const h = createHash('sha256').update(JSON.stringify({ RECIPE, DEBIAN_SUITE, packages: [...packages].sort(), EXCLUDE }));
+  const h = createHash('sha256').update(
+    JSON.stringify({ RECIPE, DEBIAN_SUITE, packages: [...packages].sort(), EXCLUDE }),
+  );
   for (const s of sources) h.update(s).update(readFileSync(s));
   return h.digest('hex').slice(0, 16);
 }
 
 /** Path of a root filesystem tarball holding `packages`, built now unless cached. */
-export async function rootfsTarball(cacheDir: string, packages: readonly string[], log: (l: string) => void = () => {}): Promise<string> {
+export async function rootfsTarball(
+  cacheDir: string,
+  packages: readonly string[],
+  log: (l: string) => void = () => {},
+): Promise<string> {
   const sources = aptSources();
   const dir = join(cacheDir, 'rootfs');
   const tarball = join(dir, `${DEBIAN_SUITE}-${rootfsKey(packages, sources)}.tar`);
@@ -64,7 +77,10 @@ export async function rootfsTarball(cacheDir: string, packages: readonly string[
   log(`mmdebstrap ${DEBIAN_SUITE} + ${[...NODE_LIBS, ...packages].join(' ')}`);
   try {
     // stdin is not a terminal here: without sources given, mmdebstrap would read them from it.
-    await promisify(execFile)('mmdebstrap', ['--quiet', ...mmdebstrapArgs(packages, partial, sources)], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    await promisify(execFile)('mmdebstrap', ['--quiet', ...mmdebstrapArgs(packages, partial, sources)], {
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (e) {
     rmSync(partial, { force: true });
     const err = e as { stderr?: string; message: string };

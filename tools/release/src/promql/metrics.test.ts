@@ -9,7 +9,9 @@ describe('metricNames', () => {
       ),
     ).toEqual(['kubeproxy_sync_proxy_rules_duration_seconds_bucket']);
     expect(metricNames('time() - max by (node) (a_last_timestamp_seconds)')).toEqual(['a_last_timestamp_seconds']);
-    expect(metricNames('(x_total > 0) and on (pod, node) (increase(y_total[15m]) == 0) or absent(up == 1) offset 5m')).toEqual(['x_total', 'y_total', 'up']);
+    expect(
+      metricNames('(x_total > 0) and on (pod, node) (increase(y_total[15m]) == 0) or absent(up == 1) offset 5m'),
+    ).toEqual(['x_total', 'y_total', 'up']);
     expect(metricNames('rec:ord:ed{quantile="0.99"} > 30 unless ignoring(a) bool 1e3')).toEqual(['rec:ord:ed']);
   });
 

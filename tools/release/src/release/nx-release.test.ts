@@ -33,10 +33,21 @@ describe('nx release (dry run)', () => {
     if (versions.size === 0) return skip('the version step failed (see above)');
     // One run per distinct new version (changelog takes one version for the projects it is given).
     const groups = new Map<string, string[]>();
-    for (const p of packages) groups.set(versions.get(p.manifest.name)!, [...(groups.get(versions.get(p.manifest.name)!) ?? []), p.manifest.name]);
+    for (const p of packages)
+      groups.set(versions.get(p.manifest.name)!, [
+        ...(groups.get(versions.get(p.manifest.name)!) ?? []),
+        p.manifest.name,
+      ]);
     const files = new Map<string, string>();
     for (const [version, projects] of groups) {
-      const r = nx(['release', 'changelog', version, '--dry-run', '--first-release', `--projects=${projects.join(',')}`]);
+      const r = nx([
+        'release',
+        'changelog',
+        version,
+        '--dry-run',
+        '--first-release',
+        `--projects=${projects.join(',')}`,
+      ]);
       expect(r.status, r.output.slice(-3000)).toBe(0);
       for (const [k, v] of parseChangelogOutput(r.output)) files.set(k, v);
     }

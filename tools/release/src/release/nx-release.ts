@@ -2,10 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../workspace.js';
 
 /** Nx in scripts: no cloud, no daemon, no terminal UI (TOOLCHAIN.md), and never a prompt. */
-export const NX_ENV = { NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', NX_INTERACTIVE: 'false', FORCE_COLOR: '0', CI: 'true' };
+export const NX_ENV = {
+  NX_NO_CLOUD: 'true',
+  NX_DAEMON: 'false',
+  NX_TUI: 'false',
+  NX_INTERACTIVE: 'false',
+  FORCE_COLOR: '0',
+  CI: 'true',
+};
 
 export function nx(args: readonly string[], timeout = 120_000): { status: number | null; output: string } {
-  const r = spawnSync('npx', ['nx', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout, env: { ...process.env, ...NX_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync('npx', ['nx', ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout,
+    env: { ...process.env, ...NX_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
 

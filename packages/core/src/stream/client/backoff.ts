@@ -11,7 +11,11 @@ export interface BackoffOptions {
 }
 
 /** Delay before retry number `attempt` (1 = first retry). Jitter keeps many clients from reconnecting in step. */
-export function backoffDelay(attempt: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): number {
   const initial = options.initialMs ?? 100;
   const max = options.maxMs ?? 10_000;
   const jitter = options.jitter ?? 0.2;

@@ -31,23 +31,46 @@ export interface WatchOptions extends GrpcSourceOptions {
  * calls `handler` with each new complete state, asks for the next only after the handler resolved,
  * reconnects with backoff and resumes from the last state handled. Resolves once `signal` aborts.
  */
-export function watchLocalState(address: string, handler: StateHandler<NodeLocalState>, options: WatchOptions = {}): Promise<void> {
+export function watchLocalState(
+  address: string,
+  handler: StateHandler<NodeLocalState>,
+  options: WatchOptions = {},
+): Promise<void> {
   const cache = options.decodeCache === false ? undefined : new DecodedItemCache<LocalService>();
   return watchRemote('local', address, (buf, start, end) => decodeLocalState(buf, start, end, cache), handler, options);
 }
 
 /** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */
-export function watchGlobalState(address: string, handler: StateHandler<GlobalSnapshot>, options: WatchOptions = {}): Promise<void> {
+export function watchGlobalState(
+  address: string,
+  handler: StateHandler<GlobalSnapshot>,
+  options: WatchOptions = {},
+): Promise<void> {
   const cache = options.decodeCache === false ? undefined : new GlobalDecodeCache();
-  return watchRemote('global', address, (buf, start, end) => decodeGlobalState(buf, start, end, cache), handler, options);
+  return watchRemote(
+    'global',
+    address,
+    (buf, start, end) => decodeGlobalState(buf, start, end, cache),
+    handler,
+    options,
+  );
 }
 
 /** Consumes an in-process hub with the same contract (single-process mode); resolves on abort or hub close. */
-export async function watchHub<S>(hub: StateSource<S>, handler: StateHandler<S>, options: Omit<WatchOptions, keyof GrpcSourceOptions | 'decodeCache'> = {}): Promise<void> {
+export async function watchHub<S>(
+  hub: StateSource<S>,
+  handler: StateHandler<S>,
+  options: Omit<WatchOptions, keyof GrpcSourceOptions | 'decodeCache'> = {},
+): Promise<void> {
   const cursor: WatchCursor = { token: undefined, failures: 0 };
   const log = (options.logger ?? defaultLog).with({ component: 'stream-client', api: 'in-process' });
   try {
-    await consume(hub, handler, cursor, { signal: options.signal, backoff: options.backoff, log, since: options.since ?? Date.now() });
+    await consume(hub, handler, cursor, {
+      signal: options.signal,
+      backoff: options.backoff,
+      log,
+      since: options.since ?? Date.now(),
+    });
   } catch (e) {
     log.info('state hub closed', { err: toError(e) });
   }

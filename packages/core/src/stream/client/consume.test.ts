@@ -17,10 +17,14 @@ describe('watchHub (in-process consumer)', () => {
     hub.publish('s1', everything);
     const seen: [string, WatchInfo][] = [];
     const release = gate();
-    void watchHub(hub, async (s, info) => {
-      seen.push([s, info]);
-      if (seen.length === 1) await release.promise;
-    }, { signal: stop.signal, logger });
+    void watchHub(
+      hub,
+      async (s, info) => {
+        seen.push([s, info]);
+        if (seen.length === 1) await release.promise;
+      },
+      { signal: stop.signal, logger },
+    );
     await vi.waitFor(() => expect(seen).toHaveLength(1));
     hub.publish('s2', changed('a/x'));
     hub.publish('s3', changed('a/y'));
@@ -34,13 +38,17 @@ describe('watchHub (in-process consumer)', () => {
     const hub = new StateHub<string>();
     hub.publish('s1', everything);
     const calls: [string, WatchInfo][] = [];
-    void watchHub(hub, (s, info) => {
-      calls.push([s, info]);
-      if (s === 's2') {
-        hub.publish('s3', changed('a/y')); // arrives while the failed sync backs off
-        throw new Error('apply failed');
-      }
-    }, { signal: stop.signal, logger, backoff: { initialMs: 1, maxMs: 5 } });
+    void watchHub(
+      hub,
+      (s, info) => {
+        calls.push([s, info]);
+        if (s === 's2') {
+          hub.publish('s3', changed('a/y')); // arrives while the failed sync backs off
+          throw new Error('apply failed');
+        }
+      },
+      { signal: stop.signal, logger, backoff: { initialMs: 1, maxMs: 5 } },
+    );
     await vi.waitFor(() => expect(calls).toHaveLength(1));
     hub.publish('s2', changed('a/x'));
     await vi.waitFor(() => expect(calls).toHaveLength(3));

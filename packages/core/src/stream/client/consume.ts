@@ -38,7 +38,12 @@ export interface ConsumeOptions {
  * backoff the same source is asked again and answers with the current state and the union of every
  * change since the last state the handler completed. Returns on abort; rethrows source failures.
  */
-export async function consume<S>(source: StateSource<S>, handler: StateHandler<S>, cursor: WatchCursor, o: ConsumeOptions): Promise<void> {
+export async function consume<S>(
+  source: StateSource<S>,
+  handler: StateHandler<S>,
+  cursor: WatchCursor,
+  o: ConsumeOptions,
+): Promise<void> {
   while (!o.signal?.aborted) {
     let d: Delivery<S>;
     try {
@@ -58,7 +63,10 @@ export async function consume<S>(source: StateSource<S>, handler: StateHandler<S
       await handler(d.state, info);
     } catch (e) {
       cursor.failures++;
-      o.log.warn('state handler failed; retrying with the changes accumulated since', { revision: d.revision, err: toError(e) });
+      o.log.warn('state handler failed; retrying with the changes accumulated since', {
+        revision: d.revision,
+        err: toError(e),
+      });
       await sleep(backoffDelay(cursor.failures, o.backoff), o.signal);
       continue;
     }

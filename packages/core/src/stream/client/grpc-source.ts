@@ -47,7 +47,9 @@ export class GrpcStateSource<S> implements StateSource<S> {
     const m = WATCH_METHODS[api];
     this.#call = this.#client.makeBidiStreamRequest(m.path, m.requestSerialize, m.responseDeserialize);
     this.#call.on('data', (buf: Buffer) => this.#onMessage(buf));
-    this.#call.on('error', (e) => this.#fail(new KpngError(ErrorCodes.Unavailable, `state stream failed: ${e.message}`, { cause: e })));
+    this.#call.on('error', (e) =>
+      this.#fail(new KpngError(ErrorCodes.Unavailable, `state stream failed: ${e.message}`, { cause: e })),
+    );
     this.#call.on('end', () => this.#fail(new KpngError(ErrorCodes.StreamClosed, 'the server ended the state stream')));
   }
 
@@ -97,7 +99,10 @@ export class GrpcStateSource<S> implements StateSource<S> {
   #armIdleTimer(): void {
     clearTimeout(this.#idleTimer);
     const ms = this.#idleTimeoutMs ?? 3 * this.#heartbeatMs;
-    this.#idleTimer = setTimeout(() => this.#fail(new KpngError(ErrorCodes.Unavailable, `no message from the server for ${ms} ms`)), ms);
+    this.#idleTimer = setTimeout(
+      () => this.#fail(new KpngError(ErrorCodes.Unavailable, `no message from the server for ${ms} ms`)),
+      ms,
+    );
     this.#idleTimer.unref();
   }
 

@@ -12,7 +12,10 @@ export function writeChanges(w: ProtoWriter, field: number, changes: StateChange
     const entry = w.fork(3);
     w.stringAlways(1, svc);
     // int64 on the wire; epoch milliseconds are positive integers.
-    w.packed(2, times.map((t) => Math.max(0, Math.trunc(t))));
+    w.packed(
+      2,
+      times.map((t) => Math.max(0, Math.trunc(t))),
+    );
     w.join(entry);
   }
   w.bool(4, changes.nodeChanged);
@@ -53,7 +56,9 @@ export function readChanges(r: ProtoReader, end: number): DecodedChanges {
     }
   }
   r.finish(end);
-  const changes: StateChanges = full ? { triggerTimes, nodeChanged } : { updatedServices: updated, triggerTimes, nodeChanged };
+  const changes: StateChanges = full
+    ? { triggerTimes, nodeChanged }
+    : { updatedServices: updated, triggerTimes, nodeChanged };
   return { changes, full };
 }
 
@@ -71,4 +76,7 @@ function readTriggerTimes(r: ProtoReader, end: number): [ServiceKey, number[]] {
 }
 
 /** When a state carries no Changes message at all: nothing is known, so everything changed. */
-export const NO_CHANGES_MESSAGE: DecodedChanges = { changes: { triggerTimes: new Map(), nodeChanged: false }, full: true };
+export const NO_CHANGES_MESSAGE: DecodedChanges = {
+  changes: { triggerTimes: new Map(), nodeChanged: false },
+  full: true,
+};

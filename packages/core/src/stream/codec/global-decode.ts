@@ -43,7 +43,12 @@ export class GlobalDecodeCache {
   }
 }
 
-export function decodeGlobalState(buf: Buffer, start: number, end: number, cache?: GlobalDecodeCache): Delivery<GlobalSnapshot> {
+export function decodeGlobalState(
+  buf: Buffer,
+  start: number,
+  end: number,
+  cache?: GlobalDecodeCache,
+): Delivery<GlobalSnapshot> {
   const r = new ProtoReader(buf, start, end);
   let instanceId = '';
   let revision = 0;
@@ -57,14 +62,29 @@ export function decodeGlobalState(buf: Buffer, start: number, end: number, cache
     while (r.pos < end) {
       const tag = r.varint();
       switch (tag) {
-        case (1 << 3) | 2: instanceId = r.string(); break;
-        case (2 << 3) | 0: revision = r.varint(); break;
-        case (3 << 3) | 2: changes = readChanges(r, r.delimitedEnd()); break;
-        case (4 << 3) | 2: services.push(readItem(r, cache?.services, 2, readService)); break;
-        case (5 << 3) | 2: endpointSlices.push(readItem(r, cache?.slices, 2, readSlice)); break;
-        case (6 << 3) | 2: nodes.push(readItem(r, cache?.nodes, 1, readNode)); break;
-        case (7 << 3) | 0: modelRevision = r.varint(); break;
-        default: r.skip(tag & 7);
+        case (1 << 3) | 2:
+          instanceId = r.string();
+          break;
+        case (2 << 3) | 0:
+          revision = r.varint();
+          break;
+        case (3 << 3) | 2:
+          changes = readChanges(r, r.delimitedEnd());
+          break;
+        case (4 << 3) | 2:
+          services.push(readItem(r, cache?.services, 2, readService));
+          break;
+        case (5 << 3) | 2:
+          endpointSlices.push(readItem(r, cache?.slices, 2, readSlice));
+          break;
+        case (6 << 3) | 2:
+          nodes.push(readItem(r, cache?.nodes, 1, readNode));
+          break;
+        case (7 << 3) | 0:
+          modelRevision = r.varint();
+          break;
+        default:
+          r.skip(tag & 7);
       }
     }
   } catch (e) {
@@ -84,7 +104,9 @@ function readItem<T>(
 ): T {
   const end = r.delimitedEnd();
   const start = r.pos;
-  const item = cache ? cache.get(peekIdentity(r, end, identityFields), r.buf, start, end, () => read(r, end)) : read(r, end);
+  const item = cache
+    ? cache.get(peekIdentity(r, end, identityFields), r.buf, start, end, () => read(r, end))
+    : read(r, end);
   r.pos = end;
   return item;
 }
@@ -126,20 +148,47 @@ function readService(r: ProtoReader, end: number): ServiceModel {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: namespace = r.string(); break;
-      case (2 << 3) | 2: name = r.string(); break;
-      case (3 << 3) | 0: type = r.varint(); break;
-      case (4 << 3) | 2: clusterIPs.push(r.string()); break;
-      case (5 << 3) | 2: externalIPs.push(r.string()); break;
-      case (6 << 3) | 2: loadBalancerIPs.push(r.string()); break;
-      case (7 << 3) | 2: loadBalancerSourceRanges.push(r.string()); break;
-      case (8 << 3) | 2: ports.push(readServicePort(r, r.delimitedEnd())); break;
-      case (9 << 3) | 2: sessionAffinity = readAffinity(r, r.delimitedEnd()); break;
-      case (10 << 3) | 0: externalTrafficPolicy = r.varint(); break;
-      case (11 << 3) | 0: internalTrafficPolicy = r.varint(); break;
-      case (12 << 3) | 0: healthCheckNodePort = r.varint(); break;
-      case (13 << 3) | 2: trafficDistribution = r.string(); break;
-      default: r.skip(tag & 7);
+      case (1 << 3) | 2:
+        namespace = r.string();
+        break;
+      case (2 << 3) | 2:
+        name = r.string();
+        break;
+      case (3 << 3) | 0:
+        type = r.varint();
+        break;
+      case (4 << 3) | 2:
+        clusterIPs.push(r.string());
+        break;
+      case (5 << 3) | 2:
+        externalIPs.push(r.string());
+        break;
+      case (6 << 3) | 2:
+        loadBalancerIPs.push(r.string());
+        break;
+      case (7 << 3) | 2:
+        loadBalancerSourceRanges.push(r.string());
+        break;
+      case (8 << 3) | 2:
+        ports.push(readServicePort(r, r.delimitedEnd()));
+        break;
+      case (9 << 3) | 2:
+        sessionAffinity = readAffinity(r, r.delimitedEnd());
+        break;
+      case (10 << 3) | 0:
+        externalTrafficPolicy = r.varint();
+        break;
+      case (11 << 3) | 0:
+        internalTrafficPolicy = r.varint();
+        break;
+      case (12 << 3) | 0:
+        healthCheckNodePort = r.varint();
+        break;
+      case (13 << 3) | 2:
+        trafficDistribution = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
@@ -170,13 +219,26 @@ function readServicePort(r: ProtoReader, end: number): ServicePortSpec {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: name = r.string(); break;
-      case (2 << 3) | 0: protocol = r.varint(); break;
-      case (3 << 3) | 0: port = r.varint(); break;
-      case (4 << 3) | 0: nodePort = r.varint(); break;
-      case (5 << 3) | 0: targetPort = r.varint(); break;
-      case (6 << 3) | 2: targetPort = r.string(); break;
-      default: r.skip(tag & 7);
+      case (1 << 3) | 2:
+        name = r.string();
+        break;
+      case (2 << 3) | 0:
+        protocol = r.varint();
+        break;
+      case (3 << 3) | 0:
+        port = r.varint();
+        break;
+      case (4 << 3) | 0:
+        nodePort = r.varint();
+        break;
+      case (5 << 3) | 0:
+        targetPort = r.varint();
+        break;
+      case (6 << 3) | 2:
+        targetPort = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
@@ -193,13 +255,26 @@ function readSlice(r: ProtoReader, end: number): EndpointSliceModel {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: namespace = r.string(); break;
-      case (2 << 3) | 2: name = r.string(); break;
-      case (3 << 3) | 2: serviceName = r.string(); break;
-      case (4 << 3) | 0: addressType = r.varint(); break;
-      case (5 << 3) | 2: ports.push(readSlicePort(r, r.delimitedEnd())); break;
-      case (6 << 3) | 2: endpoints.push(readEndpoint(r, r.delimitedEnd())); break;
-      default: r.skip(tag & 7);
+      case (1 << 3) | 2:
+        namespace = r.string();
+        break;
+      case (2 << 3) | 2:
+        name = r.string();
+        break;
+      case (3 << 3) | 2:
+        serviceName = r.string();
+        break;
+      case (4 << 3) | 0:
+        addressType = r.varint();
+        break;
+      case (5 << 3) | 2:
+        ports.push(readSlicePort(r, r.delimitedEnd()));
+        break;
+      case (6 << 3) | 2:
+        endpoints.push(readEndpoint(r, r.delimitedEnd()));
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
@@ -233,15 +308,32 @@ function readEndpoint(r: ProtoReader, end: number): EndpointModel {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: address = r.string(); break;
-      case (2 << 3) | 0: ready = r.bool(); break;
-      case (3 << 3) | 0: serving = r.bool(); break;
-      case (4 << 3) | 0: terminating = r.bool(); break;
-      case (5 << 3) | 2: nodeName = r.string(); break;
-      case (6 << 3) | 2: zone = r.string(); break;
-      case (7 << 3) | 2: zoneHints = readHints(r, r.delimitedEnd()); break;
-      case (8 << 3) | 2: nodeHints = readHints(r, r.delimitedEnd()); break;
-      default: r.skip(tag & 7);
+      case (1 << 3) | 2:
+        address = r.string();
+        break;
+      case (2 << 3) | 0:
+        ready = r.bool();
+        break;
+      case (3 << 3) | 0:
+        serving = r.bool();
+        break;
+      case (4 << 3) | 0:
+        terminating = r.bool();
+        break;
+      case (5 << 3) | 2:
+        nodeName = r.string();
+        break;
+      case (6 << 3) | 2:
+        zone = r.string();
+        break;
+      case (7 << 3) | 2:
+        zoneHints = readHints(r, r.delimitedEnd());
+        break;
+      case (8 << 3) | 2:
+        nodeHints = readHints(r, r.delimitedEnd());
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);

@@ -56,7 +56,10 @@ describe('global state codec', () => {
     });
     expect(state.services[0].ports[0]).toMatchObject({ targetPortName: 'https', targetPort: 'targetPortName' });
     expect(state.services[0].ports[2]).toMatchObject({ targetPortNumber: 0, targetPort: 'targetPortNumber' });
-    expect(state.endpointSlices[0].endpoints[0]).toMatchObject({ zoneHints: { names: ['zone-a'] }, nodeHints: { names: ['node-a'] } });
+    expect(state.endpointSlices[0].endpoints[0]).toMatchObject({
+      zoneHints: { names: ['zone-a'] },
+      nodeHints: { names: ['node-a'] },
+    });
     expect(state.endpointSlices[0].addressType).toBe('IP_FAMILY_IPV6');
 
     const reencoded = Buffer.from(Response.encode(Response.fromObject(obj)).finish());

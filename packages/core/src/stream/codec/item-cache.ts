@@ -49,7 +49,9 @@ export class DecodedItemCache<T> {
     }
     const value = decode();
     const bulk = this.#bulk;
-    const bytes = bulk ? bulk.bytes.subarray(start - bulk.offset, end - bulk.offset) : Buffer.from(buf.subarray(start, end));
+    const bytes = bulk
+      ? bulk.bytes.subarray(start - bulk.offset, end - bulk.offset)
+      : Buffer.from(buf.subarray(start, end));
     this.#next.set(key, { bytes, value });
     return value;
   }

@@ -40,7 +40,11 @@ export function decodeLocalState(
       if (tag === ((5 << 3) | 2)) {
         const itemEnd = r.delimitedEnd();
         const at = r.pos;
-        services.push(cache ? cache.get(peekKey(r, itemEnd), buf, at, itemEnd, () => readService(r, itemEnd)) : readService(r, itemEnd));
+        services.push(
+          cache
+            ? cache.get(peekKey(r, itemEnd), buf, at, itemEnd, () => readService(r, itemEnd))
+            : readService(r, itemEnd),
+        );
         r.pos = itemEnd;
       } else if (tag === ((1 << 3) | 2)) instanceId = r.string();
       else if (tag === ((2 << 3) | 0)) revision = r.varint();
@@ -107,23 +111,46 @@ function readService(r: ProtoReader, end: number): LocalService {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: key = r.string(); break;
-      case (2 << 3) | 2: namespace = r.repeatedString(); break;
-      case (3 << 3) | 2: name = r.string(); break;
-      case (4 << 3) | 0: type = r.varint(); break;
+      case (1 << 3) | 2:
+        key = r.string();
+        break;
+      case (2 << 3) | 2:
+        namespace = r.repeatedString();
+        break;
+      case (3 << 3) | 2:
+        name = r.string();
+        break;
+      case (4 << 3) | 0:
+        type = r.varint();
+        break;
       case (5 << 3) | 2: {
         const [family, addresses] = readFamilyAddresses(r, r.delimitedEnd());
         families[family] = addresses;
         break;
       }
-      case (6 << 3) | 2: sessionAffinity = readAffinity(r, r.delimitedEnd()); break;
-      case (7 << 3) | 0: externalPolicyLocal = r.bool(); break;
-      case (8 << 3) | 0: internalPolicyLocal = r.bool(); break;
-      case (9 << 3) | 0: externallyAccessible = r.bool(); break;
-      case (10 << 3) | 0: healthCheckNodePort = r.varint(); break;
-      case (11 << 3) | 0: localReadyEndpoints = r.varint(); break;
-      case (12 << 3) | 2: ports.push(readPort(r, r.delimitedEnd())); break;
-      default: r.skip(tag & 7);
+      case (6 << 3) | 2:
+        sessionAffinity = readAffinity(r, r.delimitedEnd());
+        break;
+      case (7 << 3) | 0:
+        externalPolicyLocal = r.bool();
+        break;
+      case (8 << 3) | 0:
+        internalPolicyLocal = r.bool();
+        break;
+      case (9 << 3) | 0:
+        externallyAccessible = r.bool();
+        break;
+      case (10 << 3) | 0:
+        healthCheckNodePort = r.varint();
+        break;
+      case (11 << 3) | 0:
+        localReadyEndpoints = r.varint();
+        break;
+      case (12 << 3) | 2:
+        ports.push(readPort(r, r.delimitedEnd()));
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
@@ -172,17 +199,28 @@ function readPort(r: ProtoReader, end: number): LocalServicePort {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: key = r.string(); break;
-      case (2 << 3) | 2: name = r.string(); break;
-      case (3 << 3) | 0: protocol = r.varint(); break;
-      case (4 << 3) | 0: port = r.varint(); break;
-      case (5 << 3) | 0: nodePort = r.varint(); break;
+      case (1 << 3) | 2:
+        key = r.string();
+        break;
+      case (2 << 3) | 2:
+        name = r.string();
+        break;
+      case (3 << 3) | 0:
+        protocol = r.varint();
+        break;
+      case (4 << 3) | 0:
+        port = r.varint();
+        break;
+      case (5 << 3) | 0:
+        nodePort = r.varint();
+        break;
       case (6 << 3) | 2: {
         const [family, fe] = readFamilyEndpoints(r, r.delimitedEnd());
         endpoints[family] = fe;
         break;
       }
-      default: r.skip(tag & 7);
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
@@ -218,7 +256,15 @@ function readFamilyEndpoints(r: ProtoReader, end: number): [IPFamily, FamilyEndp
   const [cluster, local, internal, external, allReachable, serving] = resolved;
   return [
     familyFromWire(family),
-    { cluster: cluster!, local: local!, internal: internal!, external: external!, allReachable: allReachable!, hasAnyEndpoints, serving: serving! },
+    {
+      cluster: cluster!,
+      local: local!,
+      internal: internal!,
+      external: external!,
+      allReachable: allReachable!,
+      hasAnyEndpoints,
+      serving: serving!,
+    },
   ];
 }
 
@@ -253,20 +299,38 @@ function readEndpoint(r: ProtoReader, end: number): LocalEndpoint {
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case (1 << 3) | 2: ip = r.string(); break;
-      case (2 << 3) | 0: port = r.varint(); break;
-      case (3 << 3) | 0: ready = r.bool(); break;
-      case (4 << 3) | 0: serving = r.bool(); break;
-      case (5 << 3) | 0: terminating = r.bool(); break;
-      case (6 << 3) | 0: isLocal = r.bool(); break;
-      case (7 << 3) | 2: nodeName = r.repeatedString(); break;
-      case (8 << 3) | 2: zone = r.repeatedString(); break;
-      default: r.skip(tag & 7);
+      case (1 << 3) | 2:
+        ip = r.string();
+        break;
+      case (2 << 3) | 0:
+        port = r.varint();
+        break;
+      case (3 << 3) | 0:
+        ready = r.bool();
+        break;
+      case (4 << 3) | 0:
+        serving = r.bool();
+        break;
+      case (5 << 3) | 0:
+        terminating = r.bool();
+        break;
+      case (6 << 3) | 0:
+        isLocal = r.bool();
+        break;
+      case (7 << 3) | 2:
+        nodeName = r.repeatedString();
+        break;
+      case (8 << 3) | 2:
+        zone = r.repeatedString();
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   r.finish(end);
   // One literal per shape: objects are created with their final hidden class.
-  if (nodeName !== undefined && zone !== undefined) return { ip, port, ready, serving, terminating, isLocal, nodeName, zone };
+  if (nodeName !== undefined && zone !== undefined)
+    return { ip, port, ready, serving, terminating, isLocal, nodeName, zone };
   if (nodeName !== undefined) return { ip, port, ready, serving, terminating, isLocal, nodeName };
   if (zone !== undefined) return { ip, port, ready, serving, terminating, isLocal, zone };
   return { ip, port, ready, serving, terminating, isLocal };

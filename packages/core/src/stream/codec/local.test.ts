@@ -17,7 +17,13 @@ const changes: StateChanges = {
 };
 
 function delivery(state: NodeLocalState, full = false): Delivery<NodeLocalState> {
-  return { state, instanceId: 'f3b1c2d4-instance', revision: 2 ** 40 + 7, changes: full ? { triggerTimes: changes.triggerTimes, nodeChanged: false } : changes, full };
+  return {
+    state,
+    instanceId: 'f3b1c2d4-instance',
+    revision: 2 ** 40 + 7,
+    changes: full ? { triggerTimes: changes.triggerTimes, nodeChanged: false } : changes,
+    full,
+  };
 }
 
 function roundTrip(d: Delivery<NodeLocalState>, cache?: DecodedItemCache<LocalService>): Delivery<NodeLocalState> {
@@ -55,7 +61,10 @@ describe('local state codec', () => {
     const svc = state.services[0]!;
     const port = svc.ports[0]!;
     const fe = port.endpoints.IPv4!;
-    const copied: LocalService = { ...svc, ports: [{ ...port, endpoints: { IPv4: { ...fe, serving: fe.serving.map((e) => ({ ...e })) } } }] };
+    const copied: LocalService = {
+      ...svc,
+      ports: [{ ...port, endpoints: { IPv4: { ...fe, serving: fe.serving.map((e) => ({ ...e })) } } }],
+    };
     expect(encodeLocalService(copied).length).toBe(encodeLocalService(svc).length);
   });
 
@@ -68,10 +77,18 @@ describe('local state codec', () => {
     expect(state.instanceId).toBe(d.instanceId);
     expect(state.revision).toBe(d.revision);
     expect(state.changes.updatedServices).toEqual(['shop/front', 'default/ünïcode-😀']);
-    expect(state.changes.triggerTimes[0]).toEqual({ service: 'shop/front', epochMs: [1_700_000_000_123, 1_700_000_000_456] });
+    expect(state.changes.triggerTimes[0]).toEqual({
+      service: 'shop/front',
+      epochMs: [1_700_000_000_123, 1_700_000_000_456],
+    });
     expect(state.node.labels).toEqual(aRichLocalState().node.labels);
     const front = state.services[1];
-    expect(front).toMatchObject({ key: 'shop/front', type: 'SERVICE_TYPE_LOAD_BALANCER', clientIpAffinity: { timeoutSeconds: 10800 }, healthCheckNodePort: 32000 });
+    expect(front).toMatchObject({
+      key: 'shop/front',
+      type: 'SERVICE_TYPE_LOAD_BALANCER',
+      clientIpAffinity: { timeoutSeconds: 10800 },
+      healthCheckNodePort: 32000,
+    });
     expect(front.families.map((f: { family: string }) => f.family)).toEqual(['IP_FAMILY_IPV4', 'IP_FAMILY_IPV6']);
     const v4 = front.ports[0].endpoints[0];
     expect(v4.endpoints).toHaveLength(3);

@@ -12,5 +12,8 @@ export type ServeLocalOptions = Omit<ServeOptions<NodeLocalState>, 'address'> & 
 
 /** Serves `kpng.localnet.v1.LocalState`: this node's full state, from `hub`. */
 export function serveLocalState(options: ServeLocalOptions): Promise<StreamServer> {
-  return serveStateStream('local', encodeLocalStateResponse, { ...options, address: options.address ?? DEFAULT_LOCAL_ADDRESS });
+  return serveStateStream('local', encodeLocalStateResponse, {
+    ...options,
+    address: options.address ?? DEFAULT_LOCAL_ADDRESS,
+  });
 }

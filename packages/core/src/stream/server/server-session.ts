@@ -83,7 +83,11 @@ export class ServerSession<S> {
       const delivery = await this.ctx.hub.next(this.#token, signal);
       const bytes = this.ctx.encode(delivery);
       this.call.write(bytes);
-      this.ctx.observer?.stateSent(this.ctx.api, { revision: delivery.revision, full: delivery.full, bytes: bytes.length });
+      this.ctx.observer?.stateSent(this.ctx.api, {
+        revision: delivery.revision,
+        full: delivery.full,
+        bytes: bytes.length,
+      });
     }
   }
 
@@ -111,6 +115,8 @@ export class ServerSession<S> {
   #heartbeat(): void {
     if (this.#abort.signal.aborted) return;
     const { hub, heartbeatIntervalMs } = this.ctx;
-    this.call.write(encodeHeartbeat({ instanceId: hub.instanceId, revision: hub.revision, intervalMs: heartbeatIntervalMs }));
+    this.call.write(
+      encodeHeartbeat({ instanceId: hub.instanceId, revision: hub.revision, intervalMs: heartbeatIntervalMs }),
+    );
   }
 }

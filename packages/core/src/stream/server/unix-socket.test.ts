@@ -37,7 +37,9 @@ describe('unix socket binding', () => {
     const live = createServer();
     await listen(live, path);
     try {
-      await expect(serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: `unix://${path}` })).rejects.toMatchObject({
+      await expect(
+        serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: `unix://${path}` }),
+      ).rejects.toMatchObject({
         code: ErrorCodes.Unavailable,
       });
       expect((await stat(path)).isSocket()).toBe(true);
@@ -51,7 +53,9 @@ describe('unix socket binding', () => {
     await mkdir(join(dir, 'run'));
     const path = join(dir, 'run', 'kpng.sock');
     await writeFile(path, 'precious');
-    await expect(serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: `unix://${path}` })).rejects.toMatchObject({
+    await expect(
+      serveLocalState({ logger, hub: new StateHub<NodeLocalState>(), address: `unix://${path}` }),
+    ).rejects.toMatchObject({
       code: ErrorCodes.InvalidConfig,
     });
     expect((await stat(path)).isFile()).toBe(true);

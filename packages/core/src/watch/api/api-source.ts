@@ -1,5 +1,12 @@
 import type { GlobalSnapshot } from '../../model/global-model.js';
-import { nodeName, serviceKey, sliceKey, type ModelEvent, type ObjectKind, type ServiceKey } from '../../model/types.js';
+import {
+  nodeName,
+  serviceKey,
+  sliceKey,
+  type ModelEvent,
+  type ObjectKind,
+  type ServiceKey,
+} from '../../model/types.js';
 import { watchGlobalState, type WatchOptions } from '../../stream/client/client.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';

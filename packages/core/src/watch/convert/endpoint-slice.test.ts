@@ -15,8 +15,10 @@ function errorsOf(obj: unknown): readonly string[] {
   return result.errors;
 }
 
-const variant = (...changes: [string, unknown][]): Raw => changes.reduce((obj, [path, value]) => patched(obj, path, value), rawSlice);
-const endpoint = (fields: Record<string, unknown>): Raw => variant(['endpoints', [{ addresses: ['198.18.1.5'], ...fields }]]);
+const variant = (...changes: [string, unknown][]): Raw =>
+  changes.reduce((obj, [path, value]) => patched(obj, path, value), rawSlice);
+const endpoint = (fields: Record<string, unknown>): Raw =>
+  variant(['endpoints', [{ addresses: ['198.18.1.5'], ...fields }]]);
 
 describe('convertEndpointSlice', () => {
   it('converts a slice and its trigger time', () => {
@@ -27,18 +29,36 @@ describe('convertEndpointSlice', () => {
         serviceName: 'web',
         addressType: 'IPv4',
         ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
-        endpoints: [{ address: '198.18.1.5', ready: true, serving: true, terminating: false, nodeName: 'node-a', zone: 'zone-a' }],
+        endpoints: [
+          { address: '198.18.1.5', ready: true, serving: true, terminating: false, nodeName: 'node-a', zone: 'zone-a' },
+        ],
       } satisfies EndpointSliceModel,
       triggerTime: Date.UTC(2025, 2, 1, 10, 0, 0),
     });
   });
 
   it.each<[string, Raw, Partial<EndpointModel>]>([
-    ['nil conditions default to ready, serving, not terminating', endpoint({}), { ready: true, serving: true, terminating: false }],
-    ['explicit conditions kept', endpoint({ conditions: { ready: false, serving: true, terminating: true } }), { ready: false, serving: true, terminating: true }],
+    [
+      'nil conditions default to ready, serving, not terminating',
+      endpoint({}),
+      { ready: true, serving: true, terminating: false },
+    ],
+    [
+      'explicit conditions kept',
+      endpoint({ conditions: { ready: false, serving: true, terminating: true } }),
+      { ready: false, serving: true, terminating: true },
+    ],
     ['only addresses[0] is used', endpoint({ addresses: ['198.18.1.7', '198.18.1.8'] }), { address: '198.18.1.7' }],
-    ['zone hints sorted', endpoint({ hints: { forZones: [{ name: 'zone-b' }, { name: 'zone-a' }] } }), { zoneHints: ['zone-a', 'zone-b'] }],
-    ['node hints sorted', endpoint({ hints: { forNodes: [{ name: 'node-b' }, { name: 'node-a' }] } }), { nodeHints: ['node-a', 'node-b'] }],
+    [
+      'zone hints sorted',
+      endpoint({ hints: { forZones: [{ name: 'zone-b' }, { name: 'zone-a' }] } }),
+      { zoneHints: ['zone-a', 'zone-b'] },
+    ],
+    [
+      'node hints sorted',
+      endpoint({ hints: { forNodes: [{ name: 'node-b' }, { name: 'node-a' }] } }),
+      { nodeHints: ['node-a', 'node-b'] },
+    ],
   ])('%s', (_name, raw, expected) => {
     expect(converted(raw).slice?.endpoints[0]).toMatchObject(expected);
   });
@@ -55,14 +75,25 @@ describe('convertEndpointSlice', () => {
   });
 
   it.each<[string, Raw, number]>([
-    ['endpoints without addresses are skipped', variant(['endpoints', [{ addresses: [] }, { conditions: {} }, { addresses: ['198.18.1.9'] }]]), 1],
+    [
+      'endpoints without addresses are skipped',
+      variant(['endpoints', [{ addresses: [] }, { conditions: {} }, { addresses: ['198.18.1.9'] }]]),
+      1,
+    ],
     ['missing endpoints list means none', variant(['endpoints', undefined]), 0],
   ])('%s', (_name, raw, count) => {
     expect(converted(raw).slice?.endpoints).toHaveLength(count);
   });
 
   it.each<[string, unknown[], string[]]>([
-    ['port 0 is ignored', [{ name: 'a', port: 0 }, { name: 'b', port: 81 }], ['b']],
+    [
+      'port 0 is ignored',
+      [
+        { name: 'a', port: 0 },
+        { name: 'b', port: 81 },
+      ],
+      ['b'],
+    ],
     ['nil port number is ignored', [{ name: 'a' }, { name: 'b', port: 81 }], ['b']],
     ['nil port name is ignored', [{ port: 80 }, { name: '', port: 81 }], ['']],
   ])('%s', (_name, ports, names) => {
@@ -82,28 +113,71 @@ describe('convertEndpointSlice', () => {
     ['missing', undefined, undefined],
     ['unparsable', 'yesterday', undefined],
   ])('trigger time: %s', (_name, annotation, expected) => {
-    const raw = variant(['metadata.annotations', annotation === undefined ? {} : { 'endpoints.kubernetes.io/last-change-trigger-time': annotation }]);
+    const raw = variant([
+      'metadata.annotations',
+      annotation === undefined ? {} : { 'endpoints.kubernetes.io/last-change-trigger-time': annotation },
+    ]);
     expect(converted(raw).triggerTime).toBe(expected);
   });
 
   it.each<[string, unknown, string]>([
     ['not an object', 42, 'must be an object'],
     ['no metadata', variant(['metadata', undefined]), 'metadata: is required'],
-    ['1 MB name', variant(['metadata.name', 'x'.repeat(1 << 20)]), 'metadata.name: must be no more than 253 characters, got 1048576'],
+    [
+      '1 MB name',
+      variant(['metadata.name', 'x'.repeat(1 << 20)]),
+      'metadata.name: must be no more than 253 characters, got 1048576',
+    ],
     ['no address type', variant(['addressType', undefined]), 'addressType: is required'],
-    ['unknown address type', variant(['addressType', 'IPX']), 'addressType: must be one of IPv4, IPv6, FQDN, got "IPX"'],
-    ['bad address', endpoint({ addresses: ['198.18.1.500'] }), 'endpoints[0].addresses[0]: must be a valid IPv4 address, got "198.18.1.500"'],
-    ['address of the other family', endpoint({ addresses: ['2001:db8::1'] }), 'endpoints[0].addresses[0]: must be a valid IPv4 address, got "2001:db8::1"'],
+    [
+      'unknown address type',
+      variant(['addressType', 'IPX']),
+      'addressType: must be one of IPv4, IPv6, FQDN, got "IPX"',
+    ],
+    [
+      'bad address',
+      endpoint({ addresses: ['198.18.1.500'] }),
+      'endpoints[0].addresses[0]: must be a valid IPv4 address, got "198.18.1.500"',
+    ],
+    [
+      'address of the other family',
+      endpoint({ addresses: ['2001:db8::1'] }),
+      'endpoints[0].addresses[0]: must be a valid IPv4 address, got "2001:db8::1"',
+    ],
     ['address of the wrong type', endpoint({ addresses: [7] }), 'endpoints[0].addresses[0]: must be a string, got 7'],
-    ['ready of the wrong type', endpoint({ conditions: { ready: 'yes' } }), 'endpoints[0].conditions.ready: must be a boolean, got "yes"'],
+    [
+      'ready of the wrong type',
+      endpoint({ conditions: { ready: 'yes' } }),
+      'endpoints[0].conditions.ready: must be a boolean, got "yes"',
+    ],
     ['bad node name', endpoint({ nodeName: 'Node_A' }), 'endpoints[0].nodeName: must be a DNS-1123 subdomain'],
-    ['hint without a name', endpoint({ hints: { forZones: [{}] } }), 'endpoints[0].hints.forZones[0].name: is required'],
-    ['negative port', variant(['ports', [{ name: 'a', port: -1 }]]), 'ports[0].port: must be between 0 and 65535, got -1'],
-    ['port too large', variant(['ports', [{ name: 'a', port: 70000 }]]), 'ports[0].port: must be between 0 and 65535, got 70000'],
-    ['bad protocol', variant(['ports', [{ name: 'a', port: 1, protocol: 'tcp' }]]), 'ports[0].protocol: must be one of TCP, UDP, SCTP, got "tcp"'],
+    [
+      'hint without a name',
+      endpoint({ hints: { forZones: [{}] } }),
+      'endpoints[0].hints.forZones[0].name: is required',
+    ],
+    [
+      'negative port',
+      variant(['ports', [{ name: 'a', port: -1 }]]),
+      'ports[0].port: must be between 0 and 65535, got -1',
+    ],
+    [
+      'port too large',
+      variant(['ports', [{ name: 'a', port: 70000 }]]),
+      'ports[0].port: must be between 0 and 65535, got 70000',
+    ],
+    [
+      'bad protocol',
+      variant(['ports', [{ name: 'a', port: 1, protocol: 'tcp' }]]),
+      'ports[0].protocol: must be one of TCP, UDP, SCTP, got "tcp"',
+    ],
     ['ports of the wrong type', variant(['ports', 'http']), 'ports: must be a list, got "http"'],
     ['endpoints of the wrong type', variant(['endpoints', {}]), 'endpoints: must be a list, got an object'],
-    ['bad service name', variant(['metadata.labels', { 'kubernetes.io/service-name': 'Web' }]), 'metadata.labels.kubernetes.io/service-name: must be a DNS-1123 label'],
+    [
+      'bad service name',
+      variant(['metadata.labels', { 'kubernetes.io/service-name': 'Web' }]),
+      'metadata.labels.kubernetes.io/service-name: must be a DNS-1123 label',
+    ],
   ])('rejects %s', (_name, raw, expected) => {
     expect(errorsOf(raw).some((e) => e.startsWith(expected))).toBe(true);
   });

@@ -65,7 +65,8 @@ function readEndpoint(fields: FieldErrors, value: unknown, at: string, family: I
   const addressPath = fieldPath(fieldPath(at, 'addresses'), 0);
   const text = fields.string(addresses[0], addressPath, { required: true });
   const ip = text === undefined ? undefined : parseIP(text);
-  if (text !== undefined && ip?.family !== family) fields.invalid(addressPath, `must be a valid ${family} address`, text);
+  if (text !== undefined && ip?.family !== family)
+    fields.invalid(addressPath, `must be a valid ${family} address`, text);
   if (!ip || ip.family !== family) return undefined;
   return {
     address: formatIP(ip),

@@ -21,7 +21,8 @@ export function nameProblem(name: string, rule: NameRule): string | undefined {
   // Length first: the pattern is linear, but there is no point scanning a megabyte.
   if (name.length === 0) return `must be ${what}, got an empty string`;
   if (name.length > max) return `must be no more than ${max} characters, got ${name.length}`;
-  if (!pattern.test(name)) return `must be ${what} (lower case alphanumerics, '-'${rule === 'subdomain' ? ", '.'" : ''})`;
+  if (!pattern.test(name))
+    return `must be ${what} (lower case alphanumerics, '-'${rule === 'subdomain' ? ", '.'" : ''})`;
   return undefined;
 }
 
@@ -65,11 +66,20 @@ export function readMetadata(fields: FieldErrors, obj: JsonObject, namespaced: b
   let namespace = '';
   if (namespaced) {
     const given = metadata['namespace'];
-    namespace = given === undefined || given === null || given === '' ? 'default' : (readName(fields, given, 'metadata.namespace', 'label') ?? '');
+    namespace =
+      given === undefined || given === null || given === ''
+        ? 'default'
+        : (readName(fields, given, 'metadata.namespace', 'label') ?? '');
   }
   const labels = readStringMap(fields, metadata['labels'], 'metadata.labels');
   const annotations = readStringMap(fields, metadata['annotations'], 'metadata.annotations');
   const deletionTimestamp = metadata['deletionTimestamp'];
   if (name === undefined) return undefined;
-  return { name, namespace, labels, annotations, deleting: deletionTimestamp !== undefined && deletionTimestamp !== null };
+  return {
+    name,
+    namespace,
+    labels,
+    annotations,
+    deleting: deletionTimestamp !== undefined && deletionTimestamp !== null,
+  };
 }

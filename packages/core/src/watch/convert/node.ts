@@ -13,7 +13,9 @@ const ADDRESS_TYPES = ['InternalIP', 'ExternalIP'] as const;
 
 /** Only the labels the proxy uses, so other label changes leave the node's model (and hash) alone. */
 function proxyLabels(labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  const kept = Object.entries(labels).filter(([key]) => key === HOSTNAME_LABEL || key.startsWith(TOPOLOGY_LABEL_PREFIX));
+  const kept = Object.entries(labels).filter(
+    ([key]) => key === HOSTNAME_LABEL || key.startsWith(TOPOLOGY_LABEL_PREFIX),
+  );
   return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
@@ -44,7 +46,8 @@ function readAddresses(fields: FieldErrors, status: JsonObject | undefined): rea
     for (const { at, type, address } of entries.filter((e) => e.type === wanted)) {
       const text = fields.string(address, fieldPath(at, 'address'), { required: true });
       const ip = text === undefined ? undefined : parseIP(text);
-      if (text !== undefined && !ip) fields.invalid(fieldPath(at, 'address'), `${type} must be a valid IP address`, text);
+      if (text !== undefined && !ip)
+        fields.invalid(fieldPath(at, 'address'), `${type} must be a valid IP address`, text);
       if (ip && !addresses.includes(formatIP(ip))) addresses.push(formatIP(ip));
     }
   }

@@ -1,7 +1,8 @@
 import type { FieldErrors } from './fields.js';
 
 /** The outcome of converting one raw object: a model value, or every problem found in it. */
-export type Converted<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly string[] };
+export type Converted<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly string[] };
 
 export function converted<T>(value: T): Converted<T> {
   return { ok: true, value };

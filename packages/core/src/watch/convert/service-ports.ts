@@ -16,7 +16,8 @@ function isContainerPortName(name: string): boolean {
  */
 function readTargetPort(fields: FieldErrors, value: unknown, path: string, port: number): number | string | undefined {
   if (value === undefined || value === null || value === 0 || value === '') return port;
-  if (typeof value === 'string' && /^[0-9]+$/.test(value)) return fields.int(Number(value), path, { min: 1, max: 65535 });
+  if (typeof value === 'string' && /^[0-9]+$/.test(value))
+    return fields.int(Number(value), path, { min: 1, max: 65535 });
   if (typeof value === 'number') return fields.int(value, path, { min: 1, max: 65535 });
   if (typeof value !== 'string') {
     fields.invalid(path, 'must be a port number or a port name', value);
@@ -36,7 +37,8 @@ function readPort(fields: FieldErrors, value: unknown, at: string): ServicePortS
   const protocol = fields.oneOf(entry['protocol'], fieldPath(at, 'protocol'), PROTOCOLS, 'TCP');
   const port = fields.int(entry['port'], fieldPath(at, 'port'), { min: 1, max: 65535, required: true });
   const nodePort = fields.int(entry['nodePort'], fieldPath(at, 'nodePort'), { min: 0, max: 65535 }) ?? 0;
-  const targetPort = port === undefined ? undefined : readTargetPort(fields, entry['targetPort'], fieldPath(at, 'targetPort'), port);
+  const targetPort =
+    port === undefined ? undefined : readTargetPort(fields, entry['targetPort'], fieldPath(at, 'targetPort'), port);
   if (nameError || protocol === undefined || port === undefined || targetPort === undefined) return undefined;
   return { name, protocol, port, nodePort, targetPort };
 }

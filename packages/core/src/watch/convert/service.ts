@@ -15,10 +15,14 @@ function readSessionAffinity(fields: FieldErrors, spec: JsonObject): SessionAffi
   if (type !== 'ClientIP') return type && { type };
   const config = fields.object(spec['sessionAffinityConfig'], 'spec.sessionAffinityConfig');
   const clientIP = fields.object(config?.['clientIP'], 'spec.sessionAffinityConfig.clientIP');
-  const timeoutSeconds = fields.int(clientIP?.['timeoutSeconds'], 'spec.sessionAffinityConfig.clientIP.timeoutSeconds', {
-    min: 1,
-    max: MAX_AFFINITY_TIMEOUT_SECONDS,
-  });
+  const timeoutSeconds = fields.int(
+    clientIP?.['timeoutSeconds'],
+    'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
+    {
+      min: 1,
+      max: MAX_AFFINITY_TIMEOUT_SECONDS,
+    },
+  );
   const timeoutGiven = clientIP?.['timeoutSeconds'] !== undefined && clientIP['timeoutSeconds'] !== null;
   if (timeoutGiven && timeoutSeconds === undefined) return undefined;
   return { type, timeoutSeconds: timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS };
@@ -44,9 +48,20 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
   const loadBalancerIPs = readLoadBalancerIPs(fields, obj);
   const loadBalancerSourceRanges = readSourceRanges(fields, spec);
   const sessionAffinity = readSessionAffinity(fields, spec);
-  const externalTrafficPolicy = fields.oneOf(spec['externalTrafficPolicy'], 'spec.externalTrafficPolicy', TRAFFIC_POLICIES, 'Cluster');
-  const internalTrafficPolicy = fields.oneOf(spec['internalTrafficPolicy'], 'spec.internalTrafficPolicy', TRAFFIC_POLICIES, 'Cluster');
-  const healthCheckNodePort = fields.int(spec['healthCheckNodePort'], 'spec.healthCheckNodePort', { min: 0, max: 65535 }) ?? 0;
+  const externalTrafficPolicy = fields.oneOf(
+    spec['externalTrafficPolicy'],
+    'spec.externalTrafficPolicy',
+    TRAFFIC_POLICIES,
+    'Cluster',
+  );
+  const internalTrafficPolicy = fields.oneOf(
+    spec['internalTrafficPolicy'],
+    'spec.internalTrafficPolicy',
+    TRAFFIC_POLICIES,
+    'Cluster',
+  );
+  const healthCheckNodePort =
+    fields.int(spec['healthCheckNodePort'], 'spec.healthCheckNodePort', { min: 0, max: 65535 }) ?? 0;
   const trafficDistribution = fields.string(spec['trafficDistribution'], 'spec.trafficDistribution');
 
   return finish(fields, () => ({

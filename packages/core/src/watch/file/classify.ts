@@ -1,4 +1,11 @@
-import { type NodeName, type ObjectKind, type ServiceKey, type SliceKey, serviceKey, sliceKey } from '../../model/types.js';
+import {
+  type NodeName,
+  type ObjectKind,
+  type ServiceKey,
+  type SliceKey,
+  serviceKey,
+  sliceKey,
+} from '../../model/types.js';
 import { isJsonObject } from '../convert/fields.js';
 import type { ManifestObject } from './parse-manifest.js';
 

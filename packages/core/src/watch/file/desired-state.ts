@@ -43,7 +43,16 @@ function toEvent(kind: ObjectKind, obj: unknown): Conversion {
       if (!r.ok) return r;
       const { slice, triggerTime } = r.value;
       const key = slice && sliceKey(slice.namespace, slice.name);
-      return { ok: true, event: slice && { kind, op: 'upsert', key: key!, object: slice, ...(triggerTime !== undefined ? { triggerTime } : {}) } };
+      return {
+        ok: true,
+        event: slice && {
+          kind,
+          op: 'upsert',
+          key: key!,
+          object: slice,
+          ...(triggerTime !== undefined ? { triggerTime } : {}),
+        },
+      };
     }
     case 'Node': {
       const r = convertNode(obj);
@@ -84,7 +93,8 @@ export function desiredState(found: readonly ManifestObject[], opts: DesiredStat
     }
     const { event } = converted;
     if (event === null) continue;
-    if (objects[kind].has(event.key)) opts.log.warn('duplicate object, the later one wins', { kind, key: event.key, where: item.where });
+    if (objects[kind].has(event.key))
+      opts.log.warn('duplicate object, the later one wins', { kind, key: event.key, where: item.where });
     objects[kind].set(event.key, { event, fingerprint: JSON.stringify(event.object) });
   }
   return { objects, invalid };

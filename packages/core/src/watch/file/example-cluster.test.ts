@@ -43,9 +43,23 @@ describe('examples/cluster.yaml through the file source', () => {
 
   it.each<[ObjectKind, string[]]>([
     // orders-db (headless) and payments (ExternalName) are skipped.
-    ['Service', ['default/kubernetes', 'kube-system/kube-dns', 'shop/cart', 'shop/checkout', 'shop/frontend', 'shop/inventory']],
+    [
+      'Service',
+      ['default/kubernetes', 'kube-system/kube-dns', 'shop/cart', 'shop/checkout', 'shop/frontend', 'shop/inventory'],
+    ],
     // orders-db's slice carries service.kubernetes.io/headless and is never delivered.
-    ['EndpointSlice', ['default/kubernetes', 'kube-system/kube-dns-m2x8c', 'shop/cart-4vbn9', 'shop/cart-r8wzt', 'shop/checkout-9jd5s', 'shop/frontend-7kq2d', 'shop/inventory-2hbq7']],
+    [
+      'EndpointSlice',
+      [
+        'default/kubernetes',
+        'kube-system/kube-dns-m2x8c',
+        'shop/cart-4vbn9',
+        'shop/cart-r8wzt',
+        'shop/checkout-9jd5s',
+        'shop/frontend-7kq2d',
+        'shop/inventory-2hbq7',
+      ],
+    ],
     ['Node', ['node-a', 'node-b', 'node-c']],
   ])('delivers the expected %s objects', (kind, keys) => {
     expect(sink.keys(kind)).toEqual(keys);
@@ -84,7 +98,11 @@ describe('examples/cluster.yaml through the file source', () => {
   it('reads the nodes with their proxy labels and addresses', () => {
     expect(sink.get('Node', 'node-b')?.object).toEqual({
       name: 'node-b',
-      labels: { 'kubernetes.io/hostname': 'node-b', 'topology.kubernetes.io/region': 'lab', 'topology.kubernetes.io/zone': 'zone-b' },
+      labels: {
+        'kubernetes.io/hostname': 'node-b',
+        'topology.kubernetes.io/region': 'lab',
+        'topology.kubernetes.io/zone': 'zone-b',
+      },
       podCIDRs: ['198.18.2.0/24', '2001:db8:0:2::/64'],
       addresses: ['198.18.255.2', '2001:db8:ff::2', '203.0.113.2'],
       eligible: true,

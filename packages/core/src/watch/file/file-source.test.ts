@@ -142,7 +142,10 @@ describe('FileSource', () => {
     const before = (await invalidObjectsTotal.get()).values.find((v) => v.labels['kind'] === 'Service')?.value ?? 0;
 
     // api becomes invalid (port 0), web changes, new arrives: api's old version must stay.
-    await writeFile(path, docs(service('web', 8080), service('api', 0, '198.19.0.11'), service('new', 82, '198.19.0.12')));
+    await writeFile(
+      path,
+      docs(service('web', 8080), service('api', 0, '198.19.0.11'), service('new', 82, '198.19.0.12')),
+    );
     await eventually('second batch', () => sink.batches.length === 2);
     expect(lastBatch(sink)!.map((e) => `${e.op} ${e.key}`)).toEqual(['upsert default/web', 'upsert default/new']);
     expect(sink.get('Service', 'default/api')?.object).toMatchObject({ ports: [{ port: 81 }] });
@@ -182,7 +185,10 @@ items:
 
   it('skips objects hidden by the proxy labels, and other nodes when nodeName is set', async () => {
     const path = join(dir, 'cluster.yaml');
-    const foreign = service('foreign').replace('namespace: default', 'namespace: default, labels: {service.kubernetes.io/service-proxy-name: other}');
+    const foreign = service('foreign').replace(
+      'namespace: default',
+      'namespace: default, labels: {service.kubernetes.io/service-proxy-name: other}',
+    );
     await writeFile(path, docs(service('web'), foreign, node('node-a'), node('node-b')));
     const { sink } = start(path, { nodeName: 'node-b' });
     await eventually('synced', () => sink.syncedKinds.length === 3);
@@ -212,7 +218,10 @@ items:
     await writeFile(join(dir, 'a.yaml'), 'kind: [');
     await eventually('malformed report', () => log.lines.some((l) => l.level === 'error'));
     await writeFile(join(dir, 'b.yaml'), service('api', 82, '198.19.0.11'));
-    await eventually('update of the good file', () => (sink.get('Service', 'default/api')?.object as ServiceModel | undefined)?.ports[0]?.port === 82);
+    await eventually(
+      'update of the good file',
+      () => (sink.get('Service', 'default/api')?.object as ServiceModel | undefined)?.ports[0]?.port === 82,
+    );
     expect(sink.keys('Service')).toEqual(['default/api', 'default/web']);
   });
 

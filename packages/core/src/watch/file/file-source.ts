@@ -55,7 +55,12 @@ export class FileSource implements Source {
   }
 
   /** One read and delivery; true once the sink holds a complete state. */
-  private async readOnce(reader: ManifestReader, delivered: DeliveredObjects, sink: ModelSink, synced: boolean): Promise<boolean> {
+  private async readOnce(
+    reader: ManifestReader,
+    delivered: DeliveredObjects,
+    sink: ModelSink,
+    synced: boolean,
+  ): Promise<boolean> {
     const read = await reader.read();
     if (!read.ok) {
       this.log.error('cannot read manifests, keeping the last good state', { error: read.error });
@@ -67,7 +72,10 @@ export class FileSource implements Source {
       this.log.warn('waiting for every manifest to parse before the initial sync');
       return false;
     }
-    const desired = desiredState(read.objects, { log: this.log, ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}) });
+    const desired = desiredState(read.objects, {
+      log: this.log,
+      ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}),
+    });
     const events = delivered.reconcile(desired);
     if (events.length > 0) sink.apply(events);
     if (!synced) for (const kind of KINDS) sink.synced(kind);

@@ -2,15 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { jsonErrorOffset } from './json-error-offset.js';
 
 describe('jsonErrorOffset', () => {
-  it.each([
-    ['{}'],
-    [' {"a": [1, -2.5e3, true, false, null, "x\\"\\u00e9\\n"], "b": {}} '],
-    ['[]'],
-    ['"s"'],
-    ['0'],
-  ])('accepts %s', (text) => {
-    expect(jsonErrorOffset(text)).toBeUndefined();
-  });
+  it.each([['{}'], [' {"a": [1, -2.5e3, true, false, null, "x\\"\\u00e9\\n"], "b": {}} '], ['[]'], ['"s"'], ['0']])(
+    'accepts %s',
+    (text) => {
+      expect(jsonErrorOffset(text)).toBeUndefined();
+    },
+  );
 
   it.each<[string, number]>([
     ['{"a": }', 6],

@@ -64,7 +64,11 @@ export class ManifestReader {
     if (previous?.digest === digest) return previous;
     const parsed = parseManifest(file, text);
     if (!parsed.ok) {
-      this.log.error(`malformed manifest ${parsed.error}`, { path: file, error: parsed.error, keptLastGood: previous !== undefined });
+      this.log.error(`malformed manifest ${parsed.error}`, {
+        path: file,
+        error: parsed.error,
+        keptLastGood: previous !== undefined,
+      });
       return previous;
     }
     const good = { digest, objects: parsed.objects };

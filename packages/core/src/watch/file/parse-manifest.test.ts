@@ -8,11 +8,20 @@ function objects(path: string, text: string): readonly ManifestObject[] {
 }
 
 const summary = (found: readonly ManifestObject[]) =>
-  found.map((o) => ({ where: o.where, name: (o.object as { metadata?: { name?: string } }).metadata?.name, implied: o.implied }));
+  found.map((o) => ({
+    where: o.where,
+    name: (o.object as { metadata?: { name?: string } }).metadata?.name,
+    implied: o.implied,
+  }));
 
 describe('parseManifest', () => {
   it.each<[string, string, string, { where: string; name?: string; implied?: unknown }[]]>([
-    ['a single object', 'c.yaml', 'kind: Service\nmetadata:\n  name: a\n', [{ where: 'c.yaml:1 documents[0]', name: 'a', implied: undefined }]],
+    [
+      'a single object',
+      'c.yaml',
+      'kind: Service\nmetadata:\n  name: a\n',
+      [{ where: 'c.yaml:1 documents[0]', name: 'a', implied: undefined }],
+    ],
     [
       'multi-document YAML, empty documents skipped',
       'c.yaml',
@@ -35,9 +44,20 @@ describe('parseManifest', () => {
       'a typed list whose items omit kind',
       'c.yaml',
       'apiVersion: discovery.k8s.io/v1\nkind: EndpointSliceList\nitems:\n- metadata: {name: a}\n',
-      [{ where: 'c.yaml:4 documents[0].items[0]', name: 'a', implied: { kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1' } }],
+      [
+        {
+          where: 'c.yaml:4 documents[0].items[0]',
+          name: 'a',
+          implied: { kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1' },
+        },
+      ],
     ],
-    ['JSON object', 'c.json', '{"kind":"Service","metadata":{"name":"a"}}', [{ where: 'c.json documents[0]', name: 'a', implied: undefined }]],
+    [
+      'JSON object',
+      'c.json',
+      '{"kind":"Service","metadata":{"name":"a"}}',
+      [{ where: 'c.json documents[0]', name: 'a', implied: undefined }],
+    ],
     [
       'JSON list',
       'c.json',
@@ -47,7 +67,12 @@ describe('parseManifest', () => {
         { where: 'c.json documents[0].items[1]', name: 'b', implied: { kind: 'Service', apiVersion: 'v1' } },
       ],
     ],
-    ['JSON in a .yaml file', 'c.yaml', '{"kind":"Service","metadata":{"name":"a"}}', [{ where: 'c.yaml:1 documents[0]', name: 'a', implied: undefined }]],
+    [
+      'JSON in a .yaml file',
+      'c.yaml',
+      '{"kind":"Service","metadata":{"name":"a"}}',
+      [{ where: 'c.yaml:1 documents[0]', name: 'a', implied: undefined }],
+    ],
     ['an empty file', 'c.yaml', '', []],
   ])('reads %s', (_name, path, text, expected) => {
     expect(summary(objects(path, text))).toEqual(expected);
@@ -70,7 +95,12 @@ describe('parseManifest', () => {
   });
 
   it('refuses alias bombs', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]'];
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ];
     expect(parseManifest('c.yaml', bomb.join('\n')).ok).toBe(false);
   });
 });

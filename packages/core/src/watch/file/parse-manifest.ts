@@ -12,12 +12,13 @@ export interface ManifestObject {
 }
 
 export type ParsedManifest =
-  | { readonly ok: true; readonly objects: readonly ManifestObject[] }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly objects: readonly ManifestObject[] } | { readonly ok: false; readonly error: string };
 
 /** `List`, or a typed list like `ServiceList`: anything whose items are the objects. */
 function isList(doc: unknown): doc is { kind: string; apiVersion?: unknown; items: readonly unknown[] } {
-  return isJsonObject(doc) && typeof doc['kind'] === 'string' && doc['kind'].endsWith('List') && Array.isArray(doc['items']);
+  return (
+    isJsonObject(doc) && typeof doc['kind'] === 'string' && doc['kind'].endsWith('List') && Array.isArray(doc['items'])
+  );
 }
 
 /** `at` is `path` or `path:line`; `itemAt(i)` the same for the i-th item of a list. */

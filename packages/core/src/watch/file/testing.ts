@@ -25,7 +25,10 @@ export class RecordingSink implements ModelSink {
 
   /** Keys currently held for `kind`, sorted. */
   keys(kind: ObjectKind): string[] {
-    return [...this.model.values()].filter((e) => e.kind === kind).map((e) => e.key).sort();
+    return [...this.model.values()]
+      .filter((e) => e.kind === kind)
+      .map((e) => e.key)
+      .sort();
   }
 
   get(kind: ObjectKind, key: string): Upsert | undefined {
@@ -40,7 +43,8 @@ export interface LoggedLine {
 }
 
 export function capturingLogger(lines: LoggedLine[] = [], base: LogFields = {}): Logger & { lines: LoggedLine[] } {
-  const emit = (level: string) => (msg: string, fields?: LogFields) => lines.push({ level, msg, fields: { ...base, ...fields } });
+  const emit = (level: string) => (msg: string, fields?: LogFields) =>
+    lines.push({ level, msg, fields: { ...base, ...fields } });
   return {
     lines,
     info: emit('info'),

@@ -57,7 +57,11 @@ export function readBody(res: IncomingMessage): Promise<string> {
 export async function statusError(verb: string, url: URL, res: IncomingMessage): Promise<ApiStatusError> {
   const status = res.statusCode ?? 0;
   const body = await readBody(res).catch(() => '');
-  return new ApiStatusError(status, `${verb} ${url.pathname}: HTTP ${status}: ${statusMessage(body)}`, retryAfterSeconds(res));
+  return new ApiStatusError(
+    status,
+    `${verb} ${url.pathname}: HTTP ${status}: ${statusMessage(body)}`,
+    retryAfterSeconds(res),
+  );
 }
 
 /** `Retry-After` as client-go reads it: whole seconds only (an HTTP date is ignored). */

@@ -176,14 +176,25 @@ describe('kube source across an API server restart (production retry schedule)',
     const mark = server.requestMark;
     await new Promise((r) => setTimeout(r, 1_000));
     await server.restart();
-    await eventually('relisted state served', () => endpoints() === '198.18.1.7' && endpoints('shop/api') === undefined, 10_000);
+    await eventually(
+      'relisted state served',
+      () => endpoints() === '198.18.1.7' && endpoints('shop/api') === undefined,
+      10_000,
+    );
     await allBack();
 
     expect(server.requests({ verb: 'watch', status: 410, since: mark })).toHaveLength(3);
     expect(server.requests({ verb: 'list', status: 200, since: mark })).toHaveLength(3);
     // Only what changed reached the model: no delete-everything-and-re-add.
-    const applied = batches.slice(batchesBefore).flat().map((e) => `${e.op} ${e.kind} ${e.key}`);
-    expect(applied.sort()).toEqual(['delete EndpointSlice shop/api-1', 'delete Service shop/api', 'upsert EndpointSlice shop/web-1']);
+    const applied = batches
+      .slice(batchesBefore)
+      .flat()
+      .map((e) => `${e.op} ${e.kind} ${e.key}`);
+    expect(applied.sort()).toEqual([
+      'delete EndpointSlice shop/api-1',
+      'delete Service shop/api',
+      'upsert EndpointSlice shop/web-1',
+    ]);
     // And shop/web was served at every revision in between.
     expect(served.length).toBeGreaterThan(0);
     expect(served.every((keys) => keys.includes('shop/web'))).toBe(true);

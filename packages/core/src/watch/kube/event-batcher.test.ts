@@ -7,7 +7,11 @@ const conv = (name: string) => () => del(name);
 
 function manualScheduler() {
   const queued: Array<() => void> = [];
-  return { schedule: (fn: () => void) => void queued.push(fn), run: () => queued.splice(0).forEach((fn) => fn()), queued };
+  return {
+    schedule: (fn: () => void) => void queued.push(fn),
+    run: () => queued.splice(0).forEach((fn) => fn()),
+    queued,
+  };
 }
 
 /** A clock that advances by `step` ms at every reading: conversions "take" time. */
@@ -37,7 +41,11 @@ describe('EventBatcher', () => {
     const batches: (readonly ModelEvent[])[] = [];
     const turn = manualScheduler();
     // Each clock reading (one per 32 conversions) advances 1 ms: a 10 ms budget is ~320 conversions.
-    const batcher = new EventBatcher((b) => batches.push(b), { schedule: turn.schedule, budgetMs: 10, now: tickingClock(1) });
+    const batcher = new EventBatcher((b) => batches.push(b), {
+      schedule: turn.schedule,
+      budgetMs: 10,
+      now: tickingClock(1),
+    });
     const names = Array.from({ length: 10_000 }, (_, i) => `n${i}`);
     for (const name of names) batcher.push(conv(name));
     let synced = false;
@@ -58,7 +66,9 @@ describe('EventBatcher', () => {
   it('runs an afterPending callback once everything before it was delivered, and before what follows', () => {
     const log: string[] = [];
     const turn = manualScheduler();
-    const batcher = new EventBatcher((b) => log.push(`batch ${b.map((e) => e.key).join(',')}`), { schedule: turn.schedule });
+    const batcher = new EventBatcher((b) => log.push(`batch ${b.map((e) => e.key).join(',')}`), {
+      schedule: turn.schedule,
+    });
     batcher.push(conv('a'));
     batcher.afterPending(() => log.push('synced'));
     batcher.push(conv('b'));

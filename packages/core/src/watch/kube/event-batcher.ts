@@ -94,7 +94,8 @@ export class EventBatcher {
         if (event) batch.push(event);
         // The budget covers the conversions and the delivery of the batch they make. Reading the
         // clock costs too: look every 32 conversions.
-        if (++converted % 32 === 0 && this.#now() - start + batch.length * this.#deliverMsPerEvent >= this.#budgetMs) break;
+        if (++converted % 32 === 0 && this.#now() - start + batch.length * this.#deliverMsPerEvent >= this.#budgetMs)
+          break;
       } else {
         this.#deliverTimed(batch);
         batch = [];

@@ -54,7 +54,11 @@ describe('kube source, a big initial list', () => {
     const kubeconfig = await kubeconfigFor(server);
     cleanup.push(() => kubeconfig.remove());
     const abort = new AbortController();
-    const source = new KubeSource({ kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }), nodeName: 'node-a', turnBudgetMs: 0 });
+    const source = new KubeSource({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
+      nodeName: 'node-a',
+      turnBudgetMs: 0,
+    });
     const run = source.run(sink, abort.signal);
     cleanup.push(async () => {
       abort.abort();

@@ -28,7 +28,10 @@ describe('instrumentKubeConfig', () => {
   let server: FakeApiServer;
   beforeAll(async () => {
     server = await FakeApiServer.start();
-    server.create({ ...node('node-a'), metadata: { ...node('node-a').metadata, managedFields: [{ manager: 'kubelet' }] } });
+    server.create({
+      ...node('node-a'),
+      metadata: { ...node('node-a').metadata, managedFields: [{ manager: 'kubelet' }] },
+    });
   });
   afterAll(() => server.close());
 
@@ -40,7 +43,12 @@ describe('instrumentKubeConfig', () => {
 
   it('measures raw lists, with real status codes, and trims managedFields', async () => {
     const { kc, registry } = instrumented();
-    const list = await listRaw(kc, '/api/v1/nodes', { fieldSelector: 'metadata.name=node-a' }, AbortSignal.timeout(5_000));
+    const list = await listRaw(
+      kc,
+      '/api/v1/nodes',
+      { fieldSelector: 'metadata.name=node-a' },
+      AbortSignal.timeout(5_000),
+    );
     expect(list.items.map((n) => n.metadata?.name)).toEqual(['node-a']);
     expect(list.items[0]?.metadata).not.toHaveProperty('managedFields');
     server.failNext('/api/v1/nodes', 503);
@@ -59,14 +67,18 @@ describe('instrumentKubeConfig', () => {
     const { kc, registry } = instrumented();
     const found = await kc.makeApiClient(CoreV1Api).readNode({ name: 'node-a' });
     expect(found.metadata?.name).toBe('node-a');
-    expect(await registry.metrics()).toContain(`rest_client_request_duration_seconds_count{verb="GET",host="${new URL(server.url).host}"} 1`);
+    expect(await registry.metrics()).toContain(
+      `rest_client_request_duration_seconds_count{verb="GET",host="${new URL(server.url).host}"} 1`,
+    );
   });
 
   it('counts a request that got no response as <error>', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const { kc, registry } = instrumented(url);
     await expect(listRaw(kc, '/api/v1/services', {}, AbortSignal.timeout(5_000))).rejects.toThrow();
-    expect(await registry.metrics()).toContain(`rest_client_requests_total{code="<error>",method="GET",host="${new URL(url).host}"} 1`);
+    expect(await registry.metrics()).toContain(
+      `rest_client_requests_total{code="<error>",method="GET",host="${new URL(url).host}"} 1`,
+    );
   });
 
   it('keeps the source kubeconfig untouched', async () => {

@@ -106,7 +106,10 @@ export class KindInformer {
   }
 
   private watchOpening(): void {
-    this.options.logger.debug(2, 'watch opening', { kind: this.kind, resourceVersion: this.informer.latestResourceVersion() });
+    this.options.logger.debug(2, 'watch opening', {
+      kind: this.kind,
+      resourceVersion: this.informer.latestResourceVersion(),
+    });
     if (this.synced) return;
     this.synced = true;
     this.options.onSynced();

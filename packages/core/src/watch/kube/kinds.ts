@@ -1,10 +1,4 @@
-import {
-  type ModelEvent,
-  type NodeName,
-  type ObjectKind,
-  serviceKey,
-  sliceKey,
-} from '../../model/types.js';
+import { type ModelEvent, type NodeName, type ObjectKind, serviceKey, sliceKey } from '../../model/types.js';
 import { convertEndpointSlice, convertNode, convertService, type Converted } from '../convert/index.js';
 
 export type UpsertEvent = Extract<ModelEvent, { op: 'upsert' }>;

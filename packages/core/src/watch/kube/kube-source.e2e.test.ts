@@ -18,7 +18,11 @@ const SERVICES = '/api/v1/services';
 const SLICES = '/apis/discovery.k8s.io/v1/endpointslices';
 const ALL_KINDS = ['EndpointSlice', 'Node', 'Service'];
 
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
@@ -105,7 +109,11 @@ describe('kube source against the fake API server', () => {
     server.update(service('web', { port: 81 }));
     server.update(endpointSlice('web-1', 'web', { addresses: ['198.18.1.5', '198.18.1.6'] }));
     server.update(node('node-a', 'zone-b'));
-    await eventually(() => sink.get('Node', 'node-a')?.op === 'upsert' && JSON.stringify(sink.get('Node', 'node-a')).includes('zone-b'), 'node update');
+    await eventually(
+      () =>
+        sink.get('Node', 'node-a')?.op === 'upsert' && JSON.stringify(sink.get('Node', 'node-a')).includes('zone-b'),
+      'node update',
+    );
     await eventually(() => sink.events.length === 6, 'six events');
     expect(sink.get('Service', 'shop/web')).toMatchObject({ object: { ports: [{ port: 81 }] } });
     expect(sink.get('EndpointSlice', 'shop/web-1')).toMatchObject({ object: { endpoints: [{}, {}] } });
@@ -114,11 +122,12 @@ describe('kube source against the fake API server', () => {
     server.delete(endpointSlice('web-1', 'web'));
     server.delete(node('node-a'));
     await eventually(() => sink.keys().length === 0, 'everything deleted');
-    expect(sink.events.slice(6).map((e) => `${e.op} ${e.kind}`).sort()).toEqual([
-      'delete EndpointSlice',
-      'delete Node',
-      'delete Service',
-    ]);
+    expect(
+      sink.events
+        .slice(6)
+        .map((e) => `${e.op} ${e.kind}`)
+        .sort(),
+    ).toEqual(['delete EndpointSlice', 'delete Node', 'delete Service']);
   });
 
   it('watches every node in central-core mode', async () => {
@@ -193,8 +202,15 @@ describe('kube source against the fake API server', () => {
     server.compact({ expireOpenWatches: false });
 
     await eventually(() => !sink.keys('Service').includes('shop/api'), 'vanished Service deleted');
-    await eventually(() => (sink.get('Service', 'shop/web') as { object?: { ports?: Array<{ port: number }> } } | undefined)?.object?.ports?.[0]?.port === 81, 'update seen');
-    expect(server.requests({ verb: 'watch', resource: 'services', status: 410, since: mark }).length).toBeGreaterThan(0);
+    await eventually(
+      () =>
+        (sink.get('Service', 'shop/web') as { object?: { ports?: Array<{ port: number }> } } | undefined)?.object
+          ?.ports?.[0]?.port === 81,
+      'update seen',
+    );
+    expect(server.requests({ verb: 'watch', resource: 'services', status: 410, since: mark }).length).toBeGreaterThan(
+      0,
+    );
     expect(server.requests({ verb: 'list', resource: 'services', since: mark }).length).toBeGreaterThan(0);
   });
 
@@ -234,15 +250,25 @@ describe('kube source against the fake API server', () => {
     await eventually(() => server.openWatches() === 3, 'watches reopened');
 
     server.update(service('web', { port: 81 }));
-    await eventually(() => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'), 'later change arrives');
+    await eventually(
+      () => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'),
+      'later change arrives',
+    );
     expect(server.requests({ verb: 'watch', resource: 'services', status: 500 })).toHaveLength(2);
     expect(logger.at('warn').some((r) => r.fields['statusCode'] === 500)).toBe(true);
 
     const host = new URL(server.url).host;
     const count = (text: string, code: string) =>
-      Number(new RegExp(`^rest_client_requests_total\\{code="${code}",method="GET",host="${host}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      Number(
+        new RegExp(`^rest_client_requests_total\\{code="${code}",method="GET",host="${host}"\\} (\\d+)$`, 'm').exec(
+          text,
+        )?.[1] ?? 0,
+      );
     // Every answer the server sent, counted by the status the client received.
-    await eventually(async () => count(await registry.metrics(), '200') === server.requests({ status: 200 }).length, 'all 200s counted');
+    await eventually(
+      async () => count(await registry.metrics(), '200') === server.requests({ status: 200 }).length,
+      'all 200s counted',
+    );
     const text = await registry.metrics();
     expect(count(text, '500')).toBe(2);
     expect(count(text, '429')).toBe(1);
@@ -259,12 +285,21 @@ describe('kube source against the fake API server', () => {
     server.endWatches();
     await eventually(() => server.openWatches('services') === 1, 'Services watch back', 3_000);
     server.update(service('web', { port: 81 }));
-    await eventually(() => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'), 'change arrives', 3_000);
+    await eventually(
+      () => JSON.stringify(sink.get('Service', 'shop/web')).includes('"port":81'),
+      'change arrives',
+      3_000,
+    );
 
     const watches = server.requests({ verb: 'watch', resource: 'services', since: mark });
     expect(watches.map((r) => r.status)).toEqual([503, 503, 503, 503, 503, 200]);
     expect(server.requests({ verb: 'list', since: mark })).toEqual([]);
-    expect(logger.at('warn').filter((r) => r.fields['kind'] === 'Service').map((r) => r.fields['retryAfterMs'])).toContain(0);
+    expect(
+      logger
+        .at('warn')
+        .filter((r) => r.fields['kind'] === 'Service')
+        .map((r) => r.fields['retryAfterMs']),
+    ).toContain(0);
   });
 
   it('stops: run resolves, watches close and nothing more reaches the sink', async () => {

@@ -62,7 +62,10 @@ export class KubeSource implements Source {
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     // client-node is loaded only now (see client-node.ts): these modules extend its classes.
-    const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([import('./kind-informer.js'), import('./instrumented-kubeconfig.js')]);
+    const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([
+      import('./kind-informer.js'),
+      import('./instrumented-kubeconfig.js'),
+    ]);
     if (signal.aborted) return;
     const kubeConfig = this.options.restClientMetrics
       ? instrumentKubeConfig(this.options.kubeConfig, this.options.restClientMetrics, this.clock)
@@ -101,7 +104,10 @@ export class KubeSource implements Source {
           listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
         }),
     );
-    this.logger.info('starting informers', { labelSelector, ...(fieldSelector ? { nodeFieldSelector: fieldSelector } : {}) });
+    this.logger.info('starting informers', {
+      labelSelector,
+      ...(fieldSelector ? { nodeFieldSelector: fieldSelector } : {}),
+    });
     for (const informer of informers) informer.start();
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     batcher.discard();

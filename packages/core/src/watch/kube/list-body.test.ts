@@ -6,7 +6,10 @@ const LIST = {
   apiVersion: 'discovery.k8s.io/v1',
   metadata: { resourceVersion: '42', note: 'an "items": [ in a string', continue: '' },
   items: [
-    { metadata: { name: 'a', annotations: { x: 'quote \\" brace } bracket ] ünïcödé \u2028' } }, items: [{ nested: ['}', '{'] }] },
+    {
+      metadata: { name: 'a', annotations: { x: 'quote \\" brace } bracket ] ünïcödé \u2028' } },
+      items: [{ nested: ['}', '{'] }],
+    },
     { metadata: { name: 'b' }, endpoints: [] },
     { metadata: { name: 'c' }, endpoints: [{ addresses: ['198.18.0.2'], conditions: { ready: true } }] },
   ],
@@ -26,7 +29,10 @@ describe('ListBody', () => {
 
   it('yields every item and the envelope, however the body is cut into chunks', () => {
     for (let cut = 0; cut <= text.length; cut++) {
-      expect(parse([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual({ envelope: { ...envelope, items: [] }, items: expectedItems });
+      expect(parse([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual({
+        envelope: { ...envelope, items: [] },
+        items: expectedItems,
+      });
     }
     expect(parse([...text])).toEqual({ envelope: { ...envelope, items: [] }, items: expectedItems });
   });
@@ -54,6 +60,9 @@ describe('ListBody', () => {
 
   it('reads a list with no items', () => {
     expect(parse(['{"kind":"NodeList","items":[]}'])).toEqual({ envelope: { kind: 'NodeList', items: [] }, items: [] });
-    expect(parse(['{"kind":"NodeList","metadata":{}}'])).toEqual({ envelope: { kind: 'NodeList', metadata: {} }, items: [] });
+    expect(parse(['{"kind":"NodeList","metadata":{}}'])).toEqual({
+      envelope: { kind: 'NodeList', metadata: {} },
+      items: [],
+    });
   });
 });

@@ -99,7 +99,8 @@ export class ListBody {
   end(): Record<string, unknown> {
     if (this.#depth !== 0 || this.#inString) throw new SyntaxError(`LIST body ends early (after ${this.#items} items)`);
     const envelope: unknown = JSON.parse(this.#envelope.join(''));
-    if (envelope === null || typeof envelope !== 'object' || Array.isArray(envelope)) throw new SyntaxError('LIST body is not an object');
+    if (envelope === null || typeof envelope !== 'object' || Array.isArray(envelope))
+      throw new SyntaxError('LIST body is not an object');
     return envelope as Record<string, unknown>;
   }
 

@@ -21,13 +21,58 @@ const port81 = patched(rawService, 'spec.ports.0.port', 81);
 
 describe('ObjectTracker', () => {
   it.each<[string, readonly Step[], readonly string[]]>([
-    ['add then delete', [['upsert', rawService], ['delete', rawService]], ['upsert shop/web', 'delete shop/web']],
-    ['an invalid update keeps the last good version', [['upsert', rawService], ['upsert', invalidService], ['delete', invalidService]], ['upsert shop/web', '-', 'delete shop/web']],
-    ['an invalid new object is skipped, and so is its deletion', [['upsert', invalidService], ['delete', invalidService]], ['-', '-']],
+    [
+      'add then delete',
+      [
+        ['upsert', rawService],
+        ['delete', rawService],
+      ],
+      ['upsert shop/web', 'delete shop/web'],
+    ],
+    [
+      'an invalid update keeps the last good version',
+      [
+        ['upsert', rawService],
+        ['upsert', invalidService],
+        ['delete', invalidService],
+      ],
+      ['upsert shop/web', '-', 'delete shop/web'],
+    ],
+    [
+      'an invalid new object is skipped, and so is its deletion',
+      [
+        ['upsert', invalidService],
+        ['delete', invalidService],
+      ],
+      ['-', '-'],
+    ],
     ['the deletion of a never-seen object is ignored', [['delete', rawService]], ['-']],
-    ['an ignored Service is not in the model', [['upsert', externalName], ['delete', externalName]], ['-', '-']],
-    ['a Service turning ExternalName leaves the model', [['upsert', rawService], ['upsert', externalName], ['delete', externalName]], ['upsert shop/web', 'delete shop/web', '-']],
-    ['a Service turning headless and back', [['upsert', rawService], ['upsert', headless], ['upsert', port81]], ['upsert shop/web', 'delete shop/web', 'upsert shop/web']],
+    [
+      'an ignored Service is not in the model',
+      [
+        ['upsert', externalName],
+        ['delete', externalName],
+      ],
+      ['-', '-'],
+    ],
+    [
+      'a Service turning ExternalName leaves the model',
+      [
+        ['upsert', rawService],
+        ['upsert', externalName],
+        ['delete', externalName],
+      ],
+      ['upsert shop/web', 'delete shop/web', '-'],
+    ],
+    [
+      'a Service turning headless and back',
+      [
+        ['upsert', rawService],
+        ['upsert', headless],
+        ['upsert', port81],
+      ],
+      ['upsert shop/web', 'delete shop/web', 'upsert shop/web'],
+    ],
   ])('Service: %s', (_name, steps, want) => {
     expect(run(serviceAdapter, steps).summary).toEqual(want);
   });
@@ -38,13 +83,21 @@ describe('ObjectTracker', () => {
 
   it('converts EndpointSlices with their trigger time, and ignores slices without a service name', () => {
     const unlabelled = patched(rawSlice, 'metadata.labels', {});
-    const { summary, events } = run(endpointSliceAdapter, [['upsert', rawSlice], ['upsert', unlabelled], ['upsert', unlabelled]]);
+    const { summary, events } = run(endpointSliceAdapter, [
+      ['upsert', rawSlice],
+      ['upsert', unlabelled],
+      ['upsert', unlabelled],
+    ]);
     expect(summary).toEqual(['upsert shop/web-abc12', 'delete shop/web-abc12', '-']);
     expect(events[0]).toMatchObject({ kind: 'EndpointSlice', triggerTime: Date.parse('2025-03-01T10:00:00Z') });
   });
 
   it('converts Nodes by name', () => {
-    const { summary, tracker } = run(nodeAdapter, [['upsert', rawNode], ['upsert', patched(rawNode, 'metadata.name', 'node-b')], ['delete', rawNode]]);
+    const { summary, tracker } = run(nodeAdapter, [
+      ['upsert', rawNode],
+      ['upsert', patched(rawNode, 'metadata.name', 'node-b')],
+      ['delete', rawNode],
+    ]);
     expect(summary).toEqual(['upsert node-a', 'upsert node-b', 'delete node-a']);
     expect(tracker.size).toBe(1);
   });

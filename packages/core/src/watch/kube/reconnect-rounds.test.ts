@@ -24,14 +24,17 @@ describe('ReconnectRounds', () => {
     { random: 0, expected: [200, 400, 400, 400, 400] },
     { random: 0.5, expected: [300, 600, 600, 600, 600] },
     { random: 0.999, expected: [399, 799, 799, 799, 799] },
-  ])('retries an unreachable server every [400, 800) ms after the first two (random $random)', ({ random, expected }) => {
-    const clock = new FakeClock();
-    const rounds = new ReconnectRounds(clock, {}, () => random);
-    const kind = failingKind(clock, rounds, 'unreachable');
-    kind.fail();
-    clock.advance(5_000);
-    expect(gaps(kind.attempts).slice(0, 5)).toEqual(expected);
-  });
+  ])(
+    'retries an unreachable server every [400, 800) ms after the first two (random $random)',
+    ({ random, expected }) => {
+      const clock = new FakeClock();
+      const rounds = new ReconnectRounds(clock, {}, () => random);
+      const kind = failingKind(clock, rounds, 'unreachable');
+      kind.fail();
+      clock.advance(5_000);
+      expect(gaps(kind.attempts).slice(0, 5)).toEqual(expected);
+    },
+  );
 
   it('finds the server within 0.8 s of its return after a 20 s outage, wherever the return falls', () => {
     for (const backAt of [20_000, 20_123, 20_399, 20_799]) {
@@ -146,7 +149,10 @@ describe('ReconnectRounds', () => {
   });
 
   it('honours configured schedules', () => {
-    const rounds = new ReconnectRounds(new FakeClock(), { answered: { initialMs: 10, jitter: 0 }, unreachable: { initialMs: 5, jitter: 0 } });
+    const rounds = new ReconnectRounds(new FakeClock(), {
+      answered: { initialMs: 10, jitter: 0 },
+      unreachable: { initialMs: 5, jitter: 0 },
+    });
     expect(rounds.retryLater('answered', () => {})).toBe(10);
     const other = new ReconnectRounds(new FakeClock(), { unreachable: { initialMs: 5, jitter: 0 } });
     expect(other.retryLater('unreachable', () => {})).toBe(5);

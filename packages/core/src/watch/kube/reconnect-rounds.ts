@@ -41,7 +41,8 @@ export class ReconnectRounds {
   private readonly backoffs: Record<FailureClass, RestartBackoff>;
   private readonly answeredCapMs: number;
   private waiting: Array<() => void> = [];
-  private round: { readonly timer: { cancel(): void }; readonly dueAt: number; readonly failure: FailureClass } | undefined;
+  private round:
+    { readonly timer: { cancel(): void }; readonly dueAt: number; readonly failure: FailureClass } | undefined;
   private retryAftersInARow = 0;
 
   constructor(

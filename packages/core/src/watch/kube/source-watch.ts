@@ -92,7 +92,8 @@ export class SourceWatch extends Watch {
 
 function stringValues(params: WatchArgs[1]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(params ?? {})) if (value !== undefined && value !== null) out[key] = String(value);
+  for (const [key, value] of Object.entries(params ?? {}))
+    if (value !== undefined && value !== null) out[key] = String(value);
   return out;
 }
 

@@ -18,7 +18,11 @@ describe('keepIdentityOnly', () => {
       ports: [],
     };
     keepIdentityOnly(obj);
-    expect(obj).toEqual({ kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1', metadata: { namespace: 'ns', name: 'a-1', resourceVersion: '7' } });
+    expect(obj).toEqual({
+      kind: 'EndpointSlice',
+      apiVersion: 'discovery.k8s.io/v1',
+      metadata: { namespace: 'ns', name: 'a-1', resourceVersion: '7' },
+    });
   });
 
   it.each([null, 'text', 3])('leaves a non-object alone (%s)', (value) => {

@@ -17,8 +17,13 @@ export function keepIdentityOnly(obj: unknown): void {
   if (obj === null || typeof obj !== 'object') return;
   const record = obj as Record<string, unknown>;
   const metadata = record['metadata'] as Record<string, unknown> | undefined;
-  for (const key of Object.keys(record)) if (key !== 'metadata' && key !== 'kind' && key !== 'apiVersion') delete record[key];
+  for (const key of Object.keys(record))
+    if (key !== 'metadata' && key !== 'kind' && key !== 'apiVersion') delete record[key];
   if (metadata && typeof metadata === 'object') {
-    record['metadata'] = { namespace: metadata['namespace'], name: metadata['name'], resourceVersion: metadata['resourceVersion'] };
+    record['metadata'] = {
+      namespace: metadata['namespace'],
+      name: metadata['name'],
+      resourceVersion: metadata['resourceVersion'],
+    };
   }
 }

@@ -51,7 +51,9 @@ export class FakeIptables implements Execer {
   chain(family: IPFamily, table: string, chain: string): string[] | undefined {
     const state = this.tables(family).get(table)?.get(chain);
     if (state === undefined) return undefined;
-    return saveTables(new Map([[table, new Map([[chain, state]])]])).split('\n').filter((l) => l.startsWith('-A '));
+    return saveTables(new Map([[table, new Map([[chain, state]])]]))
+      .split('\n')
+      .filter((l) => l.startsWith('-A '));
   }
 
   chainNames(family: IPFamily, table: string): string[] {
@@ -74,7 +76,8 @@ export class FakeIptables implements Execer {
     const [file, ...rest] = args;
     if (file === 'sysctl') return ok();
     const match = TOOL.exec(file ?? '');
-    if (match === null) return { exitCode: 127, stdout: '', stderr: `fake iptables: unexpected command ${args.join(' ')}` };
+    if (match === null)
+      return { exitCode: 127, stdout: '', stderr: `fake iptables: unexpected command ${args.join(' ')}` };
     const family: IPFamily = match[1] === 'ip6' ? 'IPv6' : 'IPv4';
     if (match[3] === 'restore') return this.#restore(family, rest, stdin);
     if (match[3] === 'save') {
@@ -120,7 +123,9 @@ export class FakeIptables implements Execer {
     try {
       switch (verb) {
         case '-C':
-          return chain?.rules.some(same) === true ? ok() : { ...noChain, stderr: 'iptables: Bad rule (does a matching rule exist in that chain?).\n' };
+          return chain?.rules.some(same) === true
+            ? ok()
+            : { ...noChain, stderr: 'iptables: Bad rule (does a matching rule exist in that chain?).\n' };
         case '-I':
         case '-A':
           if (chain === undefined) return noChain;

@@ -28,8 +28,9 @@ export function applyRestore(tables: Map<string, TableState>, input: string, opt
         name = line.slice(1);
         work = cloneTable(tables.get(name) ?? emptyTable(name));
         if (!options.noflush) {
-          for (const [chain, state] of [...work]) if (state.builtin) state.rules = [];
-          else work.delete(chain);
+          for (const [chain, state] of [...work])
+            if (state.builtin) state.rules = [];
+            else work.delete(chain);
         }
         continue;
       }
@@ -82,5 +83,6 @@ export function applyRestore(tables: Map<string, TableState>, input: string, opt
       fail(e instanceof Error ? e.message : String(e));
     }
   }
-  if (work !== undefined) throw new TableError(`COMMIT expected at line ${lines.length + 1}\nError occurred at line: ${lines.length}`);
+  if (work !== undefined)
+    throw new TableError(`COMMIT expected at line ${lines.length + 1}\nError occurred at line: ${lines.length}`);
 }

@@ -19,7 +19,18 @@ export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
   mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
 };
 
-const TARGETS = new Set(['ACCEPT', 'DROP', 'REJECT', 'RETURN', 'DNAT', 'SNAT', 'MASQUERADE', 'MARK', 'LOG', 'CONNMARK']);
+const TARGETS = new Set([
+  'ACCEPT',
+  'DROP',
+  'REJECT',
+  'RETURN',
+  'DNAT',
+  'SNAT',
+  'MASQUERADE',
+  'MARK',
+  'LOG',
+  'CONNMARK',
+]);
 
 export class TableError extends Error {}
 
@@ -100,7 +111,8 @@ export function saveTables(tables: ReadonlyMap<string, TableState>, only?: strin
     if (only !== undefined && name !== only) continue;
     lines.push(`*${name}`);
     for (const [chain, state] of table) lines.push(`:${chain} ${state.builtin ? 'ACCEPT' : '-'} [0:0]`);
-    for (const [chain, state] of table) for (const rule of state.rules) lines.push(`-A ${chain} ${rule.map(quote).join(' ')}`);
+    for (const [chain, state] of table)
+      for (const rule of state.rules) lines.push(`-A ${chain} ${rule.map(quote).join(' ')}`);
     lines.push('COMMIT');
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;

@@ -25,7 +25,8 @@ export function applyRule(table: FakeTable, verb: Verb, rule: Rule): void {
   checkReferences(table, rule);
   const added = { ...stored(rule), handle: table.nextHandle++ };
   const anchored = rule.index !== undefined || rule.handle !== undefined;
-  if (anchored && position === undefined) throw notFound(`no rule at ${rule.index !== undefined ? `index ${rule.index}` : `handle ${rule.handle}`}`);
+  if (anchored && position === undefined)
+    throw notFound(`no rule at ${rule.index !== undefined ? `index ${rule.index}` : `handle ${rule.handle}`}`);
   if (verb === 'add') rules.splice(position === undefined ? rules.length : position + 1, 0, added);
   else rules.splice(position ?? 0, 0, added);
 }

@@ -91,7 +91,12 @@ function updateChain(existing: { chain: Chain }, chain: Chain): void {
   const current = existing.chain;
   if (current.hook === undefined) throw exists(`chain ${chain.name} exists as a regular chain`);
   const wanted = canonicalChain(chain);
-  if (wanted.type !== current.type || wanted.hook !== current.hook || wanted.priority !== current.priority || wanted.device !== current.device) {
+  if (
+    wanted.type !== current.type ||
+    wanted.hook !== current.hook ||
+    wanted.priority !== current.priority ||
+    wanted.device !== current.device
+  ) {
     throw notSupported(`base chain ${chain.name} cannot change its type, hook, priority or device`);
   }
   if (chain.policy !== undefined) existing.chain = canonicalChain({ ...current, policy: chain.policy });
@@ -150,7 +155,8 @@ function applyElement(table: FakeTable, verb: Verb, element: Element): void {
   if (existing !== undefined) {
     if (verb === 'create') throw exists(`element ${key} exists in ${kind} ${name}`);
     // add of an existing element keeps it (and its comment) unless the value differs.
-    if ((existing.value ?? []).join(' . ') !== (element.value ?? []).join(' . ')) throw exists(`element ${key} of map ${name} has another value`);
+    if ((existing.value ?? []).join(' . ') !== (element.value ?? []).join(' . '))
+      throw exists(`element ${key} of map ${name} has another value`);
     return;
   }
   const missing = elementChainReferences(element).find((chain) => !table.chains.has(chain));

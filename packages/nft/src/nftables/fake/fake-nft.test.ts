@@ -6,13 +6,35 @@ import { FakeNft } from './fake-nft.js';
 const table: Table = { kind: 'table', family: 'ip', name: 'kpng' };
 const services: Chain = { kind: 'chain', family: 'ip', table: 'kpng', name: 'services' };
 const target: Chain = { kind: 'chain', family: 'ip', table: 'kpng', name: 'target' };
-const input: Chain = { kind: 'chain', family: 'ip', table: 'kpng', name: 'filter-input', type: 'filter', hook: 'input', priority: 'dstnat-10' };
+const input: Chain = {
+  kind: 'chain',
+  family: 'ip',
+  table: 'kpng',
+  name: 'filter-input',
+  type: 'filter',
+  hook: 'input',
+  priority: 'dstnat-10',
+};
 const ips: NftSet = { kind: 'set', family: 'ip', table: 'kpng', name: 'cluster-ips', type: 'ipv4_addr' };
 const vmap: NftMap = { kind: 'map', family: 'ip', table: 'kpng', name: 'service-ips', type: 'ipv4_addr : verdict' };
 const drops: Counter = { kind: 'counter', family: 'ip', table: 'kpng', name: 'drops' };
 const ipElement: Element = { kind: 'element', family: 'ip', table: 'kpng', set: 'cluster-ips', key: ['198.19.0.1'] };
-const vmapElement: Element = { kind: 'element', family: 'ip', table: 'kpng', map: 'service-ips', key: ['198.19.0.1'], value: ['goto target'] };
-const rule = (text: string, extra: Partial<Rule> = {}): Rule => ({ kind: 'rule', family: 'ip', table: 'kpng', chain: 'services', rule: text, ...extra });
+const vmapElement: Element = {
+  kind: 'element',
+  family: 'ip',
+  table: 'kpng',
+  map: 'service-ips',
+  key: ['198.19.0.1'],
+  value: ['goto target'],
+};
+const rule = (text: string, extra: Partial<Rule> = {}): Rule => ({
+  kind: 'rule',
+  family: 'ip',
+  table: 'kpng',
+  chain: 'services',
+  rule: text,
+  ...extra,
+});
 
 /** The state every case starts from: a chain jumping to `target`, a set and map in use, a counter. */
 async function seeded(): Promise<FakeNft> {
@@ -26,7 +48,12 @@ async function seeded(): Promise<FakeNft> {
   return fake;
 }
 
-type Case = readonly [name: string, verb: Verb, object: NftObject, error: 'not-found' | 'exists' | 'busy' | 'not-supported' | undefined];
+type Case = readonly [
+  name: string,
+  verb: Verb,
+  object: NftObject,
+  error: 'not-found' | 'exists' | 'busy' | 'not-supported' | undefined,
+];
 
 const CASES: readonly Case[] = [
   ['add an existing table', 'add', table, undefined],
@@ -38,7 +65,12 @@ const CASES: readonly Case[] = [
   ['add a chain to a missing table', 'add', { ...services, table: 'nope' }, 'not-found'],
   ['add an existing chain', 'add', services, undefined],
   ['create an existing chain', 'create', services, 'exists'],
-  ['turn a regular chain into a base chain', 'add', { ...services, type: 'filter', hook: 'input', priority: 0 }, 'exists'],
+  [
+    'turn a regular chain into a base chain',
+    'add',
+    { ...services, type: 'filter', hook: 'input', priority: 0 },
+    'exists',
+  ],
   ['change a base chain priority', 'add', { ...input, priority: 0 }, 'not-supported'],
   ['change a base chain policy', 'add', { ...input, policy: 'drop' }, undefined],
   ['delete a chain with rules', 'delete', services, 'busy'],
@@ -48,7 +80,12 @@ const CASES: readonly Case[] = [
   ['flush a missing chain', 'flush', { ...target, name: 'nope' }, 'not-found'],
   ['add a rule to a missing chain', 'add', { ...rule('accept'), chain: 'nope' }, 'not-found'],
   ['add a rule jumping to a missing chain', 'add', rule('jump nope'), 'not-found'],
-  ['add a rule going to a missing chain in an anonymous vmap', 'add', rule('numgen random mod 2 vmap { 0 : goto target, 1 : goto nope }'), 'not-found'],
+  [
+    'add a rule going to a missing chain in an anonymous vmap',
+    'add',
+    rule('numgen random mod 2 vmap { 0 : goto target, 1 : goto nope }'),
+    'not-found',
+  ],
   ['add a rule using a missing set', 'add', rule('ip saddr @nope accept'), 'not-found'],
   ['add a rule using a missing counter', 'add', rule('counter name nope'), 'not-found'],
   ['add a rule quoting a name that is no reference', 'add', rule('iifname "jump-nope" accept'), undefined],
@@ -70,7 +107,12 @@ const CASES: readonly Case[] = [
   ['create an existing element', 'create', ipElement, 'exists'],
   ['add a map element with another value', 'add', { ...vmapElement, value: ['drop'] }, 'exists'],
   ['add a map element with the same value and a new comment', 'add', { ...vmapElement, comment: 'x' }, undefined],
-  ['add a map element going to a missing chain', 'add', { ...vmapElement, key: ['198.19.0.2'], value: ['goto nope'] }, 'not-found'],
+  [
+    'add a map element going to a missing chain',
+    'add',
+    { ...vmapElement, key: ['198.19.0.2'], value: ['goto nope'] },
+    'not-found',
+  ],
   ['delete a missing element', 'delete', { ...ipElement, key: ['198.19.9.9'] }, 'not-found'],
   ['destroy a missing element', 'destroy', { ...ipElement, key: ['198.19.9.9'] }, undefined],
   ['create an existing counter', 'create', drops, 'exists'],
@@ -84,7 +126,10 @@ describe('FakeNft existence rules', () => {
     const before = fake.dump();
     const tx = fake.newTransaction();
     tx[verb](object);
-    const outcome = await fake.run(tx).then(() => undefined, (e: unknown) => e);
+    const outcome = await fake.run(tx).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (error === undefined) {
       expect(outcome).toBeUndefined();
     } else {
@@ -108,7 +153,9 @@ describe('FakeNft transactions', () => {
     tx.delete(target); // busy: the map element still goes to it
     const error = await fake.run(tx).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'busy', line: 3 });
-    expect((error as Error).message).toMatch(/^\/dev\/stdin:3:1-\d+: Error: Could not process rule: Device or resource busy \(chain target is referenced by an element of map service-ips\)\ndelete chain ip kpng target\n\^+$/);
+    expect((error as Error).message).toMatch(
+      /^\/dev\/stdin:3:1-\d+: Error: Could not process rule: Device or resource busy \(chain target is referenced by an element of map service-ips\)\ndelete chain ip kpng target\n\^+$/,
+    );
     expect(fake.dump()).toBe(before);
   });
 
@@ -154,14 +201,25 @@ describe('FakeNft transactions', () => {
     tx.add(rule('ip saddr 2.2.2.2 accept', { index: 0 })); // after position 0
     tx.insert(rule('ip saddr 0.0.0.0 accept')); // first
     await fake.run(tx);
-    expect(texts()).toEqual(['ip saddr 0.0.0.0 accept', 'ip saddr 1.1.1.1 accept', 'ip saddr 2.2.2.2 accept', 'ip saddr 3.3.3.3 accept']);
+    expect(texts()).toEqual([
+      'ip saddr 0.0.0.0 accept',
+      'ip saddr 1.1.1.1 accept',
+      'ip saddr 2.2.2.2 accept',
+      'ip saddr 3.3.3.3 accept',
+    ]);
 
     const [, second] = fake.rules('ip', 'kpng', 'services');
     const byHandle = fake.newTransaction();
     byHandle.insert(rule('ip saddr 0.5.0.0 accept', { handle: second?.handle as number }));
     byHandle.replace(rule('ip saddr 1.0.0.1 accept', { handle: second?.handle as number }));
     await fake.run(byHandle);
-    expect(texts()).toEqual(['ip saddr 0.0.0.0 accept', 'ip saddr 0.5.0.0 accept', 'ip saddr 1.0.0.1 accept', 'ip saddr 2.2.2.2 accept', 'ip saddr 3.3.3.3 accept']);
+    expect(texts()).toEqual([
+      'ip saddr 0.0.0.0 accept',
+      'ip saddr 0.5.0.0 accept',
+      'ip saddr 1.0.0.1 accept',
+      'ip saddr 2.2.2.2 accept',
+      'ip saddr 3.3.3.3 accept',
+    ]);
     expect(fake.rules('ip', 'kpng', 'services')[2]?.handle).toBe(second?.handle);
   });
 
@@ -204,7 +262,9 @@ describe('FakeNft dump', () => {
   });
 
   test('parseDump names the line it cannot read', () => {
-    expect(() => new FakeNft().parseDump('add table ip kpng\n\nadd chain ip kpng\n')).toThrow(/dump line 3: missing chain name: add chain ip kpng/);
+    expect(() => new FakeNft().parseDump('add table ip kpng\n\nadd chain ip kpng\n')).toThrow(
+      /dump line 3: missing chain name: add chain ip kpng/,
+    );
   });
 
   test('an empty fake dumps nothing', () => {

@@ -54,9 +54,10 @@ export class FakeNft implements Nft {
 
   /** Every object, in dump order, optionally limited to one table. Rules have no handles unless asked. */
   objects(family?: Family, table?: string, options: { readonly handles?: boolean } = {}): NftObject[] {
-    const tables = family !== undefined && table !== undefined
-      ? [this.#table(family, table) ?? missingTable(family, table)]
-      : [...this.#state.values()];
+    const tables =
+      family !== undefined && table !== undefined
+        ? [this.#table(family, table) ?? missingTable(family, table)]
+        : [...this.#state.values()];
     const objects: NftObject[] = [];
     for (const fakeTable of tables) {
       objects.push(fakeTable.table);
@@ -115,12 +116,21 @@ export class FakeNft implements Nft {
 }
 
 /** The error nft would print for the operation on line `index + 1`, plus the fake's reason. */
-function rejectionError(rejection: Rejection, index: number, operation: Operation, operations: readonly Operation[]): NftError {
+function rejectionError(
+  rejection: Rejection,
+  index: number,
+  operation: Operation,
+  operations: readonly Operation[],
+): NftError {
   const line = renderObject(operation.object, operation.verb, DEFAULT_RENDER_CONTEXT);
   const stderr =
     `/dev/stdin:${index + 1}:1-${line.length}: Error: Could not process rule: ${ERRNO_TEXT[rejection.kind]} (${rejection.message})\n` +
     `${line}\n${'^'.repeat(line.length)}\n`;
-  return NftError.fromNft(stderr, operations.map((_, i) => i), operations);
+  return NftError.fromNft(
+    stderr,
+    operations.map((_, i) => i),
+    operations,
+  );
 }
 
 function missingTable(family: Family, table: string): never {

@@ -31,7 +31,9 @@ function findReferences(rule: Rule): References {
   const unquoted = rule.rule.replace(/"[^"]*"/g, '""');
   return {
     chains: [...unquoted.matchAll(CHAIN_TARGET)].map((m) => m[1] as string),
-    setsOrMaps: [...unquoted.matchAll(SET_REFERENCE)].map((m) => m[1] as string).filter((name) => !PAYLOAD_BASES.has(name)),
+    setsOrMaps: [...unquoted.matchAll(SET_REFERENCE)]
+      .map((m) => m[1] as string)
+      .filter((name) => !PAYLOAD_BASES.has(name)),
     counters: [...rule.rule.matchAll(COUNTER_REFERENCE)].map((m) => m[1] as string),
   };
 }

@@ -57,6 +57,8 @@ describe('parseListing', () => {
   });
 
   test('a broken listing names its line', () => {
-    expect(() => parseListing('table ip t {\n\tset s {\n\t\tcolour blue\n\t}\n}\n')).toThrow(/line 4: unknown set property "colour"/);
+    expect(() => parseListing('table ip t {\n\tset s {\n\t\tcolour blue\n\t}\n}\n')).toThrow(
+      /line 4: unknown set property "colour"/,
+    );
   });
 });

@@ -23,9 +23,30 @@ export function parseListing(text: string): NftObject[] {
 /** `start`: how many objects existed when the block opened; its declaration goes there. */
 type Block =
   | { readonly kind: 'table'; readonly family: Family; readonly name: string }
-  | { readonly kind: 'chain'; readonly family: Family; readonly table: string; chain: Chain; readonly statements: string[][]; readonly start: number }
-  | { readonly kind: 'set' | 'map'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][]; readonly start: number }
-  | { readonly kind: 'counter'; readonly family: Family; readonly table: string; readonly name: string; readonly statements: string[][]; readonly start: number }
+  | {
+      readonly kind: 'chain';
+      readonly family: Family;
+      readonly table: string;
+      chain: Chain;
+      readonly statements: string[][];
+      readonly start: number;
+    }
+  | {
+      readonly kind: 'set' | 'map';
+      readonly family: Family;
+      readonly table: string;
+      readonly name: string;
+      readonly statements: string[][];
+      readonly start: number;
+    }
+  | {
+      readonly kind: 'counter';
+      readonly family: Family;
+      readonly table: string;
+      readonly name: string;
+      readonly statements: string[][];
+      readonly start: number;
+    }
   | { readonly kind: 'skipped' };
 
 const HANDLE = / # handle (\d+)$/;
@@ -48,7 +69,9 @@ class ListingParser {
       try {
         this.#line(raw);
       } catch (error) {
-        throw new Error(`cannot parse nft listing line ${number}: ${(error as Error).message}: ${raw.trim()}`, { cause: error });
+        throw new Error(`cannot parse nft listing line ${number}: ${(error as Error).message}: ${raw.trim()}`, {
+          cause: error,
+        });
       }
     }
     if (this.#stack.length > 0) throw new Error('nft listing ended inside a block');
@@ -85,7 +108,9 @@ class ListingParser {
     const tokens = tokenize(line);
     const [keyword, name] = tokens;
     if (keyword === 'comment') {
-      const index = this.#objects.findIndex((o) => o.kind === 'table' && o.family === table.family && o.name === table.name);
+      const index = this.#objects.findIndex(
+        (o) => o.kind === 'table' && o.family === table.family && o.name === table.name,
+      );
       this.#objects[index] = { kind: 'table', family: table.family, name: table.name, comment: unquote(name ?? '') };
       return;
     }
@@ -154,8 +179,13 @@ class ListingParser {
     const owner = { family: block.family, table: block.table };
     let declared: NftObject;
     if (block.kind === 'chain') declared = canonicalChain(withChainStatements(block.chain, block.statements));
-    else if (block.kind === 'counter') declared = withCounterStatements({ kind: 'counter', ...owner, name: block.name }, block.statements);
-    else declared = withSetStatements({ kind: block.kind, ...owner, name: block.name } as NftSet | NftMap, block.statements);
+    else if (block.kind === 'counter')
+      declared = withCounterStatements({ kind: 'counter', ...owner, name: block.name }, block.statements);
+    else
+      declared = withSetStatements(
+        { kind: block.kind, ...owner, name: block.name } as NftSet | NftMap,
+        block.statements,
+      );
     // The declaration goes before the rules or elements collected inside its block.
     this.#objects.splice(block.start, 0, declared as Chain | Counter | NftSet | NftMap);
   }

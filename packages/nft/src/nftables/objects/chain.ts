@@ -2,8 +2,15 @@ import { checkDevice, checkName, quoted } from '../syntax.js';
 import { blockStatements, unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
 import {
-  block, checkOptionalComment, checkOwner, firstProblem, objectCommentProperty, parseFamily,
-  requireToken, unsupportedVerb, type KindCodec,
+  block,
+  checkOptionalComment,
+  checkOwner,
+  firstProblem,
+  objectCommentProperty,
+  parseFamily,
+  requireToken,
+  unsupportedVerb,
+  type KindCodec,
 } from './codec.js';
 import { priorityValue } from './priority.js';
 import type { Chain, ChainHook, ChainPolicy, ChainType } from './types.js';
@@ -21,8 +28,10 @@ export function isBaseChain(chain: Chain): boolean {
 function checkBaseProperties(chain: Chain): string | undefined {
   const { type, hook, priority, policy, device } = chain;
   if (hook === undefined) {
-    if (type !== undefined || priority !== undefined) return `regular chain ${chain.name} must not have a type or priority`;
-    if (policy !== undefined || device !== undefined) return `regular chain ${chain.name} must not have a policy or device`;
+    if (type !== undefined || priority !== undefined)
+      return `regular chain ${chain.name} must not have a type or priority`;
+    if (policy !== undefined || device !== undefined)
+      return `regular chain ${chain.name} must not have a policy or device`;
     return undefined;
   }
   if (type === undefined || priority === undefined) return `base chain ${chain.name} needs a type, hook and priority`;
@@ -30,7 +39,8 @@ function checkBaseProperties(chain: Chain): string | undefined {
   if (!HOOKS.includes(hook)) return `unknown hook ${JSON.stringify(hook)}`;
   if (priorityValue(priority) === undefined) return `invalid priority ${JSON.stringify(priority)}`;
   if (policy !== undefined && !POLICIES.includes(policy)) return `unknown policy ${JSON.stringify(policy)}`;
-  if (DEVICE_HOOKS.includes(hook) !== (device !== undefined)) return `a device is required with, and only with, the ingress and egress hooks`;
+  if (DEVICE_HOOKS.includes(hook) !== (device !== undefined))
+    return `a device is required with, and only with, the ingress and egress hooks`;
   return device === undefined ? undefined : checkDevice(device);
 }
 

@@ -51,7 +51,8 @@ export function block(properties: readonly string[]): string {
 }
 
 export function parseFamily(token: string | undefined): Family {
-  if (token === undefined || !FAMILIES.includes(token as Family)) throw new Error(`unknown family ${JSON.stringify(token)}`);
+  if (token === undefined || !FAMILIES.includes(token as Family))
+    throw new Error(`unknown family ${JSON.stringify(token)}`);
   return token as Family;
 }
 
@@ -62,6 +63,7 @@ export function requireToken(tokens: readonly string[], index: number, what: str
 }
 
 export function parseInteger(token: string | undefined, what: string): number {
-  if (token === undefined || !/^-?\d+$/.test(token)) throw new Error(`${what} must be an integer, got ${JSON.stringify(token)}`);
+  if (token === undefined || !/^-?\d+$/.test(token))
+    throw new Error(`${what} must be an integer, got ${JSON.stringify(token)}`);
   return Number(token);
 }

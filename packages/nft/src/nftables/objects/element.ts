@@ -1,7 +1,14 @@
 import { checkElementPart, checkName, quoted } from '../syntax.js';
 import { unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
-import { checkOptionalComment, checkOwner, parseFamily, requireToken, unsupportedVerb, type KindCodec } from './codec.js';
+import {
+  checkOptionalComment,
+  checkOwner,
+  parseFamily,
+  requireToken,
+  unsupportedVerb,
+  type KindCodec,
+} from './codec.js';
 import type { Element } from './types.js';
 
 const ELEMENT_VERBS: readonly Verb[] = ['add', 'create', 'delete', 'destroy'];
@@ -25,7 +32,8 @@ function checkParts(element: Element, verb: Verb): string | undefined {
   const value = element.value ?? [];
   if (element.set !== undefined && value.length > 0) return 'a set element cannot have a value';
   // destroy needs the value too: where it is emulated it starts with an add.
-  if (element.map !== undefined && value.length === 0 && verb !== 'delete') return `${verb} of a map element needs a value`;
+  if (element.map !== undefined && value.length === 0 && verb !== 'delete')
+    return `${verb} of a map element needs a value`;
   for (const part of value) {
     const problem = checkElementPart(part, true);
     if (problem !== undefined) return problem;

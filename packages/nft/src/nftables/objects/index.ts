@@ -41,7 +41,8 @@ export function renderObject(object: NftObject, verb: Verb, ctx: RenderContext):
 export function parseAddLine(line: string): NftObject {
   const match = /^add (\S+) (.*)$/.exec(line);
   const kind = match?.[1] as ObjectKind | undefined;
-  if (match === null || kind === undefined || !(kind in CODECS)) throw new Error('expected "add <table|chain|rule|set|map|element|counter> …"');
+  if (match === null || kind === undefined || !(kind in CODECS))
+    throw new Error('expected "add <table|chain|rule|set|map|element|counter> …"');
   const rest = match[2] as string;
   return CODECS[kind].parse(kind === 'rule' ? [] : tokenize(rest), rest);
 }

@@ -1,6 +1,13 @@
 import { checkName, checkNonNegativeInteger, checkRuleText, quoted } from '../syntax.js';
 import type { Verb } from '../verbs.js';
-import { checkOptionalComment, checkOwner, firstProblem, parseFamily, unsupportedVerb, type KindCodec } from './codec.js';
+import {
+  checkOptionalComment,
+  checkOwner,
+  firstProblem,
+  parseFamily,
+  unsupportedVerb,
+  type KindCodec,
+} from './codec.js';
 import type { Rule } from './types.js';
 
 /**

@@ -1,12 +1,18 @@
-import {
-  checkName, checkNonNegativeInteger, checkTypeExpression,
-} from '../syntax.js';
+import { checkName, checkNonNegativeInteger, checkTypeExpression } from '../syntax.js';
 import { blockStatements, unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
 import { parseDurationMs } from '../duration.js';
 import {
-  block, checkOptionalComment, checkOwner, firstProblem, objectCommentProperty, parseFamily,
-  parseInteger, requireToken, unsupportedVerb, type RenderContext,
+  block,
+  checkOptionalComment,
+  checkOwner,
+  firstProblem,
+  objectCommentProperty,
+  parseFamily,
+  parseInteger,
+  requireToken,
+  unsupportedVerb,
+  type RenderContext,
 } from './codec.js';
 import type { NftMap, NftSet, SetFlag, SetPolicy } from './types.js';
 
@@ -19,17 +25,22 @@ const POLICIES: readonly SetPolicy[] = ['performance', 'memory'];
 
 function checkDefinition(object: SetLike): string | undefined {
   const isMap = object.kind === 'map';
-  if ((object.type === undefined) === (object.typeof === undefined)) return `${object.kind} ${object.name} needs exactly one of type and typeof`;
+  if ((object.type === undefined) === (object.typeof === undefined))
+    return `${object.kind} ${object.name} needs exactly one of type and typeof`;
   const flags = object.flags ?? [];
   return firstProblem(
     object.type === undefined ? undefined : checkTypeExpression('type', object.type, isMap),
     object.typeof === undefined ? undefined : checkTypeExpression('typeof', object.typeof, isMap),
-    flags.find((flag) => !FLAGS.includes(flag)) === undefined ? undefined : `unknown ${object.kind} flag in ${JSON.stringify(flags)}`,
+    flags.find((flag) => !FLAGS.includes(flag)) === undefined
+      ? undefined
+      : `unknown ${object.kind} flag in ${JSON.stringify(flags)}`,
     new Set(flags).size === flags.length ? undefined : `duplicate ${object.kind} flag in ${JSON.stringify(flags)}`,
     object.timeout === undefined ? undefined : checkNonNegativeInteger('timeout', object.timeout),
     object.gcInterval === undefined ? undefined : checkNonNegativeInteger('gc-interval', object.gcInterval),
     object.size === undefined ? undefined : checkNonNegativeInteger('size', object.size),
-    object.policy === undefined || POLICIES.includes(object.policy) ? undefined : `unknown policy ${JSON.stringify(object.policy)}`,
+    object.policy === undefined || POLICIES.includes(object.policy)
+      ? undefined
+      : `unknown policy ${JSON.stringify(object.policy)}`,
   );
 }
 
@@ -58,8 +69,16 @@ export function renderSetLike(object: SetLike, verb: Verb, ctx: RenderContext): 
   return head + block(properties);
 }
 
-export function parseSetLike<K extends SetLike['kind']>(kind: K, tokens: readonly string[]): Extract<SetLike, { kind: K }> {
-  const base = { kind, family: parseFamily(tokens[0]), table: requireToken(tokens, 1, 'table name'), name: requireToken(tokens, 2, `${kind} name`) };
+export function parseSetLike<K extends SetLike['kind']>(
+  kind: K,
+  tokens: readonly string[],
+): Extract<SetLike, { kind: K }> {
+  const base = {
+    kind,
+    family: parseFamily(tokens[0]),
+    table: requireToken(tokens, 1, 'table name'),
+    name: requireToken(tokens, 2, `${kind} name`),
+  };
   const statements = tokens[3] === '{' ? blockStatements(tokens, 3).statements : [];
   return withSetStatements(base as Extract<SetLike, { kind: K }>, statements);
 }
@@ -71,16 +90,35 @@ export function withSetStatements<T extends SetLike>(object: T, statements: read
     const [keyword, ...rest] = statement;
     const value = rest.join(' ');
     switch (keyword) {
-      case 'type': result['type'] = value; break;
-      case 'typeof': result['typeof'] = value; break;
-      case 'flags': result['flags'] = value.split(',').map((flag) => flag.trim()); break;
-      case 'timeout': result['timeout'] = parseDurationMs(value); break;
-      case 'gc-interval': result['gcInterval'] = parseDurationMs(value); break;
-      case 'size': result['size'] = parseInteger(value, 'size'); break;
-      case 'policy': result['policy'] = value; break;
-      case 'auto-merge': result['autoMerge'] = true; break;
-      case 'comment': result['comment'] = unquote(value); break;
-      default: throw new Error(`unknown ${object.kind} property ${JSON.stringify(keyword)}`);
+      case 'type':
+        result['type'] = value;
+        break;
+      case 'typeof':
+        result['typeof'] = value;
+        break;
+      case 'flags':
+        result['flags'] = value.split(',').map((flag) => flag.trim());
+        break;
+      case 'timeout':
+        result['timeout'] = parseDurationMs(value);
+        break;
+      case 'gc-interval':
+        result['gcInterval'] = parseDurationMs(value);
+        break;
+      case 'size':
+        result['size'] = parseInteger(value, 'size');
+        break;
+      case 'policy':
+        result['policy'] = value;
+        break;
+      case 'auto-merge':
+        result['autoMerge'] = true;
+        break;
+      case 'comment':
+        result['comment'] = unquote(value);
+        break;
+      default:
+        throw new Error(`unknown ${object.kind} property ${JSON.stringify(keyword)}`);
     }
   }
   return result as T;

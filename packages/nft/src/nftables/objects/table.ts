@@ -2,8 +2,15 @@ import { checkName } from '../syntax.js';
 import { blockStatements, unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
 import {
-  block, checkFamily, checkOptionalComment, firstProblem, objectCommentProperty, parseFamily,
-  requireToken, unsupportedVerb, type KindCodec,
+  block,
+  checkFamily,
+  checkOptionalComment,
+  firstProblem,
+  objectCommentProperty,
+  parseFamily,
+  requireToken,
+  unsupportedVerb,
+  type KindCodec,
 } from './codec.js';
 import type { Table } from './types.js';
 

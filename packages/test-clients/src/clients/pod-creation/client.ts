@@ -47,8 +47,22 @@ export class PodCreationClient {
     const { metrics } = options;
     const maxTargets = options.targets.maxTargets;
     const mode = options.probe.mode;
-    this.ipBook = new TargetBook({ measurement: 'pod_ip_address_assigned', tracking: metrics.tracking, observe: metrics.ipAssigned, maxTargets, mode, start: 'creationTimestamp' });
-    this.book = new TargetBook({ measurement: 'pod_creation_reachability', tracking: metrics.tracking, observe: metrics.reachability, maxTargets, mode, start: 'watch' });
+    this.ipBook = new TargetBook({
+      measurement: 'pod_ip_address_assigned',
+      tracking: metrics.tracking,
+      observe: metrics.ipAssigned,
+      maxTargets,
+      mode,
+      start: 'creationTimestamp',
+    });
+    this.book = new TargetBook({
+      measurement: 'pod_creation_reachability',
+      tracking: metrics.tracking,
+      observe: metrics.reachability,
+      maxTargets,
+      mode,
+      start: 'watch',
+    });
     this.matcher = mode === 'upstream' ? httpReplyMatcher : connectMatcher;
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
     this.logger = ctx.logger.with({ measurement: 'pod_creation_reachability' });
@@ -57,7 +71,14 @@ export class PodCreationClient {
   /** Resolves when MaxTargets pods have been measured (reached or not), or when `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const { targetNamespace, targetLabelSelector } = this.options.targets;
-    this.logger.info('watching target pods', { namespace: targetNamespace, labelSelector: targetLabelSelector, maxTargets: this.options.targets.maxTargets, mode: this.options.probe.mode, probe: this.matcher.description, intervalMs: this.options.probe.intervalMs });
+    this.logger.info('watching target pods', {
+      namespace: targetNamespace,
+      labelSelector: targetLabelSelector,
+      maxTargets: this.options.targets.maxTargets,
+      mode: this.options.probe.mode,
+      probe: this.matcher.description,
+      intervalMs: this.options.probe.intervalMs,
+    });
     const watching = new AbortController();
     const stopWatching = (): void => watching.abort();
     signal.addEventListener('abort', stopWatching, { once: true });
@@ -120,12 +141,22 @@ export class PodCreationClient {
   }
 
   private start(uid: string, pod: Pod, ip: string, ipSeenAt: number): void {
-    const fields = { pod: pod.metadata?.name, namespace: pod.metadata?.namespace, ip, ipFamily: familyOf(ip), port: this.options.targets.targetPort };
+    const fields = {
+      pod: pod.metadata?.name,
+      namespace: pod.metadata?.namespace,
+      ip,
+      ipFamily: familyOf(ip),
+      port: this.options.targets.targetPort,
+    };
     const created = creationTime(pod);
     if (created === undefined) this.ipBook.unreached(uid, 'no-creation-timestamp');
     else {
       const recorded = this.ipBook.reached(uid, ipSeenAt - created);
-      this.logger.info('target pod has an IP address', { ...fields, ipAssignedLatencySeconds: recorded.seconds, ...(recorded.negative ? { clockSkew: true } : {}) });
+      this.logger.info('target pod has an IP address', {
+        ...fields,
+        ipAssignedLatencySeconds: recorded.seconds,
+        ...(recorded.negative ? { clockSkew: true } : {}),
+      });
     }
     const probe = this.prober
       .run({
@@ -140,11 +171,21 @@ export class PodCreationClient {
       .then((outcome) => {
         if (outcome.status === 'done') {
           const recorded = this.book.reached(uid, outcome.at - ipSeenAt);
-          this.logger.info('target pod reached', { ...fields, latencySeconds: seconds(outcome.at - ipSeenAt), recordedSeconds: recorded.seconds, attempts: outcome.attempts });
+          this.logger.info('target pod reached', {
+            ...fields,
+            latencySeconds: seconds(outcome.at - ipSeenAt),
+            recordedSeconds: recorded.seconds,
+            attempts: outcome.attempts,
+          });
         } else {
           const reason = outcome.status === 'stopped' ? outcome.reason : 'deadline';
           this.book.unreached(uid, reason);
-          this.logger.warn('target pod never reached', { ...fields, reason, attempts: outcome.attempts, ...(outcome.status === 'deadline' && outcome.lastResult ? { lastResult: outcome.lastResult } : {}) });
+          this.logger.warn('target pod never reached', {
+            ...fields,
+            reason,
+            attempts: outcome.attempts,
+            ...(outcome.status === 'deadline' && outcome.lastResult ? { lastResult: outcome.lastResult } : {}),
+          });
         }
       });
     this.probes.add(probe);

@@ -18,7 +18,15 @@ export const podCreationSpec: ClientSpec<PodCreationConfig> = {
       clock: env.clock,
       logger: env.logger,
     });
-    return new PodCreationClient({ targets: config.targets, probe: config.probe, pods, metrics: podCreationMetrics(env.registry, config.probe.mode) }, env);
+    return new PodCreationClient(
+      {
+        targets: config.targets,
+        probe: config.probe,
+        pods,
+        metrics: podCreationMetrics(env.registry, config.probe.mode),
+      },
+      env,
+    );
   },
 };
 

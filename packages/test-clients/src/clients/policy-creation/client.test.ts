@@ -12,8 +12,21 @@ import { pod, policy } from '../../testing/objects.js';
 import { PolicyCreationClient } from './client.js';
 import { PolicyTracker } from './policy-tracker.js';
 
-const TARGETS: TargetSettings = { hostNamespace: 'default', targetLabelSelector: 'target=test-policy', targetNamespace: 'test-policy', targetPort: 80, maxTargets: 100 };
-const PROBE: ProbeSettings = { mode: 'precise', cadence: 'interval', intervalMs: 20, attemptTimeoutMs: 500, targetTimeoutMs: 60_000, ipFamily: undefined };
+const TARGETS: TargetSettings = {
+  hostNamespace: 'default',
+  targetLabelSelector: 'target=test-policy',
+  targetNamespace: 'test-policy',
+  targetPort: 80,
+  maxTargets: 100,
+};
+const PROBE: ProbeSettings = {
+  mode: 'precise',
+  cadence: 'interval',
+  intervalMs: 20,
+  attemptTimeoutMs: 500,
+  targetTimeoutMs: 60_000,
+  ipFamily: undefined,
+};
 const C = { measurement: 'policy_creation' };
 const D = { measurement: 'policy_deletion' };
 
@@ -57,7 +70,9 @@ function setup(options: Options) {
       measureDeletion: options.measureDeletion ?? false,
       pods,
       policies: tracker,
-      metrics: policyMetrics(registry, options.probe?.mode ?? PROBE.mode, { measureDeletion: options.measureDeletion ?? false }),
+      metrics: policyMetrics(registry, options.probe?.mode ?? PROBE.mode, {
+        measureDeletion: options.measureDeletion ?? false,
+      }),
     },
     { clock, dialer, logger },
   );
@@ -66,25 +81,52 @@ function setup(options: Options) {
   const running = client.run(stop.signal).then(() => (finished = true));
   /** Creates the allow policy: in the "API server" (GET) and, unless forbidden, on the watch. */
   const createAllow = (annotationAt?: number) => {
-    const obj = policy('allow-egress-to-target', { created: clock.now(), ...(annotationAt !== undefined ? { createdAtAnnotation: annotationAt } : {}) });
+    const obj = policy('allow-egress-to-target', {
+      created: clock.now(),
+      ...(annotationAt !== undefined ? { createdAtAnnotation: annotationAt } : {}),
+    });
     stored.set('allow-egress-to-target', obj);
     if (!options.watchForbidden) policyStream.emit('added', obj);
     return obj;
   };
-  return { clock, dialer, pods, policyStream, stored, gets, registry, log, tracker, client, stop, running, createAllow, finished: () => finished };
+  return {
+    clock,
+    dialer,
+    pods,
+    policyStream,
+    stored,
+    gets,
+    registry,
+    log,
+    tracker,
+    client,
+    stop,
+    running,
+    createAllow,
+    finished: () => finished,
+  };
 }
 
 /** Target pods 198.18.1.10 + i. */
-const targets = (n: number, created = 1_700_000_000_000) => Array.from({ length: n }, (_, i) => pod(`target-${i}`, { ip: `198.18.1.${10 + i}`, created }));
+const targets = (n: number, created = 1_700_000_000_000) =>
+  Array.from({ length: n }, (_, i) => pod(`target-${i}`, { ip: `198.18.1.${10 + i}`, created }));
 
 describe('PolicyCreationClient: creation, upstream mode', () => {
-  const UPSTREAM: Partial<ProbeSettings> = { mode: 'upstream', cadence: 'sequential', intervalMs: 10, targetTimeoutMs: 0, attemptTimeoutMs: 1_000 };
+  const UPSTREAM: Partial<ProbeSettings> = {
+    mode: 'upstream',
+    cadence: 'sequential',
+    intervalMs: 10,
+    targetTimeoutMs: 0,
+    attemptTimeoutMs: 1_000,
+  };
 
   it("measures from the allow policy's whole-second creationTimestamp even when the watch saw it, and skips listed pods without an IP", async () => {
     let created = Infinity;
     const s = setup({ pods: [...targets(1), pod('no-ip', { created: 1_700_000_000_000 })], probe: UPSTREAM });
     const t0 = s.clock.now();
-    s.dialer.on('198.18.1.10', 80, (now) => (now >= created + 300 ? { kind: 'answer', reply: 'HTTP/1.1 200 OK' } : { kind: 'drop' }));
+    s.dialer.on('198.18.1.10', 80, (now) =>
+      now >= created + 300 ? { kind: 'answer', reply: 'HTTP/1.1 200 OK' } : { kind: 'drop' },
+    );
     await s.clock.advance(1_650); // denied (dropped) meanwhile
     created = s.clock.now();
     s.createAllow();
@@ -97,8 +139,12 @@ describe('PolicyCreationClient: creation, upstream mode', () => {
     const expected = (t0 + starts[2]! + 1 - Math.floor(created / 1_000) * 1_000) / 1_000;
     expect(reached).toMatchObject({ startSource: 'creationTimestamp', latencySeconds: expected });
     expect(expected).toBeGreaterThan(0.6); // the truth was 0.3 s: upstream's quantisation and rounding
-    expect(await s.registry.metrics()).toMatch(new RegExp(`^policy_enforcement_latency_policy_creation_seconds_sum ${expected}$`, 'm'));
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_skipped_total', { ...C, reason: 'no-address' })).toBe(1);
+    expect(await s.registry.metrics()).toMatch(
+      new RegExp(`^policy_enforcement_latency_policy_creation_seconds_sum ${expected}$`, 'm'),
+    );
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_skipped_total', { ...C, reason: 'no-address' }),
+    ).toBe(1);
   });
 
   it('records a negative latency as it is (clock skew), and counts it', async () => {
@@ -142,7 +188,10 @@ describe('PolicyCreationClient: creation', () => {
     s.createAllow(stamped);
     s.dialer.answersFrom('198.18.1.10', 80, s.clock.now() + 100);
     await s.clock.advanceUntil(s.finished, 2_000);
-    expect(s.log.find('target pod reached after policy creation')[0]).toMatchObject({ startSource: 'annotation', latencySeconds: 0.141 });
+    expect(s.log.find('target pod reached after policy creation')[0]).toMatchObject({
+      startSource: 'annotation',
+      latencySeconds: 0.141,
+    });
   });
 
   it("without watch permission (clusterloader2's RBAC: get only) it GETs the policy and uses creationTimestamp, like upstream", async () => {
@@ -154,7 +203,10 @@ describe('PolicyCreationClient: creation', () => {
     expect(s.tracker.watchState).toBe('forbidden');
     expect(s.gets).toEqual(['allow-egress-to-target']);
     // creationTimestamp is whole seconds: 600 ms before the real creation here.
-    expect(s.log.find('target pod reached after policy creation')[0]).toMatchObject({ startSource: 'creationTimestamp', latencySeconds: 0.801 });
+    expect(s.log.find('target pod reached after policy creation')[0]).toMatchObject({
+      startSource: 'creationTimestamp',
+      latencySeconds: 0.801,
+    });
   });
 
   it('a target that answers while no allow policy exists (the deny policy was not in force) gives no sample, and says so', async () => {
@@ -162,13 +214,23 @@ describe('PolicyCreationClient: creation', () => {
     s.dialer.on('198.18.1.10', 80, { kind: 'answer' });
     await s.clock.advanceUntil(s.finished, 1_000);
     expect(await sampleSum(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(0);
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'reachable-without-allow-policy' })).toBe(1);
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', {
+        ...C,
+        reason: 'reachable-without-allow-policy',
+      }),
+    ).toBe(1);
   });
 
   it('takes the first MaxTargets listed pods, waits for pods without an IP, and counts deleted ones', async () => {
-    const s = setup({ pods: [pod('c', { ip: '198.18.1.12' }), pod('a'), pod('b'), pod('d', { ip: '198.18.1.13' })], maxTargets: 3 });
+    const s = setup({
+      pods: [pod('c', { ip: '198.18.1.12' }), pod('a'), pod('b'), pod('d', { ip: '198.18.1.13' })],
+      maxTargets: 3,
+    });
     await s.clock.advance(100);
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_skipped_total', { ...C, reason: 'beyond-max-targets' })).toBe(1);
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_skipped_total', { ...C, reason: 'beyond-max-targets' }),
+    ).toBe(1);
     expect(s.dialer.attemptsTo('198.18.1.13')).toBe(0); // d is the fourth by name
     s.pods.emit('deleted', pod('b'));
     s.pods.emit('modified', pod('a', { ip: '198.18.1.10' }));
@@ -176,7 +238,9 @@ describe('PolicyCreationClient: creation', () => {
     s.dialer.on('198.18.1.10', 80, { kind: 'answer' }).on('198.18.1.12', 80, { kind: 'answer' });
     await s.clock.advanceUntil(s.finished, 1_000);
     expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(2);
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'deleted' })).toBe(1);
+    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'deleted' })).toBe(
+      1,
+    );
   });
 
   it('with no target pods, logs an error and completes with nothing measured', async () => {
@@ -189,7 +253,9 @@ describe('PolicyCreationClient: creation', () => {
   it('counts a target still denied at its deadline as unreached', async () => {
     const s = setup({ pods: targets(1), probe: { targetTimeoutMs: 2_000 } });
     await s.clock.advanceUntil(s.finished, 3_000);
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'deadline' })).toBe(1);
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...C, reason: 'deadline' }),
+    ).toBe(1);
   });
 });
 
@@ -235,7 +301,10 @@ describe('PolicyCreationClient: revocation (policy deletion)', () => {
     s.policyStream.emit('added', policy('deny-all', { created: denied }));
     s.dialer.on('198.18.1.10', 80, (now) => (now >= denied + 100 ? { kind: 'refuse' } : { kind: 'answer' }));
     await s.clock.advanceUntil(s.finished, 2_000);
-    expect(s.log.find('target pod unreachable after revocation')[0]).toMatchObject({ latencySeconds: 0.1, startSource: 'watch' });
+    expect(s.log.find('target pod unreachable after revocation')[0]).toMatchObject({
+      latencySeconds: 0.1,
+      startSource: 'watch',
+    });
   });
 
   it('without watch permission, revocation cannot be seen: counted, and the client completes', async () => {
@@ -245,7 +314,12 @@ describe('PolicyCreationClient: revocation (policy deletion)', () => {
     s.dialer.on('198.18.1.10', 80, { kind: 'answer' });
     await s.clock.advanceUntil(s.finished, 1_000);
     expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(1);
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...D, reason: 'no-watch-permission' })).toBe(1);
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', {
+        ...D,
+        reason: 'no-watch-permission',
+      }),
+    ).toBe(1);
   });
 
   it('shutdown before revocation counts the waiting targets as unreached', async () => {
@@ -257,7 +331,9 @@ describe('PolicyCreationClient: revocation (policy deletion)', () => {
     s.stop.abort();
     await s.clock.advance(0);
     await s.running;
-    expect(await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...D, reason: 'shutdown' })).toBe(1);
+    expect(
+      await sampleValue(s.registry, 'kpng_test_client_targets_unreached_total', { ...D, reason: 'shutdown' }),
+    ).toBe(1);
     expect(await sampleValue(s.registry, 'policy_enforcement_latency_policy_creation_seconds_count')).toBe(1);
   });
 });

@@ -63,9 +63,21 @@ export class PolicyCreationClient {
   ) {
     const { metrics } = options;
     const mode = options.probe.mode;
-    this.creation = new TargetBook({ measurement: 'policy_creation', tracking: metrics.tracking, observe: metrics.creation, mode });
+    this.creation = new TargetBook({
+      measurement: 'policy_creation',
+      tracking: metrics.tracking,
+      observe: metrics.creation,
+      mode,
+    });
     this.deletion =
-      options.measureDeletion && metrics.deletion ? new TargetBook({ measurement: 'policy_deletion', tracking: metrics.tracking, observe: metrics.deletion, mode }) : undefined;
+      options.measureDeletion && metrics.deletion
+        ? new TargetBook({
+            measurement: 'policy_deletion',
+            tracking: metrics.tracking,
+            observe: metrics.deletion,
+            mode,
+          })
+        : undefined;
     this.matcher = mode === 'upstream' ? httpReplyMatcher : connectMatcher;
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
     this.logger = ctx.logger.with({ measurement: 'policy_creation' });
@@ -82,7 +94,11 @@ export class PolicyCreationClient {
     };
     signal.addEventListener('abort', stopAll, { once: true });
     const policyWatch = this.options.policies.run(watching.signal);
-    this.logger.info('listing target pods', { namespace: targetNamespace, labelSelector: targetLabelSelector, maxTargets: this.options.targets.maxTargets });
+    this.logger.info('listing target pods', {
+      namespace: targetNamespace,
+      labelSelector: targetLabelSelector,
+      maxTargets: this.options.targets.maxTargets,
+    });
     const initial: Pod[] = [];
     let listed = false;
     const stream = this.options.pods.run(
@@ -127,10 +143,18 @@ export class PolicyCreationClient {
       chosen = withIP;
     }
     this.logger.info('target pods listed', { listed: pods.length, targets: chosen.length });
-    if (chosen.length === 0) this.logger.error('no target pods found: nothing to measure', { namespace: this.options.targets.targetNamespace });
+    if (chosen.length === 0)
+      this.logger.error('no target pods found: nothing to measure', {
+        namespace: this.options.targets.targetNamespace,
+      });
     for (const pod of chosen) {
       const key = pod.metadata?.uid ?? keyOf(pod);
-      this.targets.set(key, { key, name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', probing: false });
+      this.targets.set(key, {
+        key,
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? '',
+        probing: false,
+      });
       this.creation.claim(key);
     }
     this.creation.close();
@@ -170,7 +194,13 @@ export class PolicyCreationClient {
   }
 
   private async measureCreation(target: Target, ip: string): Promise<void> {
-    const fields = { pod: target.name, namespace: target.namespace, ip, ipFamily: familyOf(ip), port: this.options.targets.targetPort };
+    const fields = {
+      pod: target.name,
+      namespace: target.namespace,
+      ip,
+      ipFamily: familyOf(ip),
+      port: this.options.targets.targetPort,
+    };
     this.logger.info('probing target pod', fields);
     const outcome = await this.prober.run({
       key: target.key,
@@ -190,10 +220,18 @@ export class PolicyCreationClient {
     }
     const start = this.startFor(await this.options.policies.allowCreation(this.stopping.signal));
     if (start === 'not-found' || start === 'error') {
-      const reason = this.stopping.signal.aborted ? 'shutdown' : start === 'not-found' ? 'reachable-without-allow-policy' : 'allow-policy-unknown';
+      const reason = this.stopping.signal.aborted
+        ? 'shutdown'
+        : start === 'not-found'
+          ? 'reachable-without-allow-policy'
+          : 'allow-policy-unknown';
       this.creation.unreached(target.key, reason);
       this.creationSettled();
-      this.logger.warn('target pod answered but the allow policy is unknown: no sample', { ...fields, reason, policy: this.options.allowPolicyName });
+      this.logger.warn('target pod answered but the allow policy is unknown: no sample', {
+        ...fields,
+        reason,
+        policy: this.options.allowPolicyName,
+      });
       return;
     }
     const recorded = this.creation.reached(target.key, outcome.at - start.at, start.source);
@@ -202,7 +240,9 @@ export class PolicyCreationClient {
       latencySeconds: seconds(outcome.at - start.at),
       recordedSeconds: recorded.seconds,
       startSource: start.source,
-      ...(start.creationTimestamp !== undefined ? { latencyFromCreationTimestampSeconds: seconds(outcome.at - start.creationTimestamp) } : {}),
+      ...(start.creationTimestamp !== undefined
+        ? { latencyFromCreationTimestampSeconds: seconds(outcome.at - start.creationTimestamp) }
+        : {}),
       attempts: outcome.attempts,
     });
     const measureDeletion = this.deletion?.claim(target.key) === 'claimed';
@@ -246,7 +286,12 @@ export class PolicyCreationClient {
     if (outcome.status !== 'done') {
       const reason = outcome.status === 'stopped' ? outcome.reason : 'deadline';
       deletion.unreached(target.key, reason);
-      this.logger.warn('target pod still reachable after revocation', { ...fields, measurement: 'policy_deletion', reason, attempts: outcome.attempts });
+      this.logger.warn('target pod still reachable after revocation', {
+        ...fields,
+        measurement: 'policy_deletion',
+        reason,
+        attempts: outcome.attempts,
+      });
       return;
     }
     const recorded = deletion.reached(target.key, outcome.at - revoked.at, revoked.source);

@@ -18,7 +18,8 @@ export const policyCreationSpec: ClientSpec<PolicyCreationConfig> = {
       allowPolicyName: config.allowPolicyName,
       denyPolicyName: config.denyPolicyName,
       policies: new Reflector<KubeObject>({ kubeConfig, path: policiesPath, clock, logger }),
-      getPolicy: (name, signal) => getObject<KubeObject>(kubeConfig, `${policiesPath}/${encodeURIComponent(name)}`, signal),
+      getPolicy: (name, signal) =>
+        getObject<KubeObject>(kubeConfig, `${policiesPath}/${encodeURIComponent(name)}`, signal),
       clock,
       logger,
     });

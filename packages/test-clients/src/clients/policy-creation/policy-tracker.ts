@@ -53,14 +53,19 @@ export class PolicyTracker {
   /** Watches the policies until `signal` aborts, or until the watch is refused. */
   async run(signal: AbortSignal): Promise<void> {
     try {
-      await this.options.policies.run({ event: (e) => this.onEvent(e), synced: () => (this.#state = 'watching') }, signal);
+      await this.options.policies.run(
+        { event: (e) => this.onEvent(e), synced: () => (this.#state = 'watching') },
+        signal,
+      );
       this.#state = 'stopped';
     } catch (error) {
       const forbidden = (error as { statusCode?: unknown }).statusCode === 403;
       this.#state = forbidden ? 'forbidden' : 'failed';
       this.#watchLost(this.#state);
       this.options.logger.warn(
-        forbidden ? 'no permission to watch networkpolicies: allow-policy times come from GET (whole seconds); revocation cannot be measured' : 'networkpolicy watch failed',
+        forbidden
+          ? 'no permission to watch networkpolicies: allow-policy times come from GET (whole seconds); revocation cannot be measured'
+          : 'networkpolicy watch failed',
         { error },
       );
     }
@@ -68,7 +73,8 @@ export class PolicyTracker {
 
   /** When the allow policy was created; 'not-found' when it does not exist (yet). */
   async allowCreation(signal: AbortSignal): Promise<AllowLookup> {
-    const known = (): AllowLookup | undefined => (this.#allow ? (creationStart(this.#allow.object, this.#allow.seenLiveAt) ?? 'error') : undefined);
+    const known = (): AllowLookup | undefined =>
+      this.#allow ? (creationStart(this.#allow.object, this.#allow.seenLiveAt) ?? 'error') : undefined;
     const seen = known();
     if (seen !== undefined) return seen;
     const attempts = this.options.getAttempts ?? 5;
@@ -81,7 +87,11 @@ export class PolicyTracker {
         if (policy === undefined) return 'not-found';
         return creationStart(policy, undefined) ?? 'error';
       } catch (error) {
-        this.options.logger.warn('cannot get the allow policy', { policy: this.options.allowPolicyName, attempt: i, error });
+        this.options.logger.warn('cannot get the allow policy', {
+          policy: this.options.allowPolicyName,
+          attempt: i,
+          error,
+        });
         if (i < attempts) await sleep(this.options.clock, backoff, signal);
         backoff *= 2;
       }
@@ -95,10 +105,15 @@ export class PolicyTracker {
     if (name === allowPolicyName) {
       if (event.type === 'deleted') {
         this.#allow = undefined;
-        if (!event.initial && denyPolicyName === '') this.revoke({ at: event.receivedAt, source: 'watch' }, 'allow policy deleted');
+        if (!event.initial && denyPolicyName === '')
+          this.revoke({ at: event.receivedAt, source: 'watch' }, 'allow policy deleted');
       } else if (this.#allow === undefined) {
         this.#allow = { object: event.object, seenLiveAt: event.initial ? undefined : event.receivedAt };
-        if (!event.initial) this.options.logger.info('allow policy created', { policy: name, seenAt: new Date(event.receivedAt).toISOString() });
+        if (!event.initial)
+          this.options.logger.info('allow policy created', {
+            policy: name,
+            seenAt: new Date(event.receivedAt).toISOString(),
+          });
       }
     } else if (denyPolicyName !== '' && name === denyPolicyName && event.type === 'added' && !event.initial) {
       const start = creationStart(event.object, event.receivedAt);

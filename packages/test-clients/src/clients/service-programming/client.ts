@@ -1,5 +1,12 @@
 import type { ProbeSettings } from '../../config/common.js';
-import { annotation, parseTime, TRIGGER_TIME_ANNOTATION, type EndpointSlice, type IPFamily, type Service } from '../../kube/objects.js';
+import {
+  annotation,
+  parseTime,
+  TRIGGER_TIME_ANNOTATION,
+  type EndpointSlice,
+  type IPFamily,
+  type Service,
+} from '../../kube/objects.js';
 import type { ObjectEvent, ObjectStream } from '../../kube/stream.js';
 import type { ServiceMetrics } from '../../metrics/client-metrics.js';
 import { connectMatcher, replyPrefixMatcher, type SuccessMatcher } from '../../probe/matcher.js';
@@ -82,7 +89,10 @@ export class ServiceProgrammingClient {
       ...(options.maxMeasurements > 0 ? { maxTargets: options.maxMeasurements } : {}),
     });
     this.prober = new Prober({ clock: ctx.clock, dialer: ctx.dialer, tracking: metrics.tracking }, options.probe);
-    this.logger = ctx.logger.with({ measurement: 'service_programming', service: `${options.serviceNamespace}/${options.serviceName}` });
+    this.logger = ctx.logger.with({
+      measurement: 'service_programming',
+      service: `${options.serviceNamespace}/${options.serviceName}`,
+    });
     this.startedAt = ctx.clock.now();
   }
 
@@ -91,12 +101,21 @@ export class ServiceProgrammingClient {
     const paths = await this.resolvePaths(signal);
     if (paths === undefined) return;
     this.paths = paths;
-    this.logger.info('probing the Service', { paths: paths.map((p) => `${p.path} ${p.family === 'IPv6' ? `[${p.host}]` : p.host}:${p.port}`), match: this.options.match });
+    this.logger.info('probing the Service', {
+      paths: paths.map((p) => `${p.path} ${p.family === 'IPv6' ? `[${p.host}]` : p.host}:${p.port}`),
+      match: this.options.match,
+    });
     const watching = new AbortController();
     const stop = (): void => watching.abort();
     signal.addEventListener('abort', stop, { once: true });
     const stream = this.options.slices.run(
-      { event: (event) => this.onEvent(event), synced: () => this.logger.info('endpoint slices synced', { ready: { IPv4: this.endpoints.count('IPv4'), IPv6: this.endpoints.count('IPv6') } }) },
+      {
+        event: (event) => this.onEvent(event),
+        synced: () =>
+          this.logger.info('endpoint slices synced', {
+            ready: { IPv4: this.endpoints.count('IPv4'), IPv6: this.endpoints.count('IPv6') },
+          }),
+      },
       watching.signal,
     );
     const streamFailed = stream.then(
@@ -125,7 +144,11 @@ export class ServiceProgrammingClient {
       try {
         const service = await this.options.getService(signal);
         if (service !== undefined) {
-          const paths = servicePaths(service, { servicePort: this.options.servicePort, nodeIP: this.options.nodeIP, ipFamily: this.options.probe.ipFamily });
+          const paths = servicePaths(service, {
+            servicePort: this.options.servicePort,
+            nodeIP: this.options.nodeIP,
+            ipFamily: this.options.probe.ipFamily,
+          });
           if (typeof paths !== 'string') return paths;
           this.logger.error('nothing to probe', { reason: paths });
           return undefined;
@@ -146,13 +169,15 @@ export class ServiceProgrammingClient {
     const changes = event.type === 'deleted' ? this.endpoints.remove(event.object) : this.endpoints.apply(event.object);
     if (event.initial) return; // the starting point, not a change
     for (const endpoint of changes.removed) this.stopEndpoint(endpoint.key);
-    for (const family of ['IPv4', 'IPv6'] as const) if (this.endpoints.count(family) === 0) this.stopEndpoint(`${family}/*`);
+    for (const family of ['IPv4', 'IPv6'] as const)
+      if (this.endpoints.count(family) === 0) this.stopEndpoint(`${family}/*`);
     if (changes.added.length === 0 || this.book.full) return;
     const change = ++this.changes;
     const start = this.changeStart(event);
     if (this.options.match === 'connect') {
       for (const family of ['IPv4', 'IPv6'] as const) {
-        if (before[family] === 0 && changes.added.some((e) => e.family === family)) this.measure(change, start, `${family}/*`, family, undefined, connectMatcher);
+        if (before[family] === 0 && changes.added.some((e) => e.family === family))
+          this.measure(change, start, `${family}/*`, family, undefined, connectMatcher);
       }
       return;
     }
@@ -168,14 +193,26 @@ export class ServiceProgrammingClient {
   private changeStart(event: ObjectEvent<EndpointSlice>): ChangeStart {
     const trigger = parseTime(annotation(event.object, TRIGGER_TIME_ANNOTATION));
     // As kube-proxy: a trigger time from before this client started belongs to an older change.
-    if (trigger !== undefined && trigger > this.startedAt) return { at: trigger, source: 'trigger-time', watchAt: event.receivedAt };
+    if (trigger !== undefined && trigger > this.startedAt)
+      return { at: trigger, source: 'trigger-time', watchAt: event.receivedAt };
     return { at: event.receivedAt, source: 'watch', watchAt: event.receivedAt };
   }
 
-  private measure(change: number, start: ChangeStart, endpointKey: string, family: IPFamily, endpoint: ReadyEndpoint | undefined, matcher: SuccessMatcher): void {
+  private measure(
+    change: number,
+    start: ChangeStart,
+    endpointKey: string,
+    family: IPFamily,
+    endpoint: ReadyEndpoint | undefined,
+    matcher: SuccessMatcher,
+  ): void {
     for (const path of this.paths.filter((p) => p.family === family)) {
       const key = `${endpointKey}#${change}@${path.path}`;
-      const histogram = this.options.metrics.programming.labels({ path: path.path, ip_family: family, start: start.source });
+      const histogram = this.options.metrics.programming.labels({
+        path: path.path,
+        ip_family: family,
+        start: start.source,
+      });
       if (this.book.claim(key, (s) => histogram.observe(s)) !== 'claimed') return;
       const fields = {
         endpoint: endpoint?.name ?? '*',
@@ -191,7 +228,13 @@ export class ServiceProgrammingClient {
     }
   }
 
-  private async probe(key: string, path: ServicePath, start: ChangeStart, matcher: SuccessMatcher, fields: Record<string, unknown>): Promise<void> {
+  private async probe(
+    key: string,
+    path: ServicePath,
+    start: ChangeStart,
+    matcher: SuccessMatcher,
+    fields: Record<string, unknown>,
+  ): Promise<void> {
     this.logger.info('endpoint change: probing', fields);
     const outcome = await this.prober.run({
       key,
@@ -206,12 +249,20 @@ export class ServiceProgrammingClient {
     if (outcome.status !== 'done') {
       const reason = outcome.status === 'stopped' ? outcome.reason : 'deadline';
       this.book.unreached(key, reason);
-      this.logger.warn('endpoint never answered through the Service', { ...fields, reason, attempts: outcome.attempts });
+      this.logger.warn('endpoint never answered through the Service', {
+        ...fields,
+        reason,
+        attempts: outcome.attempts,
+      });
       return;
     }
     const recorded = this.book.reached(key, outcome.at - start.at, start.source);
     // The watch-based twin of a trigger-time sample, in its own series (start="watch").
-    if (start.source === 'trigger-time') this.options.metrics.programming.observe({ path: path.path, ip_family: path.family, start: 'watch' }, Math.max(0, outcome.at - start.watchAt) / 1_000);
+    if (start.source === 'trigger-time')
+      this.options.metrics.programming.observe(
+        { path: path.path, ip_family: path.family, start: 'watch' },
+        Math.max(0, outcome.at - start.watchAt) / 1_000,
+      );
     this.logger.info('endpoint answered through the Service', {
       ...fields,
       latencySeconds: seconds(outcome.at - start.at),

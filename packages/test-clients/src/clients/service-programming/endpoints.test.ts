@@ -7,8 +7,15 @@ const names = (list: readonly { key: string }[]) => list.map((e) => e.key);
 describe('EndpointSet', () => {
   it('reports endpoints that became ready and those that went away', () => {
     const set = new EndpointSet();
-    expect(names(set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }])).added)).toEqual(['IPv4/web-1']);
-    const next = set.apply(slice('web-a', 'web', [{ name: 'web-2', ip: '198.18.1.11' }, { name: 'web-3', ip: '198.18.1.12', ready: false }]));
+    expect(names(set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }])).added)).toEqual([
+      'IPv4/web-1',
+    ]);
+    const next = set.apply(
+      slice('web-a', 'web', [
+        { name: 'web-2', ip: '198.18.1.11' },
+        { name: 'web-3', ip: '198.18.1.12', ready: false },
+      ]),
+    );
     expect(names(next.added)).toEqual(['IPv4/web-2']);
     expect(names(next.removed)).toEqual(['IPv4/web-1']);
     expect(set.count('IPv4')).toBe(1);
@@ -17,13 +24,18 @@ describe('EndpointSet', () => {
   it('an endpoint turning ready is an addition', () => {
     const set = new EndpointSet();
     set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10', ready: false }]));
-    expect(names(set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }])).added)).toEqual(['IPv4/web-1']);
+    expect(names(set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }])).added)).toEqual([
+      'IPv4/web-1',
+    ]);
   });
 
   it('an endpoint moving between slices is neither added nor removed', () => {
     const set = new EndpointSet();
     set.apply(slice('web-a', 'web', [{ name: 'web-1', ip: '198.18.1.10' }]));
-    expect(set.apply(slice('web-b', 'web', [{ name: 'web-1', ip: '198.18.1.10' }]))).toEqual({ added: [], removed: [] });
+    expect(set.apply(slice('web-b', 'web', [{ name: 'web-1', ip: '198.18.1.10' }]))).toEqual({
+      added: [],
+      removed: [],
+    });
     expect(set.remove(slice('web-a', 'web', []))).toEqual({ added: [], removed: [] });
     expect(names(set.remove(slice('web-b', 'web', [])).removed)).toEqual(['IPv4/web-1']);
   });

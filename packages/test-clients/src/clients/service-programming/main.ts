@@ -1,4 +1,8 @@
-import { serviceProgrammingConfig, serviceProgrammingFlags, type ServiceProgrammingConfig } from '../../config/clients.js';
+import {
+  serviceProgrammingConfig,
+  serviceProgrammingFlags,
+  type ServiceProgrammingConfig,
+} from '../../config/clients.js';
 import { getObject, namespacedPath } from '../../kube/http.js';
 import type { EndpointSlice, Service } from '../../kube/objects.js';
 import { Reflector } from '../../kube/reflector.js';

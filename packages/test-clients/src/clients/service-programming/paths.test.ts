@@ -14,12 +14,20 @@ describe('servicePaths', () => {
   });
 
   it('keeps one family when asked', () => {
-    expect(servicePaths(dual, { servicePort: 80, nodeIP: '', ipFamily: 'IPv6' })).toEqual([{ path: 'ClusterIP', family: 'IPv6', host: '2001:db8:5e::10', port: 80 }]);
+    expect(servicePaths(dual, { servicePort: 80, nodeIP: '', ipFamily: 'IPv6' })).toEqual([
+      { path: 'ClusterIP', family: 'IPv6', host: '2001:db8:5e::10', port: 80 },
+    ]);
   });
 
   it('explains why there is nothing to probe', () => {
-    expect(servicePaths(dual, { servicePort: 81, nodeIP: '', ipFamily: undefined })).toBe('the Service has no TCP port 81');
-    expect(servicePaths(service('h', { clusterIPs: ['None'] }), { servicePort: 0, nodeIP: '', ipFamily: undefined })).toMatch(/headless/);
-    expect(servicePaths(service('c'), { servicePort: 0, nodeIP: '198.18.255.1', ipFamily: undefined })).toMatch(/has no nodePort/);
+    expect(servicePaths(dual, { servicePort: 81, nodeIP: '', ipFamily: undefined })).toBe(
+      'the Service has no TCP port 81',
+    );
+    expect(
+      servicePaths(service('h', { clusterIPs: ['None'] }), { servicePort: 0, nodeIP: '', ipFamily: undefined }),
+    ).toMatch(/headless/);
+    expect(servicePaths(service('c'), { servicePort: 0, nodeIP: '198.18.255.1', ipFamily: undefined })).toMatch(
+      /has no nodePort/,
+    );
   });
 });

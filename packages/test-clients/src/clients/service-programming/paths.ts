@@ -21,7 +21,9 @@ export function servicePaths(service: Service, options: PathOptions): ServicePat
   const ports = (service.spec?.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP');
   const port = options.servicePort === 0 ? ports[0] : ports.find((p) => p.port === options.servicePort);
   if (port?.port === undefined) {
-    return options.servicePort === 0 ? 'the Service has no TCP port' : `the Service has no TCP port ${options.servicePort}`;
+    return options.servicePort === 0
+      ? 'the Service has no TCP port'
+      : `the Service has no TCP port ${options.servicePort}`;
   }
   const clusterIPs = service.spec?.clusterIPs ?? (service.spec?.clusterIP ? [service.spec.clusterIP] : []);
   const paths: ServicePath[] = [];

@@ -70,7 +70,14 @@ export class FakeHns implements Hns {
   /** Adds a local (pod) endpoint, as the CNI plugin does when a pod starts on this node. */
   addLocalEndpoint(networkId: string, ip: string, name = `pod-${ip}`): string {
     const id = this.#id('e');
-    this.#endpoints.set(id, { ID: id, Name: name, HostComputeNetwork: networkId, IpConfigurations: [{ IpAddress: ip }], Flags: EndpointFlags.None, SchemaVersion: SCHEMA_V2 });
+    this.#endpoints.set(id, {
+      ID: id,
+      Name: name,
+      HostComputeNetwork: networkId,
+      IpConfigurations: [{ IpAddress: ip }],
+      Flags: EndpointFlags.None,
+      SchemaVersion: SCHEMA_V2,
+    });
     this.#byIp.set(`${networkId}|${canonicalIP(ip)}`, id);
     return id;
   }
@@ -105,15 +112,25 @@ export class FakeHns implements Hns {
   async createEndpoint(networkId: string, settings: string): Promise<HostComputeEndpoint> {
     this.#maybeFail('createEndpoint', 'HcnCreateEndpoint');
     const network = this.#networks.get(canonicalGuid(networkId));
-    if (network === undefined) refuse('HcnOpenNetwork', HResult.HCN_E_NETWORK_NOT_FOUND, `network ${networkId} not found`);
+    if (network === undefined)
+      refuse('HcnOpenNetwork', HResult.HCN_E_NETWORK_NOT_FOUND, `network ${networkId} not found`);
     const doc = parseDocument<HostComputeEndpoint>('HcnCreateEndpoint', settings);
     validateEndpoint(doc);
     if (doc.HostComputeNetwork !== undefined && canonicalGuid(doc.HostComputeNetwork) !== network.ID) {
-      refuse('HcnCreateEndpoint', HResult.HCN_E_INVALID_ENDPOINT, 'HostComputeNetwork does not match the network handle');
+      refuse(
+        'HcnCreateEndpoint',
+        HResult.HCN_E_INVALID_ENDPOINT,
+        'HostComputeNetwork does not match the network handle',
+      );
     }
     const ips = (doc.IpConfigurations ?? []).map((c) => `${network.ID}|${canonicalIP(c.IpAddress)}`);
     const clash = ips.map((k) => this.#byIp.get(k)).find((x) => x !== undefined);
-    if (clash !== undefined) refuse('HcnCreateEndpoint', HResult.HCN_E_INVALID_IP, `an endpoint with IP ${ips.join(',')} already exists (${clash})`);
+    if (clash !== undefined)
+      refuse(
+        'HcnCreateEndpoint',
+        HResult.HCN_E_INVALID_IP,
+        `an endpoint with IP ${ips.join(',')} already exists (${clash})`,
+      );
     const id = this.#id('e');
     const created: HostComputeEndpoint = { ...doc, ID: id, HostComputeNetwork: network.ID! };
     this.#endpoints.set(id, created);
@@ -125,11 +142,18 @@ export class FakeHns implements Hns {
   async deleteEndpoint(id: string): Promise<void> {
     this.#maybeFail('deleteEndpoint', 'HcnDeleteEndpoint');
     const key = canonicalGuid(id);
-    if (!this.#endpoints.has(key)) refuse('HcnDeleteEndpoint', HResult.HCN_E_ENDPOINT_NOT_FOUND, `endpoint ${id} not found`);
+    if (!this.#endpoints.has(key))
+      refuse('HcnDeleteEndpoint', HResult.HCN_E_ENDPOINT_NOT_FOUND, `endpoint ${id} not found`);
     const [user] = this.#users.get(key) ?? [];
-    if (user !== undefined) refuse('HcnDeleteEndpoint', HResult.HCN_E_ENTITY_HAS_REFERENCES, `endpoint ${id} is used by load balancer ${user}`);
+    if (user !== undefined)
+      refuse(
+        'HcnDeleteEndpoint',
+        HResult.HCN_E_ENTITY_HAS_REFERENCES,
+        `endpoint ${id} is used by load balancer ${user}`,
+      );
     const ep = this.#endpoints.get(key)!;
-    for (const c of ep.IpConfigurations ?? []) this.#byIp.delete(`${ep.HostComputeNetwork}|${canonicalIP(c.IpAddress)}`);
+    for (const c of ep.IpConfigurations ?? [])
+      this.#byIp.delete(`${ep.HostComputeNetwork}|${canonicalIP(c.IpAddress)}`);
     this.#endpoints.delete(key);
     this.calls.push({ op: 'deleteEndpoint', id: key });
   }
@@ -151,10 +175,19 @@ export class FakeHns implements Hns {
     for (const key of keys) {
       const clash = this.#byFrontend.get(key);
       // (doc) hcsshim's IsPortAlreadyExistsError: one load balancer per frontend, protocol and port.
-      if (clash !== undefined) refuse('HcnCreateLoadBalancer', HResult.HCN_E_PORT_ALREADY_EXISTS, `${key} is already used by load balancer ${clash}`);
+      if (clash !== undefined)
+        refuse(
+          'HcnCreateLoadBalancer',
+          HResult.HCN_E_PORT_ALREADY_EXISTS,
+          `${key} is already used by load balancer ${clash}`,
+        );
     }
     const id = this.#id('b');
-    const lb: HostComputeLoadBalancer = { ...doc, ID: id, HostComputeEndpoints: doc.HostComputeEndpoints!.map((e) => canonicalGuid(e)) };
+    const lb: HostComputeLoadBalancer = {
+      ...doc,
+      ID: id,
+      HostComputeEndpoints: doc.HostComputeEndpoints!.map((e) => canonicalGuid(e)),
+    };
     this.#lbs.set(id, { lb, keys });
     for (const key of keys) this.#byFrontend.set(key, id);
     for (const ep of lb.HostComputeEndpoints!) {

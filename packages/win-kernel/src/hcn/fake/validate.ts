@@ -28,7 +28,8 @@ export function refuse(operation: string, hresult: number, message: string): nev
 export function parseDocument<T>(operation: string, settings: string): T {
   try {
     const doc: unknown = JSON.parse(settings);
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) refuse(operation, HResult.HCN_E_INVALID_JSON, 'the settings are not a JSON object');
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      refuse(operation, HResult.HCN_E_INVALID_JSON, 'the settings are not a JSON object');
     return doc as T;
   } catch (e) {
     if (e instanceof HcnError) throw e;
@@ -40,7 +41,10 @@ const isPort = (n: unknown): n is number => typeof n === 'number' && Number.isIn
 const familyOf = (ip: unknown) => (typeof ip === 'string' ? ipFamilyOf(ip) : undefined);
 
 /** Checks one load balancer document; returns the family it serves. `endpointIp` resolves an endpoint ID. */
-export function validateLoadBalancer(lb: HostComputeLoadBalancer, endpointIps: (id: string) => readonly string[] | undefined): 'IPv4' | 'IPv6' {
+export function validateLoadBalancer(
+  lb: HostComputeLoadBalancer,
+  endpointIps: (id: string) => readonly string[] | undefined,
+): 'IPv4' | 'IPv6' {
   const op = 'HcnCreateLoadBalancer';
   const bad = (message: string): never => refuse(op, HResult.HCN_E_INVALID_POLICY, message);
   // (doc) every HCN v2 document carries SchemaVersion 2.x.
@@ -55,13 +59,15 @@ export function validateLoadBalancer(lb: HostComputeLoadBalancer, endpointIps: (
   const m = mappings[0]!;
   if (!PROTOCOLS.has(m.Protocol ?? 0)) bad(`unsupported protocol ${m.Protocol}`);
   // (doc) HCN_E_INVALID_INTERNAL_PORT: "the internal port must exist and cannot be zero".
-  if (!isPort(m.InternalPort)) refuse(op, HResult.HCN_E_INVALID_INTERNAL_PORT, `invalid internal port ${m.InternalPort}`);
+  if (!isPort(m.InternalPort))
+    refuse(op, HResult.HCN_E_INVALID_INTERNAL_PORT, `invalid internal port ${m.InternalPort}`);
   if (!isPort(m.ExternalPort)) bad(`invalid external port ${m.ExternalPort}`);
   if (!DISTRIBUTIONS.has(m.DistributionType ?? 0)) bad(`unknown distribution type ${m.DistributionType}`);
   const pmFlags = m.Flags ?? 0;
   if ((pmFlags & ~KNOWN_PORT_MAPPING_FLAGS) !== 0) bad(`unknown port mapping flags ${pmFlags}`);
   // (model) internal load balancing and an external VIP contradict each other; upstream never combines them.
-  if ((pmFlags & PortMappingFlags.ILB) !== 0 && (pmFlags & PortMappingFlags.VipExternalIP) !== 0) bad('ILB and VipExternalIP exclude each other');
+  if ((pmFlags & PortMappingFlags.ILB) !== 0 && (pmFlags & PortMappingFlags.VipExternalIP) !== 0)
+    bad('ILB and VipExternalIP exclude each other');
   const vips = lb.FrontendVIPs ?? [];
   // (model) a local-routed VIP is the node's own addresses (NodePort): it takes no frontend VIP.
   if ((pmFlags & PortMappingFlags.LocalRoutedVIP) !== 0 && vips.length > 0) bad('LocalRoutedVIP takes no FrontendVIPs');
@@ -93,11 +99,15 @@ export function validateEndpoint(ep: HostComputeEndpoint): void {
   if (ep.SchemaVersion?.Major !== 2) refuse(op, HResult.HCN_E_INVALID_JSON, 'SchemaVersion 2.0 is required');
   const configs = ep.IpConfigurations ?? [];
   if (configs.length === 0) refuse(op, HResult.HCN_E_INVALID_ENDPOINT, 'an endpoint needs an IP configuration');
-  for (const c of configs) if (familyOf(c.IpAddress) === undefined) refuse(op, HResult.HCN_E_INVALID_IP, `invalid IP ${JSON.stringify(c.IpAddress)}`);
-  if (ep.MacAddress !== undefined && !MAC_RE.test(ep.MacAddress)) refuse(op, HResult.HCN_E_INVALID_ENDPOINT, `invalid MAC ${JSON.stringify(ep.MacAddress)}`);
+  for (const c of configs)
+    if (familyOf(c.IpAddress) === undefined)
+      refuse(op, HResult.HCN_E_INVALID_IP, `invalid IP ${JSON.stringify(c.IpAddress)}`);
+  if (ep.MacAddress !== undefined && !MAC_RE.test(ep.MacAddress))
+    refuse(op, HResult.HCN_E_INVALID_ENDPOINT, `invalid MAC ${JSON.stringify(ep.MacAddress)}`);
   for (const p of ep.Policies ?? []) {
     if (p.Type !== 'ProviderAddress') refuse(op, HResult.HCN_E_INVALID_POLICY, `unsupported endpoint policy ${p.Type}`);
     const pa = (p.Settings as { ProviderAddress?: unknown } | undefined)?.ProviderAddress;
-    if (familyOf(pa) === undefined) refuse(op, HResult.HCN_E_INVALID_IP, `invalid provider address ${JSON.stringify(pa)}`);
+    if (familyOf(pa) === undefined)
+      refuse(op, HResult.HCN_E_INVALID_IP, `invalid provider address ${JSON.stringify(pa)}`);
   }
 }

@@ -47,20 +47,29 @@ export interface HcnFunctions {
 
 /** HRESULT functions of ComputeNetwork.h, as koffi prototypes (`__stdcall` = WINAPI; ignored off 32-bit x86). */
 const PROTOTYPES = {
-  HcnEnumerateNetworks: 'int32_t __stdcall HcnEnumerateNetworks(const char16_t *Query, _Out_ void **Networks, _Out_ void **ErrorRecord)',
+  HcnEnumerateNetworks:
+    'int32_t __stdcall HcnEnumerateNetworks(const char16_t *Query, _Out_ void **Networks, _Out_ void **ErrorRecord)',
   HcnOpenNetwork: 'int32_t __stdcall HcnOpenNetwork(const void *Id, _Out_ void **Network, _Out_ void **ErrorRecord)',
-  HcnQueryNetworkProperties: 'int32_t __stdcall HcnQueryNetworkProperties(void *Network, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
+  HcnQueryNetworkProperties:
+    'int32_t __stdcall HcnQueryNetworkProperties(void *Network, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
   HcnCloseNetwork: 'int32_t __stdcall HcnCloseNetwork(void *Network)',
-  HcnEnumerateEndpoints: 'int32_t __stdcall HcnEnumerateEndpoints(const char16_t *Query, _Out_ void **Endpoints, _Out_ void **ErrorRecord)',
-  HcnCreateEndpoint: 'int32_t __stdcall HcnCreateEndpoint(void *Network, const void *Id, const char16_t *Settings, _Out_ void **Endpoint, _Out_ void **ErrorRecord)',
+  HcnEnumerateEndpoints:
+    'int32_t __stdcall HcnEnumerateEndpoints(const char16_t *Query, _Out_ void **Endpoints, _Out_ void **ErrorRecord)',
+  HcnCreateEndpoint:
+    'int32_t __stdcall HcnCreateEndpoint(void *Network, const void *Id, const char16_t *Settings, _Out_ void **Endpoint, _Out_ void **ErrorRecord)',
   HcnOpenEndpoint: 'int32_t __stdcall HcnOpenEndpoint(const void *Id, _Out_ void **Endpoint, _Out_ void **ErrorRecord)',
-  HcnQueryEndpointProperties: 'int32_t __stdcall HcnQueryEndpointProperties(void *Endpoint, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
+  HcnQueryEndpointProperties:
+    'int32_t __stdcall HcnQueryEndpointProperties(void *Endpoint, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
   HcnDeleteEndpoint: 'int32_t __stdcall HcnDeleteEndpoint(const void *Id, _Out_ void **ErrorRecord)',
   HcnCloseEndpoint: 'int32_t __stdcall HcnCloseEndpoint(void *Endpoint)',
-  HcnEnumerateLoadBalancers: 'int32_t __stdcall HcnEnumerateLoadBalancers(const char16_t *Query, _Out_ void **LoadBalancers, _Out_ void **ErrorRecord)',
-  HcnCreateLoadBalancer: 'int32_t __stdcall HcnCreateLoadBalancer(const void *Id, const char16_t *Settings, _Out_ void **LoadBalancer, _Out_ void **ErrorRecord)',
-  HcnOpenLoadBalancer: 'int32_t __stdcall HcnOpenLoadBalancer(const void *Id, _Out_ void **LoadBalancer, _Out_ void **ErrorRecord)',
-  HcnQueryLoadBalancerProperties: 'int32_t __stdcall HcnQueryLoadBalancerProperties(void *LoadBalancer, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
+  HcnEnumerateLoadBalancers:
+    'int32_t __stdcall HcnEnumerateLoadBalancers(const char16_t *Query, _Out_ void **LoadBalancers, _Out_ void **ErrorRecord)',
+  HcnCreateLoadBalancer:
+    'int32_t __stdcall HcnCreateLoadBalancer(const void *Id, const char16_t *Settings, _Out_ void **LoadBalancer, _Out_ void **ErrorRecord)',
+  HcnOpenLoadBalancer:
+    'int32_t __stdcall HcnOpenLoadBalancer(const void *Id, _Out_ void **LoadBalancer, _Out_ void **ErrorRecord)',
+  HcnQueryLoadBalancerProperties:
+    'int32_t __stdcall HcnQueryLoadBalancerProperties(void *LoadBalancer, const char16_t *Query, _Out_ void **Properties, _Out_ void **ErrorRecord)',
   HcnDeleteLoadBalancer: 'int32_t __stdcall HcnDeleteLoadBalancer(const void *Id, _Out_ void **ErrorRecord)',
   HcnCloseLoadBalancer: 'int32_t __stdcall HcnCloseLoadBalancer(void *LoadBalancer)',
 } as const;
@@ -78,7 +87,10 @@ function load(path: string): LibraryHandle {
   try {
     return koffi.load(path);
   } catch (e) {
-    throw new Error(`cannot load ${path} (the Host Compute Network API needs Windows Server 2019 or later): ${(e as Error).message}`, { cause: e });
+    throw new Error(
+      `cannot load ${path} (the Host Compute Network API needs Windows Server 2019 or later): ${(e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -95,7 +107,8 @@ export function loadHcnFunctions(paths: HcnLibraryPaths = WINDOWS_LIBRARIES): Hc
   const net = load(paths.computeNetwork);
   const ole = paths.ole32 === paths.computeNetwork ? net : load(paths.ole32);
   const table: Record<string, unknown> = {};
-  for (const [name, prototype] of Object.entries(PROTOTYPES)) table[name] = promised(declare(net, paths.computeNetwork, prototype));
+  for (const [name, prototype] of Object.entries(PROTOTYPES))
+    table[name] = promised(declare(net, paths.computeNetwork, prototype));
   const free = declare(ole, paths.ole32, 'void __stdcall CoTaskMemFree(void *pv)');
   table['CoTaskMemFree'] = (p: Pointer) => free(p);
   table['readString'] = (p: Pointer) => (p === null ? '' : koffi.decode.string16(p));

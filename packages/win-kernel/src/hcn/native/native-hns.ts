@@ -7,8 +7,20 @@
 import { HcnError, failed } from '../errors.js';
 import { guidToBytes, NIL_GUID } from '../guid.js';
 import type { Hns } from '../hns.js';
-import { queryJson, type HostComputeEndpoint, type HostComputeLoadBalancer, type HostComputeNetwork } from '../schema.js';
-import { loadHcnFunctions, WINDOWS_LIBRARIES, type HcnFunctions, type HcnLibraryPaths, type Out, type Pointer } from './bindings.js';
+import {
+  queryJson,
+  type HostComputeEndpoint,
+  type HostComputeLoadBalancer,
+  type HostComputeNetwork,
+} from '../schema.js';
+import {
+  loadHcnFunctions,
+  WINDOWS_LIBRARIES,
+  type HcnFunctions,
+  type HcnLibraryPaths,
+  type Out,
+  type Pointer,
+} from './bindings.js';
 
 type Kind = 'Network' | 'Endpoint' | 'LoadBalancer';
 
@@ -73,7 +85,11 @@ export class NativeHns implements Hns {
 
   async deleteLoadBalancer(id: string): Promise<void> {
     const errorRecord: Out = [null];
-    this.#check('HcnDeleteLoadBalancer', await this.#fn.HcnDeleteLoadBalancer(guidToBytes(id), errorRecord), errorRecord);
+    this.#check(
+      'HcnDeleteLoadBalancer',
+      await this.#fn.HcnDeleteLoadBalancer(guidToBytes(id), errorRecord),
+      errorRecord,
+    );
   }
 
   close(): void {
@@ -83,11 +99,16 @@ export class NativeHns implements Hns {
   async #list<T>(kind: Kind, query: string): Promise<T[]> {
     const ids: Out = [null];
     const errorRecord: Out = [null];
-    const name = kind === 'Network' ? 'HcnEnumerateNetworks' : kind === 'Endpoint' ? 'HcnEnumerateEndpoints' : 'HcnEnumerateLoadBalancers';
+    const name =
+      kind === 'Network'
+        ? 'HcnEnumerateNetworks'
+        : kind === 'Endpoint'
+          ? 'HcnEnumerateEndpoints'
+          : 'HcnEnumerateLoadBalancers';
     const hr = await this.#fn[name](query, ids, errorRecord);
     this.#check(name, hr, errorRecord);
     const list = this.#take(ids[0]);
-    const guids = list === '' ? [] : (JSON.parse(list) as string[] | null) ?? [];
+    const guids = list === '' ? [] : ((JSON.parse(list) as string[] | null) ?? []);
     const out: T[] = [];
     for (const id of guids) {
       const handle = await this.#open(kind, id);

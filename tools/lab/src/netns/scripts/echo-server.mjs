@@ -28,7 +28,10 @@ const fail = (error) => {
 };
 
 for (const port of ports) {
-  for (const [host, udpType] of [['0.0.0.0', 'udp4'], ['::', 'udp6']]) {
+  for (const [host, udpType] of [
+    ['0.0.0.0', 'udp4'],
+    ['::', 'udp6'],
+  ]) {
     pending += 2;
     const tcp = net.createServer((socket) => {
       socket.on('error', () => {});

@@ -9,7 +9,12 @@ import { createInterface } from 'node:readline';
 const [ip, port, timeoutText] = process.argv.slice(2);
 const timeoutMs = Number(timeoutText ?? 2000);
 const say = (line) => process.stdout.write(`${line}\n`);
-const ERRORS = { ECONNREFUSED: 'refused', EHOSTUNREACH: 'unreachable', ENETUNREACH: 'unreachable', ECONNRESET: 'reset' };
+const ERRORS = {
+  ECONNREFUSED: 'refused',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+  ECONNRESET: 'reset',
+};
 
 const socket = net.connect({ host: ip, port: Number(port) });
 const connectTimer = setTimeout(() => {

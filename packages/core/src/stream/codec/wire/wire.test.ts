@@ -5,7 +5,20 @@ import { ProtoWriter, WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, varintSize } fr
 
 describe('protobuf wire writer and reader', () => {
   it('round-trips varints across byte boundaries up to 2^53-1', () => {
-    const values = [0, 1, 127, 128, 16383, 16384, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 35 + 3, Number.MAX_SAFE_INTEGER];
+    const values = [
+      0,
+      1,
+      127,
+      128,
+      16383,
+      16384,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 35 + 3,
+      Number.MAX_SAFE_INTEGER,
+    ];
     const w = new ProtoWriter(1);
     for (const v of values) w.varint(v);
     const r = new ProtoReader(w.finish());
@@ -14,7 +27,17 @@ describe('protobuf wire writer and reader', () => {
   });
 
   it('round-trips short, long and non-ASCII strings like Buffer does', () => {
-    const strings = ['', 'a', '198.18.0.1', 'x'.repeat(42), 'y'.repeat(43), 'é'.repeat(42), '😀'.repeat(21), 'z'.repeat(300), '\ud800 lone'];
+    const strings = [
+      '',
+      'a',
+      '198.18.0.1',
+      'x'.repeat(42),
+      'y'.repeat(43),
+      'é'.repeat(42),
+      '😀'.repeat(21),
+      'z'.repeat(300),
+      '\ud800 lone',
+    ];
     const w = new ProtoWriter(1);
     for (const s of strings) w.stringAlways(1, s);
     const buf = w.finish();
