@@ -1,6 +1,6 @@
 // The nft backend's kernel e2e (packages/nft/test/backend.e2e.test.ts) on Debian's 6.1 kernel in the
 // lab's VM: the nft README says kernels before 6.2 need a different chain-deletion order, and 6.1 is
-// what Debian 12 and many LTS distributions run. Opt-in (`KPNG_VM_SUITES=nft-6.1`): it adds 2-4 min
+// what Debian 12 and many LTS distributions run. Opt-in (`KPNG_VM_SUITES=nft-6.1`, see vitest.config.ts): it adds 2-4 min
 // under TCG. Passed 54 of 54 when last run (2026-11-24). Each guest test is reported here.
 import { describe, expect, it } from 'vitest';
 import { runVitestInVm } from './vitest-in-vm.js';
