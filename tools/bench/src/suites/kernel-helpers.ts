@@ -5,11 +5,9 @@
  */
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { Core } from '@kpng/core/runtime';
-import { createNamespace, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import type { SuiteContext } from './suite.js';
 
 export interface Published {
   readonly state: NodeLocalState;
@@ -44,22 +42,7 @@ export function coreOver(objects: Scenario): {
   };
 }
 
-export async function inNamespace(
-  ctx: SuiteContext,
-  name: string,
-  fn: (ns: NetworkNamespace) => Promise<void>,
-): Promise<void> {
-  if (ctx.signal.aborted) throw new Error('aborted');
-  const ns = await createNamespace(name);
-  const onAbort = (): void => void ns.delete();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await fn(ns);
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    await ns.delete();
-  }
-}
+export { inNamespace } from './namespaces.js';
 
 export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
