@@ -4,7 +4,7 @@
  * kube-proxy, tests). The pieces below are for programs that assemble something else (benchmarks,
  * the compat kube-proxy's flags).
  */
-export { runProgram, type ProgramSettings } from '../runtime/run-program.js';
+export { backendProgram, runProgram, type ProgramMain, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';
 export {

@@ -162,6 +162,24 @@ export async function runProgram(
   }
 }
 
+/** A program's `main(argv, env, signal, settings)`; `signal` stops it like SIGTERM (tests). */
+export type ProgramMain = (
+  argv: readonly string[],
+  env?: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+  settings?: ProgramSettings,
+) => Promise<number>;
+
+/**
+ * A backend's own program (`kpng-<name>`), versioned by its package:
+ * `export const main = backendProgram(backend, new URL('../../package.json', import.meta.url))`.
+ */
+export function backendProgram(module: BackendModule<unknown>, packageJson: URL): ProgramMain {
+  const version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
+  return (argv, env = process.env, signal, settings = {}) =>
+    runProgram(module, argv, { version, env, ...(signal ? { signal } : {}), ...settings });
+}
+
 function parseBackendFlags(
   module: BackendModule<unknown>,
   values: Parameters<BackendModule['parseFlags']>[0],
