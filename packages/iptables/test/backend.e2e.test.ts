@@ -12,7 +12,7 @@ import {
   sweepLeftovers,
   type Lab,
 } from '@kpng/lab';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
 import { E2E_CONFIG, FLAVOURS, fullSync } from './e2e-helpers.js';
 
@@ -37,6 +37,12 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: every feature', () => {
     });
     afterAll(async () => {
       await backend?.cleanup();
+    });
+
+    it("programmed kube-proxy's chains in the node's namespace before the shared cases", async () => {
+      const { stdout } = await lab.node.namespace.exec([`iptables-${flavour}-save`, '-t', 'nat']);
+      expect(stdout).toMatch(/^:KUBE-SERVICES /m);
+      expect(stdout).toMatch(/^-A KUBE-SERVICES .*-d 198\.19\./m);
     });
 
     behaviourCases(() => lab, { cases: BEHAVIOURS });

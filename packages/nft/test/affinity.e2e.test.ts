@@ -2,7 +2,7 @@
 // affinityCases): per service port across ClusterIP, NodePort and external IP, and expiry.
 import { affinityScenario, BRIEF_AFFINITY_SECONDS } from '@kpng/core/testing';
 import { affinityCases } from '@kpng/lab';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NftBackend } from '../src/backend/nft-backend.js';
 import { nodeState } from '../src/testing/fixtures.js';
 import { createLab, E2E_CONFIG, fullSync } from './e2e-helpers.js';
@@ -21,6 +21,11 @@ describe.skipIf(!e2e.run)('nft backend in the lab: ClientIP affinity', () => {
   });
   afterAll(async () => {
     await lab?.delete();
+  });
+
+  it("programmed the kpng table in the node's namespace before the shared cases", async () => {
+    const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'table', 'ip', 'kpng']);
+    expect(stdout).toMatch(/198\.19\./);
   });
 
   affinityCases(() => lab, BRIEF_AFFINITY_SECONDS);

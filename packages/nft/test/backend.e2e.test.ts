@@ -3,7 +3,7 @@
 // where each Service feature sends them, in IPv4 and IPv6: the shared behaviour table every Linux
 // backend runs (@kpng/lab BEHAVIOURS), plus nftables mode's ClusterIP guard.
 import { BEHAVIOURS, behaviourCases, CLUSTER_IP_GUARD } from '@kpng/lab';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NftBackend } from '../src/backend/nft-backend.js';
 import { nodeState } from '../src/testing/fixtures.js';
 import { allFeatures } from '../src/testing/scenarios.js';
@@ -23,6 +23,11 @@ describe.skipIf(!e2e.run)('nft backend in the lab: every feature', () => {
   });
   afterAll(async () => {
     await lab?.delete();
+  });
+
+  it("programmed the kpng table in the node's namespace before the shared cases", async () => {
+    const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'table', 'ip', 'kpng']);
+    expect(stdout).toMatch(/198\.19\./);
   });
 
   behaviourCases(() => lab, { cases: [...BEHAVIOURS, ...CLUSTER_IP_GUARD] });
