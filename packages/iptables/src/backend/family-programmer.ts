@@ -11,11 +11,29 @@ import { renderService } from '../render/service.js';
 import { insertLine, missingJumps, savedRules } from '../render/jumps.js';
 import { filterChains, filterStaticRules, jumpRules, NAT_CHAINS, natStaticRules } from '../render/skeleton.js';
 import type { RenderedService } from '../render/types.js';
-import { writeRestore } from '../restore/writer.js';
+import { block, declarations, type Block, writeRestore } from '../restore/writer.js';
 
+/** A Service's rendering as restore text, joined once per rendering and re-used while it holds. */
 interface Cached {
   readonly svc: LocalService;
-  readonly rendered: RenderedService;
+  readonly filter: Block;
+  readonly nat: Block;
+  /** Its own chains: names, declarations, and their rules. */
+  readonly names: readonly string[];
+  readonly declare: Block;
+  readonly rules: Block;
+}
+
+function cached(svc: LocalService, rendered: RenderedService): Cached {
+  const names = [...rendered.chains.keys()];
+  return {
+    svc,
+    filter: block(rendered.filter),
+    nat: block(rendered.nat),
+    names,
+    declare: declarations(names),
+    rules: block([...rendered.chains.values()].flat()),
+  };
 }
 
 export interface PlanRequest {
@@ -68,33 +86,31 @@ export class FamilyProgrammer {
     const partial = req.updated !== undefined && previous !== undefined && sameServiceRendering(previous, ctx);
     const reuse = previous !== undefined && sameServiceRendering(previous, ctx);
     const cache = new Map<ServiceKey, Cached>();
-    const filterRules: (readonly string[])[] = [];
-    const natTop: (readonly string[])[] = [];
-    const natChains: string[] = [...NAT_CHAINS];
-    const chainRules: (readonly string[])[] = [];
+    const filterRules: Block[] = [];
+    const natTop: Block[] = [];
+    const natChains: Block[] = [declarations(NAT_CHAINS)];
+    const chainRules: Block[] = [];
     const applied = new Map<ServiceKey, readonly string[]>();
     let natTotal = 0;
     let chainsWritten = 0;
     for (const svc of state.services) {
       const old = this.#cache.get(svc.key);
       const changed = (req.updated?.has(svc.key) ?? true) || old === undefined;
-      const rendered =
+      const entry =
         reuse && old !== undefined && (old.svc === svc || (partial && !changed))
-          ? old.rendered
-          : renderService(svc, ctx);
-      cache.set(svc.key, { svc, rendered });
-      if (rendered.filter.length > 0) filterRules.push(rendered.filter);
-      if (rendered.nat.length > 0) natTop.push(rendered.nat);
-      natTotal += rendered.nat.length;
-      const names = [...rendered.chains.keys()];
-      applied.set(svc.key, names);
-      for (const rules of rendered.chains.values()) natTotal += rules.length;
+          ? old.svc === svc
+            ? old
+            : { ...old, svc }
+          : cached(svc, renderService(svc, ctx));
+      cache.set(svc.key, entry);
+      if (entry.filter.lines > 0) filterRules.push(entry.filter);
+      if (entry.nat.lines > 0) natTop.push(entry.nat);
+      natTotal += entry.nat.lines + entry.rules.lines;
+      applied.set(svc.key, entry.names);
       if (partial && !changed) continue;
-      for (const [name, rules] of rendered.chains) {
-        natChains.push(name);
-        chainRules.push(rules);
-        chainsWritten++;
-      }
+      natChains.push(entry.declare);
+      chainRules.push(entry.rules);
+      chainsWritten += entry.names.length;
     }
     const deleteChains = this.#stale(
       applied,
@@ -109,9 +125,9 @@ export class FamilyProgrammer {
     const natStatic = natStaticRules(ctx, state.node);
     const written = writeRestore({
       filterChains: filterChains(ctx),
-      filterRules: [...filterRules, filterStatic],
+      filterRules: [...filterRules, block(filterStatic)],
       natChains,
-      natRules: [...natTop, natStatic, ...chainRules],
+      natRules: [...natTop, block(natStatic), ...chainRules],
       deleteChains,
       canary: !partial,
       insert: {
@@ -135,19 +151,29 @@ export class FamilyProgrammer {
     };
   }
 
-  /** Chains to delete: applied (or found) per-service chains no Service wants any more. */
+  /**
+   * Chains to delete: applied (or found) per-service chains no Service wants any more. Chain names
+   * hash the Service's port name, so a chain can only be wanted by the Service that had it: each
+   * Service's chains are compared with its own (same list when its rendering was re-used).
+   */
   #stale(
     wanted: ReadonlyMap<ServiceKey, readonly string[]>,
     updated: ReadonlySet<ServiceKey> | undefined,
     existing: readonly string[],
   ): string[] {
-    const keys = updated ?? new Set([...this.#applied.keys()]);
-    const keep = new Set<string>();
-    for (const key of updated ?? wanted.keys()) for (const name of wanted.get(key) ?? []) keep.add(name);
-    if (updated === undefined) for (const names of wanted.values()) for (const name of names) keep.add(name);
     const stale = new Set<string>();
-    for (const key of keys) for (const name of this.#applied.get(key) ?? []) if (!keep.has(name)) stale.add(name);
-    for (const name of existing) if (SERVICE_CHAIN.test(name) && !keep.has(name)) stale.add(name);
+    for (const key of updated ?? this.#applied.keys()) {
+      const before = this.#applied.get(key);
+      const now = wanted.get(key);
+      if (before === undefined || before === now) continue;
+      const keep = new Set(now);
+      for (const name of before) if (!keep.has(name)) stale.add(name);
+    }
+    if (existing.length > 0) {
+      const keep = new Set<string>();
+      for (const names of wanted.values()) for (const name of names) keep.add(name);
+      for (const name of existing) if (SERVICE_CHAIN.test(name) && !keep.has(name)) stale.add(name);
+    }
     return [...stale];
   }
 }

@@ -2,16 +2,35 @@
  * The iptables-restore input of one sync, in upstream's layout: `*filter` then `*nat` (then the
  * canaries on full syncs), chain declarations first (a declared chain is flushed under
  * --noflush), then rules, then `-X` of chains no longer used (declared, hence empty, and no longer
- * referenced by then).
+ * referenced by then). Rules arrive as text blocks (lines each ending in a newline) so a
+ * Service's text is joined once and re-used by later syncs, not re-joined line by line.
  */
 import { CHAIN } from '../render/names.js';
 
+/** Restore lines joined, each ending in a newline, and how many there are. */
+export interface Block {
+  readonly text: string;
+  readonly lines: number;
+}
+
+export const NO_LINES: Block = { text: '', lines: 0 };
+
+export function block(lines: readonly string[]): Block {
+  return lines.length === 0 ? NO_LINES : { text: `${lines.join('\n')}\n`, lines: lines.length };
+}
+
+/** `:CHAIN - [0:0]` lines: declares (and under --noflush flushes) each chain. */
+export function declarations(chains: readonly string[]): Block {
+  return block(chains.map((chain) => `:${chain} - [0:0]`));
+}
+
 export interface RestoreInput {
   readonly filterChains: readonly string[];
-  readonly filterRules: readonly (readonly string[])[];
-  readonly natChains: readonly string[];
+  readonly filterRules: readonly Block[];
+  /** Chain declarations of the nat table (top-level chains', then per-service chains'). */
+  readonly natChains: readonly Block[];
   /** Top-level nat rules first (KUBE-SERVICES, KUBE-NODEPORTS...), then per-service chains' rules. */
-  readonly natRules: readonly (readonly string[])[];
+  readonly natRules: readonly Block[];
   readonly deleteChains: readonly string[];
   /** Declare KUBE-PROXY-CANARY in mangle, nat and filter (full syncs). */
   readonly canary: boolean;
@@ -27,29 +46,22 @@ export interface WrittenInput {
 
 export function writeRestore(input: RestoreInput): WrittenInput {
   const out: string[] = [];
-  const declare = (chain: string): void => void out.push(`:${chain} - [0:0]`);
+  const canary = input.canary ? declarations([CHAIN.canary]).text : '';
   let filterRules = 0;
   let natRules = 0;
-  out.push('*filter');
-  input.filterChains.forEach(declare);
-  if (input.canary) declare(CHAIN.canary);
-  for (const line of input.insert?.filter ?? []) out.push(line);
-  for (const block of input.filterRules) {
-    filterRules += block.length;
-    for (const line of block) out.push(line);
+  out.push('*filter\n', declarations(input.filterChains).text, canary, block(input.insert?.filter ?? []).text);
+  for (const rules of input.filterRules) {
+    filterRules += rules.lines;
+    out.push(rules.text);
   }
-  out.push('COMMIT', '*nat');
-  input.natChains.forEach(declare);
-  input.deleteChains.forEach(declare);
-  if (input.canary) declare(CHAIN.canary);
-  for (const line of input.insert?.nat ?? []) out.push(line);
-  for (const block of input.natRules) {
-    natRules += block.length;
-    for (const line of block) out.push(line);
+  out.push('COMMIT\n*nat\n');
+  for (const chains of input.natChains) out.push(chains.text);
+  out.push(declarations(input.deleteChains).text, canary, block(input.insert?.nat ?? []).text);
+  for (const rules of input.natRules) {
+    natRules += rules.lines;
+    out.push(rules.text);
   }
-  for (const chain of input.deleteChains) out.push(`-X ${chain}`);
-  out.push('COMMIT');
-  if (input.canary) out.push('*mangle', `:${CHAIN.canary} - [0:0]`, 'COMMIT');
-  out.push('');
-  return { text: out.join('\n'), filterRules, natRules };
+  out.push(block(input.deleteChains.map((chain) => `-X ${chain}`)).text, 'COMMIT\n');
+  if (input.canary) out.push('*mangle\n', canary, 'COMMIT\n');
+  return { text: out.join(''), filterRules, natRules };
 }
