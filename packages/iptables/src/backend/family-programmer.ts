@@ -40,8 +40,20 @@ export interface PlanRequest {
   readonly state: NodeLocalState;
   /** Services to rewrite; undefined: a full sync. */
   readonly updated: ReadonlySet<ServiceKey> | undefined;
-  /** What the kernel holds (after a restart or failure): nat and filter dumps, to sweep leftovers and insert missing jumps. */
-  readonly saved?: { readonly nat: string; readonly filter: string };
+}
+
+/** What the kernel holds (after a restart or failure): nat and filter dumps, to sweep leftovers and insert missing jumps. */
+export interface SavedTables {
+  readonly nat: string;
+  readonly filter: string;
+}
+
+/**
+ * A rendered sync waiting for the kernel's dumps (when the backend does not know what the kernel
+ * holds): rendering runs while the `iptables-save` processes do.
+ */
+export interface Draft {
+  finish(saved: SavedTables | undefined): FamilyPlan;
 }
 
 export interface FamilyPlan {
@@ -57,13 +69,25 @@ export interface FamilyPlan {
   commit(): void;
 }
 
+/** What rendering the Services produced, before the restore input is written. */
+interface Rendered {
+  readonly filterRules: readonly Block[];
+  readonly natTop: readonly Block[];
+  readonly natChains: readonly Block[];
+  readonly chainRules: readonly Block[];
+  readonly applied: ReadonlyMap<ServiceKey, readonly string[]>;
+  readonly cache: Map<ServiceKey, Cached>;
+  readonly natTotal: number;
+  readonly chainsWritten: number;
+}
+
 export class FamilyProgrammer {
   readonly family: IPFamily;
   readonly #config: IptablesConfig;
   #ctx: RenderContext | undefined;
   #cache = new Map<ServiceKey, Cached>();
   /** Per-service chains the kernel holds (committed). */
-  #applied = new Map<ServiceKey, readonly string[]>();
+  #applied: ReadonlyMap<ServiceKey, readonly string[]> = new Map();
 
   constructor(config: IptablesConfig, family: IPFamily) {
     this.#config = config;
@@ -79,7 +103,7 @@ export class FamilyProgrammer {
     return this.#ctx !== undefined;
   }
 
-  plan(req: PlanRequest): FamilyPlan {
+  prepare(req: PlanRequest): Draft {
     const { state } = req;
     const ctx = renderContext(this.#config, this.family, state.node, endpointCount(state, this.family));
     const previous = this.#ctx;
@@ -112,15 +136,39 @@ export class FamilyProgrammer {
       chainRules.push(entry.rules);
       chainsWritten += entry.names.length;
     }
+    return {
+      finish: (saved) =>
+        this.#finish(req, ctx, partial, saved, {
+          filterRules,
+          natTop,
+          natChains,
+          chainRules,
+          applied,
+          cache,
+          natTotal,
+          chainsWritten,
+        }),
+    };
+  }
+
+  #finish(
+    req: PlanRequest,
+    ctx: RenderContext,
+    partial: boolean,
+    saved: SavedTables | undefined,
+    rendered: Rendered,
+  ): FamilyPlan {
+    const { state } = req;
+    const { filterRules, natTop, natChains, chainRules, applied, cache, natTotal, chainsWritten } = rendered;
     const deleteChains = this.#stale(
       applied,
       partial ? req.updated : undefined,
-      req.saved === undefined ? [] : savedServiceChains(req.saved.nat),
+      saved === undefined ? [] : savedServiceChains(saved.nat),
     );
     const missing =
-      req.saved === undefined
+      saved === undefined
         ? []
-        : missingJumps(jumpRules(ctx), { nat: savedRules(req.saved.nat), filter: savedRules(req.saved.filter) });
+        : missingJumps(jumpRules(ctx), { nat: savedRules(saved.nat), filter: savedRules(saved.filter) });
     const filterStatic = filterStaticRules(ctx);
     const natStatic = natStaticRules(ctx, state.node);
     const written = writeRestore({

@@ -26,7 +26,7 @@ import { renderContext } from '../render/context.js';
 import { CHAIN } from '../render/names.js';
 import { localhostNodePorts } from '../render/skeleton.js';
 import { cleanupFamily } from './cleanup.js';
-import { FamilyProgrammer, type FamilyPlan } from './family-programmer.js';
+import { FamilyProgrammer, type Draft, type FamilyPlan, type SavedTables } from './family-programmer.js';
 import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
 import type { IptablesBackendOptions } from './options.js';
 import { nftFlavourWarning } from './scale-warning.js';
@@ -88,21 +88,28 @@ export class IptablesBackend implements Backend {
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
     const canaryDue = updated !== undefined && this.#now() - this.#lastCanaryCheck >= this.#canaryInterval;
     const plans: FamilyPlan[] = [];
-    for (const programmer of this.#programmers) {
-      const family = programmer.family;
-      if (canaryDue && programmer.knowsKernel && !(await this.client.chainExists(family, 'mangle', CHAIN.canary))) {
-        this.#log.warn('KUBE-PROXY-CANARY is gone (iptables flushed by another program): full restore', { family });
-        programmer.reset();
-      }
-      const fresh = !programmer.knowsKernel;
-      const saved = fresh
-        ? { nat: await this.client.save(family, 'nat'), filter: await this.client.save(family, 'filter') }
-        : undefined;
-      const plan = programmer.plan({
-        state: req.state,
-        updated: fresh ? undefined : updated,
-        ...(saved === undefined ? {} : { saved }),
+    // Every process whose answer the restores wait for starts at once, and runs while rendering does.
+    const canaries = this.#programmers.map((p) =>
+      canaryDue && p.knowsKernel ? this.client.chainExists(p.family, 'mangle', CHAIN.canary) : Promise.resolve(true),
+    );
+    for (const [i, present] of (await Promise.all(canaries)).entries()) {
+      const programmer = this.#programmers[i] as FamilyProgrammer;
+      if (present) continue;
+      this.#log.warn('KUBE-PROXY-CANARY is gone (iptables flushed by another program): full restore', {
+        family: programmer.family,
       });
+      programmer.reset();
+    }
+    const fresh = this.#programmers.map((p) => !p.knowsKernel);
+    const saves = this.#programmers.map((p, i) => (fresh[i] === true ? settled(this.#save(p.family)) : undefined));
+    const localnet = fresh.some(Boolean) ? settled(this.#routeLocalnet(req)) : undefined;
+    const drafts = this.#programmers.map((p, i) =>
+      p.prepare({ state: req.state, updated: fresh[i] === true ? undefined : updated }),
+    );
+    for (const [i, programmer] of this.#programmers.entries()) {
+      const family = programmer.family;
+      const saved = await saves[i]?.result();
+      const plan = (drafts[i] as Draft).finish(saved);
       try {
         await this.client.restore(family, plan.text);
       } catch (e) {
@@ -125,8 +132,8 @@ export class IptablesBackend implements Backend {
       plan.commit();
       plans.push(plan);
       this.#metrics.rules(family, plan.written, plan.total);
-      if (fresh) await this.#routeLocalnet(programmer, req);
     }
+    await localnet?.result();
     if (canaryDue) this.#lastCanaryCheck = this.#now();
     this.#warnOnce(plans);
     this.#log.info('synced iptables', {
@@ -156,15 +163,20 @@ export class IptablesBackend implements Backend {
     });
   }
 
-  /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, after the first restore). */
-  async #routeLocalnet(programmer: FamilyProgrammer, req: SyncRequest): Promise<void> {
-    const ctx = renderContext(this.config, programmer.family, req.state.node, 0);
-    if (localhostNodePorts(ctx) && !this.#localnetSet) {
-      const result = await this.client.run(['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
-      if (result.exitCode !== 0)
-        this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
-      this.#localnetSet = result.exitCode === 0;
-    }
+  async #save(family: IPFamily): Promise<SavedTables> {
+    const [nat, filter] = await Promise.all([this.client.save(family, 'nat'), this.client.save(family, 'filter')]);
+    return { nat, filter };
+  }
+
+  /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, with the first full sync). */
+  async #routeLocalnet(req: SyncRequest): Promise<void> {
+    if (this.#localnetSet || !this.families.includes('IPv4')) return;
+    const ctx = renderContext(this.config, 'IPv4', req.state.node, 0);
+    if (!localhostNodePorts(ctx)) return;
+    const result = await this.client.run(['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
+    if (result.exitCode !== 0)
+      this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
+    this.#localnetSet = result.exitCode === 0;
   }
 
   #warnOnce(plans: readonly FamilyPlan[]): void {
@@ -201,4 +213,19 @@ export class IptablesBackend implements Backend {
       }
     }
   }
+}
+
+/** A promise whose rejection is held until `result()` is awaited (no unhandled rejection meanwhile). */
+function settled<T>(promise: Promise<T>): { result(): Promise<T> } {
+  const outcome = promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return {
+    async result() {
+      const o = await outcome;
+      if (!o.ok) throw o.error;
+      return o.value;
+    },
+  };
 }
