@@ -1,29 +1,39 @@
-import type { SyncRequest } from '@kpng/core';
+import { loadavg } from 'node:os';
+import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
 import { IptablesBackend, processExecer, type Execer, type IptablesFlavour } from '@kpng/iptables';
-import { canCreateNamespaces, sweepLeftovers } from '@kpng/lab';
+import { canCreateNamespaces, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
+import { fitPowerLaw, nextSize, predict, sizeAt } from './iptables-curve.js';
 import { coreOver, flipFirstEndpoint, inNamespace, timed } from './kernel-helpers.js';
-import { defineSuite } from './suite.js';
+import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
- * The iptables backend on the real iptables, legacy and/or nft flavour, inside network namespaces
+ * The iptables backend on the real iptables, legacy and nft flavours, inside network namespaces
  * this suite creates and deletes (root only). Per flavour (PERFORMANCE.md's targets):
  * - `iptables.<flavour>.full-sync`: first full sync of an instance, state to rules applied;
- * - `iptables.<flavour>.reference.restore`: `iptables-restore --noflush` of the very input that
- *   sync wrote, alone, into a fresh namespace; `…full-sync.vs.restore`: the ratio of medians
- *   (target <= 1.2x on legacy);
- * - `iptables.<flavour>.partial-sync.one-endpoint`: one endpoint change from core's model to rules
- *   applied, over `--partials` changes (default 11; target <= 300 ms median at s10k on legacy);
- * - `…inside-restore`: the part of a sync spent in iptables-restore processes and the kernel.
- * Options: `--flavours=legacy,nft` (default `legacy,nft` at s1k, `legacy` above: iptables-nft does
- * not finish a kube-proxy-shaped s10k restore in 45 minutes), `--partials=N`.
+ * - `…reference.restore`: `iptables-restore --noflush` of the very input that sync wrote, alone,
+ *   into a fresh namespace (runs alternate with the syncs); `…full-sync.vs.restore`: the ratio of
+ *   medians (target <= 1.2x);
+ * - `…partial-sync.one-endpoint`: one endpoint change from core's model to rules applied, over
+ *   `--partials` changes (default 11; target <= 300 ms median at s10k on legacy), alternating with
+ *   `…partial-sync.floor`: a one-chain `--noflush` restore into the same namespace, the least any
+ *   restore costs there (iptables-legacy replaces the whole table blob on every commit);
+ *   `…partial-sync.vs.floor` is their ratio;
+ * - `…inside-restore`: the part of a sync spent in iptables-restore processes and the kernel;
+ * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
+ * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
+ * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
+ * N in `--nft-curve` (default 250,500,1000,2000) while the fitted power law predicts N within
+ * `--nft-budget-s` (default 120 s), then `iptables.nft.full-sync.extrapolated` at the scenario's
+ * size and `iptables.nft.usable-services` (where a restore reaches `--nft-usable-s`, default 10 s).
+ * Options: `--flavours=legacy,nft` (default both), `--partials=N`.
  */
 export default defineSuite({
   name: 'iptables',
   description:
-    'iptables backend: full sync vs iptables-restore of the same input, partial sync, legacy and nft flavours',
+    'iptables backend: full sync vs iptables-restore of the same input, partial sync vs the restore floor, legacy and nft flavours',
   scenarios: ['s1k', 's10k'],
   async run(ctx) {
     const capability = await canCreateNamespaces();
@@ -31,105 +41,190 @@ export default defineSuite({
     await sweepLeftovers();
     const objects = ctx.objects();
     const core = coreOver(objects);
-    const first = core.first;
-    const full = (revision: number): SyncRequest => ({
-      state: first.state,
-      changes: { triggerTimes: new Map(), nodeChanged: true },
-      full: true,
-      revision,
-    });
-    const defaultFlavours = ctx.scenario === 's1k' ? 'legacy,nft' : 'legacy';
-    const flavours = String(ctx.options['flavours'] ?? defaultFlavours).split(',') as IptablesFlavour[];
-    const partialCount = Number(ctx.options['partials'] ?? 11);
+    const flavours = String(ctx.options['flavours'] ?? 'legacy,nft').split(',') as IptablesFlavour[];
+    const nftMax = Number(ctx.options['nft-max-services'] ?? 1000);
     ctx.log(
-      `iptables: ${first.state.services.length} services on ${objects.benchNode}, flavours ${flavours.join(', ')}`,
+      `iptables: ${core.first.state.services.length} services on ${objects.benchNode}, flavours ${flavours.join(', ')}`,
     );
-
     // One list of slices across flavours: each change flips the current state of a slice.
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
     for (const flavour of flavours) {
-      const totals: number[] = [];
-      const inside: number[] = [];
-      const partialsInside: number[] = [];
-      const reference: number[] = [];
-      const partials: number[] = [];
-      let lines = 0;
-      for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
-        // The restore inputs of the first full sync, per tool, replayed alone below.
-        const inputs: { argv: readonly string[]; stdin: string }[] = [];
-        let recording = true;
-        let restoreMs = 0;
-        const execer: Execer = {
-          run: async (argv, stdin, signal) => {
-            if (!argv.some((a) => a.endsWith('-restore'))) return processExecer.run(argv, stdin, signal);
-            if (recording) inputs.push({ argv, stdin });
-            const start = performance.now();
-            const result = await processExecer.run(argv, stdin, signal);
-            restoreMs += performance.now() - start;
-            return result;
-          },
-        };
-        await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
-          const backend = new IptablesBackend({
-            flavour,
-            netns: ns.name,
-            execer,
-            conntrack: false,
-            log: new RecordingLogger(),
-          });
-          await backend.setup();
-          totals.push(await timed(() => backend.sync(full(1))));
-          inside.push(restoreMs);
-          recording = false;
-          lines = inputs.reduce((n, i) => n + i.stdin.split('\n').length, 0);
-          if (run > 0) return;
-          for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
-            const index = (i * 7919) % slices.length;
-            const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
-            slices[index] = slice;
-            restoreMs = 0;
-            partials.push(
-              await timed(async () => {
-                const next = core.change(slice);
-                await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
-              }),
-            );
-            partialsInside.push(restoreMs);
-          }
-        });
-        await inNamespace(ctx, `ipt-ref-${flavour}-${run}`, async (ns) => {
-          reference.push(
-            await timed(async () => {
-              // The recorded argv starts with `ip netns exec <bench namespace>`: the tool and its flags follow.
-              for (const input of inputs)
-                await ns.exec(input.argv.slice(4), { input: input.stdin, timeoutMs: 3_600_000 });
-            }),
-          );
-        });
-      }
-      const fullSync = measurementOf(`iptables.${flavour}.full-sync`, totals);
-      const ref = measurementOf(`iptables.${flavour}.reference.restore`, reference);
-      ctx.reportMeasurement(`iptables.${flavour}.full-sync`, fullSync);
-      ctx.reportMeasurement(`iptables.${flavour}.reference.restore`, ref);
-      ctx.reportMeasurement(`iptables.${flavour}.full-sync.inside-restore`, measurementOf('inside', inside));
-      ctx.reportValue(`iptables.${flavour}.full-sync.lines`, lines, 'count');
-      const ratio = fullSync.p50 / ref.p50;
-      ctx.report({
-        scenario: ctx.scenario,
-        metric: `iptables.${flavour}.full-sync.vs.restore`,
-        value: ratio,
-        unit: 'x',
-        n: 1,
-        p50: ratio,
-        p99: ratio,
-      });
-      if (partials.length > 0) {
-        ctx.reportMeasurement(`iptables.${flavour}.partial-sync.one-endpoint`, measurementOf('partial', partials));
-        ctx.reportMeasurement(
-          `iptables.${flavour}.partial-sync.inside-restore`,
-          measurementOf('inside', partialsInside),
-        );
-      }
+      ctx.reportValue(`iptables.${flavour}.load1.start`, loadavg()[0] ?? 0, 'load');
+      if (flavour === 'nft' && core.first.state.services.length > nftMax) await nftCurve(ctx, core.first.state);
+      else await flavourFigures(ctx, flavour, core, slices);
+      ctx.reportValue(`iptables.${flavour}.load1.end`, loadavg()[0] ?? 0, 'load');
     }
   },
 });
+
+const FLOOR_INPUT = '*nat\n:KUBE-BENCH-FLOOR - [0:0]\n-A KUBE-BENCH-FLOOR -j RETURN\nCOMMIT\n';
+
+/** An execer that records the restore inputs and the time spent in restore processes. */
+class RestoreRecorder implements Execer {
+  inputs: { argv: readonly string[]; stdin: string }[] = [];
+  recording = true;
+  restoreMs = 0;
+  async run(argv: readonly string[], stdin: string, signal?: AbortSignal): ReturnType<Execer['run']> {
+    if (!argv.some((a) => a.endsWith('-restore'))) return processExecer.run(argv, stdin, signal);
+    if (this.recording) this.inputs.push({ argv, stdin });
+    const start = performance.now();
+    const result = await processExecer.run(argv, stdin, signal);
+    this.restoreMs += performance.now() - start;
+    return result;
+  }
+}
+
+function fullRequest(state: NodeLocalState): SyncRequest {
+  return { state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: 1 };
+}
+
+/** One fresh backend's first full sync in `ns`. */
+async function firstFullSync(
+  ns: NetworkNamespace,
+  flavour: IptablesFlavour,
+  state: NodeLocalState,
+): Promise<{ backend: IptablesBackend; ms: number; recorder: RestoreRecorder }> {
+  const recorder = new RestoreRecorder();
+  const backend = new IptablesBackend({
+    flavour,
+    netns: ns.name,
+    execer: recorder,
+    conntrack: false,
+    log: new RecordingLogger(),
+  });
+  await backend.setup();
+  const ms = await timed(() => backend.sync(fullRequest(state)));
+  recorder.recording = false;
+  return { backend, ms, recorder };
+}
+
+/** The recorded restores, alone, into a fresh namespace. */
+async function referenceRestore(
+  ctx: SuiteContext,
+  name: string,
+  inputs: readonly { argv: readonly string[]; stdin: string }[],
+): Promise<number> {
+  let ms = 0;
+  await inNamespace(ctx, name, async (ns) => {
+    ms = await timed(async () => {
+      // The recorded argv starts with `ip netns exec <bench namespace>`: the tool and its flags follow.
+      for (const input of inputs) await ns.exec(input.argv.slice(4), { input: input.stdin, timeoutMs: 3_600_000 });
+    });
+  });
+  return ms;
+}
+
+async function flavourFigures(
+  ctx: SuiteContext,
+  flavour: IptablesFlavour,
+  core: ReturnType<typeof coreOver>,
+  slices: EndpointSliceObject[],
+): Promise<void> {
+  const partialCount = Number(ctx.options['partials'] ?? 11);
+  const totals: number[] = [];
+  const inside: number[] = [];
+  const reference: number[] = [];
+  const partials: number[] = [];
+  const partialsInside: number[] = [];
+  const floor: number[] = [];
+  let lines = 0;
+  for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
+    let inputs: RestoreRecorder['inputs'] = [];
+    await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
+      const { backend, ms, recorder } = await firstFullSync(ns, flavour, core.first.state);
+      totals.push(ms);
+      inside.push(recorder.restoreMs);
+      inputs = recorder.inputs;
+      lines = inputs.reduce((n, i) => n + i.stdin.split('\n').length, 0);
+      if (run > 0) return;
+      const restoreTool = inputs[0]?.argv ?? [];
+      for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
+        const index = (i * 7919) % slices.length;
+        const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+        slices[index] = slice;
+        recorder.restoreMs = 0;
+        partials.push(
+          await timed(async () => {
+            const current = core.change(slice);
+            await backend.sync({
+              state: current.state,
+              changes: current.changes,
+              full: false,
+              revision: current.revision,
+            });
+          }),
+        );
+        partialsInside.push(recorder.restoreMs);
+        // A/B in the same window: the least a restore into this namespace costs, same spawn path.
+        floor.push(await timed(() => processExecer.run(restoreTool, FLOOR_INPUT)));
+      }
+    });
+    reference.push(await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, inputs));
+  }
+  const prefix = `iptables.${flavour}`;
+  const fullSync = measurementOf(`${prefix}.full-sync`, totals);
+  const ref = measurementOf(`${prefix}.reference.restore`, reference);
+  ctx.reportMeasurement(`${prefix}.full-sync`, fullSync);
+  ctx.reportMeasurement(`${prefix}.reference.restore`, ref);
+  ctx.reportMeasurement(`${prefix}.full-sync.inside-restore`, measurementOf('inside', inside));
+  ctx.reportValue(`${prefix}.full-sync.lines`, lines, 'count');
+  reportRatio(ctx, `${prefix}.full-sync.vs.restore`, fullSync.p50 / ref.p50);
+  if (partials.length === 0) return;
+  const partial = measurementOf('partial', partials);
+  const floorM = measurementOf('floor', floor);
+  ctx.reportMeasurement(`${prefix}.partial-sync.one-endpoint`, partial);
+  ctx.reportMeasurement(`${prefix}.partial-sync.inside-restore`, measurementOf('inside', partialsInside));
+  ctx.reportMeasurement(`${prefix}.partial-sync.floor`, floorM);
+  reportRatio(ctx, `${prefix}.partial-sync.vs.floor`, partial.p50 / floorM.p50);
+}
+
+function reportRatio(ctx: SuiteContext, metric: string, ratio: number): void {
+  ctx.report({ scenario: ctx.scenario, metric, value: ratio, unit: 'x', n: 1, p50: ratio, p99: ratio });
+}
+
+/** iptables-nft's growth curve over the first N Services, and the extrapolation to all of them. */
+async function nftCurve(ctx: SuiteContext, state: NodeLocalState): Promise<void> {
+  const sizes = String(ctx.options['nft-curve'] ?? '250,500,1000,2000')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0 && n < state.services.length);
+  const budgetMs = Number(ctx.options['nft-budget-s'] ?? 120) * 1000;
+  const usableMs = Number(ctx.options['nft-usable-s'] ?? 10) * 1000;
+  const measured: { n: number; ms: number; natRules: number }[] = [];
+  for (let n = nextSize(sizes, measured, budgetMs); n !== undefined && !ctx.signal.aborted;) {
+    const part: NodeLocalState = { ...state, services: state.services.slice(0, n) };
+    let sync = 0;
+    let inputs: RestoreRecorder['inputs'] = [];
+    await inNamespace(ctx, `ipt-curve-${n}`, async (ns) => {
+      const result = await firstFullSync(ns, 'nft', part);
+      sync = result.ms;
+      inputs = result.recorder.inputs;
+    });
+    const ref = await referenceRestore(ctx, `ipt-curve-ref-${n}`, inputs);
+    const natRules = natRuleCount(inputs[0]?.stdin ?? '');
+    measured.push({ n, ms: ref, natRules });
+    ctx.reportValue(`iptables.nft.curve.${n}.full-sync`, sync, 'ms');
+    ctx.reportValue(`iptables.nft.curve.${n}.reference.restore`, ref, 'ms');
+    ctx.reportValue(`iptables.nft.curve.${n}.nat-rules`, natRules, 'count');
+    ctx.log(
+      `iptables-nft: ${n} services (${natRules} IPv4 rules): sync ${sync.toFixed(0)} ms, restore ${ref.toFixed(0)} ms`,
+    );
+    n = nextSize(sizes, measured, budgetMs);
+  }
+  if (measured.length < 2) return;
+  const law = fitPowerLaw(measured);
+  const total = state.services.length;
+  ctx.reportValue('iptables.nft.curve.exponent', law.b, 'power');
+  ctx.reportValue('iptables.nft.full-sync.extrapolated', predict(law, total), 'ms');
+  ctx.reportValue('iptables.nft.usable-services', sizeAt(law, usableMs), 'count');
+  const rulesPerService = measured.reduce((s, p) => s + p.natRules / p.n, 0) / measured.length;
+  ctx.reportValue('iptables.nft.usable-rules', sizeAt(law, usableMs) * rulesPerService, 'count');
+}
+
+/** `-A` lines of the `*nat` section of a restore input (what the start-up warning counts). */
+function natRuleCount(input: string): number {
+  const start = input.indexOf('*nat\n');
+  if (start < 0) return 0;
+  const end = input.indexOf('\nCOMMIT\n', start);
+  return (input.slice(start, end < 0 ? undefined : end).match(/^-A /gm) ?? []).length;
+}
