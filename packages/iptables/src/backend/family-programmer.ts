@@ -24,6 +24,26 @@ interface Cached {
   readonly rules: Block;
 }
 
+const EMPTY: Pick<Cached, 'filter' | 'nat' | 'rules' | 'names'> = {
+  filter: block([]),
+  nat: block([]),
+  rules: block([]),
+  names: [],
+};
+
+function sameText(a: Pick<Cached, 'filter' | 'nat' | 'rules' | 'names'>, b: typeof a): boolean {
+  return (
+    a.filter.text === b.filter.text &&
+    a.nat.text === b.nat.text &&
+    a.rules.text === b.rules.text &&
+    a.names.join() === b.names.join()
+  );
+}
+
+function sum(blocks: readonly Block[]): number {
+  return blocks.reduce((n, b) => n + b.lines, 0);
+}
+
 function cached(svc: LocalService, rendered: RenderedService): Cached {
   const names = [...rendered.chains.keys()];
   return {
@@ -66,11 +86,15 @@ export interface FamilyPlan {
   readonly total: { readonly filter: number; readonly nat: number };
   readonly chainsWritten: number;
   readonly chainsDeleted: number;
+  /** A partial sync whose changed Services render as the kernel already has them (e.g. IPv6 when only IPv4 changed): no restore. */
+  readonly noop: boolean;
   commit(): void;
 }
 
 /** What rendering the Services produced, before the restore input is written. */
 interface Rendered {
+  /** A partial sync whose changed Services render exactly as before. */
+  readonly same: boolean;
   readonly filterRules: readonly Block[];
   readonly natTop: readonly Block[];
   readonly natChains: readonly Block[];
@@ -117,6 +141,7 @@ export class FamilyProgrammer {
     const applied = new Map<ServiceKey, readonly string[]>();
     let natTotal = 0;
     let chainsWritten = 0;
+    let same = partial;
     for (const svc of state.services) {
       const old = this.#cache.get(svc.key);
       const changed = (req.updated?.has(svc.key) ?? true) || old === undefined;
@@ -132,13 +157,20 @@ export class FamilyProgrammer {
       natTotal += entry.nat.lines + entry.rules.lines;
       applied.set(svc.key, entry.names);
       if (partial && !changed) continue;
+      same &&= old !== undefined && sameText(old, entry);
       natChains.push(entry.declare);
       chainRules.push(entry.rules);
       chainsWritten += entry.names.length;
     }
+    // A Service removed in this family's rendering changes its rules (and deletes its chains).
+    for (const key of req.updated ?? []) {
+      const old = this.#cache.get(key);
+      if (!cache.has(key) && old !== undefined && !sameText(old, EMPTY)) same = false;
+    }
     return {
       finish: (saved) =>
         this.#finish(req, ctx, partial, saved, {
+          same,
           filterRules,
           natTop,
           natChains,
@@ -160,6 +192,11 @@ export class FamilyProgrammer {
   ): FamilyPlan {
     const { state } = req;
     const { filterRules, natTop, natChains, chainRules, applied, cache, natTotal, chainsWritten } = rendered;
+    const commit = (): void => {
+      this.#ctx = ctx;
+      this.#cache = cache;
+      this.#applied = applied;
+    };
     const deleteChains = this.#stale(
       applied,
       partial ? req.updated : undefined,
@@ -171,6 +208,21 @@ export class FamilyProgrammer {
         : missingJumps(jumpRules(ctx), { nat: savedRules(saved.nat), filter: savedRules(saved.filter) });
     const filterStatic = filterStaticRules(ctx);
     const natStatic = natStaticRules(ctx, state.node);
+    if (rendered.same && deleteChains.length === 0 && missing.length === 0) {
+      const unchanged = { filter: 0, nat: 0 };
+      const total = { filter: filterStatic.length + sum(filterRules), nat: natTotal + natStatic.length };
+      return {
+        family: this.family,
+        partial,
+        text: '',
+        written: unchanged,
+        total,
+        chainsWritten: 0,
+        chainsDeleted: 0,
+        noop: true,
+        commit,
+      };
+    }
     const written = writeRestore({
       filterChains: filterChains(ctx),
       filterRules: [...filterRules, block(filterStatic)],
@@ -191,11 +243,8 @@ export class FamilyProgrammer {
       total: { filter: written.filterRules, nat: natTotal + natStatic.length },
       chainsWritten,
       chainsDeleted: deleteChains.length,
-      commit: () => {
-        this.#ctx = ctx;
-        this.#cache = cache;
-        this.#applied = applied;
-      },
+      noop: false,
+      commit,
     };
   }
 

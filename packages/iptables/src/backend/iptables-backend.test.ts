@@ -96,6 +96,28 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(3);
   });
 
+  it('a partial sync skips the family in which the changed Services render as before', async () => {
+    const { fake, backend, registry } = setup({ families: ['IPv4', 'IPv6'] });
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    expect(fake.restores.map((r) => r.family)).toEqual(['IPv4', 'IPv6']);
+    const ip6Before = fake.save('IPv6');
+    // web gains an IPv4-only endpoint: its IPv6 rendering does not change, so nothing is written there.
+    const extraV4 = services(['a', 'c']).map((s) =>
+      s.name === 'web' ? { ...s, endpoints: [...on('a', 'c'), { ip: '198.18.2.11', node: 'node-b' }] } : s,
+    );
+    await backend.sync(partial(nodeState(extraV4), ['web'], 2));
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(3);
+    expect(fake.restores.map((r) => r.family)).toEqual(['IPv4', 'IPv6', 'IPv4']);
+    expect(fake.save('IPv6')).toBe(ip6Before);
+    expect(await registry.metrics()).toMatch(
+      /kubeproxy_sync_proxy_rules_iptables_last\{table="nat",ip_family="IPv6"\} 0/,
+    );
+    // Removing the Service changes both families: both are written.
+    const withoutWeb = services(['a']).filter((s) => s.name !== 'web');
+    await backend.sync(partial(nodeState(withoutWeb), ['web'], 3));
+    expect(fake.restores.map((r) => r.family)).toEqual(['IPv4', 'IPv6', 'IPv4', 'IPv4', 'IPv6']);
+  });
+
   it('a partial sync deletes the chains of removed endpoints and Services', async () => {
     const { fake, backend } = setup();
     await backend.sync(full(nodeState(services(['a', 'c']))));

@@ -111,7 +111,7 @@ export class IptablesBackend implements Backend {
       const saved = await saves[i]?.result();
       const plan = (drafts[i] as Draft).finish(saved);
       try {
-        await this.client.restore(family, plan.text);
+        if (!plan.noop) await this.client.restore(family, plan.text);
       } catch (e) {
         programmer.reset();
         this.#metrics.restoreFailed(family, plan.partial);

@@ -7,7 +7,7 @@ import type { IptablesMetrics } from './metrics.js';
 export interface IptablesBackendOptions extends IptablesConfigInput {
   /** Where processes (`iptables-restore`, `iptables`, `conntrack`...) start. Default: execa. */
   readonly execer?: Execer;
-  /** Program the tables of this network namespace (`ip netns exec NAME …`). */
+  /** Program the tables of this network namespace (`ip netns add`'s NAME, entered with `nsenter --net=/run/netns/NAME …`). */
   readonly netns?: string;
   /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
   readonly conntrack?: ConntrackCleaner | false;

@@ -25,7 +25,7 @@ export class IptablesClient {
   constructor(options: IptablesClientOptions) {
     this.flavour = options.flavour;
     this.#execer = options.execer;
-    this.#prefix = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+    this.#prefix = options.netns === undefined ? [] : netnsPrefix(options.netns);
   }
 
   /** Runs any command in the client's namespace. */
@@ -71,4 +71,16 @@ export class IptablesClient {
       throw new Error(`${command('IPv4', this.flavour, 'iptables')} --version failed: ${result.stderr.trim()}`);
     return { flavour: this.flavour === 'auto' ? flavourOf(version) : this.flavour, version };
   }
+}
+
+/**
+ * Runs a command in the named namespace (`ip netns add`'s /run/netns/NAME). `nsenter --net` enters
+ * only the network namespace, which is all iptables, sysctl's net.* and conntrack read: a third of
+ * `ip netns exec`'s cost per process (no mount namespace, no /sys remount), paid by every restore.
+ * The name is checked so that it can only ever name a file in /run/netns.
+ */
+export function netnsPrefix(netns: string): readonly string[] {
+  if (!/^[A-Za-z0-9_.-]+$/.test(netns) || netns === '.' || netns === '..')
+    throw new Error(`invalid network namespace name ${JSON.stringify(netns)}`);
+  return ['nsenter', `--net=/run/netns/${netns}`];
 }

@@ -98,17 +98,21 @@ async function firstFullSync(
   return { backend, ms, recorder };
 }
 
-/** The recorded restores, alone, into a fresh namespace. */
+/** The recorded restores, alone, into a fresh namespace, spawned exactly as the backend spawned them. */
 async function referenceRestore(
   ctx: SuiteContext,
   name: string,
-  inputs: readonly { argv: readonly string[]; stdin: string }[],
+  recorded: { readonly netns: string; readonly inputs: RestoreRecorder['inputs'] },
 ): Promise<number> {
   let ms = 0;
   await inNamespace(ctx, name, async (ns) => {
+    const argvIn = (argv: readonly string[]): string[] =>
+      argv.map((arg) => (arg === `--net=/run/netns/${recorded.netns}` ? `--net=/run/netns/${ns.name}` : arg));
     ms = await timed(async () => {
-      // The recorded argv starts with `ip netns exec <bench namespace>`: the tool and its flags follow.
-      for (const input of inputs) await ns.exec(input.argv.slice(4), { input: input.stdin, timeoutMs: 3_600_000 });
+      for (const input of recorded.inputs) {
+        const result = await processExecer.run(argvIn(input.argv), input.stdin);
+        if (result.exitCode !== 0) throw new Error(`reference restore failed: ${result.stderr}`);
+      }
     });
   });
   return ms;
@@ -129,12 +133,13 @@ async function flavourFigures(
   const floor: number[] = [];
   let lines = 0;
   for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
-    let inputs: RestoreRecorder['inputs'] = [];
+    let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
     await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
       const { backend, ms, recorder } = await firstFullSync(ns, flavour, core.first.state);
       totals.push(ms);
       inside.push(recorder.restoreMs);
-      inputs = recorder.inputs;
+      const inputs = recorder.inputs;
+      recorded = { netns: ns.name, inputs };
       lines = inputs.reduce((n, i) => n + i.stdin.split('\n').length, 0);
       if (run > 0) return;
       const restoreTool = inputs[0]?.argv ?? [];
@@ -159,7 +164,7 @@ async function flavourFigures(
         floor.push(await timed(() => processExecer.run(restoreTool, FLOOR_INPUT)));
       }
     });
-    reference.push(await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, inputs));
+    reference.push(await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, recorded));
   }
   const prefix = `iptables.${flavour}`;
   const fullSync = measurementOf(`${prefix}.full-sync`, totals);
@@ -194,13 +199,14 @@ async function nftCurve(ctx: SuiteContext, state: NodeLocalState): Promise<void>
   for (let n = nextSize(sizes, measured, budgetMs); n !== undefined && !ctx.signal.aborted;) {
     const part: NodeLocalState = { ...state, services: state.services.slice(0, n) };
     let sync = 0;
-    let inputs: RestoreRecorder['inputs'] = [];
+    let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
     await inNamespace(ctx, `ipt-curve-${n}`, async (ns) => {
       const result = await firstFullSync(ns, 'nft', part);
       sync = result.ms;
-      inputs = result.recorder.inputs;
+      recorded = { netns: ns.name, inputs: result.recorder.inputs };
     });
-    const ref = await referenceRestore(ctx, `ipt-curve-ref-${n}`, inputs);
+    const inputs = recorded.inputs;
+    const ref = await referenceRestore(ctx, `ipt-curve-ref-${n}`, recorded);
     const natRules = natRuleCount(inputs[0]?.stdin ?? '');
     measured.push({ n, ms: ref, natRules });
     ctx.reportValue(`iptables.nft.curve.${n}.full-sync`, sync, 'ms');

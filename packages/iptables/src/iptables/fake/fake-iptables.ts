@@ -72,6 +72,7 @@ export class FakeIptables implements Execer {
   async run(argv: readonly string[], stdin: string): Promise<ExecResult> {
     let args = [...argv];
     if (args[0] === 'ip' && args[1] === 'netns' && args[2] === 'exec') args = args.slice(4);
+    if (args[0] === 'nsenter' && args[1]?.startsWith('--net=')) args = args.slice(2);
     this.commands.push(args.join(' '));
     const [file, ...rest] = args;
     if (file === 'sysctl') return ok();
