@@ -233,4 +233,11 @@ describe('IptablesBackend over the fake iptables', () => {
     await backend.sync(full(nodeState(allFeatures())));
     expect(log.at('warn')).toEqual([]);
   });
+
+  it('warns before the first restore runs (on an iptables-nft host that restore is what takes minutes)', async () => {
+    const { fake, backend, log } = setup({ flavour: 'nft', ruleLimit: 50 });
+    fake.failNextRestore('iptables-restore: line 2 failed');
+    await expect(backend.sync(full(nodeState(allFeatures())))).rejects.toThrow(/line 2 failed/);
+    expect(log.at('warn').map((r) => r.msg)).toEqual([expect.stringMatching(/nf_tables flavour/)]);
+  });
 });

@@ -110,6 +110,8 @@ export class IptablesBackend implements Backend {
       const family = programmer.family;
       const saved = await saves[i]?.result();
       const plan = (drafts[i] as Draft).finish(saved);
+      // Before the restore: on an iptables-nft host at scale, the restore itself is what takes minutes.
+      this.#warnOnce(plan);
       try {
         if (!plan.noop) await this.client.restore(family, plan.text);
       } catch (e) {
@@ -135,7 +137,6 @@ export class IptablesBackend implements Backend {
     }
     await localnet?.result();
     if (canaryDue) this.#lastCanaryCheck = this.#now();
-    this.#warnOnce(plans);
     this.#log.info('synced iptables', {
       partial: plans.every((p) => p.partial),
       revision: req.revision,
@@ -179,9 +180,9 @@ export class IptablesBackend implements Backend {
     this.#localnetSet = result.exitCode === 0;
   }
 
-  #warnOnce(plans: readonly FamilyPlan[]): void {
+  #warnOnce(plan: FamilyPlan): void {
     if (this.#warned) return;
-    const nat = Math.max(0, ...plans.map((p) => p.total.nat));
+    const nat = plan.total.nat;
     const warning = nftFlavourWarning(this.#detected?.flavour, nat, this.#ruleLimit);
     if (warning === undefined) return;
     this.#warned = true;

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { NFT_FLAVOUR_RULE_LIMIT, nftFlavourWarning } from './scale-warning.js';
+
+describe('the iptables-nft scale warning', () => {
+  it.each([
+    ['nft', NFT_FLAVOUR_RULE_LIMIT + 1, true],
+    ['nft', NFT_FLAVOUR_RULE_LIMIT, false],
+    ['nft', 100, false],
+    ['legacy', 10 * NFT_FLAVOUR_RULE_LIMIT, false],
+    [undefined, 10 * NFT_FLAVOUR_RULE_LIMIT, false],
+  ] as const)('%s host with %i nat rules: warns %s', (flavour, rules, warns) => {
+    const warning = nftFlavourWarning(flavour, rules);
+    if (warns) expect(warning).toMatch(new RegExp(`nf_tables flavour .* ${rules} nat rules.*use the nft backend`));
+    else expect(warning).toBeUndefined();
+  });
+
+  it('takes a lower limit (tests, operators who know their host)', () => {
+    expect(nftFlavourWarning('nft', 51, 50)).toBeDefined();
+    expect(nftFlavourWarning('nft', 50, 50)).toBeUndefined();
+  });
+});
