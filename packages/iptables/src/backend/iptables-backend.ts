@@ -19,7 +19,7 @@ import {
   type SyncRequest,
 } from '@kpng/core';
 import { Registry } from 'prom-client';
-import { IptablesClient } from '../iptables/client.js';
+import { IptablesClient, savedTable } from '../iptables/client.js';
 import { processExecer } from '../iptables/exec.js';
 import { resolveConfig, type IptablesConfig } from '../render/config.js';
 import { renderContext } from '../render/context.js';
@@ -164,9 +164,10 @@ export class IptablesBackend implements Backend {
     });
   }
 
+  /** What the kernel holds, in one `iptables-save` of every table (a process per table costs more than the bytes). */
   async #save(family: IPFamily): Promise<SavedTables> {
-    const [nat, filter] = await Promise.all([this.client.save(family, 'nat'), this.client.save(family, 'filter')]);
-    return { nat, filter };
+    const dump = await this.client.save(family);
+    return { nat: savedTable(dump, 'nat'), filter: savedTable(dump, 'filter') };
   }
 
   /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, with the first full sync). */

@@ -45,10 +45,12 @@ export class IptablesClient {
       throw new RestoreError(command(family, this.flavour, 'restore'), result.stderr || result.stdout, input);
   }
 
-  async save(family: IPFamily, table: Table): Promise<string> {
-    const result = await this.#tool(family, 'save', ['-t', table]);
+  /** `*-save -t TABLE`, or every table the kernel has (one process) without `table`. */
+  async save(family: IPFamily, table?: Table): Promise<string> {
+    const args = table === undefined ? [] : ['-t', table];
+    const result = await this.#tool(family, 'save', args);
     if (result.exitCode !== 0)
-      throw new Error(`${command(family, this.flavour, 'save')} -t ${table} failed: ${result.stderr.trim()}`);
+      throw new Error(`${[command(family, this.flavour, 'save'), ...args].join(' ')} failed: ${result.stderr.trim()}`);
     return result.stdout;
   }
 
@@ -83,4 +85,13 @@ export function netnsPrefix(netns: string): readonly string[] {
   if (!/^[A-Za-z0-9_.-]+$/.test(netns) || netns === '.' || netns === '..')
     throw new Error(`invalid network namespace name ${JSON.stringify(netns)}`);
   return ['nsenter', `--net=/run/netns/${netns}`];
+}
+
+/** One table's part (`*table` up to its `COMMIT`) of an `iptables-save` dump of every table; '' if absent. */
+export function savedTable(dump: string, table: Table): string {
+  const found = dump.startsWith(`*${table}\n`) ? 0 : dump.indexOf(`\n*${table}\n`);
+  if (found < 0) return '';
+  const start = found === 0 ? 0 : found + 1;
+  const end = dump.indexOf('\nCOMMIT\n', start + 1);
+  return dump.slice(start, end < 0 ? undefined : end + 8);
 }

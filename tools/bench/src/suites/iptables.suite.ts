@@ -25,7 +25,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
  * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
  * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
- * N in `--nft-curve` (default 250,500,1000,2000) while the fitted power law predicts N within
+ * N in `--nft-curve` (default 250,500,1000,2000; medians of `--runs`) while the fitted power law predicts N within
  * `--nft-budget-s` (default 120 s), then `iptables.nft.full-sync.extrapolated` at the scenario's
  * size and `iptables.nft.usable-services` (where a restore reaches `--nft-usable-s`, default 10 s).
  * Options: `--flavours=legacy,nft` (default both), `--partials=N`.
@@ -198,22 +198,30 @@ async function nftCurve(ctx: SuiteContext, state: NodeLocalState): Promise<void>
   const measured: { n: number; ms: number; natRules: number }[] = [];
   for (let n = nextSize(sizes, measured, budgetMs); n !== undefined && !ctx.signal.aborted;) {
     const part: NodeLocalState = { ...state, services: state.services.slice(0, n) };
-    let sync = 0;
-    let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
-    await inNamespace(ctx, `ipt-curve-${n}`, async (ns) => {
-      const result = await firstFullSync(ns, 'nft', part);
-      sync = result.ms;
-      recorded = { netns: ns.name, inputs: result.recorder.inputs };
-    });
-    const inputs = recorded.inputs;
-    const ref = await referenceRestore(ctx, `ipt-curve-ref-${n}`, recorded);
-    const natRules = natRuleCount(inputs[0]?.stdin ?? '');
-    measured.push({ n, ms: ref, natRules });
-    ctx.reportValue(`iptables.nft.curve.${n}.full-sync`, sync, 'ms');
-    ctx.reportValue(`iptables.nft.curve.${n}.reference.restore`, ref, 'ms');
+    const syncs: number[] = [];
+    const refs: number[] = [];
+    let natRules = 0;
+    // Runs alternate sync and reference (each in a fresh namespace), so load drift hits both alike.
+    for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
+      let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
+      await inNamespace(ctx, `ipt-curve-${n}-${run}`, async (ns) => {
+        const result = await firstFullSync(ns, 'nft', part);
+        syncs.push(result.ms);
+        recorded = { netns: ns.name, inputs: result.recorder.inputs };
+      });
+      natRules = natRuleCount(recorded.inputs[0]?.stdin ?? '');
+      refs.push(await referenceRestore(ctx, `ipt-curve-ref-${n}-${run}`, recorded));
+    }
+    const sync = measurementOf('sync', syncs);
+    const ref = measurementOf('restore', refs);
+    measured.push({ n, ms: ref.p50, natRules });
+    ctx.reportMeasurement(`iptables.nft.curve.${n}.full-sync`, sync);
+    ctx.reportMeasurement(`iptables.nft.curve.${n}.reference.restore`, ref);
+    reportRatio(ctx, `iptables.nft.curve.${n}.full-sync.vs.restore`, sync.p50 / ref.p50);
     ctx.reportValue(`iptables.nft.curve.${n}.nat-rules`, natRules, 'count');
+    ctx.reportValue(`iptables.nft.curve.${n}.load1`, loadavg()[0] ?? 0, 'load');
     ctx.log(
-      `iptables-nft: ${n} services (${natRules} IPv4 rules): sync ${sync.toFixed(0)} ms, restore ${ref.toFixed(0)} ms`,
+      `iptables-nft: ${n} services (${natRules} nat rules): sync ${sync.p50.toFixed(0)} ms, restore ${ref.p50.toFixed(0)} ms (medians of ${refs.length})`,
     );
     n = nextSize(sizes, measured, budgetMs);
   }
