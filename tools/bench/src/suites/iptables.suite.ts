@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
@@ -48,23 +49,41 @@ export default defineSuite({
     );
     // One list of slices across flavours: each change flips the current state of a slice.
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
-    for (const flavour of flavours) {
-      ctx.reportValue(`iptables.${flavour}.load1.start`, loadavg()[0] ?? 0, 'load');
-      if (flavour === 'nft' && core.first.state.services.length > nftMax) await nftCurve(ctx, core.first.state);
-      else await flavourFigures(ctx, flavour, core, slices);
-      ctx.reportValue(`iptables.${flavour}.load1.end`, loadavg()[0] ?? 0, 'load');
+    try {
+      for (const flavour of flavours) {
+        ctx.reportValue(`iptables.${flavour}.load1.start`, loadavg()[0] ?? 0, 'load');
+        if (flavour === 'nft' && core.first.state.services.length > nftMax) await nftCurve(ctx, core.first.state);
+        else await flavourFigures(ctx, flavour, core, slices);
+        ctx.reportValue(`iptables.${flavour}.load1.end`, loadavg()[0] ?? 0, 'load');
+      }
+    } finally {
+      await rm(BENCH_XTABLES_LOCK, { force: true });
     }
   },
 });
 
 const FLOOR_INPUT = '*nat\n:KUBE-BENCH-FLOOR - [0:0]\n-A KUBE-BENCH-FLOOR -j RETURN\nCOMMIT\n';
 
+/**
+ * iptables-legacy serialises every process on the host through /run/xtables.lock, also in other
+ * namespaces: an s10k restore holds it for many seconds, and other programs' `iptables -w 5` fail
+ * meanwhile (other engineers' e2e tests on this shared machine). The bench's namespaces are its own,
+ * so its processes take a lock of their own (iptables reads XTABLES_LOCKFILE), removed at the end.
+ */
+const BENCH_XTABLES_LOCK = `/tmp/kpng-bench-${process.pid}-xtables.lock`;
+
+function withOwnLock(argv: readonly string[]): readonly string[] {
+  if (argv[0] !== 'nsenter') return argv;
+  return [...argv.slice(0, 2), 'env', `XTABLES_LOCKFILE=${BENCH_XTABLES_LOCK}`, ...argv.slice(2)];
+}
+
 /** An execer that records the restore inputs and the time spent in restore processes. */
 class RestoreRecorder implements Execer {
   inputs: { argv: readonly string[]; stdin: string }[] = [];
   recording = true;
   restoreMs = 0;
-  async run(argv: readonly string[], stdin: string, signal?: AbortSignal): ReturnType<Execer['run']> {
+  async run(original: readonly string[], stdin: string, signal?: AbortSignal): ReturnType<Execer['run']> {
+    const argv = withOwnLock(original);
     if (!argv.some((a) => a.endsWith('-restore'))) return processExecer.run(argv, stdin, signal);
     if (this.recording) this.inputs.push({ argv, stdin });
     const start = performance.now();
