@@ -218,7 +218,7 @@ describe('IptablesBackend over the fake iptables', () => {
   });
 
   it('warns once at start when the host is iptables-nft and the ruleset is large', async () => {
-    // allFeatures has ~70 nat rules; the limit is lowered to keep the test small (20k in production).
+    // allFeatures has ~70 nat rules; the limit is lowered to keep the test small (15k in production).
     const big = allFeatures();
     for (const flavour of ['nft', 'legacy'] as const) {
       const { backend, log } = setup({ flavour, ruleLimit: 50 });

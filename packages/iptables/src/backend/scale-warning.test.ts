@@ -6,6 +6,9 @@ describe('the iptables-nft scale warning', () => {
     ['nft', NFT_FLAVOUR_RULE_LIMIT + 1, true],
     ['nft', NFT_FLAVOUR_RULE_LIMIT, false],
     ['nft', 100, false],
+    // The measured curve (scale-warning.ts): 375 Services restore in seconds, 750 take more than a minute.
+    ['nft', 13_462, false],
+    ['nft', 26_141, true],
     ['legacy', 10 * NFT_FLAVOUR_RULE_LIMIT, false],
     [undefined, 10 * NFT_FLAVOUR_RULE_LIMIT, false],
   ] as const)('%s host with %i nat rules: warns %s', (flavour, rules, warns) => {

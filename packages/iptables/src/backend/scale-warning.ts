@@ -1,10 +1,20 @@
 /**
- * On iptables-nft hosts a kube-proxy-shaped ruleset is pathological at scale (PERFORMANCE.md:
- * `iptables-nft-restore` of a 1k-Service nat table, 42k lines, takes 5.1 s on a 2-core host, where
- * iptables-legacy takes 0.28 s; 10k Services did not finish in 45 minutes). Past this many nat
- * rules each full sync takes seconds and grows much faster than the ruleset.
+ * On iptables-nft hosts a kube-proxy-shaped ruleset is pathological at scale: iptables-nft-restore's
+ * time grows far faster than the ruleset. Measured with `npm run bench -- s10k --suite iptables
+ * --flavours=nft` (first N Services of s10k, medians of 3, 2 shared cores at load 14-22; PERFORMANCE.md):
+ *
+ * | Services | nat rules | restore |
+ * |---|---|---|
+ * | 125 | 4,394 | 0.40 s |
+ * | 250 | 9,047 | 1.27 s |
+ * | 375 | 13,462 | 3.6 s |
+ * | 750 | 26,141 | 74 s |
+ *
+ * Between 13.5k and 26k nat rules the restore goes from seconds to more than a minute (the fitted
+ * power law crosses 10 s at 15.8k rules here; 10k Services extrapolate to about a day). The limit
+ * sits at that cliff: past it each full sync takes many seconds, and soon minutes.
  */
-export const NFT_FLAVOUR_RULE_LIMIT = 20_000;
+export const NFT_FLAVOUR_RULE_LIMIT = 15_000;
 
 export function nftFlavourWarning(
   flavour: string | undefined,
@@ -14,7 +24,8 @@ export function nftFlavourWarning(
   if (flavour !== 'nft' || natRules <= limit) return undefined;
   return (
     `iptables is the nf_tables flavour and this node's ruleset has ${natRules} nat rules: ` +
-    'iptables-nft restores of kube-proxy-shaped rulesets take seconds at 1,000 Services and do not finish at 10,000; ' +
+    'iptables-nft restores of kube-proxy-shaped rulesets grow much faster than the ruleset ' +
+    '(measured: 3.6 s at 13.5k nat rules, 74 s at 26k; 10k Services extrapolate to about a day); ' +
     'use the nft backend (kpng-nft, --proxy-mode nftables) or iptables-legacy'
   );
 }
