@@ -223,7 +223,7 @@ function addNodeUser(root: string): void {
 }
 
 /** Each workspace package packed once per build run, after checking it is built. */
-class Packs {
+export class Packs {
   readonly #dir: string;
   readonly #log: (line: string) => void;
   readonly #done = new Map<string, string>();
