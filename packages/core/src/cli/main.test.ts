@@ -42,6 +42,9 @@ describe('kpng main', () => {
     [['--bogus'], /kpng: Unknown option '--bogus'/],
     [['--sync-period', 'x'], /kpng: --sync-period: invalid duration "x"/],
     [['--output', 'xml'], /kpng: --output: must be one of summary, json, yaml/],
+    // A malformed stream address exits at once instead of being dialled (and retried) forever.
+    [['--api', 'central'], /kpng: --api: invalid address "central": expected host:port/],
+    [['--connect', 'unix://kpng.sock', '--backend', 'log'], /kpng: --connect: invalid address "unix:\/\/kpng.sock"/],
   ])('rejects bad flags with exit code 2: %j', async (argv, message) => {
     const io = capture();
     expect(await main(argv, {})).toBe(2);

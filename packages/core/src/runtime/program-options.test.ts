@@ -93,6 +93,17 @@ describe('parseProgramFlags', () => {
     [['--v', 'loud'], /--v: must be a non-negative integer/],
     [['-o', 'xml'], /--output: must be one of summary, json, yaml/],
     [['serve'], /unexpected argument "serve"/],
+    [['--api', 'central'], /--api: invalid address "central": expected host:port/],
+    [['--api='], /--api: invalid address "": expected host:port/],
+    [['--api', 'http://central:12090'], /--api: invalid address "http:\/\/central:12090"/],
+    [['--api', 'bad host:12090'], /--api: invalid address "bad host:12090": "bad host" is not an IP/],
+    [['--api', 'central:0'], /--api: invalid address "central:0": port 0 cannot be dialled/],
+    [['--connect', 'kpng.sock', '--backend', 'log'], /--connect: invalid address "kpng.sock"/],
+    [['--connect', 'unix://kpng.sock', '--backend', 'log'], /--connect: .*must be absolute/],
+    [
+      ['--connect', '10.0.0.1:12090', '--backend', 'log'],
+      /--connect: "10.0.0.1:12090" is not a unix socket or loopback/,
+    ],
   ])('%j fails with a clear message', (argv, message) => {
     expect(() => parseOptions(argv)).toThrow(UsageError);
     expect(() => parseOptions(argv)).toThrow(message);

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../util/duration.js';
-import { parseListenAddress, type ListenAddress } from '../util/address.js';
+import { isLoopbackHost, parseListenAddress, type ListenAddress } from '../util/address.js';
+import { parseDialAddress } from '../stream/stream-address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';
 
 export type SourceKind = 'kube' | 'file' | 'api' | 'connect';
@@ -165,6 +166,14 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
   if (given.length > 1 || (given.length === 1 && (v.kubeconfig !== undefined || v.master !== undefined))) {
     throw new UsageError(
       `choose one source: --${[...given, ...(v.kubeconfig !== undefined || v.master !== undefined ? ['kubeconfig/--master'] : [])].join(', --')}`,
+    );
+  }
+  // Checked here, not at the first dial: gRPC would retry a malformed target forever.
+  flag('api', v.api, parseDialAddress);
+  const connect = flag('connect', v.connect, parseDialAddress);
+  if (connect?.kind === 'tcp' && !isLoopbackHost(connect.host)) {
+    throw new UsageError(
+      `--connect: ${JSON.stringify(v.connect)} is not a unix socket or loopback address; a core serves its node-local stream only there`,
     );
   }
   const source = oneOf<SourceKind>('source', v.source, ['kube', 'file', 'api', 'connect']) ?? given[0];
