@@ -13,16 +13,24 @@ describe('parseServeAddress', () => {
   });
 
   it.each(['0.0.0.0:12090', ':12090', '10.0.0.1:12090', '[::]:12090', '[2001:db8::1]:1'])(
-    'refuses non-loopback %s by default',
+    'refuses non-loopback %s without TLS',
     (address) => {
       expect(() => parseServeAddress(address, false)).toThrow(
-        expect.objectContaining({ code: ErrorCodes.InvalidConfig }),
+        expect.objectContaining({ code: ErrorCodes.InvalidConfig, message: expect.stringMatching(/without TLS/) }),
       );
     },
   );
 
-  it('accepts a non-loopback address when remote clients are allowed (central core)', () => {
-    expect(parseServeAddress('10.0.0.1:12090', true)).toEqual({ kind: 'tcp', host: '10.0.0.1', port: 12090 });
+  it.each([
+    ['10.0.0.1:12090', { kind: 'tcp', host: '10.0.0.1', port: 12090 }],
+    ['0.0.0.0:12090', { kind: 'tcp', host: '0.0.0.0', port: 12090 }],
+    ['127.0.0.1:0', { kind: 'tcp', host: '127.0.0.1', port: 0 }],
+  ])('accepts %s with TLS (central core)', (address, parsed) => {
+    expect(parseServeAddress(address, true)).toEqual(parsed);
+  });
+
+  it('refuses TLS on a unix socket', () => {
+    expect(() => parseServeAddress('unix:///run/kpng/g.sock', true)).toThrow(/TLS needs a TCP address/);
   });
 
   it.each(['unix://relative.sock', 'nonsense', '127.0.0.1:99999'])(
