@@ -4,6 +4,9 @@ import { parseDurationMs } from '../util/duration.js';
 import { isLoopbackHost, parseListenAddress, type ListenAddress } from '../util/address.js';
 import { parseDialAddress } from '../stream/stream-address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';
+import { API_TLS, GLOBAL_TLS, STREAM_TLS_FLAGS, streamTlsFlags } from './stream-tls-flags.js';
+import { UsageError } from './usage-error.js';
+import type { StreamTlsFiles } from '../stream/tls.js';
 
 export type SourceKind = 'kube' | 'file' | 'api' | 'connect';
 export type OutputFormat = 'summary' | 'json' | 'yaml';
@@ -26,6 +29,10 @@ export interface ProgramOptions {
   readonly listen?: ListenAddress;
   /** Global model stream (central-core mode); undefined = disabled. */
   readonly globalListen?: ListenAddress;
+  /** Mutual TLS of the global stream served (`--global-tls-*`); required off loopback. */
+  readonly globalTls?: StreamTlsFiles;
+  /** Mutual TLS to the central core (`--api-tls-*`); required off loopback. */
+  readonly apiTls?: StreamTlsFiles;
   readonly metricsBindAddress?: ListenAddress;
   readonly healthzBindAddress?: ListenAddress;
   /** `kpng --backend`: which backend module to load (resolved before parsing, see `backendName`). */
@@ -73,6 +80,7 @@ const COMMON_FLAGS = {
   netns: { type: 'string' },
   listen: { type: 'string' },
   'global-listen': { type: 'string' },
+  ...STREAM_TLS_FLAGS,
   'metrics-bind-address': { type: 'string' },
   'healthz-bind-address': { type: 'string' },
   'min-sync-period': { type: 'string' },
@@ -88,9 +96,7 @@ const COMMON_FLAGS = {
 
 type ParseArgsOption = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 /** The value of `--backend` in `argv`, if any: it decides which flags the rest of `argv` may use. */
 export function backendName(argv: readonly string[]): string | undefined {
@@ -169,7 +175,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     );
   }
   // Checked here, not at the first dial: gRPC would retry a malformed target forever.
-  flag('api', v.api, parseDialAddress);
+  const api = flag('api', v.api, parseDialAddress);
   const connect = flag('connect', v.connect, parseDialAddress);
   if (connect?.kind === 'tcp' && !isLoopbackHost(connect.host)) {
     throw new UsageError(
@@ -194,6 +200,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     );
   }
   const listen = source === 'connect' ? v.listen : (v.listen ?? spec.listenDefault);
+  const globalListen = address('global-listen', v['global-listen']);
 
   return {
     ...(source ? { source } : {}),
@@ -206,7 +213,9 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     ...(v['service-proxy-name'] !== undefined ? { serviceProxyName: v['service-proxy-name'] } : {}),
     ...(v.netns !== undefined ? { netns: v.netns } : {}),
     ...optional('listen', address('listen', listen)),
-    ...optional('globalListen', address('global-listen', v['global-listen'])),
+    ...optional('globalListen', globalListen),
+    ...optional('globalTls', streamTlsFlags(GLOBAL_TLS, globalListen, v)),
+    ...optional('apiTls', streamTlsFlags(API_TLS, api, v)),
     ...optional('metricsBindAddress', address('metrics-bind-address', v['metrics-bind-address'] ?? '127.0.0.1:10249')),
     ...optional('healthzBindAddress', address('healthz-bind-address', v['healthz-bind-address'] ?? '0.0.0.0:10256')),
     ...(v.backend !== undefined ? { backend: v.backend } : {}),

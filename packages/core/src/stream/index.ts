@@ -10,6 +10,7 @@ export { serveGlobalState } from './server/global-server.js';
 export { DEFAULT_HEARTBEAT_INTERVAL_MS, type ServeOptions, type StreamServer } from './server/stream-server.js';
 export type { StreamObserver } from './server/server-session.js';
 export type { StreamApi } from './service-definitions.js';
+export { readStreamTls, type StreamTls, type StreamTlsFiles } from './tls.js';
 export { DEFAULT_LOCAL_ADDRESS, parseDialAddress, parseServeAddress } from './stream-address.js';
 export { watchLocalState, watchGlobalState, watchHub, type WatchOptions } from './client/client.js';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './client/grpc-source.js';
