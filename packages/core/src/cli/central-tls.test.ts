@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { harness } from '../stream/testdata/harness.js';
 import { makeTestPki, type TestPki } from '../stream/testdata/pki.js';
 import { main } from './main.js';
+import { captureOutput } from './testdata/capture-output.js';
 
 const EXAMPLE = new URL('../../../../examples/cluster.yaml', import.meta.url).pathname;
 const h = harness();
@@ -11,14 +12,6 @@ let pki: TestPki;
 beforeAll(async () => void (pki = await makeTestPki(await h.dir())));
 afterAll(() => h.cleanup());
 afterEach(() => vi.restoreAllMocks());
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
-  return { out: () => out.join(''), err: () => err.join('') };
-}
 
 /** A loopback port free a moment ago (the central core's flags need a number). */
 function freePort(): Promise<number> {
@@ -45,7 +38,7 @@ const dialTls = (p: TestPki) => [
 
 describe('kpng central core and node agent over mutual TLS (loopback, TLS forced by the flags)', () => {
   it('the agent gets its node-local state through the TLS global stream', async () => {
-    const io = capture();
+    const io = captureOutput();
     const port = await freePort();
     const stop = new AbortController();
     const central = main(
@@ -90,7 +83,7 @@ describe('kpng central core and node agent over mutual TLS (loopback, TLS forced
       /kpng: --api-tls-key \S+stranger\.key is not the private key of --api-tls-cert/,
     ],
   ])('%s exits 2 naming the flag', async (_, argv, message) => {
-    const io = capture();
+    const io = captureOutput();
     expect(await main([...argv(pki), ...QUIET], {})).toBe(2);
     expect(io.err()).toMatch(message);
   });

@@ -90,6 +90,7 @@ describe('parseProgramFlags', () => {
     [['--sync-period', 'soon'], /--sync-period: invalid duration "soon"/],
     [['--min-sync-period', '1m', '--sync-period', '30s'], /must not exceed --sync-period/],
     [['--listen', 'tcp://127.0.0.1:1234'], /--listen: invalid address/],
+    [['--listen', '0.0.0.0:12001'], /--listen: "0.0.0.0:12001" is not a unix socket or loopback address/],
     [['--v', 'loud'], /--v: must be a non-negative integer/],
     [['-o', 'xml'], /--output: must be one of summary, json, yaml/],
     [['serve'], /unexpected argument "serve"/],

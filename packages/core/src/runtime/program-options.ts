@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../util/duration.js';
-import { isLoopbackHost, parseListenAddress, type ListenAddress } from '../util/address.js';
-import { parseDialAddress } from '../stream/stream-address.js';
+import { parseListenAddress, type ListenAddress } from '../util/address.js';
+import { needsTls, parseDialAddress } from '../stream/stream-address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';
 import { API_TLS, GLOBAL_TLS, STREAM_TLS_FLAGS, streamTlsFlags } from './stream-tls-flags.js';
 import { UsageError } from './usage-error.js';
@@ -177,7 +177,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
   // Checked here, not at the first dial: gRPC would retry a malformed target forever.
   const api = flag('api', v.api, parseDialAddress);
   const connect = flag('connect', v.connect, parseDialAddress);
-  if (connect?.kind === 'tcp' && !isLoopbackHost(connect.host)) {
+  if (connect && needsTls(connect)) {
     throw new UsageError(
       `--connect: ${JSON.stringify(v.connect)} is not a unix socket or loopback address; a core serves its node-local stream only there`,
     );
@@ -201,6 +201,12 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
   }
   const listen = source === 'connect' ? v.listen : (v.listen ?? spec.listenDefault);
   const globalListen = address('global-listen', v['global-listen']);
+  const localListen = address('listen', listen);
+  if (localListen && needsTls(localListen)) {
+    throw new UsageError(
+      `--listen: ${JSON.stringify(listen)} is not a unix socket or loopback address; the node-local stream is served only there`,
+    );
+  }
 
   return {
     ...(source ? { source } : {}),
@@ -212,7 +218,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     ...(nodeName ? { nodeName } : {}),
     ...(v['service-proxy-name'] !== undefined ? { serviceProxyName: v['service-proxy-name'] } : {}),
     ...(v.netns !== undefined ? { netns: v.netns } : {}),
-    ...optional('listen', address('listen', listen)),
+    ...optional('listen', localListen),
     ...optional('globalListen', globalListen),
     ...optional('globalTls', streamTlsFlags(GLOBAL_TLS, globalListen, v)),
     ...optional('apiTls', streamTlsFlags(API_TLS, api, v)),
