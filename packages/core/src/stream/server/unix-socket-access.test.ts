@@ -26,13 +26,16 @@ const h = harness();
 const logger = new RecordingLogger();
 afterEach(() => h.cleanup());
 
-/** Connects to the unix socket `path` from a child process, as `user` if given: `connected` or the error code. */
+/**
+ * Connects to the unix socket `path` from a child process, as `user` if given: `connected` or the
+ * error. The child is perl (Debian's perl-base is essential), not node: the second uid must be able
+ * to run it, and the node running the tests may live where it cannot (a pinned LTS in a 0700 home).
+ */
 function connectAs(path: string, user?: { uid: number; gid: number }): Promise<string> {
-  const script = `require('node:net').connect(process.argv[1])
-    .on('connect', () => { console.log('connected'); process.exit(0); })
-    .on('error', (e) => { console.log(e.code); process.exit(0); });`;
+  const script =
+    'my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]); print $s ? "connected" : $!{EACCES} ? "EACCES" : "$!"';
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['-e', script, path], { ...user, timeout: 10_000 }, (err, stdout) =>
+    execFile('perl', ['-MIO::Socket::UNIX', '-e', script, path], { ...user, timeout: 10_000 }, (err, stdout) =>
       err ? reject(err) : resolve(stdout.trim()),
     ),
   );
