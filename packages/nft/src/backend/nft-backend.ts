@@ -141,12 +141,18 @@ export class NftBackend implements Backend {
     return new Map(this.#programmers.map((p) => [p.family, p.ruleset(state)]));
   }
 
+  /** Ends the nft client's shell (when this backend created the client). */
+  async close(): Promise<void> {
+    if (this.#options.nft === undefined) await this.#nft?.close?.();
+  }
+
   async #client(): Promise<Nft> {
     if (this.#nft === undefined) {
       const { execer, netns } = this.#options;
       this.#nft = await createNftClient({
         ...(execer === undefined ? {} : { execer }),
         ...(netns === undefined ? {} : { netns }),
+        shell: this.#options.nftShell ?? true,
       });
     }
     return this.#nft;
