@@ -22,8 +22,9 @@ export interface CoreOptions {
   /**
    * Milliseconds of node-view computation per event-loop turn (default 10): a recompute of every
    * Service (the first state, a change of the node's zone or addresses) at 10,000 Services takes
-   * ~0.3 s, done in slices with a turn for health and metrics in between. 0 yields after every few
-   * Services (tests).
+   * ~0.3 s, done in slices with a turn for health and metrics in between. A view that fits in the
+   * budget is published in the same turn (so always with `Infinity`: benchmarks of the work
+   * itself); 0 yields after every 16 Services (tests).
    */
   readonly turnBudgetMs?: number;
   /** How the next slice is scheduled (default: `setImmediate`). */
