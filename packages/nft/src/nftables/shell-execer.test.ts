@@ -82,6 +82,18 @@ describe('ShellExecer', () => {
     expect(() => process.kill(Number(before), 0)).toThrow();
   });
 
+  test('an idle shell holds nothing on the event loop; closing it does until it is gone', async () => {
+    const children = (): number => process.getActiveResourcesInfo().filter((r) => r === 'ProcessWrap').length;
+    const before = children();
+    const shell = make();
+    await shell.run(['cat'], 'x');
+    expect(children()).toBe(before);
+    const closing = shell.close();
+    expect(children()).toBe(before + 1);
+    await closing;
+    expect(children()).toBe(before);
+  });
+
   test('close ends the shell', async () => {
     const shell = make();
     const pid = Number((await shell.run([ppid], '')).stdout);

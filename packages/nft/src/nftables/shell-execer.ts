@@ -70,6 +70,9 @@ export class ShellExecer implements Execer {
 
   /** Ends the shell (and deletes its files); a later `run` starts a new one. */
   async close(): Promise<void> {
+    // Held on the event loop until the shell is gone: an unreferenced child would let a program
+    // whose last work is this close exit before the shell does.
+    this.#current?.shell.ref();
     const running = this.#running;
     this.#running = undefined;
     this.#current = undefined;
@@ -80,6 +83,7 @@ export class ShellExecer implements Execer {
       if (r.shell.exitCode !== null || r.shell.signalCode !== null) resolve();
       else r.shell.once('close', () => resolve());
     });
+    r.shell.ref();
     r.shell.stdin.end();
     await exited;
     await rm(r.dir, { recursive: true, force: true });
