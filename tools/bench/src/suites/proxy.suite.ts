@@ -183,6 +183,7 @@ async function programOnce(
       );
     }
     const firstSyncLoop = await program.eventLoop();
+    ctx.log(`proxy: longest first-sync stalls ${JSON.stringify(firstSyncLoop.stalls)} (ms since the program started)`);
     const answered = await poll.stop();
     const names = ['healthz', 'livez', 'metrics'];
     const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));
