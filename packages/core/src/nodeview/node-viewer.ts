@@ -77,25 +77,17 @@ export class NodeViewer {
 
   #recomputeSome(model: ModelReader, changed: Iterable<ServiceKey>, context: NodeContext): Work {
     const updated = new Set<ServiceKey>();
-    const keys = [...changed];
-    let i = 0;
     return {
-      step: (due) => {
-        while (i < keys.length) {
-          const key = keys[i++]!;
-          const svc = model.service(key);
-          const next = svc === undefined ? undefined : buildLocalService(svc, model.slicesOf(key), context);
-          const current = this.#services.get(key);
-          if (next === undefined) {
-            if (this.#services.delete(key)) updated.add(key);
-          } else if (current === undefined || !localServiceEqual(current, next)) {
-            this.#services.set(next);
-            updated.add(key);
-          }
-          if (i < keys.length && due()) return false;
+      step: stepper([...changed], (key) => {
+        const next = localServiceOf(model, key, context);
+        const current = this.#services.get(key);
+        if (next === undefined) {
+          if (this.#services.delete(key)) updated.add(key);
+        } else if (current === undefined || !localServiceEqual(current, next)) {
+          this.#services.set(next);
+          updated.add(key);
         }
-        return true;
-      },
+      }),
       finish: () => updated,
     };
   }
@@ -104,27 +96,18 @@ export class NodeViewer {
   #recomputeAll(model: ModelReader, context: NodeContext): Work {
     const updated = new Set<ServiceKey>();
     const kept = new Map<ServiceKey, LocalService>();
-    const keys = [...model.serviceKeys()];
-    let i = 0;
     return {
-      step: (due) => {
-        while (i < keys.length) {
-          const key = keys[i++]!;
-          const svc = model.service(key);
-          const next = svc === undefined ? undefined : buildLocalService(svc, model.slicesOf(key), context);
-          if (next !== undefined) {
-            const current = this.#services.get(key);
-            if (current !== undefined && localServiceEqual(current, next)) {
-              kept.set(key, current);
-            } else {
-              kept.set(key, next);
-              updated.add(key);
-            }
-          }
-          if (i < keys.length && due()) return false;
+      step: stepper([...model.serviceKeys()], (key) => {
+        const next = localServiceOf(model, key, context);
+        if (next === undefined) return;
+        const current = this.#services.get(key);
+        if (current !== undefined && localServiceEqual(current, next)) {
+          kept.set(key, current);
+        } else {
+          kept.set(key, next);
+          updated.add(key);
         }
-        return true;
-      },
+      }),
       finish: () => {
         for (const key of this.#services.keys()) if (!kept.has(key)) updated.add(key);
         this.#services.reset(kept.values());
@@ -149,6 +132,23 @@ export class NodeViewer {
 interface Work {
   step(due: () => boolean): boolean;
   finish(): Set<ServiceKey>;
+}
+
+/** `each` over `keys` in steps: a step ends when `due()` says so, and tells whether every key is done. */
+function stepper(keys: readonly ServiceKey[], each: (key: ServiceKey) => void): (due: () => boolean) => boolean {
+  let i = 0;
+  return (due) => {
+    while (i < keys.length) {
+      each(keys[i++]!);
+      if (i < keys.length && due()) return false;
+    }
+    return true;
+  };
+}
+
+function localServiceOf(model: ModelReader, key: ServiceKey, context: NodeContext): LocalService | undefined {
+  const svc = model.service(key);
+  return svc === undefined ? undefined : buildLocalService(svc, model.slicesOf(key), context);
 }
 
 /** The whole node-local state at once, without history (for --dry-run and tests). */
