@@ -3,6 +3,7 @@ import { Core } from '@kpng/core/runtime';
 import { NftBackend } from '@kpng/nft';
 import { garbageCollector } from '../runner/gc.js';
 import { toModelEvents } from '../scenarios/model-events.js';
+import type { Scenario } from '../scenarios/scenario.js';
 import { inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
@@ -10,8 +11,9 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * What each part of core + the nft backend keeps in memory (PERFORMANCE.md: peak RSS <= 250 MiB at
  * s10k, "say what each part costs"), measured in this process as the growth of the V8 heap (plus
  * array buffers) after a full garbage collection, one part at a time:
- * - `memory.model`: the global model holding the scenario: core's converted objects and its indexes
- *   (the raw API objects are the scenario's own and not counted);
+ * - `memory.model`: the global model holding the scenario: core's converted objects and its indexes,
+ *   converted from a JSON parse of the scenario (as a source reads it; the parsed raw objects are
+ *   dropped before measuring);
  * - `memory.node-view`: the node-local view core publishes, on top of the model;
  * - `memory.nft.retained`: what the nft backend keeps after its first full sync (its render and
  *   ownership caches), programming a namespace this suite creates; `memory.nft.peak-heap`: the
@@ -35,8 +37,10 @@ export default defineSuite({
     const objects = ctx.objects();
     const node = nodeName(objects.benchNode);
     for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
+      // The objects as a source meets them: parsed from JSON, each string its own copy.
+      const json = JSON.stringify(objects);
       const before = used();
-      let events = toModelEvents(objects);
+      let events = toModelEvents(JSON.parse(json) as Scenario);
       const core = new Core({ nodeName: node });
       core.model.apply(events);
       events = [];
