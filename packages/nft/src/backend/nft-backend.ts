@@ -124,14 +124,20 @@ export class NftBackend implements Backend {
   }
 
   async cleanup(): Promise<void> {
+    // A backend made only to clean up (`--cleanup`, the compat binary's start) keeps no shell.
+    const cleanupOnly = this.#nft === undefined;
     const nft = await this.#client();
-    const tx = nft.newTransaction();
-    // Both families, whatever is configured now: a previous run may have programmed the other.
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
+    try {
+      const tx = nft.newTransaction();
+      // Both families, whatever is configured now: a previous run may have programmed the other.
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
+      }
+      await nft.run(tx);
+      this.#needReset = true;
+    } finally {
+      if (cleanupOnly) await this.close();
     }
-    await nft.run(tx);
-    this.#needReset = true;
   }
 
   /** What the backend believes each family's table holds (after the last successful sync). */
