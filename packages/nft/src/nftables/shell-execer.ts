@@ -10,9 +10,11 @@ import type { Execer, ExecResult } from './exec.js';
 /**
  * Per command: its arguments on one line (split on spaces, no globbing), stdin from `$1/in`,
  * stdout and stderr to files, then the exit code on a line of its own. The shell ends when its
- * stdin closes (the program exits, or `close()`), so it never outlives the program.
+ * stdin closes (the program exits, or `close()`), so it never outlives the program, and then
+ * deletes its files (also when the program was killed).
  */
 const SCRIPT = `set -f
+trap 'rm -rf "$D"' EXIT
 while IFS= read -r line; do
   IFS=' '; set -- $line; IFS=
   "$@" <"$D/in" >"$D/out" 2>"$D/err"
