@@ -122,6 +122,7 @@ export const backend = defineBackend<IpvsConfig>({
     new IpvsBackend({
       config,
       ...(ctx.netns === undefined ? {} : { netns: ctx.netns }),
+      metrics: ctx.registry,
       logger: createLogger({ backend: 'ipvs', node: ctx.nodeName }),
     }),
 });
