@@ -10,7 +10,7 @@ import { describeOperation, type DiffResult, diffTables, type IpvsOperation } fr
 import { filterTable } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
-import { cidrMatcher } from './exclusions.js';
+import { cidrMatcher } from '../render/cidr-matcher.js';
 import { NodeHost } from './host.js';
 import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
 import { NftTableState } from './nft-delta.js';
