@@ -1,4 +1,5 @@
 import { UsageError } from '@kpng/core';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { backend, parseIpvsFlags } from './backend-module.js';
 import { durationSeconds } from './duration.js';
@@ -66,6 +67,13 @@ describe('parseIpvsFlags (kube-proxy IPVS flags)', () => {
   ])('refuses %j', (values, message) => {
     expect(() => parseIpvsFlags(values)).toThrow(UsageError);
     expect(() => parseIpvsFlags(values)).toThrow(message);
+  });
+
+  it("kpng-ipvs registers the backend's metrics on the program's registry", async () => {
+    const registry = new Registry();
+    const created = await backend.create(parseIpvsFlags({}), { nodeName: 'n1', netns: 'kpng-t-unused', registry });
+    expect(created.name).toBe('ipvs');
+    expect(await registry.metrics()).toContain('# TYPE kpng_ipvs_virtual_servers gauge');
   });
 
   it('the module answers /proxyMode as kube-proxy does', () => {
