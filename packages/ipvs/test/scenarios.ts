@@ -1,10 +1,13 @@
 // The e2e scenario, computed on the host through core's real node view (nft's fixtures) and handed
 // to the guest as JSON: importing core under emulation costs over a minute, the state is plain data.
 import type { NodeLocalState } from '@kpng/core';
+import { CLIENT_RANGES, OTHER_RANGES } from '@kpng/core/testing';
 import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
 
 export const ECHO_PORT = 8080;
 export const HOLD_PORT = 9090;
+/** socat's SCTP echo in pod-b (the guest suite starts it). */
+export const SCTP_PORT = 7777;
 
 const SERVICES: ServiceFixture[] = [
   {
@@ -43,6 +46,27 @@ const SERVICES: ServiceFixture[] = [
   },
   { name: 'empty', clusterIPs: clusterIPs(24), ports: [{ port: 80 }], endpoints: [] },
   { name: 'held', clusterIPs: clusterIPs(25), ports: [{ port: 90, targetPort: HOLD_PORT }], endpoints: on('a', 'b') },
+  // loadBalancerSourceRanges: the external client (203.0.113.2, 2001:db8:ee::2) is in CLIENT_RANGES only.
+  {
+    name: 'lb-allowed',
+    clusterIPs: clusterIPs(26),
+    loadBalancerIPs: externalIPs(74),
+    sourceRanges: CLIENT_RANGES,
+    endpoints: on('a'),
+  },
+  {
+    name: 'lb-denied',
+    clusterIPs: clusterIPs(27),
+    loadBalancerIPs: externalIPs(75),
+    sourceRanges: OTHER_RANGES,
+    endpoints: on('a'),
+  },
+  {
+    name: 'sctp',
+    clusterIPs: clusterIPs(28),
+    ports: [{ port: 7777, protocol: 'SCTP', targetPort: SCTP_PORT, nodePort: 30077 }],
+    endpoints: on('b'),
+  },
 ];
 
 export interface E2eScenario {

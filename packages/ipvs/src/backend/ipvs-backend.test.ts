@@ -1,5 +1,6 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { clusterIPs, externalIPs, FakeNft, nodeState, on, POD, type ServiceFixture } from '@kpng/nft/testing';
+import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';
 import { FakeHostExecer } from '../testing/fake-host.js';
@@ -250,5 +251,33 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     expect(dump).toMatch(/element ip kpng-ipvs masq_always \{ 198\.18\.255\.1 \. tcp \. 30080 \}/);
     expect(dump).toMatch(/element ip kpng-ipvs masq_outside \{ 198\.19\.0\.10 \. tcp \. 80 \}/);
     expect(dump).toMatch(/element ip kpng-ipvs hairpin \{ 198\.18\.1\.10 \. tcp \. 8080 \. 198\.18\.1\.10 \}/);
+  });
+
+  it('metrics: table sizes after a sync, refused netlink calls and failed nft transactions on the registry', async () => {
+    const registry = new Registry();
+    const nftFailing = new (class extends FakeNft {
+      fail = false;
+      override async run(tx: Parameters<FakeNft['run']>[0]): Promise<void> {
+        if (this.fail) throw new Error('nft: injected failure');
+        return super.run(tx);
+      }
+    })();
+    backend = await create({ metrics: registry, nft: nftFailing });
+    const value = async (name: string, labels: Record<string, string>): Promise<number | undefined> =>
+      (await registry.getSingleMetric(name)?.get())?.values.find((v) =>
+        Object.entries(labels).every(([k, l]) => v.labels[k] === l),
+      )?.value;
+    await backend.sync(sync(nodeState([web(on('a', 'b'), { ports: [{ port: 80, nodePort: 30080 }] })]), true));
+    expect(await value('kpng_ipvs_virtual_servers', { ip_family: 'IPv4' })).toBe(2);
+    expect(await value('kpng_ipvs_real_servers', { ip_family: 'IPv4' })).toBe(4);
+    expect(await value('kpng_ipvs_draining_real_servers', { ip_family: 'IPv4' })).toBe(0);
+
+    kernel.failNext('addRealServer', 12);
+    await expect(backend.sync(sync(nodeState([web(on('a', 'b', 'c'))]), false, 2))).rejects.toThrow();
+    expect(await value('kpng_ipvs_netlink_failures_total', { operation: 'addRealServer' })).toBe(1);
+
+    nftFailing.fail = true;
+    await expect(backend.sync(sync(nodeState([web(on('a'))]), true, 3))).rejects.toThrow('injected');
+    expect(await value('kubeproxy_sync_proxy_rules_nftables_sync_failures_total', { ip_family: 'IPv4' })).toBe(1);
   });
 });

@@ -1,16 +1,18 @@
 import type { Backend, IPFamily, Logger, SyncRequest } from '@kpng/core';
 import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
+import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
-import { renderDesired } from '../render/desired.js';
-import { describeOperation, diffTables, type IpvsOperation } from '../render/diff.js';
+import { type DesiredState, renderDesired } from '../render/desired.js';
+import { describeOperation, type DiffResult, diffTables, type IpvsOperation } from '../render/diff.js';
 import { filterTable } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
-import { cidrMatcher } from './exclusions.js';
+import { cidrMatcher } from '../render/cidr-matcher.js';
 import { NodeHost } from './host.js';
+import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
 import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
 
@@ -32,6 +34,7 @@ export class IpvsBackend implements Backend {
   readonly #options: IpvsBackendOptions;
   readonly #host: NodeHost;
   readonly #log: Logger;
+  readonly #metrics: IpvsMetrics;
   #kernel: IpvsKernel | undefined;
   #nft: Nft | undefined;
   #applied: AppliedTable | undefined;
@@ -48,6 +51,9 @@ export class IpvsBackend implements Backend {
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
     this.#host = new NodeHost(options.execer ?? processExecer, options.netns);
     this.#log = options.logger ?? SILENT;
+    const metrics = options.metrics;
+    this.#metrics =
+      metrics === undefined ? NO_IPVS_METRICS : metrics instanceof Registry ? createIpvsMetrics(metrics) : metrics;
     this.#excluded = cidrMatcher(this.config.excludeCIDRs);
     this.#kernel = options.kernel;
     this.#nft = options.nft;
@@ -103,8 +109,12 @@ export class IpvsBackend implements Backend {
       // New and changed virtual servers first, so an address or rule never points at nothing.
       const [removals, others] = partition(operations, (o) => o.op === 'deleteVirtualServer');
       for (const operation of others) this.#apply(kernel, applied, operation);
-      const tx = this.#nftTransaction(desired, req.full);
-      if (tx.size > 0) await nft.run(tx);
+      const { tx, families } = this.#nftTransaction(desired, req.full);
+      if (tx.size > 0)
+        await nft.run(tx).catch((error: unknown) => {
+          for (const family of families) this.#metrics.nftFailed(family);
+          throw error;
+        });
       await this.#syncAddresses(
         FAMILIES.flatMap((f) => desired.addresses[f]),
         req.full,
@@ -112,6 +122,7 @@ export class IpvsBackend implements Backend {
       for (const operation of removals) this.#apply(kernel, applied, operation);
       this.#draining = draining;
       this.#lastState = req.state;
+      this.#observeTable(desired, applied, draining);
       this.#log.info('synced', {
         revision: req.revision,
         full: req.full,
@@ -129,6 +140,17 @@ export class IpvsBackend implements Backend {
   }
 
   #apply(kernel: IpvsKernel, applied: AppliedTable, operation: IpvsOperation): void {
+    try {
+      this.#call(kernel, operation);
+    } catch (error) {
+      this.#metrics.netlinkFailed(operation.op);
+      throw error;
+    }
+    applied.record(operation);
+    this.#log.debug(4, describeOperation(operation));
+  }
+
+  #call(kernel: IpvsKernel, operation: IpvsOperation): void {
     switch (operation.op) {
       case 'addVirtualServer':
         kernel.addVirtualServer(operation.vs);
@@ -149,14 +171,25 @@ export class IpvsBackend implements Backend {
         kernel.deleteRealServer(operation.vs, operation.rs);
         break;
     }
-    applied.record(operation);
-    this.#log.debug(4, describeOperation(operation));
   }
 
-  #nftTransaction(desired: ReturnType<typeof renderDesired>, full: boolean): Transaction {
+  /** The transaction for both families' tables, and the families it writes (for the failure metric). */
+  #nftTransaction(desired: DesiredState, full: boolean): { tx: Transaction; families: IPFamily[] } {
     const tx = new Transaction();
-    for (const family of FAMILIES) this.#nftTables[family].queue(tx, filterTable(desired, this.config, family), full);
-    return tx;
+    const families = FAMILIES.filter(
+      (family) => this.#nftTables[family].queue(tx, filterTable(desired, this.config, family), full) > 0,
+    );
+    return { tx, families };
+  }
+
+  #observeTable(desired: DesiredState, applied: AppliedTable, draining: DiffResult['draining']): void {
+    for (const family of FAMILIES) {
+      const ours = [...desired.virtualServers.values()].filter((d) => d.vs.family === family);
+      let drain = 0;
+      for (const [key, reals] of draining) if (applied.entries.get(key)?.vs.family === family) drain += reals.size;
+      const reals = ours.reduce((sum, d) => sum + d.reals.length, 0);
+      this.#metrics.tableSize(family, ours.length, reals, drain);
+    }
   }
 
   async #syncAddresses(wanted: readonly string[], full: boolean): Promise<void> {

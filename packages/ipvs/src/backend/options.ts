@@ -1,7 +1,9 @@
 import type { Logger } from '@kpng/core';
 import type { Execer, Nft } from '@kpng/nft/nftables';
+import type { Registry } from 'prom-client';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { IpvsConfig } from '../render/options.js';
+import type { IpvsMetrics } from './metrics.js';
 
 export interface IpvsBackendOptions {
   readonly config?: Partial<IpvsConfig>;
@@ -15,6 +17,8 @@ export interface IpvsBackendOptions {
   readonly execer?: Execer;
   /** How often real servers at weight 0 are checked for remaining connections; default 30 s. */
   readonly drainIntervalMs?: number;
+  /** Where the backend's metrics go (the program's registry, served on /metrics); none when absent. */
+  readonly metrics?: Registry | IpvsMetrics;
   /** Core's structured logger; silent when absent. */
   readonly logger?: Logger;
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '@kpng/core';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { backend, parseIpvsFlags } from './backend-module.js';
 import { durationSeconds } from './duration.js';
@@ -43,19 +44,36 @@ describe('parseIpvsFlags (kube-proxy IPVS flags)', () => {
       clusterCIDRs: ['198.18.0.0/16'],
       masqueradeAll: true,
       masqueradeBit: 3,
-      nodePortAddresses: ['198.18.255.1', '2001:db8:ff::1'],
+      nodePortAddresses: ['198.18.255.1/32', '2001:db8:ff::1/128'],
     });
+  });
+
+  it.each([
+    ['primary', ['primary']],
+    ['198.18.0.0/16, 2001:db8::/32', ['198.18.0.0/16', '2001:db8::/32']],
+    ['0.0.0.0/0', ['0.0.0.0/0']],
+    ['', []],
+  ])('--nodeport-addresses %j', (flag, expected) => {
+    expect(parseIpvsFlags({ 'nodeport-addresses': flag }).nodePortAddresses).toEqual(expected);
   });
 
   it.each([
     [{ 'ipvs-scheduler': 'nope' }, /--ipvs-scheduler/],
     [{ 'ipvs-tcp-timeout': '5 minutes' }, /--ipvs-tcp-timeout/],
     [{ 'ipvs-exclude-cidrs': '10.0.0.0' }, /--ipvs-exclude-cidrs/],
-    [{ 'nodeport-addresses': '0.0.0.0/0' }, /--nodeport-addresses/],
+    [{ 'nodeport-addresses': 'primary,10.0.0.0/8' }, /--nodeport-addresses: can't use both/],
+    [{ 'nodeport-addresses': 'eth0' }, /--nodeport-addresses: not a CIDR/],
     [{ 'masquerade-bit': '40' }, /--masquerade-bit/],
   ])('refuses %j', (values, message) => {
     expect(() => parseIpvsFlags(values)).toThrow(UsageError);
     expect(() => parseIpvsFlags(values)).toThrow(message);
+  });
+
+  it("kpng-ipvs registers the backend's metrics on the program's registry", async () => {
+    const registry = new Registry();
+    const created = await backend.create(parseIpvsFlags({}), { nodeName: 'n1', netns: 'kpng-t-unused', registry });
+    expect(created.name).toBe('ipvs');
+    expect(await registry.metrics()).toContain('# TYPE kpng_ipvs_virtual_servers gauge');
   });
 
   it('the module answers /proxyMode as kube-proxy does', () => {

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { createLogger, defineBackend, UsageError, type FlagValues } from '@kpng/core';
 import { IpvsBackend } from '../backend/ipvs-backend.js';
 import { KERNEL_SCHEDULERS } from '../ipvs/fake-ipvs.js';
-import { DEFAULT_IPVS_CONFIG, type IpvsConfig } from '../render/options.js';
+import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NODE_PORT_PRIMARY } from '../render/options.js';
 import { durationSeconds } from './duration.js';
 
 const csv = (text: string | undefined): string[] =>
@@ -34,6 +34,20 @@ function seconds(values: FlagValues, flag: string): number {
   return value;
 }
 
+/** `primary`, or CIDRs (a bare address is that one address: kpng-ipvs once took addresses). */
+function nodePortSelection(list: readonly string[]): string[] {
+  if (list.includes(NODE_PORT_PRIMARY)) {
+    if (list.length > 1) throw new UsageError(`--nodeport-addresses: can't use both "primary" and CIDRs`);
+    return [NODE_PORT_PRIMARY];
+  }
+  return list.map((entry) => {
+    if (isIP(entry) !== 0) return `${entry}/${isIP(entry) === 4 ? 32 : 128}`;
+    if (!CIDR.test(entry) || isIP(entry.split('/')[0] ?? '') === 0)
+      throw new UsageError(`--nodeport-addresses: not a CIDR or "primary": ${JSON.stringify(entry)}`);
+    return entry;
+  });
+}
+
 /** The IPVS backend's flags to its configuration; every problem is a UsageError naming the flag. */
 export function parseIpvsFlags(values: FlagValues): IpvsConfig {
   const scheduler = text(values, 'ipvs-scheduler')?.trim() || DEFAULT_IPVS_CONFIG.scheduler;
@@ -41,10 +55,7 @@ export function parseIpvsFlags(values: FlagValues): IpvsConfig {
     throw new UsageError(
       `--ipvs-scheduler: unknown scheduler ${JSON.stringify(scheduler)} (${[...KERNEL_SCHEDULERS].join(', ')})`,
     );
-  const nodePortAddresses = csv(text(values, 'nodeport-addresses'));
-  const badAddress = nodePortAddresses.find((a) => isIP(a) === 0);
-  if (badAddress !== undefined)
-    throw new UsageError(`--nodeport-addresses: not an IP address: ${JSON.stringify(badAddress)}`);
+  const nodePortAddresses = nodePortSelection(csv(text(values, 'nodeport-addresses')));
   const rawBit = text(values, 'masquerade-bit');
   const masqueradeBit = rawBit === undefined ? DEFAULT_IPVS_CONFIG.masqueradeBit : Number(rawBit);
   if (!Number.isInteger(masqueradeBit) || masqueradeBit < 0 || masqueradeBit > 31)
@@ -113,8 +124,8 @@ export const backend = defineBackend<IpvsConfig>({
     'nodeport-addresses': {
       type: 'string',
       value: 'LIST',
-      help: 'IP addresses NodePorts listen on, comma separated',
-      default: "the node's addresses",
+      help: 'node addresses NodePorts listen on: "primary" (the first of each family) or CIDRs, comma separated',
+      default: 'every node address',
     },
   },
   parseFlags: parseIpvsFlags,
@@ -122,6 +133,7 @@ export const backend = defineBackend<IpvsConfig>({
     new IpvsBackend({
       config,
       ...(ctx.netns === undefined ? {} : { netns: ctx.netns }),
+      metrics: ctx.registry,
       logger: createLogger({ backend: 'ipvs', node: ctx.nodeName }),
     }),
 });

@@ -68,6 +68,26 @@ export const IPVS_CASES: readonly IpvsCase[] = [
     ],
   },
   {
+    name: 'SCTP virtual servers (protocol 132), v4 and v6, are apart from TCP ones on the same address and port',
+    steps: [
+      ['add sctp4', (k) => k.addVirtualServer({ ...VS4, protocol: 'SCTP' })],
+      ['add rs a', (k) => k.addRealServer({ ...VS4, protocol: 'SCTP' }, RS_A)],
+      ['add tcp4', (k) => k.addVirtualServer(VS4)],
+      ['add sctp6', (k) => k.addVirtualServer({ ...VS6, protocol: 'SCTP' })],
+      ['add sctp6 again', (k) => k.addVirtualServer({ ...VS6, protocol: 'SCTP' })],
+    ],
+    expected: [
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'EEXIST',
+      'SCTP/198.19.0.10/80 rr [198.18.1.2:8080 w1]',
+      'SCTP/[2001:db8:5e::a]/53 rr []',
+      'TCP/198.19.0.10/80 rr []',
+    ],
+  },
+  {
     name: 'a duplicate virtual server is EEXIST',
     steps: [
       ['add', (k) => k.addVirtualServer(VS4)],

@@ -7,7 +7,8 @@ import type {
   NodeLocalState,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
-import type { IpvsConfig } from './options.js';
+import { cidrMatcher } from './cidr-matcher.js';
+import { type IpvsConfig, NODE_PORT_PRIMARY } from './options.js';
 
 /** Why a virtual server exists: which traffic policy its real servers follow, for filtering and masquerade. */
 export type Exposure = 'cluster-ip' | 'node-port' | 'external';
@@ -22,6 +23,8 @@ export interface DesiredVirtualServer {
   readonly drop: boolean;
   /** Masquerade whatever the source (NodePort, external and LB IPs with externalTrafficPolicy Cluster). */
   readonly masqueradeAlways: boolean;
+  /** LB IPs of a Service with `loadBalancerSourceRanges`: only these sources may connect (core's list). */
+  readonly sourceRanges: readonly string[];
 }
 
 export interface DesiredState {
@@ -37,23 +40,34 @@ export interface DesiredState {
  */
 export function renderDesired(state: NodeLocalState, config: IpvsConfig): DesiredState {
   const virtualServers = new Map<VirtualServerKey, DesiredVirtualServer>();
+  const nodePorts = nodePortSelector(config.nodePortAddresses);
   const addresses: Record<IPFamily, Set<string>> = { IPv4: new Set(), IPv6: new Set() };
   for (const service of state.services) {
     for (const family of ['IPv4', 'IPv6'] as const) {
       const fa = service.families[family];
       if (fa === undefined) continue;
-      const nodeAddresses = nodePortAddresses(state, config, family);
+      const nodeAddresses = nodePorts(state.node.addresses, family);
       for (const port of service.ports) {
         const endpoints = port.endpoints[family];
-        if (endpoints === undefined || port.protocol === 'SCTP') continue;
-        const add = (address: string, servicePort: number, exposure: Exposure): void => {
+        if (endpoints === undefined) continue;
+        const add = (
+          address: string,
+          servicePort: number,
+          exposure: Exposure,
+          ranges: readonly string[] = [],
+        ): void => {
           const d = desired(service, port, family, endpoints, address, servicePort, exposure, config);
-          virtualServers.set(virtualServerKey(d.vs), d);
+          virtualServers.set(virtualServerKey(d.vs), { ...d, sourceRanges: ranges });
         };
         add(fa.clusterIP, port.port, 'cluster-ip');
         addresses[family].add(fa.clusterIP);
-        for (const ip of [...fa.externalIPs, ...fa.loadBalancerIPs]) {
+        for (const ip of fa.externalIPs) {
           add(ip, port.port, 'external');
+          addresses[family].add(ip);
+        }
+        // Source ranges apply to LB IPs only (not external IPs, not NodePorts), as upstream.
+        for (const ip of fa.loadBalancerIPs) {
+          add(ip, port.port, 'external', fa.loadBalancerSourceRanges);
           addresses[family].add(ip);
         }
         if (port.nodePort > 0) for (const ip of nodeAddresses) add(ip, port.nodePort, 'node-port');
@@ -72,7 +86,7 @@ function desired(
   servicePort: number,
   exposure: Exposure,
   config: IpvsConfig,
-): DesiredVirtualServer {
+): Omit<DesiredVirtualServer, 'sourceRanges'> {
   const list = exposure === 'cluster-ip' ? endpoints.internal : endpoints.external;
   const externalPolicyCluster = !service.externalPolicyLocal;
   return {
@@ -98,7 +112,16 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
   return [...seen.values()];
 }
 
-function nodePortAddresses(state: NodeLocalState, config: IpvsConfig, family: IPFamily): string[] {
-  const all = config.nodePortAddresses.length > 0 ? config.nodePortAddresses : state.node.addresses;
-  return all.filter((ip) => ip.includes(':') === (family === 'IPv6'));
+/**
+ * Which node addresses get NodePort virtual servers (`nodePortAddresses`): none configured = every
+ * node address (upstream's IPVS default), `primary` = the node's first address of each family,
+ * CIDRs = the node's addresses inside them (`0.0.0.0/0` = all of that family).
+ */
+function nodePortSelector(selection: readonly string[]): (addresses: readonly string[], family: IPFamily) => string[] {
+  const ofFamily = (family: IPFamily) => (ip: string) => ip.includes(':') === (family === 'IPv6');
+  if (selection.length === 0) return (addresses, family) => addresses.filter(ofFamily(family));
+  if (selection.includes(NODE_PORT_PRIMARY))
+    return (addresses, family) => addresses.filter(ofFamily(family)).slice(0, 1);
+  const inside = cidrMatcher(selection);
+  return (addresses, family) => addresses.filter(ofFamily(family)).filter(inside);
 }

@@ -13,7 +13,10 @@ import { type IpvsConfig, NFT_TABLE } from './options.js';
  *   CIDRs; masquerade marked packets and hairpin connections (a pod reaching itself) in postrouting;
  * - reject new connections to Service ports without any endpoint, drop those whose endpoints are
  *   all elsewhere under a Local policy (input and output run before IPVS's LOCAL_IN/LOCAL_OUT hooks);
- * - reject other ports on Service addresses (they are local addresses on kube-ipvs0).
+ * - reject other ports on Service addresses (they are local addresses on kube-ipvs0);
+ * - drop connections to an LB IP from sources outside its `loadBalancerSourceRanges` (upstream's
+ *   KUBE-LOAD-BALANCER-FW / -SOURCE-CIDR / -SOURCE-IP ipsets): `firewall` holds the guarded
+ *   address . protocol . port, `firewall_allow` the allowed source ranges for each (an interval set).
  */
 export function filterTable(desired: DesiredState, config: IpvsConfig, family: IPFamily): NftObject[] {
   const f: Family = family === 'IPv4' ? 'ip' : 'ip6';
@@ -32,7 +35,9 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
     masq_always: [],
     masq_outside: [],
     hairpin: [],
+    firewall: [],
   };
+  const allowed: string[][] = [];
   for (const d of desired.virtualServers.values()) {
     if (d.vs.family !== family) continue;
     const proto = d.vs.protocol.toLowerCase();
@@ -43,8 +48,11 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
     if (d.masqueradeAlways) sets['masq_always']?.push(element);
     else if (d.exposure === 'cluster-ip') sets['masq_outside']?.push(element);
     for (const rs of d.reals) sets['hairpin']?.push([rs.address, proto, String(rs.port), rs.address]);
+    if (d.sourceRanges.length > 0) sets['firewall']?.push(element);
+    for (const range of d.sourceRanges) allowed.push([...element, range]);
   }
   const clusterCIDRs = config.clusterCIDRs.filter((cidr) => cidr.includes(':') === (family === 'IPv6'));
+  const firewall = `${target} @firewall ${target} . ${ip} saddr != @firewall_allow drop`;
   const marks = [`${target} @masq_always ${setMark}`];
   if (clusterCIDRs.length > 0) marks.push(`${ip} saddr != @cluster_cidrs ${target} @masq_outside ${setMark}`);
   const verdicts = [`${target} @reject_ports reject`, `${target} @drop_ports drop`];
@@ -59,23 +67,25 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
       type: name === 'hairpin' ? `${key} . ${addr}` : key,
     })),
     { kind: 'set', ...t, name: 'cluster_cidrs', type: addr, flags: ['interval'] },
+    { kind: 'set', ...t, name: 'firewall_allow', type: `${key} . ${addr}`, flags: ['interval'] },
     { kind: 'chain', ...t, name: 'prerouting', type: 'filter', hook: 'prerouting', priority: -110 },
     { kind: 'chain', ...t, name: 'output', type: 'filter', hook: 'output', priority: -110 },
     { kind: 'chain', ...t, name: 'input', type: 'filter', hook: 'input', priority: -110 },
     { kind: 'chain', ...t, name: 'postrouting', type: 'nat', hook: 'postrouting', priority: 100 },
-    ...marks.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'prerouting', rule })),
-    ...[...marks, ...verdicts].map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'output', rule })),
+    ...[firewall, ...marks].map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'prerouting', rule })),
+    ...[firewall, ...marks, ...verdicts].map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'output', rule })),
     ...verdicts.map((rule): NftObject => ({ kind: 'rule', ...t, chain: 'input', rule })),
     {
       kind: 'rule',
       ...t,
       chain: 'input',
-      rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp } ${target} != @service_ports reject`,
+      rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp, sctp } ${target} != @service_ports reject`,
     },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `meta mark & ${mark} == ${mark} masquerade` },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `${target} . ${ip} saddr @hairpin masquerade` },
     ...desired.addresses[family].map((a): NftObject => ({ kind: 'element', ...t, set: 'service_ips', key: [a] })),
     ...clusterCIDRs.map((c): NftObject => ({ kind: 'element', ...t, set: 'cluster_cidrs', key: [c] })),
+    ...unique(allowed).map((key): NftObject => ({ kind: 'element', ...t, set: 'firewall_allow', key })),
     ...Object.entries(sets).flatMap(([set, elements]) =>
       unique(elements).map((key): NftObject => ({ kind: 'element', ...t, set, key })),
     ),

@@ -14,7 +14,10 @@ export interface IpvsConfig {
   readonly clusterCIDRs: readonly string[];
   /** `--masquerade-all`: masquerade all Service traffic. */
   readonly masqueradeAll: boolean;
-  /** Addresses NodePorts listen on; empty = the node's addresses (`--nodeport-addresses` as IPs). */
+  /**
+   * Which node addresses NodePorts listen on (`--nodeport-addresses`): CIDRs, or `["primary"]` (the
+   * node's first address of each family); empty = every node address, upstream's IPVS default.
+   */
   readonly nodePortAddresses: readonly string[];
   /** Mark bit for masquerading (`--iptables-masquerade-bit`, default 14). */
   readonly masqueradeBit: number;
@@ -32,6 +35,9 @@ export const DEFAULT_IPVS_CONFIG: IpvsConfig = {
   nodePortAddresses: [],
   masqueradeBit: 14,
 };
+
+/** `nodePortAddresses: ["primary"]`. */
+export const NODE_PORT_PRIMARY = 'primary';
 
 /** The dummy link that holds every Service address, so the kernel delivers them locally to IPVS. */
 export const DUMMY_LINK = 'kube-ipvs0';

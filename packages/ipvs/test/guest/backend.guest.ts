@@ -7,7 +7,7 @@ import type { IPFamily, NodeLocalState, SyncRequest } from '@kpng/core';
 import { Lab, type NetworkNamespace, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpvsBackend } from '../../src/backend/ipvs-backend.js';
-import type { E2eScenario } from '../scenarios.js';
+import { type E2eScenario, SCTP_PORT } from '../scenarios.js';
 
 const ECHO = 8080;
 const HOLD = 9090;
@@ -22,10 +22,10 @@ const request = (state: NodeLocalState, full: boolean, revision: number): SyncRe
   revision,
   changes: { triggerTimes: new Map(), nodeChanged: false },
 });
-/** A Service's ClusterIP or first external IP, from the scenario itself. */
-const address = (name: string, family: IPFamily, kind: 'cluster' | 'external' = 'cluster'): string => {
+/** A Service's ClusterIP, first external IP or first LB IP, from the scenario itself. */
+const address = (name: string, family: IPFamily, kind: 'cluster' | 'external' | 'lb' = 'cluster'): string => {
   const fa = scenario.initial.services.find((s) => s.name === name)?.families[family];
-  const ip = kind === 'cluster' ? fa?.clusterIP : fa?.externalIPs[0];
+  const ip = kind === 'cluster' ? fa?.clusterIP : kind === 'lb' ? fa?.loadBalancerIPs[0] : fa?.externalIPs[0];
   if (ip === undefined) throw new Error(`no ${kind} ${family} address for ${name}`);
   return ip;
 };
@@ -34,6 +34,7 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
   let lab: Lab;
   let backend: IpvsBackend;
   let revision = 1;
+  let sctpServer: ReturnType<NetworkNamespace['spawn']> | undefined;
   const from = (who: 'a' | 'node' | 'external'): NetworkNamespace =>
     who === 'node' ? lab.node.namespace : who === 'external' ? lab.external.namespace : lab.pod('pod-a').namespace;
   const probeOk = async (who: 'a' | 'node' | 'external', proto: 'tcp' | 'udp', ip: string, port: number, count = 1) => {
@@ -53,6 +54,10 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     // One at a time: on the VM's single emulated CPU, four node processes starting together can
     // each miss the lab's 10 s start budget on a busy host.
     for (const pod of lab.pods) await lab.startEcho(pod.name, [ECHO], { holdPorts: [HOLD] });
+    // SCTP has no Node API: socat answers each association with one line (IPv4 and IPv6).
+    sctpServer = lab
+      .pod('pod-b')
+      .namespace.spawn(['socat', `SCTP6-LISTEN:${SCTP_PORT},fork,reuseaddr,ipv6only=0`, 'SYSTEM:echo sctp pod-b']);
     backend = new IpvsBackend({
       netns: lab.node.namespace.name,
       config: { clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'], tcpFinTimeout: 1 },
@@ -62,6 +67,7 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     await backend.sync(request(scenario.initial, true, revision++));
   });
   afterAll(async () => {
+    await sctpServer?.stop();
     await backend?.cleanup().catch(() => undefined);
     await backend?.close();
     await lab?.delete();
@@ -116,6 +122,37 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
       expect(new Set(results.map((r) => r.server)).size).toBe(1);
     });
 
+    it('loadBalancerSourceRanges: a client inside them reaches the LB IP, one outside is dropped', async () => {
+      const [allowed] = await probeOk('external', 'tcp', address('lb-allowed', family, 'lb'), 80);
+      expect(allowed?.server).toBe('pod-a');
+      const [denied] = await lab.probeRepeatedly(
+        from('external'),
+        { proto: 'tcp', ip: address('lb-denied', family, 'lb'), port: 80, timeoutMs: 2_000 },
+        1,
+      );
+      expect(denied).toMatchObject({ ok: false, error: 'timeout' });
+      // The same Service's ClusterIP is not guarded.
+      const [cluster] = await probeOk('a', 'tcp', address('lb-denied', family), 80);
+      expect(cluster?.server).toBe('pod-a');
+    });
+
+    it('SCTP: ClusterIP and NodePort virtual servers carry an association to the endpoint (socat)', async () => {
+      expect(await ipvsadm()).toContain(
+        family === 'IPv4' ? `SCTP ${address('sctp', family)}:7777 rr` : `SCTP [${address('sctp', family)}]:7777 rr`,
+      );
+      for (const [who, ip, port] of [
+        ['a', address('sctp', family), 7777],
+        ['external', node(), 30077],
+      ] as const) {
+        const target = family === 'IPv4' ? `${ip}:${port}` : `[${ip}]:${port}`;
+        // -u: read the association only (SCTP has no half-close: an EOF on stdin would end it early).
+        const { stdout } = await from(who).exec(['socat', '-T', '10', '-u', `SCTP-CONNECT:${target}`, '-'], {
+          timeoutMs: 30_000,
+        });
+        expect(stdout.trim(), `${who} -> ${target}`).toBe('sctp pod-b');
+      }
+    });
+
     it('a Service without endpoints refuses connections', async () => {
       const [result] = await lab.probeRepeatedly(
         from('a'),
@@ -167,7 +204,7 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
 
   it('cleanup removes the virtual servers, the nftables tables and kube-ipvs0', async () => {
     await backend.cleanup();
-    expect((await ipvsadm()).filter((l) => /^(TCP|UDP) /.test(l))).toEqual([]);
+    expect((await ipvsadm()).filter((l) => /^(TCP|UDP|SCTP) /.test(l))).toEqual([]);
     const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
     expect(stdout).not.toContain('kpng-ipvs');
     const link = await lab.node.namespace.exec(['ip', 'link', 'show', 'kube-ipvs0'], { check: false });

@@ -39,6 +39,14 @@ describe('ipvsBackendConfig', () => {
       withDefaults({ mode: 'ipvs', detectLocalMode: 'NodeCIDR' } as Parameters<typeof withDefaults>[0]),
     );
     expect(config.scheduler).toBe('rr');
+    expect(config.nodePortAddresses).toEqual([]); // every node address, as upstream's IPVS mode
     expect(warnings).toEqual([expect.stringContaining('detectLocalMode NodeCIDR')]);
+  });
+
+  it.each([[['primary']], [['198.18.0.0/16', '2001:db8::/32']]])('nodePortAddresses %j reach the backend', (list) => {
+    const { config, warnings } = ipvsBackendConfig(
+      withDefaults({ mode: 'ipvs', nodePortAddresses: list } as Parameters<typeof withDefaults>[0]),
+    );
+    expect([config.nodePortAddresses, warnings]).toEqual([list, []]);
   });
 });

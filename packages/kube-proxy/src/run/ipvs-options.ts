@@ -5,7 +5,7 @@
  * clusterCIDR for the local-traffic detector.
  */
 import type { IpvsConfig } from '@kpng/ipvs';
-import { NODE_PORT_ADDRESSES_PRIMARY, type KubeProxyConfiguration } from '../config/types.js';
+import type { KubeProxyConfiguration } from '../config/types.js';
 
 export interface IpvsMapping {
   readonly config: IpvsConfig;
@@ -26,11 +26,6 @@ export function ipvsBackendConfig(config: KubeProxyConfiguration): IpvsMapping {
       `detectLocalMode ${config.detectLocalMode} is not supported by the ipvs mode: ClusterIP traffic is told apart by clusterCIDR only`,
     );
   }
-  const addresses = config.nodePortAddresses.filter((a) => a !== NODE_PORT_ADDRESSES_PRIMARY);
-  if (addresses.length > 0)
-    warnings.push(
-      "nodePortAddresses CIDRs are not applied by the ipvs mode yet: NodePorts listen on the node's addresses",
-    );
   return {
     config: {
       scheduler: config.ipvs.scheduler || 'rr',
@@ -41,7 +36,8 @@ export function ipvsBackendConfig(config: KubeProxyConfiguration): IpvsMapping {
       excludeCIDRs: [...config.ipvs.excludeCIDRs],
       clusterCIDRs: list(config.clusterCIDR),
       masqueradeAll: config.iptables.masqueradeAll,
-      nodePortAddresses: [],
+      // CIDRs or ["primary"] (validated); empty = every node address, upstream's IPVS default.
+      nodePortAddresses: [...config.nodePortAddresses],
       masqueradeBit: config.iptables.masqueradeBit,
     },
     warnings,

@@ -1,4 +1,7 @@
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { startMetricsServer } from '@kpng/core/runtime';
+import { withDefaults } from '../config/defaults.js';
 import { availableModes, defaultMode, MODES } from './modes.js';
 
 describe('proxy modes per OS', () => {
@@ -12,5 +15,29 @@ describe('proxy modes per OS', () => {
 
   it('every mode names the OS it exists on', () => {
     for (const [name, mode] of MODES) expect([name, ['linux', 'win32'].includes(mode.platform)]).toEqual([name, true]);
+  });
+});
+
+describe('ipvs mode metrics', () => {
+  it("the ipvs backend registers its metrics on kube-proxy's registry, so /metrics serves them", async () => {
+    const registry = new Registry();
+    const mode = MODES.get('ipvs');
+    // Constructing the backend opens nothing (netlink, nft and kube-ipvs0 are touched in setup()).
+    const { backend } = mode?.create(withDefaults({ mode: 'ipvs' }), { registry, netns: 'kpng-t-unused' }) ?? {};
+    expect(backend?.name).toBe('ipvs');
+    const server = await startMetricsServer({ registry, port: 0, proxyMode: 'ipvs' });
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${server.address.port}/metrics`)).text();
+      for (const name of [
+        'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
+        'kpng_ipvs_netlink_failures_total',
+        'kpng_ipvs_virtual_servers',
+        'kpng_ipvs_real_servers',
+        'kpng_ipvs_draining_real_servers',
+      ])
+        expect(text).toContain(`# TYPE ${name} `);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -80,10 +80,12 @@ const ipvs: ProxyModeBackend = {
   platform: 'linux',
   create(config, ctx) {
     const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
-    return {
-      backend: new IpvsBackend({ config: ipvsConfig, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }),
-      warnings,
-    };
+    const backend = new IpvsBackend({
+      config: ipvsConfig,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
   },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows

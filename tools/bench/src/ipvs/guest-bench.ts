@@ -22,7 +22,11 @@ const timed = async (fn: () => Promise<unknown>): Promise<number> => {
   return performance.now() - start;
 };
 
-async function measure(make: (netns: string) => Backend): Promise<{ full: number[]; partial: number[] }> {
+/** Each figure as it is measured (stderr, streamed by the host): a long run that is stopped still reports what ran. */
+const progress = (what: string, ms: number): void =>
+  void process.stderr.write(`bench progress: ${what} ${ms.toFixed(0)} ms\n`);
+
+async function measure(name: string, make: (netns: string) => Backend): Promise<{ full: number[]; partial: number[] }> {
   const full: number[] = [];
   const partial: number[] = [];
   for (let run = 0; run < input.runs; run++) {
@@ -31,11 +35,13 @@ async function measure(make: (netns: string) => Backend): Promise<{ full: number
       const backend = make(ns.name);
       await backend.setup?.();
       full.push(await timed(() => backend.sync(request(input.first, true, 1))));
+      progress(`${name} full-sync run ${run}`, full.at(-1) ?? 0);
       if (run === 0) {
         let state = input.first;
         for (const [i, change] of input.changes.entries()) {
           state = withServices(state, change);
           partial.push(await timed(() => backend.sync(request(state, false, i + 2))));
+          progress(`${name} partial-sync ${i}`, partial.at(-1) ?? 0);
         }
       }
       await backend.close?.();
@@ -46,8 +52,9 @@ async function measure(make: (netns: string) => Backend): Promise<{ full: number
   return { full, partial };
 }
 
-const ipvs = await measure((netns) => new IpvsBackend({ netns, logger: SILENT, drainIntervalMs: 3_600_000 }));
-const nft = await measure((netns) => new NftBackend({ netns, conntrack: false, log: SILENT }));
+// nft (the reference, the faster) first: a run stopped during the IPVS syncs still has its reference.
+const nft = await measure('nft', (netns) => new NftBackend({ netns, conntrack: false, log: SILENT }));
+const ipvs = await measure('ipvs', (netns) => new IpvsBackend({ netns, logger: SILENT, drainIntervalMs: 3_600_000 }));
 const virtualServers = renderDesired(input.first, DEFAULT_IPVS_CONFIG).virtualServers.size;
 const result: IpvsBenchResult = { ipvs: { ...ipvs, virtualServers }, nft };
 console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);

@@ -1,6 +1,7 @@
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
 import type { SpawnedProcess } from './spawned.js';
+import { scaledTimeout } from './timeout-scale.js';
 
 export interface EchoOptions {
   /** TCP ports where connections stay open and every line is answered with `NAME LINE`. */
@@ -41,7 +42,7 @@ export async function startEchoServer(
   if (holdPorts.length > 0) argv.push(holdPorts.join(','));
   const process = namespace.spawn(argv);
   try {
-    await process.waitForOutput('ready\n', READY_TIMEOUT_MS);
+    await process.waitForOutput('ready\n', scaledTimeout(READY_TIMEOUT_MS));
   } catch (error) {
     await process.stop();
     throw error;

@@ -1,5 +1,6 @@
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
+import { scaledTimeout } from './timeout-scale.js';
 
 export interface ProbeOptions {
   readonly proto: 'tcp' | 'udp';
@@ -48,7 +49,7 @@ export async function probeRepeatedly(
 ): Promise<ProbeResult[]> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_ATTEMPTS)
     throw new Error(`count must be 1..${MAX_ATTEMPTS}`);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = scaledTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   if (options.sourcePort !== undefined) {
     if (options.proto !== 'udp') throw new Error('a fixed source port is for UDP probes only');
     if (!Number.isInteger(options.sourcePort) || options.sourcePort < 1 || options.sourcePort > 65535)

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { TIMEOUT_SCALE_ENV } from '../netns/timeout-scale.js';
 import type { KernelId } from './kernels.js';
 import { jobMount, runInVm, type VmRunResult } from './vm.js';
 
@@ -12,6 +13,8 @@ export interface VitestInVmOptions {
   readonly config: string;
   /** Filters, as on vitest's command line. */
   readonly files?: readonly string[];
+  /** Only tests whose full name matches (vitest's `-t`). */
+  readonly testNamePattern?: string;
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Files handed to the guest (name -> content), readable there under `$KPNG_VM_INPUTS/<name>`:
@@ -48,7 +51,15 @@ export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestI
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
     cwd: options.packageDir,
-    env: { [IN_VM_ENV]: '1', [VM_INPUTS_ENV]: `${jobMount}/inputs`, FORCE_COLOR: '0', CI: 'true', ...options.env },
+    env: {
+      [IN_VM_ENV]: '1',
+      [VM_INPUTS_ENV]: `${jobMount}/inputs`,
+      // One emulated CPU on a shared host: the lab's probes and server starts get three times the budget.
+      [TIMEOUT_SCALE_ENV]: '3',
+      FORCE_COLOR: '0',
+      CI: 'true',
+      ...options.env,
+    },
     prepare: (jobDir) => {
       mkdirSync(join(jobDir, 'inputs'));
       for (const [name, content] of Object.entries(options.inputs ?? {}))
@@ -69,6 +80,12 @@ export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestI
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${jobMount}/report.json`,
+      // One emulated CPU: files one after another, and hooks/tests with budgets for emulation
+      // (a native config's 60 s for a lab's set-up is too short under TCG on a loaded host).
+      '--no-file-parallelism',
+      '--hookTimeout=300000',
+      '--testTimeout=180000',
+      ...(options.testNamePattern === undefined ? [] : ['-t', options.testNamePattern]),
       ...(options.files ?? []),
     ],
     collect: (jobDir) => {

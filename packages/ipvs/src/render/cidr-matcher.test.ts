@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cidrMatcher } from './exclusions.js';
+import { cidrMatcher } from './cidr-matcher.js';
 
 describe('cidrMatcher', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { BlockList, isIPv6 } from 'node:net';
 
 /**
- * `--ipvs-exclude-cidrs` as a matcher. node:net's BlockList rather than core's CIDR helpers: the
+ * CIDRs as a matcher (`--ipvs-exclude-cidrs`, `nodePortAddresses`). node:net's BlockList rather than core's CIDR helpers: the
  * backend's runtime then loads no part of core (types only), which keeps it cheap to start, also
  * inside the lab's emulated VM.
  */

@@ -1,0 +1,45 @@
+/**
+ * The IPVS backend's own metrics. Core's sync loop registers kube-proxy's `sync_proxy_rules_*`
+ * family for every backend; upstream's IPVS mode adds only `..._iptables_restore_failures_total`
+ * (its filtering is iptables), so kpng's IPVS backend counts its filtering writes under the
+ * nftables name (the `kpng-ipvs` table is written by `nft`, through the nft backend's metrics), and
+ * adds what IPVS itself is: refused netlink calls and the size of the table.
+ */
+import type { IPFamily } from '@kpng/core';
+import { createNftMetrics } from '@kpng/nft';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface IpvsMetrics {
+  /** A `kpng-ipvs` nft transaction failed (`kubeproxy_sync_proxy_rules_nftables_sync_failures_total`). */
+  nftFailed(family: IPFamily): void;
+  /** The kernel refused a netlink call (`kpng_ipvs_netlink_failures_total{operation}`). */
+  netlinkFailed(operation: string): void;
+  /** After a successful sync: virtual servers, real servers, real servers draining at weight 0. */
+  tableSize(family: IPFamily, virtualServers: number, realServers: number, draining: number): void;
+}
+
+export const NO_IPVS_METRICS: IpvsMetrics = { nftFailed() {}, netlinkFailed() {}, tableSize() {} };
+
+/** Registers (or reuses, for a second backend on the same registry) the metrics. */
+export function createIpvsMetrics(registry: Registry): IpvsMetrics {
+  const nft = createNftMetrics(registry);
+  const registers = [registry];
+  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
+  const counter = (name: string, help: string, labelNames: string[]): Counter =>
+    existing<Counter>(name) ?? new Counter({ name, help, labelNames, registers });
+  const gauge = (name: string, help: string): Gauge =>
+    existing<Gauge>(name) ?? new Gauge({ name, help, labelNames: ['ip_family'], registers });
+  const netlink = counter('kpng_ipvs_netlink_failures_total', 'IPVS netlink calls the kernel refused', ['operation']);
+  const virtualServers = gauge('kpng_ipvs_virtual_servers', 'IPVS virtual servers programmed by the last sync');
+  const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');
+  const draining = gauge('kpng_ipvs_draining_real_servers', 'real servers at weight 0 waiting for their connections');
+  return {
+    nftFailed: (family) => nft.syncFailed(family),
+    netlinkFailed: (operation) => netlink.inc({ operation }),
+    tableSize(family, vs, rs, drain) {
+      virtualServers.set({ ip_family: family }, vs);
+      realServers.set({ ip_family: family }, rs);
+      draining.set({ ip_family: family }, drain);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
+import { describe, expect, it } from 'vitest';
+import { renderDesired } from './desired.js';
+import { filterTable } from './filter-table.js';
+import { DEFAULT_IPVS_CONFIG, type IpvsConfig } from './options.js';
+
+const NODE = { addresses: ['198.18.255.1', '198.18.254.1', '2001:db8:ff::1', '2001:db8:fe::1'] };
+const config = (overrides: Partial<IpvsConfig> = {}): IpvsConfig => ({ ...DEFAULT_IPVS_CONFIG, ...overrides });
+const keys = (services: ServiceFixture[], overrides: Partial<IpvsConfig> = {}): string[] =>
+  [...renderDesired(nodeState(services, NODE), config(overrides)).virtualServers.keys()].sort();
+const nodePortService: ServiceFixture = {
+  name: 'np',
+  clusterIPs: clusterIPs(10),
+  ports: [{ port: 80, nodePort: 30080 }],
+  endpoints: on('a'),
+};
+
+describe('renderDesired: NodePort virtual servers per nodePortAddresses', () => {
+  it.each([
+    [
+      'empty: every node address (upstream IPVS default)',
+      [],
+      ['198.18.254.1', '198.18.255.1', '[2001:db8:fe::1]', '[2001:db8:ff::1]'],
+    ],
+    ['primary: the first address of each family', ['primary'], ['198.18.255.1', '[2001:db8:ff::1]']],
+    [
+      'CIDRs: the node addresses inside them',
+      ['198.18.254.0/24', '2001:db8:ff::/48'],
+      ['198.18.254.1', '[2001:db8:ff::1]'],
+    ],
+    ['0.0.0.0/0: every IPv4 address, no IPv6', ['0.0.0.0/0'], ['198.18.254.1', '198.18.255.1']],
+    ['a CIDR holding no node address: none', ['203.0.113.0/24'], []],
+  ])('%s', (_name, nodePortAddresses, expected) => {
+    const nodePorts = keys([nodePortService], { nodePortAddresses }).filter((k) => k.endsWith('/30080'));
+    expect(nodePorts).toEqual(expected.map((a) => `TCP/${a}/30080`).sort());
+  });
+});
+
+describe('renderDesired: SCTP', () => {
+  it('SCTP ports get virtual servers (IPVS protocol 132) and count in the filter sets', () => {
+    const sctp: ServiceFixture = {
+      name: 'sctp',
+      clusterIPs: clusterIPs(11),
+      ports: [{ port: 9999, protocol: 'SCTP', nodePort: 30099 }],
+      endpoints: on('a'),
+    };
+    expect(keys([sctp], { nodePortAddresses: ['primary'] })).toEqual([
+      'SCTP/198.18.255.1/30099',
+      'SCTP/198.19.0.11/9999',
+      'SCTP/[2001:db8:5e::b]/9999',
+      'SCTP/[2001:db8:ff::1]/30099',
+    ]);
+    const table = filterTable(renderDesired(nodeState([sctp], NODE), config()), config(), 'IPv4');
+    expect(table).toContainEqual(
+      expect.objectContaining({ set: 'service_ports', key: ['198.19.0.11', 'sctp', '9999'] }),
+    );
+  });
+});
+
+describe('filterTable: loadBalancerSourceRanges', () => {
+  const lb: ServiceFixture = {
+    name: 'lb',
+    clusterIPs: clusterIPs(12),
+    externalIPs: externalIPs(5),
+    loadBalancerIPs: ['203.0.113.70'],
+    sourceRanges: ['203.0.113.0/28', '198.51.100.0/24'],
+    ports: [{ port: 80, nodePort: 30086 }],
+    endpoints: on('a'),
+  };
+  const table = filterTable(renderDesired(nodeState([lb], NODE), config()), config(), 'IPv4');
+  const elements = (set: string): string[] =>
+    table.flatMap((o) => (o.kind === 'element' && o.set === set ? [o.key.join(' . ')] : [])).sort();
+
+  it('guards the LB IP only: not the external IP, the ClusterIP or the NodePort', () => {
+    expect(elements('firewall')).toEqual(['203.0.113.70 . tcp . 80']);
+  });
+
+  it('allows each source range for the guarded address and port', () => {
+    expect(elements('firewall_allow')).toEqual([
+      '203.0.113.70 . tcp . 80 . 198.51.100.0/24',
+      '203.0.113.70 . tcp . 80 . 203.0.113.0/28',
+    ]);
+  });
+
+  it('drops other sources before IPVS sees them, from outside (prerouting) and from the node (output)', () => {
+    const rules = table.flatMap((o) => (o.kind === 'rule' && o.rule.includes('@firewall_allow') ? [o.chain] : []));
+    expect(rules.sort()).toEqual(['output', 'prerouting']);
+  });
+
+  it('without source ranges nothing is guarded', () => {
+    const open = filterTable(renderDesired(nodeState([{ ...lb, sourceRanges: [] }], NODE), config()), config(), 'IPv4');
+    expect(open.filter((o) => o.kind === 'element' && o.set?.startsWith('firewall'))).toEqual([]);
+  });
+});
