@@ -19,7 +19,7 @@ import {
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from './objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from './objects.js';
 
 const e2e = await kernelE2e('kube-proxy compat binary');
 
@@ -211,6 +211,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
 // A blank mode runs the iptables backend (as upstream on Linux); each mode, starting, removes the
 // other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
 // stale rules: blank (iptables) over an nftables leftover, then nftables over the iptables chains.
+// The Node here is single-stack IPv4: nftables mode writes `ip kube-proxy` only.
 describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => {
   let lab: Lab;
   let server: FakeApiServer;
@@ -243,7 +244,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     const stop = new AbortController();
     let logs = '';
     const running = main(
-      ['--config', configPath],
+      ['--config', configPath, `--hostname-override=${NODE_NAME}`],
       { KPNG_NETNS: lab.node.namespace.name },
       {
         stdout: () => {},
@@ -272,7 +273,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
     await lab.startEcho('pod-b', [ECHO_PORT]);
     server = await FakeApiServer.start();
-    server.create(node());
+    server.create(node({ ipv4Only: true }));
     server.create(service());
     server.create(endpointSlice([lab.pod('pod-b')]));
     kubeconfig = await kubeconfigFor(server);
@@ -294,11 +295,14 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     expect(await running.stop()).toBe(0);
   });
 
-  it('nftables mode then removes the KUBE-* iptables chains', async () => {
+  it("nftables mode then removes the KUBE-* iptables chains, and writes only the node's family's table", async () => {
     expect(await iptablesSave()).toMatch(/KUBE-SVC-/);
+    await lab.node.namespace.exec(['nft', 'add', 'table', 'ip6', 'kube-proxy']); // as a dual-stack run leaves it
     const running = await runUntilServed('nftables');
     expect(running.proxyMode).toBe('nftables');
     expect(await iptablesSave()).not.toMatch(/KUBE-(?!FIREWALL)/);
+    // (iptables-nft's own tables stay from the iptables run)
+    expect((await tables(lab)).filter((t) => t.includes('kube-proxy'))).toEqual(['table ip kube-proxy']);
     expect(await running.stop()).toBe(0);
   });
 });
