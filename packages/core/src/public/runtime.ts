@@ -28,6 +28,8 @@ export {
   UNREACHABLE_BACKOFF,
   type BackoffOptions,
   type KubeSourceOptions,
+  DEFAULT_RATE_LIMIT,
+  type RateLimit,
   type KubeConfigLocation,
 } from '../watch/kube/index.js';
 export { FileSource, type FileSourceOptions } from '../watch/file/index.js';

@@ -89,6 +89,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       nodeName,
       restClientMetrics: registerRestClientMetrics(registry),
       watchMetrics: registerKubeWatchMetrics(registry),
+      // client-go's throttle on every request, as upstream's client (QPS/Burst from clientConnection).
+      rateLimit: { qps: config.clientConnection.qps, burst: config.clientConnection.burst },
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
     }),
     backend,

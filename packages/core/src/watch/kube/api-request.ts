@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
 
 /** An API error status, shaped as client-node's informers expect (`statusCode`, 410 meaning Gone). */
 export class ApiStatusError extends Error {
@@ -19,14 +20,17 @@ export class ApiStatusError extends Error {
  * GET `path` on the kubeconfig's current cluster and resolve with the response as soon as its
  * headers arrive (the body is left to the caller: read whole for a LIST, streamed for a WATCH).
  * Auth and TLS come from the kubeconfig (`applyToFetchOptions`), as for client-node's own requests,
- * so the instrumented kubeconfig sees these too.
+ * so the instrumented kubeconfig sees these too. With a `limiter`, the request first waits for its
+ * token, as client-go's REST client throttles every request (`clientConnection.qps`/`burst`).
  */
 export async function apiGet(
   kc: KubeConfig,
   path: string,
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
+  limiter?: RequestRateLimiter,
 ): Promise<{ url: URL; res: IncomingMessage }> {
+  await limiter?.wait(signal);
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerRestClientMetrics } from '../../metrics/rest-client.js';
 import { RecordingLogger } from '../../sync/recording-logger.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { KubeSource, type KubeSourceOptions } from './kube-source.js';
 import { loadKubeConfig } from './load-kubeconfig.js';
 import { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL } from './selectors.js';
@@ -72,6 +73,20 @@ describe('kube source against the fake API server', () => {
     await eventually(() => server.openWatches() === 3, 'three watches open');
     return started;
   }
+
+  it('throttles its requests as clientConnection.qps/burst say (client-go token bucket, fake clock)', async () => {
+    const clock = new FakeClock();
+    const { sink } = await start({ clock, rateLimit: { qps: 1, burst: 2 } });
+    await eventually(() => server.requests().length === 2, 'the burst of two requests');
+    await new Promise((r) => setTimeout(r, 200)); // real time passes; the fake clock does not
+    expect(server.requests()).toHaveLength(2);
+    for (const expected of [3, 4, 5, 6]) {
+      await clock.tick(1_000); // one more token per second
+      await eventually(() => server.requests().length === expected, `request ${expected}`);
+    }
+    await eventually(() => sink.syncs.length === 3, 'all kinds synced (3 LISTs, 3 WATCHes)');
+    expect(server.requests().map((r) => r.verb)).toEqual(['list', 'list', 'list', 'watch', 'watch', 'watch'].sort());
+  });
 
   it('reports each kind synced only once its initial list is in the sink', async () => {
     server.create(service('web'));

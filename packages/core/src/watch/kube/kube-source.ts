@@ -9,6 +9,7 @@ import type { ModelSink, Source } from '../source.js';
 import { EventBatcher } from './event-batcher.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
+import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './request-rate-limiter.js';
 import type { BackoffOptions } from './restart-backoff.js';
 import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
 
@@ -34,6 +35,8 @@ export interface KubeSourceOptions {
   readonly listTimeoutMs?: number;
   /** Milliseconds of converting and applying per event-loop turn before yielding (default 10; `EventBatcher`). */
   readonly turnBudgetMs?: number;
+  /** Client-side request throttle (`clientConnection.qps`/`burst`); client-go's 5/10 by default. */
+  readonly rateLimit?: RateLimit;
 }
 
 const SERVICES_PATH = '/api/v1/services';
@@ -80,6 +83,7 @@ export class KubeSource implements Source {
       { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
       { adapter: nodeAdapter, path: NODES_PATH, ...(fieldSelector !== undefined ? { fieldSelector } : {}) },
     ];
+    const limiter = new RequestRateLimiter(this.options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     const rounds = new ReconnectRounds(this.clock, {
       ...(this.options.backoff ? { answered: this.options.backoff } : {}),
       ...(this.options.unreachableBackoff ? { unreachable: this.options.unreachableBackoff } : {}),
@@ -102,6 +106,7 @@ export class KubeSource implements Source {
           rounds,
           ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
           listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
+          limiter,
         }),
     );
     this.logger.info('starting informers', {
