@@ -167,6 +167,33 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(result.server).toBe('pod-c');
   });
 
+  it("drops traffic to an unallocated ClusterIP inside the cluster's ServiceCIDRs, as upstream's nftables mode", async () => {
+    const guarded = async () =>
+      (await lab.node.namespace.exec(['nft', 'list', 'set', 'ip', 'kube-proxy', 'service-cidrs'])).stdout;
+    // A route that delivers 198.19.0.99 to pod-b (which holds that address and echoes on it), so
+    // only the guard's drop can stop a connection to it, not a missing route.
+    const podB = lab.pod('pod-b');
+    await podB.namespace.exec(['ip', 'addr', 'add', '198.19.0.99/32', 'dev', 'lo']);
+    await lab.node.namespace.exec(['ip', 'route', 'add', '198.19.0.99/32', 'via', podB.ipv4]);
+    const unallocated = () =>
+      lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: '198.19.0.99', port: ECHO_PORT, timeoutMs: 500 });
+    expect(await guarded()).not.toContain('198.19.0.0/16'); // no ServiceCIDR yet, and no configured range
+    expect(await unallocated()).toMatchObject({ ok: true, server: 'pod-b' });
+
+    server.create({
+      kind: 'ServiceCIDR',
+      apiVersion: 'networking.k8s.io/v1',
+      metadata: { name: 'kubernetes' },
+      spec: { cidrs: ['198.19.0.0/16', '2001:db8:5e::/64'] },
+    });
+    for (let i = 0; i < 50 && !(await guarded()).includes('198.19.0.0/16'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await guarded()).toContain('198.19.0.0/16');
+    expect(await unallocated()).toMatchObject({ ok: false, error: 'timeout' }); // dropped
+    // The allocated ClusterIP still works.
+    expect(await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok)).toMatchObject({ ok: true });
+  });
+
   it('--cleanup removes the kube-proxy and kpng tables and nothing else', async () => {
     stop.abort();
     expect(await running).toBe(0);

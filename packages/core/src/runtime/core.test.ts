@@ -59,6 +59,23 @@ describe('Core pipeline', () => {
     expect(seen[0]!.state.services[0]!.ports[0]!.endpoints.IPv4?.cluster.map((e) => e.ip)).toEqual(['198.18.1.1']);
   });
 
+  it("puts the ServiceCIDRs' union in the node's view; a change of it is a node change (full sync)", () => {
+    const { core, seen } = recordingCore();
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+    expect(seen.at(-1)!.state.node.serviceCIDRs).toBeUndefined(); // none: backends use their configured range
+    core.model.apply([
+      {
+        kind: 'ServiceCIDR',
+        op: 'upsert',
+        key: 'kubernetes',
+        object: { name: 'kubernetes', cidrs: ['198.19.0.0/16'] },
+      },
+    ]);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.state.node.serviceCIDRs).toEqual(['198.19.0.0/16']);
+    expect(seen[1]!.changes.nodeChanged).toBe(true);
+  });
+
   it('publishes only the changed Service with its trigger times, and nothing for no-op changes', () => {
     const { core, seen, advance } = recordingCore();
     core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }]);

@@ -75,7 +75,8 @@ export class Core {
     }
 
     const first = !this.#published;
-    const nodeChanged = first || changes.nodes.has(this.options.nodeName);
+    // The service CIDRs are part of the node's view (LocalNode.serviceCIDRs): a change is a node change.
+    const nodeChanged = first || changes.nodes.has(this.options.nodeName) || changes.serviceCIDRs;
     const t0 = this.#clock.monotonic();
     const { state, updatedServices } = this.#viewer.update(this.model, first ? 'all' : changes.services, nodeChanged);
     this.options.onNodeViewDuration?.((this.#clock.monotonic() - t0) / 1000);

@@ -246,3 +246,40 @@ describe('FakeApiServer', () => {
     ]);
   });
 });
+
+describe('FakeApiServer: ServiceCIDRs in v1 and v1beta1', () => {
+  const V1 = '/apis/networking.k8s.io/v1/servicecidrs';
+  const BETA = '/apis/networking.k8s.io/v1beta1/servicecidrs';
+  const cidr = (name: string, apiVersion: string) => ({
+    kind: 'ServiceCIDR',
+    apiVersion,
+    metadata: { name },
+    spec: { cidrs: ['198.19.0.0/16'] },
+  });
+  const names = async (url: string) =>
+    ((await (await fetch(url)).json()) as { items: { metadata: { name: string } }[] }).items.map(
+      (i) => i.metadata.name,
+    );
+
+  it('keeps each object in the version it was created with', async () => {
+    const server = await FakeApiServer.start();
+    try {
+      server.create(cidr('ga', 'networking.k8s.io/v1'));
+      server.create(cidr('beta', 'networking.k8s.io/v1beta1'));
+      expect(await names(server.url + V1)).toEqual(['ga']);
+      expect(await names(server.url + BETA)).toEqual(['beta']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 404 for a resource it is told not to serve', async () => {
+    const server = await FakeApiServer.start({ unserved: ['networking.k8s.io/v1/servicecidrs'] });
+    try {
+      expect((await fetch(server.url + V1)).status).toBe(404);
+      expect((await fetch(server.url + BETA)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -3,12 +3,20 @@ import type { AddressInfo } from 'node:net';
 import { InjectedFailures, type FailureOptions } from './injected-failures.js';
 import { ObjectStore, type KubeObject, type StoredObject } from './object-store.js';
 import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb } from './request-log.js';
-import { parseResourcePath, type ResourcePath } from './resources.js';
+import { parseResourcePath, resourceId, type ResourcePath } from './resources.js';
 import { parseSelector, SelectorParseError, type Selector } from './selectors.js';
 import { statusObject } from './status.js';
 import { selects, WatchStream, type ObjectFilter } from './watch-stream.js';
 
 const SELECTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+
+export interface FakeApiServerOptions {
+  /**
+   * Resources answered 404 as an API server that does not serve them (an older version, a gate
+   * off), named `<apiVersion>/<plural>`: `networking.k8s.io/v1/servicecidrs`.
+   */
+  readonly unserved?: readonly string[];
+}
 
 export interface CompactOptions {
   /** Also end every open watch with an ERROR 410 event (default true). */
@@ -32,13 +40,14 @@ export class FakeApiServer {
     private readonly server: Server,
     /** `http://127.0.0.1:<port>` */
     readonly url: string,
+    private readonly unserved: ReadonlySet<string>,
   ) {
     this.store.subscribe((change) => {
       for (const w of [...this.watches]) w.offer(change);
     });
   }
 
-  static async start(): Promise<FakeApiServer> {
+  static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     let instance: FakeApiServer | undefined;
     const server = createServer((req, res) => instance?.handle(req, res));
     await new Promise<void>((resolve, reject) => {
@@ -46,7 +55,7 @@ export class FakeApiServer {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`);
+    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`, new Set(options.unserved ?? []));
     return instance;
   }
 
@@ -154,7 +163,8 @@ export class FakeApiServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     const query = Object.fromEntries(url.searchParams);
-    const target = parseResourcePath(url.pathname);
+    const parsed = parseResourcePath(url.pathname);
+    const target = parsed && !this.unserved.has(resourceId(parsed.resource)) ? parsed : undefined;
     const verb: RequestVerb =
       req.method !== 'GET' || !target ? 'other' : target.name !== undefined ? 'get' : isWatch(query) ? 'watch' : 'list';
     const record = (status: number, injected = false) =>
