@@ -18,6 +18,13 @@ export interface CoreOptions {
   readonly modelObserver?: ModelObserver;
   /** Observes the node-local recompute time of each revision, in seconds. */
   readonly onNodeViewDuration?: (seconds: number) => void;
+  /**
+   * kube-proxy's `configSyncPeriod` (informer resync, default 15m): this often, every object is run
+   * through the node view again (`resync`). Unset: never.
+   */
+  readonly resyncPeriodMs?: number;
+  /** Each periodic resync: whether it found (and published) a difference. */
+  readonly onResync?: (changed: boolean) => void;
 }
 
 /**
@@ -31,12 +38,51 @@ export class Core {
   readonly #local = new Set<StateConsumer<NodeLocalState>>();
   readonly #global = new Set<StateConsumer<GlobalSnapshot>>();
   #published = false;
+  #resyncTimer: { cancel(): void } | undefined;
 
   constructor(private readonly options: CoreOptions) {
     this.#clock = options.clock ?? systemClock;
     this.model = new GlobalModel(this.#clock.now(), options.modelObserver);
     this.#viewer = new NodeViewer(options.nodeName);
     this.model.onChange((changes) => this.#onModelChange(changes));
+    this.#scheduleResync();
+  }
+
+  /**
+   * Upstream's informer resync re-delivers every cached object to the handlers. Here: the node view
+   * recomputes every Service and the Node from the model; with the content-compared model and
+   * view this finds nothing unless the incremental view drifted from the model, in which case the
+   * difference is published as an ordinary change (and the sync that follows repairs the rules).
+   * Returns whether anything changed. Nothing happens before the first state was published.
+   */
+  resync(): boolean {
+    if (!this.#published) return false;
+    const { state, updatedServices } = this.#viewer.update(this.model, 'all', true);
+    const nodeChanged = state.node !== this.#lastNode;
+    if (updatedServices.size === 0 && !nodeChanged) return false;
+    this.#lastNode = state.node;
+    log.warn('resync found the node view out of date; republishing', {
+      services: updatedServices.size,
+      nodeChanged,
+    });
+    const changes: StateChanges = { updatedServices, triggerTimes: new Map(), nodeChanged };
+    for (const c of this.#local) c.publish(state, changes, this.model.revision);
+    return true;
+  }
+
+  /** Stops the periodic resync. */
+  close(): void {
+    this.#resyncTimer?.cancel();
+    this.#resyncTimer = undefined;
+  }
+
+  #scheduleResync(): void {
+    const period = this.options.resyncPeriodMs;
+    if (period === undefined || period <= 0) return;
+    this.#resyncTimer = this.#clock.setTimeout(() => {
+      this.options.onResync?.(this.resync());
+      this.#scheduleResync();
+    }, period);
   }
 
   get nodeName(): NodeName {

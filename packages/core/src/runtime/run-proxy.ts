@@ -41,6 +41,8 @@ export interface ProxyConfig {
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;
+  /** kube-proxy's `configSyncPeriod`: the in-process core's periodic resync (`Core.resync`). Unset: none. */
+  readonly resyncPeriodMs?: number;
   /** `/proxyMode` answer, e.g. "nftables". */
   readonly proxyMode: string;
   readonly configz?: unknown;
@@ -131,8 +133,11 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       clock,
       modelObserver: modelMetrics(metrics, pending),
       onNodeViewDuration: (s) => metrics.nodeViewDuration(s),
+      ...(config.resyncPeriodMs !== undefined ? { resyncPeriodMs: config.resyncPeriodMs } : {}),
+      onResync: (changed) => metrics.resynced(changed),
     });
     core = running;
+    closers.push({ close: async () => running.close() });
     running.addLocalConsumer({
       publish: (state, changes, revision) => publish.forEach((p) => p(state, changes, revision)),
     });

@@ -101,6 +101,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
+    // Upstream's informer resync period: every object through the handlers again.
+    resyncPeriodMs: config.configSyncPeriod,
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
     registry,
