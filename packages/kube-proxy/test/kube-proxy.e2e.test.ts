@@ -161,6 +161,21 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(metrics).toMatch(/^kubernetes_build_info\{major="0",minor="1",git_version="v0\.1\.0",.*\} 1$/m);
   });
 
+  it("posts upstream's Starting Event on its Node (events.k8s.io/v1)", async () => {
+    for (let i = 0; i < 50 && server.objects('Event').length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.objects('Event')).toMatchObject([
+      {
+        metadata: { namespace: 'default' },
+        regarding: { kind: 'Node', name: 'lab-node' },
+        type: 'Normal',
+        reason: 'Starting',
+        action: 'StartKubeProxy',
+        reportingController: 'kube-proxy',
+      },
+    ]);
+  });
+
   it('follows an EndpointSlice change to the other pod', async () => {
     server.update(endpointSlice([lab.pod('pod-c')]));
     const result = await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok && r.server === 'pod-c');

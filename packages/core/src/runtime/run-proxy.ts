@@ -17,6 +17,7 @@ import { log } from '../util/log.js';
 import type { Source } from '../watch/source.js';
 import { attachStreamServers } from './attach-streams.js';
 import { Core } from './core.js';
+import type { EventRecorder } from '../events/event-recorder.js';
 
 /** A core's node-local stream: the state arrives computed, so this process runs no core. */
 export interface StreamSource {
@@ -41,6 +42,8 @@ export interface ProxyConfig {
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;
+  /** Kubernetes Events (upstream's `FailedToStartServiceHealthcheck`); none when unset. */
+  readonly events?: EventRecorder;
   /** kube-proxy's `configSyncPeriod`: the in-process core's periodic resync (`Core.resync`). Unset: none. */
   readonly resyncPeriodMs?: number;
   /** `/proxyMode` answer, e.g. "nftables". */
@@ -96,9 +99,11 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   let loop: SyncLoop | undefined;
   let serviceHealth: ServiceHealthServers | undefined;
   if (config.backend) {
-    serviceHealth = new ServiceHealthServers(
-      config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {},
-    );
+    serviceHealth = new ServiceHealthServers({
+      ...(config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {}),
+      ...(config.events ? { events: config.events } : {}),
+      nodeName: config.nodeName,
+    });
     loop = new SyncLoop({
       backend: countingPending(config.backend, pending),
       clock,

@@ -283,3 +283,25 @@ describe('FakeApiServer: ServiceCIDRs in v1 and v1beta1', () => {
     }
   });
 });
+
+describe('FakeApiServer: POST creates (Events)', () => {
+  it('stores a posted Event in the path namespace and answers 201; a duplicate name is 409', async () => {
+    const server = await FakeApiServer.start();
+    try {
+      const post = (body: unknown) =>
+        fetch(`${server.url}/apis/events.k8s.io/v1/namespaces/default/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const event = { kind: 'Event', metadata: { name: 'lab-node.1' }, reason: 'Starting' };
+      expect((await post(event)).status).toBe(201);
+      expect((await post(event)).status).toBe(409);
+      expect((await post({ kind: 'Service', metadata: { name: 'x' } })).status).toBe(400);
+      expect(server.objects('Event')).toMatchObject([{ metadata: { name: 'lab-node.1', namespace: 'default' } }]);
+      expect(server.requests({ verb: 'create' }).map((r) => r.status)).toEqual([201, 409, 400]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -34,6 +34,8 @@ export const RESOURCES: readonly ResourceType[] = [
     apiVersion: 'networking.k8s.io/v1',
     namespaced: true,
   },
+  // Events a proxy posts (events.k8s.io/v1, as client-go's EventBroadcaster): created with POST.
+  { plural: 'events', kind: 'Event', listKind: 'EventList', apiVersion: 'events.k8s.io/v1', namespaced: true },
   // ServiceCIDRs: GA (v1) since Kubernetes 1.33, beta before; an object lives in the version it was created with.
   {
     plural: 'servicecidrs',

@@ -75,8 +75,8 @@ export function retryAfterSeconds(res: IncomingMessage): number | undefined {
   return Number(value.trim());
 }
 
-/** node-fetch's Headers (what client-node returns), a plain record, or pairs, as a plain record. */
-function headerRecord(headers: unknown): Record<string, string> {
+/** node-fetch's Headers (what client-node returns), a plain record, or pairs, as a plain record (also for POSTs). */
+export function headerRecord(headers: unknown): Record<string, string> {
   if (!headers) return {};
   if (typeof (headers as { forEach?: unknown }).forEach === 'function' && !Array.isArray(headers)) {
     const out: Record<string, string> = {};
