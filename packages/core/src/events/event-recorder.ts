@@ -1,12 +1,10 @@
 import { hostname } from 'node:os';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
-import { headerRecord } from '../watch/kube/api-request.js';
+import { apiRequest } from '../watch/kube/api-request.js';
 
 /** The object an Event is about (`regarding`), as upstream's `v1.ObjectReference`. */
 export interface EventSubject {
@@ -91,31 +89,10 @@ export class KubeEventRecorder implements EventRecorder {
       note: event.note,
       type: event.type,
     });
-    const status = await post(this.#options.kubeConfig, `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, body);
+    const path = `/apis/events.k8s.io/v1/namespaces/${namespace}/events`;
+    const { res } = await apiRequest(this.#options.kubeConfig, 'POST', path, {}, AbortSignal.timeout(10_000), body);
+    res.resume();
+    const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) throw new Error(`POST events: HTTP ${status}`);
   }
-}
-
-/** POSTs a JSON body with the kubeconfig's auth and TLS (as `apiGet`); resolves with the status. */
-async function post(kc: KubeConfig, path: string, body: string): Promise<number> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  const init = await kc.applyToFetchOptions({});
-  const headers: Record<string, string> = {
-    ...headerRecord(init.headers),
-    'Content-Type': 'application/json',
-    Accept: 'application/json',
-  };
-  const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<number>((resolve, reject) => {
-    const req = send(url, { method: 'POST', headers, ...(agent ? { agent } : {}), timeout: 10_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end(body);
-  });
 }

@@ -31,18 +31,34 @@ export async function apiGet(
   limiter?: RequestRateLimiter,
 ): Promise<{ url: URL; res: IncomingMessage }> {
   await limiter?.wait(signal);
+  return apiRequest(kc, 'GET', path, query, signal);
+}
+
+/** One request (a GET, or a POST with a JSON `body`) resolved at its response's headers; see `apiGet`. */
+export async function apiRequest(
+  kc: KubeConfig,
+  method: 'GET' | 'POST',
+  path: string,
+  query: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal,
+  body?: string,
+): Promise<{ url: URL; res: IncomingMessage }> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   const init = await kc.applyToFetchOptions({});
-  const headers: Record<string, string> = { Accept: 'application/json', ...headerRecord(init.headers) };
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    ...headerRecord(init.headers),
+    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+  };
   const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers, ...(agent ? { agent } : {}), signal }, resolve);
+    const req = send(url, { method, headers, ...(agent ? { agent } : {}), signal }, resolve);
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
   return { url, res };
 }
@@ -75,8 +91,8 @@ export function retryAfterSeconds(res: IncomingMessage): number | undefined {
   return Number(value.trim());
 }
 
-/** node-fetch's Headers (what client-node returns), a plain record, or pairs, as a plain record (also for POSTs). */
-export function headerRecord(headers: unknown): Record<string, string> {
+/** node-fetch's Headers (what client-node returns), a plain record, or pairs, as a plain record. */
+function headerRecord(headers: unknown): Record<string, string> {
   if (!headers) return {};
   if (typeof (headers as { forEach?: unknown }).forEach === 'function' && !Array.isArray(headers)) {
     const out: Record<string, string> = {};
