@@ -19,7 +19,7 @@ import {
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from './objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from './objects.js';
 
 const e2e = await kernelE2e('kube-proxy compat binary');
 
@@ -161,10 +161,52 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(metrics).toMatch(/^kubernetes_build_info\{major="0",minor="1",git_version="v0\.1\.0",.*\} 1$/m);
   });
 
+  it("posts upstream's Starting Event on its Node (events.k8s.io/v1)", async () => {
+    for (let i = 0; i < 50 && server.objects('Event').length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.objects('Event')).toMatchObject([
+      {
+        metadata: { namespace: 'default' },
+        regarding: { kind: 'Node', name: 'lab-node' },
+        type: 'Normal',
+        reason: 'Starting',
+        action: 'StartKubeProxy',
+        reportingController: 'kube-proxy',
+      },
+    ]);
+  });
+
   it('follows an EndpointSlice change to the other pod', async () => {
     server.update(endpointSlice([lab.pod('pod-c')]));
     const result = await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok && r.server === 'pod-c');
     expect(result.server).toBe('pod-c');
+  });
+
+  it("drops traffic to an unallocated ClusterIP inside the cluster's ServiceCIDRs, as upstream's nftables mode", async () => {
+    const guarded = async () =>
+      (await lab.node.namespace.exec(['nft', 'list', 'set', 'ip', 'kube-proxy', 'service-cidrs'])).stdout;
+    // A route that delivers 198.19.0.99 to pod-b (which holds that address and echoes on it), so
+    // only the guard's drop can stop a connection to it, not a missing route.
+    const podB = lab.pod('pod-b');
+    await podB.namespace.exec(['ip', 'addr', 'add', '198.19.0.99/32', 'dev', 'lo']);
+    await lab.node.namespace.exec(['ip', 'route', 'add', '198.19.0.99/32', 'via', podB.ipv4]);
+    const unallocated = () =>
+      lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: '198.19.0.99', port: ECHO_PORT, timeoutMs: 500 });
+    expect(await guarded()).not.toContain('198.19.0.0/16'); // no ServiceCIDR yet, and no configured range
+    expect(await unallocated()).toMatchObject({ ok: true, server: 'pod-b' });
+
+    server.create({
+      kind: 'ServiceCIDR',
+      apiVersion: 'networking.k8s.io/v1',
+      metadata: { name: 'kubernetes' },
+      spec: { cidrs: ['198.19.0.0/16', '2001:db8:5e::/64'] },
+    });
+    for (let i = 0; i < 50 && !(await guarded()).includes('198.19.0.0/16'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await guarded()).toContain('198.19.0.0/16');
+    expect(await unallocated()).toMatchObject({ ok: false, error: 'timeout' }); // dropped
+    // The allocated ClusterIP still works.
+    expect(await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok)).toMatchObject({ ok: true });
   });
 
   it('--cleanup removes the kube-proxy and kpng tables and nothing else', async () => {
@@ -211,6 +253,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
 // A blank mode runs the iptables backend (as upstream on Linux); each mode, starting, removes the
 // other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
 // stale rules: blank (iptables) over an nftables leftover, then nftables over the iptables chains.
+// The Node here is single-stack IPv4: nftables mode writes `ip kube-proxy` only.
 describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => {
   let lab: Lab;
   let server: FakeApiServer;
@@ -243,7 +286,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     const stop = new AbortController();
     let logs = '';
     const running = main(
-      ['--config', configPath],
+      ['--config', configPath, `--hostname-override=${NODE_NAME}`],
       { KPNG_NETNS: lab.node.namespace.name },
       {
         stdout: () => {},
@@ -272,7 +315,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
     await lab.startEcho('pod-b', [ECHO_PORT]);
     server = await FakeApiServer.start();
-    server.create(node());
+    server.create(node({ ipv4Only: true }));
     server.create(service());
     server.create(endpointSlice([lab.pod('pod-b')]));
     kubeconfig = await kubeconfigFor(server);
@@ -294,11 +337,14 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     expect(await running.stop()).toBe(0);
   });
 
-  it('nftables mode then removes the KUBE-* iptables chains', async () => {
+  it("nftables mode then removes the KUBE-* iptables chains, and writes only the node's family's table", async () => {
     expect(await iptablesSave()).toMatch(/KUBE-SVC-/);
+    await lab.node.namespace.exec(['nft', 'add', 'table', 'ip6', 'kube-proxy']); // as a dual-stack run leaves it
     const running = await runUntilServed('nftables');
     expect(running.proxyMode).toBe('nftables');
     expect(await iptablesSave()).not.toMatch(/KUBE-(?!FIREWALL)/);
+    // (iptables-nft's own tables stay from the iptables run)
+    expect((await tables(lab)).filter((t) => t.includes('kube-proxy'))).toEqual(['table ip kube-proxy']);
     expect(await running.stop()).toBe(0);
   });
 });

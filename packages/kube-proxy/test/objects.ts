@@ -7,17 +7,18 @@ export const CLUSTER_IP = '198.19.0.10';
 export const SERVICE_PORT = 80;
 export const ECHO_PORT = 8080;
 
-export function node() {
+/** The lab node; `ipv4Only`: a single-stack IPv4 node (no IPv6 address or pod CIDR). */
+export function node({ ipv4Only = false }: { readonly ipv4Only?: boolean } = {}) {
   const plan = ADDRESS_PLAN.node;
   return {
     kind: 'Node',
     apiVersion: 'v1',
     metadata: { name: NODE_NAME, labels: { 'kubernetes.io/hostname': NODE_NAME } },
-    spec: { podCIDR: plan.podCidrV4, podCIDRs: [plan.podCidrV4, plan.podCidrV6] },
+    spec: { podCIDR: plan.podCidrV4, podCIDRs: ipv4Only ? [plan.podCidrV4] : [plan.podCidrV4, plan.podCidrV6] },
     status: {
       addresses: [
         { type: 'InternalIP', address: plan.ipv4 },
-        { type: 'InternalIP', address: plan.ipv6 },
+        ...(ipv4Only ? [] : [{ type: 'InternalIP', address: plan.ipv6 }]),
       ],
     },
   };

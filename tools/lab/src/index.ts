@@ -5,6 +5,7 @@ export {
   kubeconfigYaml,
   StoreError,
   type CompactOptions,
+  type FakeApiServerOptions,
   type FailureOptions,
   type KubeMetadata,
   type KubeObject,

@@ -5,11 +5,16 @@ import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import { closeServer, listen, send } from '../metrics/http.js';
 import { ALL_ADDRESSES, type HealthCheckAddresses } from './health-check-addresses.js';
+import type { EventRecorder } from '../events/event-recorder.js';
 
 export interface ServiceHealthServersOptions {
   /** Where each health-check node port listens: `0.0.0.0` by default, or what `nodePortAddresses` selects. */
   readonly addresses?: HealthCheckAddresses;
   readonly log?: Logger;
+  /** Upstream's `FailedToStartServiceHealthcheck` Warning on the Service when a port cannot be opened. */
+  readonly events?: EventRecorder;
+  /** The node's name, for the Event's text. */
+  readonly nodeName?: string;
 }
 
 /** One Service's health-check node port: its listeners and what they report. */
@@ -35,6 +40,8 @@ export class ServiceHealthServers {
   private readonly entries = new Map<ServiceKey, ServiceHealthEntry>();
   private readonly addressesOf: (node: LocalNode | undefined) => readonly string[];
   private readonly log: Logger;
+  private readonly events: EventRecorder | undefined;
+  private readonly nodeName: string;
   private proxyHealthy: () => boolean = () => true;
   /** Syncs run one after another, so two of them never race to open the same port. */
   private queue: Promise<void> = Promise.resolve();
@@ -43,6 +50,8 @@ export class ServiceHealthServers {
     const addresses = opts.addresses ?? ALL_ADDRESSES;
     this.addressesOf = typeof addresses === 'function' ? (node) => (node ? addresses(node) : []) : () => addresses;
     this.log = opts.log ?? defaultLog;
+    this.events = opts.events;
+    this.nodeName = opts.nodeName ?? '';
   }
 
   /**
@@ -117,6 +126,14 @@ export class ServiceHealthServers {
         service: svc.key,
         port: entry.port,
         err: toError(failure.reason),
+      });
+      // Upstream's text and reason (pkg/proxy/healthcheck service_health.go), on the Service.
+      this.events?.record({
+        regarding: { kind: 'Service', namespace: svc.namespace, name: svc.name, uid: svc.key },
+        type: 'Warning',
+        reason: 'FailedToStartServiceHealthcheck',
+        action: 'Listen',
+        note: `node ${this.nodeName} failed to start healthcheck "${svc.key}" on port ${entry.port}: ${toError(failure.reason).message}`,
       });
       await closeAll(entry.servers);
       return;

@@ -57,6 +57,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_stream_revision', type: 'gauge', labels: [] },
   { name: 'kpng_sync_failures_total', type: 'counter', labels: ['backend'] },
   { name: 'kpng_node_view_duration_seconds', type: 'histogram', labels: [], buckets: EXP },
+  { name: 'kpng_resyncs_total', type: 'counter', labels: ['result'] },
   { name: 'kpng_network_programming_from_event_seconds', type: 'histogram', labels: ['ip_family'], buckets: FINE },
   { name: 'kpng_invalid_objects_total', type: 'counter', labels: ['kind'] },
 ];
@@ -78,6 +79,7 @@ function exercise(m: CoreMetrics): void {
   m.modelRevision();
   m.modelObjects('Service', 5);
   m.nodeViewDuration(0.002);
+  m.resynced(false);
   m.streamClients('local', 1);
   m.streamStateSent('local');
   m.streamRevision(7);

@@ -114,6 +114,10 @@ export class CoreMetrics {
     this.kpng.modelObjects.set({ kind }, count);
   }
 
+  resynced(changed: boolean): void {
+    this.kpng.resyncsTotal.inc({ result: changed ? 'changed' : 'unchanged' });
+  }
+
   nodeViewDuration(seconds: number): void {
     this.kpng.nodeViewDuration.observe(seconds);
   }

@@ -11,6 +11,7 @@ export interface KpngMetrics {
   readonly streamRevision: Gauge;
   readonly syncFailuresTotal: Counter<'backend'>;
   readonly nodeViewDuration: Histogram;
+  readonly resyncsTotal: Counter<'result'>;
   readonly networkProgrammingFromEvent: Histogram<'ip_family'>;
 }
 
@@ -61,6 +62,12 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
       name: 'kpng_node_view_duration_seconds',
       help: 'Time to recompute the node-local view after a model change, in seconds',
       buckets: [...EXP_BUCKETS],
+      registers,
+    }),
+    resyncsTotal: new Counter({
+      name: 'kpng_resyncs_total',
+      help: 'Periodic resyncs (configSyncPeriod) of the node view against the model, by result: unchanged, or changed (a drift found and republished)',
+      labelNames: ['result'] as const,
       registers,
     }),
     networkProgrammingFromEvent: new Histogram({

@@ -9,6 +9,8 @@ export interface ChangeSet {
   readonly revision: number;
   readonly services: ReadonlySet<ServiceKey>;
   readonly nodes: ReadonlySet<NodeName>;
+  /** The union of the ServiceCIDRs' ranges changed. */
+  readonly serviceCIDRs: boolean;
   /** Epoch ms per Service, only values newer than the model's start time (kube-proxy 7.2). */
   readonly triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>;
 }
@@ -18,9 +20,10 @@ export class ChangeSetBuilder {
   readonly services = new Set<ServiceKey>();
   readonly nodes = new Set<NodeName>();
   readonly triggerTimes = new Map<ServiceKey, number[]>();
+  serviceCIDRs = false;
 
   get empty(): boolean {
-    return this.services.size === 0 && this.nodes.size === 0;
+    return this.services.size === 0 && this.nodes.size === 0 && !this.serviceCIDRs;
   }
 
   addTriggerTime(svc: ServiceKey, time: number): void {
@@ -35,6 +38,12 @@ export class ChangeSetBuilder {
   }
 
   build(revision: number): ChangeSet {
-    return { revision, services: this.services, nodes: this.nodes, triggerTimes: this.triggerTimes };
+    return {
+      revision,
+      services: this.services,
+      nodes: this.nodes,
+      serviceCIDRs: this.serviceCIDRs,
+      triggerTimes: this.triggerTimes,
+    };
   }
 }

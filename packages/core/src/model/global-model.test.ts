@@ -146,3 +146,35 @@ describe('GlobalModel', () => {
     expect(revisions).toEqual([1, 2]);
   });
 });
+
+describe('GlobalModel: ServiceCIDRs', () => {
+  const upCIDR = (name: string, cidrs: string[]): ModelEvent => ({
+    kind: 'ServiceCIDR',
+    op: 'upsert',
+    key: name,
+    object: { name, cidrs },
+  });
+
+  it('keeps the sorted union of every ServiceCIDR; only a different union is a change', () => {
+    const { m, seen } = syncedModel();
+    m.apply([upCIDR('kubernetes', ['198.19.0.0/16', '2001:db8:5e::/64'])]);
+    expect(m.serviceCIDRs()).toEqual(['198.19.0.0/16', '2001:db8:5e::/64']);
+    expect(seen.at(-1)?.serviceCIDRs).toBe(true);
+    const revision = m.revision;
+    m.apply([upCIDR('extra', ['198.19.0.0/16'])]); // a second object with a range already in the union
+    expect(m.revision).toBe(revision);
+    m.apply([upCIDR('more', ['203.0.113.0/24'])]);
+    expect(m.serviceCIDRs()).toEqual(['198.19.0.0/16', '2001:db8:5e::/64', '203.0.113.0/24']);
+    m.apply([upCIDR('nested', ['198.19.4.0/24'])]); // inside 198.19.0.0/16: adds nothing (interval sets refuse overlaps)
+    expect(m.serviceCIDRs()).toEqual(['198.19.0.0/16', '2001:db8:5e::/64', '203.0.113.0/24']);
+    m.apply([{ kind: 'ServiceCIDR', op: 'delete', key: 'kubernetes' }]);
+    expect(m.serviceCIDRs()).toEqual(['198.19.0.0/16', '203.0.113.0/24']);
+    expect(seen.at(-1)?.services.size).toBe(0);
+  });
+
+  it('does not wait for ServiceCIDRs to serve (optional, as upstream does not wait for them)', () => {
+    const m = new GlobalModel(START);
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) m.synced(kind);
+    expect(m.allSynced).toBe(true);
+  });
+});

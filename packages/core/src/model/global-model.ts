@@ -1,3 +1,4 @@
+import { withoutNestedCIDRs } from '../util/ip.js';
 import { sameContent } from '../util/same-content.js';
 import type { ModelSink } from './sink.js';
 import { ChangeSetBuilder, type ChangeSet } from './change-set.js';
@@ -9,6 +10,7 @@ import {
   type NodeModel,
   type NodeName,
   type ObjectKind,
+  type ServiceCIDRModel,
   type ServiceKey,
   type ServiceModel,
   type SliceKey,
@@ -27,7 +29,8 @@ export interface ModelObserver {
 
 export type ModelListener = (changes: ChangeSet) => void;
 
-const ALL_KINDS: readonly ObjectKind[] = ['Service', 'EndpointSlice', 'Node'];
+/** The kinds every source delivers: nothing is served before their initial lists. ServiceCIDRs are optional. */
+const REQUIRED_KINDS: readonly ObjectKind[] = ['Service', 'EndpointSlice', 'Node'];
 
 /**
  * The global model, KPNG's "diffstore": objects keyed and compared by content; a transaction whose
@@ -40,6 +43,8 @@ export class GlobalModel implements ModelReader, ModelSink {
   readonly #slices = new Map<SliceKey, Stored<EndpointSliceModel>>();
   readonly #slicesByService = new Map<ServiceKey, Map<SliceKey, EndpointSliceModel>>();
   readonly #nodes = new Map<NodeName, Stored<NodeModel>>();
+  readonly #serviceCIDRObjects = new Map<string, Stored<ServiceCIDRModel>>();
+  #serviceCIDRs: readonly string[] = [];
   readonly #synced = new Set<ObjectKind>();
   readonly #listeners = new Set<ModelListener>();
 
@@ -55,7 +60,7 @@ export class GlobalModel implements ModelReader, ModelSink {
 
   /** True once every source kind delivered its initial list: nothing is served before. */
   get allSynced(): boolean {
-    return ALL_KINDS.every((k) => this.#synced.has(k));
+    return REQUIRED_KINDS.every((k) => this.#synced.has(k));
   }
 
   onChange(listener: ModelListener): () => void {
@@ -85,7 +90,13 @@ export class GlobalModel implements ModelReader, ModelSink {
     const present = new Set<string>(events.filter((e) => e.op === 'upsert').map((e) => e.key));
     const stale: ModelEvent[] = [];
     const keys: Iterable<string> =
-      kind === 'Service' ? this.#services.keys() : kind === 'EndpointSlice' ? this.#slices.keys() : this.#nodes.keys();
+      kind === 'Service'
+        ? this.#services.keys()
+        : kind === 'EndpointSlice'
+          ? this.#slices.keys()
+          : kind === 'Node'
+            ? this.#nodes.keys()
+            : this.#serviceCIDRObjects.keys();
     for (const key of keys) {
       if (!present.has(key)) stale.push({ kind, op: 'delete', key } as ModelEvent);
     }
@@ -105,6 +116,9 @@ export class GlobalModel implements ModelReader, ModelSink {
   serviceKeys(): Iterable<ServiceKey> {
     return this.#services.keys();
   }
+  serviceCIDRs(): readonly string[] {
+    return this.#serviceCIDRs;
+  }
   /** Every object, for serving the global model to node agents (central-core mode). */
   snapshot(): GlobalSnapshot {
     return {
@@ -112,10 +126,16 @@ export class GlobalModel implements ModelReader, ModelSink {
       services: [...this.#services.values()].map((s) => s.object),
       endpointSlices: [...this.#slices.values()].map((s) => s.object),
       nodes: [...this.#nodes.values()].map((s) => s.object),
+      serviceCIDRs: [...this.#serviceCIDRObjects.values()].map((s) => s.object),
     };
   }
   counts(): Readonly<Record<ObjectKind, number>> {
-    return { Service: this.#services.size, EndpointSlice: this.#slices.size, Node: this.#nodes.size };
+    return {
+      Service: this.#services.size,
+      EndpointSlice: this.#slices.size,
+      Node: this.#nodes.size,
+      ServiceCIDR: this.#serviceCIDRObjects.size,
+    };
   }
 
   #applyOne(ev: ModelEvent, changes: ChangeSetBuilder): void {
@@ -134,7 +154,26 @@ export class GlobalModel implements ModelReader, ModelSink {
         if (ev.op === 'delete') this.#deleteSlice(ev.key, changes);
         else this.#upsertSlice(ev.key, ev.object, ev.triggerTime, changes);
         return;
+      case 'ServiceCIDR':
+        if (
+          ev.op === 'upsert'
+            ? upsert(this.#serviceCIDRObjects, ev.key, ev.object)
+            : this.#serviceCIDRObjects.delete(ev.key)
+        ) {
+          this.#unionServiceCIDRs(changes);
+        }
+        return;
     }
+  }
+
+  /** Recomputes the union; only a different union is a change (two objects may share a range). */
+  #unionServiceCIDRs(changes: ChangeSetBuilder) {
+    // Disjoint (a range inside another dropped): the nft backend writes them into an interval set.
+    const all = [...new Set([...this.#serviceCIDRObjects.values()].flatMap((s) => s.object.cidrs))].sort();
+    const union = withoutNestedCIDRs(all);
+    if (sameContent(union, this.#serviceCIDRs)) return;
+    this.#serviceCIDRs = union;
+    changes.serviceCIDRs = true;
   }
 
   #upsertSlice(key: SliceKey, slice: EndpointSliceModel, triggerTime: number | undefined, changes: ChangeSetBuilder) {
@@ -185,6 +224,7 @@ export interface GlobalSnapshot {
   readonly services: readonly ServiceModel[];
   readonly endpointSlices: readonly EndpointSliceModel[];
   readonly nodes: readonly NodeModel[];
+  readonly serviceCIDRs: readonly ServiceCIDRModel[];
 }
 
 /** Stores `object` unless it has the content already stored; returns whether anything changed. */

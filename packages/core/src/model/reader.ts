@@ -8,4 +8,6 @@ export interface ModelReader {
   slicesOf(key: ServiceKey): Iterable<EndpointSliceModel>;
   node(name: NodeName): NodeModel | undefined;
   serviceKeys(): Iterable<ServiceKey>;
+  /** The union of every ServiceCIDR's ranges, sorted; empty when none exist (or none are watched). */
+  serviceCIDRs?(): readonly string[];
 }

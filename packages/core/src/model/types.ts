@@ -114,7 +114,18 @@ export interface NodeModel {
   readonly eligible: boolean;
 }
 
-export type ObjectKind = 'Service' | 'EndpointSlice' | 'Node';
+/**
+ * A `networking.k8s.io` ServiceCIDR: the ranges ClusterIPs are allocated from. The union of every
+ * object's CIDRs is what nftables mode guards (traffic to an unallocated IP in them is dropped).
+ */
+export interface ServiceCIDRModel {
+  readonly name: string;
+  /** Canonical CIDRs from `spec.cidrs` (one per family). */
+  readonly cidrs: readonly string[];
+}
+
+/** Service, EndpointSlice and Node are required (nothing is served before their initial lists); ServiceCIDR is optional. */
+export type ObjectKind = 'Service' | 'EndpointSlice' | 'Node' | 'ServiceCIDR';
 
 /** One change from a source, already converted and validated. */
 export type ModelEvent =
@@ -130,4 +141,6 @@ export type ModelEvent =
     }
   | { readonly kind: 'EndpointSlice'; readonly op: 'delete'; readonly key: SliceKey }
   | { readonly kind: 'Node'; readonly op: 'upsert'; readonly key: NodeName; readonly object: NodeModel }
-  | { readonly kind: 'Node'; readonly op: 'delete'; readonly key: NodeName };
+  | { readonly kind: 'Node'; readonly op: 'delete'; readonly key: NodeName }
+  | { readonly kind: 'ServiceCIDR'; readonly op: 'upsert'; readonly key: string; readonly object: ServiceCIDRModel }
+  | { readonly kind: 'ServiceCIDR'; readonly op: 'delete'; readonly key: string };

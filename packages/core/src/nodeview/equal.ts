@@ -40,6 +40,7 @@ export function localNodeEqual(a: LocalNode, b: LocalNode): boolean {
     a.eligible === b.eligible &&
     stringsEqual(a.addresses, b.addresses) &&
     stringsEqual(a.podCIDRs, b.podCIDRs) &&
+    stringsEqual(a.serviceCIDRs ?? [], b.serviceCIDRs ?? []) &&
     aLabels.length === Object.keys(b.labels).length &&
     aLabels.every((k) => Object.hasOwn(b.labels, k) && a.labels[k] === b.labels[k])
   );

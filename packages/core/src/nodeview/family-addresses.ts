@@ -1,6 +1,7 @@
 /** A Service's addresses as one single-family proxier sees them (semantics 3.4-3.6, 3.17). */
 import type { IPFamily, ServiceModel } from '../model/types.js';
 import { cidrContains, familyOf, hostCidr } from './ip.js';
+import { withoutNestedCIDRs } from '../util/ip.js';
 import type { FamilyAddresses } from './types.js';
 
 /**
@@ -21,7 +22,9 @@ export function familyAddresses(
     clusterIP,
     externalIPs,
     loadBalancerIPs,
-    loadBalancerSourceRanges: withoutNested(withHairpinSources(ranges, loadBalancerIPs, nodeAddresses.find(ofFamily))),
+    loadBalancerSourceRanges: withoutNestedCIDRs(
+      withHairpinSources(ranges, loadBalancerIPs, nodeAddresses.find(ofFamily)),
+    ),
   };
 }
 
@@ -38,19 +41,4 @@ function withHairpinSources(
   if (!ranges.some((cidr) => cidrContains(cidr, nodeIP))) return ranges;
   const all = new Set([...ranges, ...loadBalancerIPs.map(hostCidr)]);
   return [...all].sort();
-}
-
-/**
- * An allow-list means the union of its ranges, so a range inside another adds nothing; dropping it
- * keeps the list one set of disjoint ranges (CIDRs are nested or disjoint), which interval sets need:
- * nftables refuses overlapping elements ("File exists").
- */
-function withoutNested(cidrs: readonly string[]): readonly string[] {
-  const prefix = (cidr: string): number => Number(cidr.slice(cidr.indexOf('/') + 1));
-  const network = (cidr: string): string => cidr.slice(0, cidr.indexOf('/'));
-  const kept = cidrs.filter(
-    (c, i) =>
-      !cidrs.some((d, j) => j !== i && (prefix(d) < prefix(c) || (d === c && j < i)) && cidrContains(d, network(c))),
-  );
-  return kept.length === cidrs.length ? cidrs : kept;
 }

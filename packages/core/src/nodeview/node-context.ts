@@ -17,9 +17,14 @@ export interface NodeContext {
  * gets a proxy: by name only, no zone (so zone hints never filter), and eligible, because a
  * node we know nothing about is not known to be going away.
  */
-export function localNodeOf(name: NodeName, node: NodeModel | undefined): LocalNode {
+export function localNodeOf(
+  name: NodeName,
+  node: NodeModel | undefined,
+  serviceCIDRs: readonly string[] = [],
+): LocalNode {
+  const cidrs = serviceCIDRs.length > 0 ? { serviceCIDRs } : {};
   if (node === undefined) {
-    return { name, labels: {}, podCIDRs: [], addresses: [], eligible: true };
+    return { name, labels: {}, podCIDRs: [], addresses: [], eligible: true, ...cidrs };
   }
   const zone = node.labels[ZONE_LABEL];
   return {
@@ -29,6 +34,7 @@ export function localNodeOf(name: NodeName, node: NodeModel | undefined): LocalN
     podCIDRs: node.podCIDRs,
     addresses: node.addresses,
     eligible: node.eligible,
+    ...cidrs,
   };
 }
 

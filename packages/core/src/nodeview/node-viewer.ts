@@ -40,7 +40,7 @@ export class NodeViewer {
 
   /**
    * @param changed Services touched since the previous update (their Service or slices), or 'all'.
-   * @param nodeChanged this node's Node object changed; it is re-read (always on the first update).
+   * @param nodeChanged this node's Node object (or the service CIDRs) changed; it is re-read (always on the first update).
    *   A change of zone or addresses recomputes every Service, since hints and source ranges use them.
    */
   update(model: ModelReader, changed: ReadonlySet<ServiceKey> | 'all', nodeChanged: boolean): NodeViewUpdate {
@@ -123,7 +123,7 @@ export class NodeViewer {
 
   /** Keeps the previous LocalNode object when nothing in it changed, so identity means equality. */
   #readNode(model: ModelReader, previous: LocalNode | undefined): LocalNode {
-    const node = localNodeOf(this.#nodeName, model.node(this.#nodeName));
+    const node = localNodeOf(this.#nodeName, model.node(this.#nodeName), model.serviceCIDRs?.() ?? []);
     return previous !== undefined && localNodeEqual(previous, node) ? previous : node;
   }
 }

@@ -92,6 +92,11 @@ export interface LocalNode {
   readonly podCIDRs: readonly string[];
   readonly addresses: readonly string[];
   readonly eligible: boolean;
+  /**
+   * The cluster's service CIDRs (the union of the ServiceCIDR objects, sorted), when any exist:
+   * nftables mode drops traffic to unallocated IPs in them. Unset: none known, use configured ranges.
+   */
+  readonly serviceCIDRs?: readonly string[];
 }
 
 /** A complete node-local state at one revision of the global model. */

@@ -19,6 +19,15 @@ export { UsageError, DEFAULT_SOCKET, type ProgramOptions, type OutputFormat } fr
 export { formatState } from '../runtime/print-state.js';
 export { Core, type CoreOptions, type StateConsumer } from '../runtime/core.js';
 
+// Kubernetes Events (events.k8s.io/v1, as upstream's EventBroadcaster)
+export {
+  KubeEventRecorder,
+  type EventRecorder,
+  type EventSubject,
+  type KubeEvent,
+  type KubeEventRecorderOptions,
+} from '../events/event-recorder.js';
+
 // Sources
 export type { Source, ModelSink } from '../watch/source.js';
 export {
@@ -28,6 +37,8 @@ export {
   UNREACHABLE_BACKOFF,
   type BackoffOptions,
   type KubeSourceOptions,
+  DEFAULT_RATE_LIMIT,
+  type RateLimit,
   type KubeConfigLocation,
 } from '../watch/kube/index.js';
 export { FileSource, type FileSourceOptions } from '../watch/file/index.js';

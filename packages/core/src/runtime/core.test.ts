@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../util/fake-clock.js';
 import {
   serviceKey,
   sliceKey,
@@ -59,6 +60,23 @@ describe('Core pipeline', () => {
     expect(seen[0]!.state.services[0]!.ports[0]!.endpoints.IPv4?.cluster.map((e) => e.ip)).toEqual(['198.18.1.1']);
   });
 
+  it("puts the ServiceCIDRs' union in the node's view; a change of it is a node change (full sync)", () => {
+    const { core, seen } = recordingCore();
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+    expect(seen.at(-1)!.state.node.serviceCIDRs).toBeUndefined(); // none: backends use their configured range
+    core.model.apply([
+      {
+        kind: 'ServiceCIDR',
+        op: 'upsert',
+        key: 'kubernetes',
+        object: { name: 'kubernetes', cidrs: ['198.19.0.0/16'] },
+      },
+    ]);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.state.node.serviceCIDRs).toEqual(['198.19.0.0/16']);
+    expect(seen[1]!.changes.nodeChanged).toBe(true);
+  });
+
   it('publishes only the changed Service with its trigger times, and nothing for no-op changes', () => {
     const { core, seen, advance } = recordingCore();
     core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }]);
@@ -87,5 +105,43 @@ describe('Core pipeline', () => {
     core.addLocalConsumer({ publish: (s) => late.push(s) });
     expect(late).toHaveLength(1);
     expect(late[0]!.node.name).toBe('node-a');
+  });
+});
+
+describe('Core resync (configSyncPeriod)', () => {
+  const FIFTEEN_MINUTES = 15 * 60_000;
+
+  it('re-runs every object through the node view each period; publishes only a drift it finds', async () => {
+    const clock = new FakeClock();
+    const resyncs: boolean[] = [];
+    const core = new Core({
+      nodeName: NODE,
+      clock,
+      resyncPeriodMs: FIFTEEN_MINUTES,
+      onResync: (changed) => resyncs.push(changed),
+    });
+    const seen: StateChanges[] = [];
+    core.addLocalConsumer({ publish: (_state, changes) => seen.push(changes) });
+    core.model.apply([{ kind: 'Service', op: 'upsert', key: serviceKey('default', 'web'), object: service }]);
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+    expect(seen).toHaveLength(1);
+
+    clock.advance(FIFTEEN_MINUTES - 1);
+    expect(resyncs).toEqual([]);
+    clock.advance(1);
+    expect(resyncs).toEqual([false]); // nothing drifted: nothing published
+    expect(seen).toHaveLength(1);
+
+    // A drift: the model answers with content the node view never heard of (what a missed change
+    // notification would leave behind). The next resync finds and publishes it.
+    const drifted = aService({ clusterIPs: ['198.19.0.10'], ports: [aPort({ name: 'http', port: 8080 })] });
+    vi.spyOn(core.model, 'service').mockImplementation(() => drifted);
+    clock.advance(FIFTEEN_MINUTES);
+    expect(resyncs).toEqual([false, true]);
+    expect(seen).toHaveLength(2);
+    expect([...(seen[1]!.updatedServices ?? [])]).toEqual(['default/web']);
+    core.close();
+    clock.advance(FIFTEEN_MINUTES);
+    expect(resyncs).toHaveLength(2);
   });
 });

@@ -29,6 +29,13 @@ export interface CoreOptions {
   readonly turnBudgetMs?: number;
   /** How the next slice is scheduled (default: `setImmediate`). */
   readonly schedule?: Scheduler;
+  /**
+   * kube-proxy's `configSyncPeriod` (informer resync, default 15m): this often, every object is run
+   * through the node view again (`resync`). Unset: never.
+   */
+  readonly resyncPeriodMs?: number;
+  /** Each periodic resync: whether it found (and published) a difference. */
+  readonly onResync?: (changed: boolean) => void;
 }
 
 /** Model changes not yet folded into the node view (they arrived while a view update ran). */
@@ -37,6 +44,8 @@ interface Pending {
   nodeChanged: boolean;
   readonly triggerTimes: Map<ServiceKey, number[]>;
   revision: number;
+  /** A resync: every Service is recomputed, and what it finds is reported (`onResync`). */
+  resync: boolean;
 }
 
 /**
@@ -52,6 +61,7 @@ export class Core {
   readonly #budgetMs: number;
   readonly #schedule: Scheduler;
   #published = false;
+  #resyncTimer: { cancel(): void } | undefined;
 
   constructor(private readonly options: CoreOptions) {
     this.#clock = options.clock ?? systemClock;
@@ -60,6 +70,36 @@ export class Core {
     this.model = new GlobalModel(this.#clock.now(), options.modelObserver);
     this.#viewer = new NodeViewer(options.nodeName);
     this.model.onChange((changes) => this.#onModelChange(changes));
+    this.#scheduleResync();
+  }
+
+  /**
+   * Upstream's informer resync re-delivers every cached object to the handlers. Here: the node view
+   * recomputes every Service and the Node from the model (in turns, like any large update); with the
+   * content-compared model and view this finds nothing unless the incremental view drifted from the
+   * model, in which case the difference is published as an ordinary change (and the sync that
+   * follows repairs the rules). `onResync` is told what it found. Nothing happens before the first
+   * state was published.
+   */
+  resync(): void {
+    if (!this.#published) return;
+    this.#pendingUpdate().resync = true;
+    if (this.#running === undefined) this.#startViewRun();
+  }
+
+  /** Stops the periodic resync. */
+  close(): void {
+    this.#resyncTimer?.cancel();
+    this.#resyncTimer = undefined;
+  }
+
+  #scheduleResync(): void {
+    const period = this.options.resyncPeriodMs;
+    if (period === undefined || period <= 0) return;
+    this.#resyncTimer = this.#clock.setTimeout(() => {
+      this.resync();
+      this.#scheduleResync();
+    }, period);
   }
 
   get nodeName(): NodeName {
@@ -97,14 +137,10 @@ export class Core {
       for (const c of this.#global) c.publish(snapshot, globalChanges, changes.revision);
     }
 
-    const pending = (this.#pending ??= {
-      services: new Set(),
-      nodeChanged: false,
-      triggerTimes: new Map(),
-      revision: 0,
-    });
+    const pending = this.#pendingUpdate();
     for (const svc of changes.services) pending.services.add(svc);
-    pending.nodeChanged ||= changes.nodes.has(this.options.nodeName);
+    // The service CIDRs are part of the node's view (LocalNode.serviceCIDRs): a change is a node change.
+    pending.nodeChanged ||= changes.nodes.has(this.options.nodeName) || changes.serviceCIDRs;
     for (const [svc, times] of changes.triggerTimes) {
       const all = pending.triggerTimes.get(svc);
       if (all) all.push(...times);
@@ -114,15 +150,25 @@ export class Core {
     if (this.#running === undefined) this.#startViewRun();
   }
 
+  #pendingUpdate(): Pending {
+    return (this.#pending ??= {
+      services: new Set(),
+      nodeChanged: false,
+      triggerTimes: new Map(),
+      revision: this.model.revision,
+      resync: false,
+    });
+  }
+
   /** Folds what is pending into the node view: at once when it fits the turn's budget, else in slices. */
   #startViewRun(): void {
     const pending = this.#pending;
     if (pending === undefined) return;
     this.#pending = undefined;
     const first = !this.#published;
-    const nodeChanged = first || pending.nodeChanged;
+    const nodeChanged = first || pending.nodeChanged || pending.resync;
     const t0 = this.#clock.monotonic();
-    const run = this.#viewer.begin(this.model, first ? 'all' : pending.services, nodeChanged);
+    const run = this.#viewer.begin(this.model, first || pending.resync ? 'all' : pending.services, nodeChanged);
     this.#running = { run, pending, first, nodeChanged, spentMs: this.#clock.monotonic() - t0 };
     this.#continueViewRun();
   }
@@ -146,12 +192,24 @@ export class Core {
     if (this.#pending !== undefined) this.#startViewRun();
   }
 
-  #publishLocal({ run, pending, first, nodeChanged, spentMs }: ViewRunning): void {
+  #publishLocal({ run, pending, first, nodeChanged: recomputedNode, spentMs }: ViewRunning): void {
     const { state, updatedServices } = run.finish();
     this.options.onNodeViewDuration?.(spentMs / 1000);
-    if (!first && updatedServices.size === 0 && state.node === this.#lastNode) return;
+    const nodeDiffers = state.node !== this.#lastNode;
+    const unchanged = !first && updatedServices.size === 0 && !nodeDiffers;
+    if (pending.resync) {
+      this.options.onResync?.(!unchanged);
+      if (!unchanged)
+        log.warn('resync found the node view out of date; republishing', {
+          services: updatedServices.size,
+          nodeChanged: nodeDiffers,
+        });
+    }
+    if (unchanged) return;
     this.#published = true;
     this.#lastNode = state.node;
+    // A resync recomputes the Node too; only a Node that came out different is a node change.
+    const nodeChanged = pending.resync ? first || pending.nodeChanged || nodeDiffers : recomputedNode;
 
     const triggerTimes = new Map<ServiceKey, readonly number[]>();
     for (const [svc, times] of pending.triggerTimes) if (updatedServices.has(svc)) triggerTimes.set(svc, times);

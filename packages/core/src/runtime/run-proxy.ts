@@ -18,6 +18,7 @@ import { log } from '../util/log.js';
 import type { Source } from '../watch/source.js';
 import { attachStreamServers } from './attach-streams.js';
 import { Core } from './core.js';
+import type { EventRecorder } from '../events/event-recorder.js';
 
 /** A core's node-local stream: the state arrives computed, so this process runs no core. */
 export interface StreamSource {
@@ -44,6 +45,10 @@ export interface ProxyConfig {
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;
+  /** Kubernetes Events (upstream's `FailedToStartServiceHealthcheck`); none when unset. */
+  readonly events?: EventRecorder;
+  /** kube-proxy's `configSyncPeriod`: the in-process core's periodic resync (`Core.resync`). Unset: none. */
+  readonly resyncPeriodMs?: number;
   /** `/proxyMode` answer, e.g. "nftables". */
   readonly proxyMode: string;
   readonly configz?: unknown;
@@ -97,9 +102,11 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   let loop: SyncLoop | undefined;
   let serviceHealth: ServiceHealthServers | undefined;
   if (config.backend) {
-    serviceHealth = new ServiceHealthServers(
-      config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {},
-    );
+    serviceHealth = new ServiceHealthServers({
+      ...(config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {}),
+      ...(config.events ? { events: config.events } : {}),
+      nodeName: config.nodeName,
+    });
     loop = new SyncLoop({
       backend: countingPending(config.backend, pending),
       clock,
@@ -134,8 +141,11 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       clock,
       modelObserver: modelMetrics(metrics, pending),
       onNodeViewDuration: (s) => metrics.nodeViewDuration(s),
+      ...(config.resyncPeriodMs !== undefined ? { resyncPeriodMs: config.resyncPeriodMs } : {}),
+      onResync: (changed) => metrics.resynced(changed),
     });
     core = running;
+    closers.push({ close: async () => running.close() });
     running.addLocalConsumer({
       publish: (state, changes, revision) => publish.forEach((p) => p(state, changes, revision)),
     });

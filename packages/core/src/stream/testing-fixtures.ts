@@ -30,6 +30,7 @@ export const richNode: LocalNode = {
   podCIDRs: ['198.18.1.0/24', '2001:db8:1::/64'],
   addresses: ['198.18.255.1', '2001:db8:ff::1'],
   eligible: true,
+  serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
 };
 
 function familyEndpoints(eps: readonly LocalEndpoint[], local: boolean): FamilyEndpoints {
@@ -317,5 +318,6 @@ export function aRichGlobalSnapshot(): GlobalSnapshot {
       },
       { name: 'node-b', labels: {}, podCIDRs: [], addresses: [], eligible: false },
     ],
+    serviceCIDRs: [{ name: 'kubernetes', cidrs: ['198.19.0.0/16', '2001:db8:5e::/64'] }],
   };
 }

@@ -9,6 +9,11 @@ export interface SyncRequest {
   readonly full: boolean;
   /** Revision of the global model this state was computed from. */
   readonly revision: number;
+  /**
+   * The backend's families this node has (the Node's addresses; all of the backend's until the Node
+   * is known): program these only. Unset (older callers, tests) means every family of the backend.
+   */
+  readonly families?: readonly IPFamily[];
 }
 
 /**

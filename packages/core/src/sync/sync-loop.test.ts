@@ -478,6 +478,21 @@ describe('SyncLoop families: only those the node has', () => {
     expect(await h.series(syncs('IPv6'))).toBeUndefined();
   });
 
+  it("asks the backend to program the node's families only (all of the backend's until the Node is known)", async () => {
+    const h = await setup(['IPv4', 'IPv6']);
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN);
+    h.loop.offer(onNode(['198.18.0.10']), changed([a]), 2);
+    await h.clock.tick(MIN);
+    h.loop.offer(onNode(['198.18.0.10', '2001:db8::10']), changed([a]), 3);
+    await h.clock.tick(MIN);
+    expect(h.backend.requests.map((r) => [r.revision, r.families])).toEqual([
+      [1, ['IPv4', 'IPv6']],
+      [2, ['IPv4']],
+      [3, ['IPv4', 'IPv6']],
+    ]);
+  });
+
   it('a dual-stack node observes a single-stack Service in its family only, a dual-stack one in both', async () => {
     const h = await setup(['IPv4', 'IPv6']);
     const fam = { externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [] };

@@ -147,7 +147,7 @@ export class SyncLoop {
     const startedAt = clock.monotonic();
     const full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
     try {
-      await backend.sync({ state: latest.state, changes, full, revision: latest.revision });
+      await backend.sync({ state: latest.state, changes, full, revision: latest.revision, families: this.families });
     } catch (e) {
       const seconds = (clock.monotonic() - startedAt) / 1000;
       for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);

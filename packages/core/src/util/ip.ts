@@ -180,3 +180,18 @@ export function cidrContains(cidr: CIDR | string, ip: IPAddress | string): boole
   const masked = maskBytes(address.bytes, network.prefixLength);
   return masked.every((byte, i) => byte === network.network[i]);
 }
+
+/**
+ * A list of ranges means their union, so a range inside another adds nothing; dropping it
+ * keeps the list one set of disjoint ranges (CIDRs are nested or disjoint), which interval sets need:
+ * nftables refuses overlapping elements ("File exists").
+ */
+export function withoutNestedCIDRs(cidrs: readonly string[]): readonly string[] {
+  const prefix = (cidr: string): number => Number(cidr.slice(cidr.indexOf('/') + 1));
+  const network = (cidr: string): string => cidr.slice(0, cidr.indexOf('/'));
+  const kept = cidrs.filter(
+    (c, i) =>
+      !cidrs.some((d, j) => j !== i && (prefix(d) < prefix(c) || (d === c && j < i)) && cidrContains(d, network(c))),
+  );
+  return kept.length === cidrs.length ? cidrs : kept;
+}

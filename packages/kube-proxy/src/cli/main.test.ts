@@ -115,7 +115,7 @@ describe('kube-proxy main', () => {
     const files = {
       '/etc/kp.yaml': `${HEAD}mode: nftables\nudpIdleTimeout: 250ms\nfeatureGates:\n  NFTablesProxyMode: true\n`,
     };
-    const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=Other=false', '--init-only'], files);
+    const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=WinDSR=false', '--init-only'], files);
     expect(code).toBe(0);
     const warnings = stderr.split('\n').filter((l) => l.startsWith('W '));
     expect(warnings.map((l) => l.replace(/^W \S+ /, ''))).toEqual([
@@ -126,7 +126,11 @@ describe('kube-proxy main', () => {
   });
 
   it('warns about flag feature gates without --config', async () => {
-    const { code, stderr } = await run(['--feature-gates=A=true,B=false', '--init-only', '--logging-format=json']);
+    const { code, stderr } = await run([
+      '--feature-gates=MultiCIDRServiceAllocator=true,TopologyAwareHints=false',
+      '--init-only',
+      '--logging-format=json',
+    ]);
     expect(code).toBe(0);
     const warnings = stderr
       .trim()
@@ -135,9 +139,28 @@ describe('kube-proxy main', () => {
       .filter((l) => l.level === 'warn');
     expect(warnings.map((w) => w.msg)).toEqual([
       expect.stringContaining('mode is blank: using iptables'),
-      "feature gate A=true is not used by kpng's kube-proxy and is ignored",
-      "feature gate B=false is not used by kpng's kube-proxy and is ignored",
+      "feature gate MultiCIDRServiceAllocator=true is not used by kpng's kube-proxy and is ignored",
+      "feature gate TopologyAwareHints=false is not used by kpng's kube-proxy and is ignored",
     ]);
+  });
+
+  // Upstream: pflag's Set on --feature-gates, and Complete's SetFromMap on the file's gates.
+  it.each([
+    [
+      'a flag',
+      ['--feature-gates=NFTablesProxyMode=true,NoSuchGate=true'],
+      'Error: invalid argument "NFTablesProxyMode=true,NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate\n',
+    ],
+    [
+      'the file (flags parsed first, as pflag)',
+      ['--config=/etc/kp.yaml'],
+      'Error: failed complete: unrecognized feature gate: SupportIPVSProxyMode\n',
+    ],
+  ])("an unknown feature gate in %s exits 1 with upstream's message", async (_where, argv, message) => {
+    const files = { '/etc/kp.yaml': `${HEAD}mode: nftables\nfeatureGates:\n  SupportIPVSProxyMode: true\n` };
+    const { code, stderr } = await run([...argv, '--init-only'], files);
+    expect(code).toBe(1);
+    expect(stderr).toContain(message);
   });
 
   it('--write-config-to writes the effective configuration, which reads back to the same', async () => {

@@ -10,6 +10,7 @@
  *   a blank detectLocalMode is ClusterCIDR, nftables mode's NodePorts default to `primary`.
  */
 import { changedFields } from './changed-fields.js';
+import { unknownFeatureGateError } from './feature-gates.js';
 import { ConfigDecodeError, decodeConfiguration } from './decode.js';
 import { appendPortIfNeeded, HEALTHZ_PORT, METRICS_PORT, withDefaults } from './defaults.js';
 import type { KubeProxyConfiguration } from './types.js';
@@ -98,6 +99,10 @@ export function completeConfiguration(flags: ParsedFlags, options: CompleteOptio
   if (config.mode === 'nftables' && config.nodePortAddresses.length === 0)
     config.nodePortAddresses = [NODE_PORT_ADDRESSES_PRIMARY];
   applyHostnameOverride(config, flags.get<string>('hostname-override'));
+
+  // Upstream's Complete ends with `SetFromMap(config.FeatureGates)`: an unknown gate stops it.
+  const gateError = unknownFeatureGateError(config.featureGates);
+  if (gateError !== undefined) throw new CompleteError(gateError);
 
   const master = flags.get<string>('master');
   const writeConfigTo = flags.get<string>('write-config-to') || undefined;

@@ -6,7 +6,7 @@ import { FLAGS } from './table.js';
 const SAMPLES: Readonly<Record<string, readonly [string, unknown]>> = {
   config: ['/etc/kube-proxy/config.yaml', '/etc/kube-proxy/config.yaml'],
   'write-config-to': ['/tmp/out.yaml', '/tmp/out.yaml'],
-  'feature-gates': ['A=true,B=false', { A: true, B: false }],
+  'feature-gates': ['WinDSR=true,WinOverlay=false', { WinDSR: true, WinOverlay: false }],
   kubeconfig: ['/var/lib/kube-proxy/kubeconfig', '/var/lib/kube-proxy/kubeconfig'],
   master: ['https://198.18.255.1:6443', 'https://198.18.255.1:6443'],
   'kube-api-content-type': ['application/json', 'application/json'],
@@ -86,6 +86,7 @@ const BAD: readonly (readonly [string, string, string])[] = [
   ['ipvs-scheduler', 'random', 'must be one of "", rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq'],
   ['feature-gates', 'A=maybe', 'invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],
   ['feature-gates', 'A', 'missing bool value for A'],
+  ['feature-gates', 'WinDSR=true,NoSuchGate=false', 'unrecognized feature gate: NoSuchGate'],
   ['vmodule', 'proxier', '"proxier" does not have the pattern=N format'],
   ['logging-format', 'xml', 'must be one of json, text'],
 ];
@@ -146,13 +147,13 @@ describe('parseFlags', () => {
       '--nodeport-addresses=198.18.255.0/24',
       '--nodeport-addresses',
       '2001:db8:ff::/64',
-      '--feature-gates=A=true',
-      '--feature-gates=B=false,A=false',
+      '--feature-gates=WinDSR=true',
+      '--feature-gates=WinOverlay=false,WinDSR=false',
       '--proxy-mode=ipvs',
       '--proxy-mode=nftables',
     ]);
     expect(flags.get('nodeport-addresses')).toEqual(['198.18.255.0/24', '2001:db8:ff::/64']);
-    expect(flags.get('feature-gates')).toEqual({ A: false, B: false });
+    expect(flags.get('feature-gates')).toEqual({ WinDSR: false, WinOverlay: false });
     expect(flags.get('proxy-mode')).toBe('nftables');
     expect(flags.names()).toEqual(['nodeport-addresses', 'feature-gates', 'proxy-mode']);
   });

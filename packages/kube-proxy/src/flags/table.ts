@@ -15,7 +15,7 @@ import {
   parseIPFlag,
   parseIPPortFlag,
   parseLevel,
-  parseMapStringBool,
+  parseFeatureGates,
   parseQuantity,
   parseStringSlice,
   parseVModule,
@@ -71,8 +71,8 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag(
     'feature-gates',
     'mapStringBool',
-    parseMapStringBool,
-    `Feature gates, e.g. A=true,B=false. kpng accepts them and warns about each (none changes its behaviour).`,
+    parseFeatureGates,
+    `Feature gates, e.g. A=true,B=false. Upstream's gate names only (others are an error, as upstream); kpng warns about each, none changes its behaviour.`,
     (c, v) => Object.assign(c.featureGates, v),
   ),
 

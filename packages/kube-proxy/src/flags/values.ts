@@ -5,6 +5,7 @@
  */
 import { parseIP } from '@kpng/core';
 import { parseGoDuration } from '../config/duration.js';
+import { unknownFeatureGateError } from '../config/feature-gates.js';
 
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
@@ -85,6 +86,14 @@ export function parseMapStringBool(text: string, previous: unknown): Record<stri
     }
   }
   return out;
+}
+
+/** `--feature-gates` (component-base's featureGate.Set): the pairs, then upstream's known-gate check. */
+export function parseFeatureGates(text: string, previous: unknown): Record<string, boolean> {
+  const gates = parseMapStringBool(text, previous);
+  const error = unknownFeatureGateError(gates);
+  if (error !== undefined) throw new Error(error);
+  return gates;
 }
 
 export function oneOf(allowed: readonly string[]): (text: string) => string {

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { nodeName as toNodeName, type Logger } from '@kpng/core';
 import {
   healthCheckAddressesFor,
+  KubeEventRecorder,
   KubeSource,
   loadKubeConfig,
   registerKubeWatchMetrics,
@@ -19,7 +20,7 @@ import { Registry } from 'prom-client';
 import type { Completed } from '../config/complete.js';
 import { encodeConfiguration } from '../config/encode.js';
 import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
-import { serverAddress } from './bind-check.js';
+import { BindError, serverAddress } from './bind-check.js';
 import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
@@ -55,9 +56,30 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
   for (const warning of warnings) log.warn(warning);
 
+  // Upstream's EventBroadcaster (events.k8s.io/v1), reporting as `kube-proxy`; Node events name the
+  // Node by name (upstream's NodeRef: kind Node, uid = the name).
+  const events = new KubeEventRecorder({ kubeConfig, component: 'kube-proxy', log });
+  const nodeRef = { kind: 'Node', name: nodeName, uid: nodeName };
   const hardFail = config.bindAddressHardFail;
-  const metricsBindAddress = await serverAddress('metrics', config.metricsBindAddress, hardFail, log);
-  const healthzBindAddress = await serverAddress('healthz', config.healthzBindAddress, hardFail, log);
+  // With bindAddressHardFail, upstream records why it stops on the Node before exiting.
+  const bindOrReport = async (what: 'metrics' | 'healthz', address: string) => {
+    try {
+      return await serverAddress(what, address, hardFail, log);
+    } catch (e) {
+      if (!(e instanceof BindError)) throw e;
+      events.record({
+        regarding: nodeRef,
+        type: 'Warning',
+        reason: what === 'healthz' ? 'FailedToStartProxierHealthcheck' : 'FailedToStartMetricServer',
+        action: 'StartKubeProxy',
+        note: e.message,
+      });
+      await events.flush();
+      throw e;
+    }
+  };
+  const metricsBindAddress = await bindOrReport('metrics', config.metricsBindAddress);
+  const healthzBindAddress = await bindOrReport('healthz', config.healthzBindAddress);
   const section = sectionOf(config);
   log.info('starting kube-proxy (kpng)', {
     version: ctx.version,
@@ -89,9 +111,12 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       nodeName,
       restClientMetrics: registerRestClientMetrics(registry),
       watchMetrics: registerKubeWatchMetrics(registry),
+      // client-go's throttle on every request, as upstream's client (QPS/Burst from clientConnection).
+      rateLimit: { qps: config.clientConnection.qps, burst: config.clientConnection.burst },
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
     }),
     backend,
+    events,
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
     // Upstream opens health-check node ports on the nodePortAddresses (nftables: the primary IPs).
@@ -99,6 +124,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
+    // Upstream's informer resync period: every object through the handlers again.
+    resyncPeriodMs: config.configSyncPeriod,
     proxyMode: config.mode,
     configz: { [GROUP]: encodeConfiguration(config) },
     registry,
@@ -107,6 +134,8 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     configWatch?.close();
     throw e;
   });
+  // Upstream's birthCry: a Normal `Starting` Event on the Node once the proxy runs.
+  events.record({ regarding: nodeRef, type: 'Normal', reason: 'Starting', action: 'StartKubeProxy', note: '' });
   ctx.onStarted?.(kpng);
 
   const outcome = await kpng.done.then(

@@ -47,6 +47,38 @@ describe('NftBackend', () => {
     ]);
   });
 
+  it("programs only the node's families: no ip6 table on an IPv4 node; one gained, dropped when lost", async () => {
+    const nft = new FakeNft();
+    const dual = new NftBackend({ nft, families: ['IPv4', 'IPv6'], conntrack: false, log: new RecordingLogger() });
+    const tables = () =>
+      nft
+        .objects()
+        .filter((o) => o.kind === 'table')
+        .map((o) => `${o.family} ${o.name}`);
+    const state = nodeState([web(['198.18.1.1'])]);
+    nft.parseDump('add table ip6 kpng\n'); // left by an earlier dual-stack run
+    await dual.sync({ ...full(state), families: ['IPv4'] });
+    expect(tables()).toEqual(['ip kpng']);
+    await dual.sync({ ...partial(state, ['web']), families: ['IPv4', 'IPv6'] });
+    expect(tables()).toEqual(['ip kpng', 'ip6 kpng']);
+    expect([...dual.rulesets().keys()]).toEqual(['IPv4', 'IPv6']);
+    await dual.sync({ ...partial(state, ['web'], 3), families: ['IPv4'] });
+    expect(tables()).toEqual(['ip kpng']);
+    expect([...dual.rulesets().keys()]).toEqual(['IPv4']);
+  });
+
+  it("guards the node view's ServiceCIDRs, falling back to the configured ranges when there are none", async () => {
+    const nft = new FakeNft();
+    const b = new NftBackend({ nft, families: ['IPv4'], conntrack: false, serviceCIDRs: ['198.19.0.0/16'] });
+    const guarded = () => nft.elements('ip', 'kpng', 'service-cidrs').map((e) => e.key.join(' '));
+    const state = nodeState([web(['198.18.1.1'])]);
+    await b.sync(full(state));
+    expect(guarded()).toEqual(['198.19.0.0/16']); // the configured range
+    const withCIDRs = { ...state, node: { ...state.node, serviceCIDRs: ['198.19.0.0/20', '2001:db8:5e::/64'] } };
+    await b.sync({ ...full(withCIDRs, 2), changes: { triggerTimes: new Map(), nodeChanged: true } });
+    expect(guarded()).toEqual(['198.19.0.0/20']); // the cluster's ServiceCIDRs, this family's
+  });
+
   it('first sync drops and recreates the table in one transaction', async () => {
     const nft = new FakeNft();
     await backend(nft).sync(full(nodeState([web(['198.18.1.1'])])));

@@ -1,5 +1,6 @@
 /**
- * The nftables backend: core's `Backend` over one table per family (`ip kpng`, `ip6 kpng`). Each
+ * The nftables backend: core's `Backend` over one table per family the node has (`ip kpng`,
+ * `ip6 kpng`; the other family's table is dropped). Each
  * sync renders what changed, diffs it against what was applied, and runs both families' changes
  * as ONE atomic `nft -f -` transaction. A failed transaction changes nothing in the kernel; the
  * error (nft's text, mapped to the failing operation) is logged and counted, and the next sync
@@ -49,6 +50,8 @@ export class NftBackend implements Backend {
   /** The kernel's table content is unknown (first sync, or after a failure): drop and recreate. */
   #needReset = true;
   #lastState: SyncRequest['state'] | undefined;
+  /** The families whose tables the last successful sync wrote (the node's, see `SyncRequest.families`). */
+  #programmed: readonly IPFamily[] = [];
 
   constructor(options: NftBackendOptions = {}) {
     this.#options = options;
@@ -79,7 +82,13 @@ export class NftBackend implements Backend {
     const started = performance.now();
     const budget = new TurnBudget(this.#options.turnBudgetMs ?? 10);
     const updated = req.changes.updatedServices;
-    const reset = this.#needReset;
+    const programmers = this.#programmersFor(req);
+    const families = programmers.map((p) => p.family);
+    // A family gained or lost (the Node's addresses changed, or a first sync): rewrite from scratch,
+    // and drop the tables of the families this node does not have, so a single-stack IPv4 node has
+    // no `ip6` table (not even one a previous run or upstream kube-proxy left behind).
+    const reset = this.#needReset || !sameFamilies(families, this.#programmed);
+    const dropped = this.#programmers.filter((p) => !families.includes(p.family));
     const partial = !req.full && updated !== undefined && !req.changes.nodeChanged;
     let kind: 'partial' | 'resync' | 'rewrite' = 'rewrite';
     let plans: Planned[] | undefined;
@@ -87,12 +96,12 @@ export class NftBackend implements Backend {
       // Partial: the changed Services. Resync: every Service, diffed (no flush, no rewrite).
       const tx = nft.newTransaction();
       const planned: (Planned | undefined)[] = [];
-      for (const p of this.#programmers)
+      for (const p of programmers)
         planned.push(partial ? p.planPartial(tx, req.state, updated) : await p.planResync(tx, req.state, budget));
       if (planned.every((p): p is Planned => p !== undefined)) {
         kind = partial ? 'partial' : 'resync';
         // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
-        if (await this.#run(nft, tx, { drift: kind === 'resync' })) plans = planned;
+        if (await this.#run(nft, tx, { drift: kind === 'resync', families })) plans = planned;
       }
     }
     const rewriteReset = reset || (kind === 'resync' && plans === undefined);
@@ -102,12 +111,14 @@ export class NftBackend implements Backend {
       kind = 'rewrite';
       const tx = nft.newTransaction();
       plans = [];
-      for (const p of this.#programmers) plans.push(await p.planFull(tx, req.state, rewriteReset, budget));
-      await this.#run(nft, tx);
+      for (const p of programmers) plans.push(await p.planFull(tx, req.state, rewriteReset, budget));
+      if (rewriteReset) for (const p of dropped) writeCleanup(tx, p.ref);
+      await this.#run(nft, tx, { families });
     }
     for (const plan of plans) plan.commit();
     this.#needReset = false;
     this.#lastState = req.state;
+    this.#programmed = families;
     const operations = plans.reduce((sum, p) => sum + p.operations, 0);
     this.#log.info('synced nftables', {
       full: kind !== 'partial',
@@ -116,11 +127,12 @@ export class NftBackend implements Backend {
       revision: req.revision,
       services: req.state.services.length,
       changed: kind === 'partial' ? (updated?.size ?? 0) : req.state.services.length,
+      families,
       operations,
       ms: Math.round(performance.now() - started),
       ...(budget.yields > 0 ? { yields: budget.yields } : {}),
     });
-    await this.#cleanConntrack(req, kind !== 'partial');
+    await this.#cleanConntrack(req, kind !== 'partial', programmers);
   }
 
   async cleanup(): Promise<void> {
@@ -144,7 +156,9 @@ export class NftBackend implements Backend {
   rulesets(): Map<IPFamily, FamilyRuleset> {
     const state = this.#lastState;
     if (state === undefined) return new Map();
-    return new Map(this.#programmers.map((p) => [p.family, p.ruleset(state)]));
+    return new Map(
+      this.#programmers.filter((p) => this.#programmed.includes(p.family)).map((p) => [p.family, p.ruleset(state)]),
+    );
   }
 
   /** Ends the nft client's shell (when this backend created the client). */
@@ -168,7 +182,17 @@ export class NftBackend implements Backend {
    * Runs one transaction. With `drift`, a not-found failure (the canary probe) resolves false
    * instead of failing the sync: nothing was applied, and the caller rewrites everything.
    */
-  async #run(nft: Nft, tx: Transaction, options: { readonly drift?: boolean } = {}): Promise<boolean> {
+  /** The configured families' programmers that this sync programs (`req.families`, else all of them). */
+  #programmersFor(req: SyncRequest): FamilyProgrammer[] {
+    const wanted = req.families;
+    return wanted === undefined ? this.#programmers : this.#programmers.filter((p) => wanted.includes(p.family));
+  }
+
+  async #run(
+    nft: Nft,
+    tx: Transaction,
+    options: { readonly drift?: boolean; readonly families?: readonly IPFamily[] } = {},
+  ): Promise<boolean> {
     if (tx.size === 0) return true;
     try {
       await nft.run(tx);
@@ -179,7 +203,8 @@ export class NftBackend implements Backend {
       const failed = e instanceof NftError ? e.operation : undefined;
       const family: IPFamily | undefined =
         failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';
-      for (const f of family === undefined ? this.families : [family]) this.#metrics.syncFailed(f);
+      for (const f of family === undefined ? (options.families ?? this.families) : [family])
+        this.#metrics.syncFailed(f);
       this.#log.error('nftables sync failed; the previous rules stay in place and the next sync is a full one', {
         error: e instanceof Error ? e.message : String(e),
         ...(e instanceof NftError && e.line !== undefined ? { line: e.line } : {}),
@@ -194,7 +219,7 @@ export class NftBackend implements Backend {
     }
   }
 
-  async #cleanConntrack(req: SyncRequest, full: boolean): Promise<void> {
+  async #cleanConntrack(req: SyncRequest, full: boolean, programmers: readonly FamilyProgrammer[]): Promise<void> {
     const cleaner = this.#conntrack;
     if (cleaner === undefined) return;
     const updated = req.changes.updatedServices;
@@ -203,7 +228,7 @@ export class NftBackend implements Backend {
         ? req.state.services
         : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
     if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
-    for (const programmer of this.#programmers) {
+    for (const programmer of programmers) {
       const started = performance.now();
       try {
         const deleted = await cleaner.clean({
@@ -221,4 +246,8 @@ export class NftBackend implements Backend {
       }
     }
   }
+}
+
+function sameFamilies(a: readonly IPFamily[], b: readonly IPFamily[]): boolean {
+  return a.length === b.length && a.every((f) => b.includes(f));
 }

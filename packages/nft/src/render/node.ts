@@ -30,6 +30,18 @@ export function renderNodeElements(ctx: RenderContext, node: LocalNode): Element
     canaryElement(ctx),
     ...interval(SET.nodePortIPs, nodePortAddresses(ctx, node)),
     ...interval(SET.podCIDRs, podCIDRsFor(config, syntax.family, node)),
-    ...interval(SET.serviceCIDRs, cidrsOfFamily(config.serviceCIDRs, syntax.family)),
+    ...interval(SET.serviceCIDRs, cidrsOfFamily(serviceCIDRsOf(config, node), syntax.family)),
   ];
+}
+
+/**
+ * The cluster's ServiceCIDR objects when it has any (core puts their union in the node's view, as
+ * upstream's proxier receives them through `OnServiceCIDRsChanged`); else the configured ranges
+ * (`--service-cidrs`), for clusters that serve no ServiceCIDRs.
+ */
+export function serviceCIDRsOf(
+  config: { readonly serviceCIDRs: readonly string[] },
+  node: LocalNode,
+): readonly string[] {
+  return node.serviceCIDRs !== undefined && node.serviceCIDRs.length > 0 ? node.serviceCIDRs : config.serviceCIDRs;
 }

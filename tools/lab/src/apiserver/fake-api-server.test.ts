@@ -246,3 +246,62 @@ describe('FakeApiServer', () => {
     ]);
   });
 });
+
+describe('FakeApiServer: ServiceCIDRs in v1 and v1beta1', () => {
+  const V1 = '/apis/networking.k8s.io/v1/servicecidrs';
+  const BETA = '/apis/networking.k8s.io/v1beta1/servicecidrs';
+  const cidr = (name: string, apiVersion: string) => ({
+    kind: 'ServiceCIDR',
+    apiVersion,
+    metadata: { name },
+    spec: { cidrs: ['198.19.0.0/16'] },
+  });
+  const names = async (url: string) =>
+    ((await (await fetch(url)).json()) as { items: { metadata: { name: string } }[] }).items.map(
+      (i) => i.metadata.name,
+    );
+
+  it('keeps each object in the version it was created with', async () => {
+    const server = await FakeApiServer.start();
+    try {
+      server.create(cidr('ga', 'networking.k8s.io/v1'));
+      server.create(cidr('beta', 'networking.k8s.io/v1beta1'));
+      expect(await names(server.url + V1)).toEqual(['ga']);
+      expect(await names(server.url + BETA)).toEqual(['beta']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 404 for a resource it is told not to serve', async () => {
+    const server = await FakeApiServer.start({ unserved: ['networking.k8s.io/v1/servicecidrs'] });
+    try {
+      expect((await fetch(server.url + V1)).status).toBe(404);
+      expect((await fetch(server.url + BETA)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('FakeApiServer: POST creates (Events)', () => {
+  it('stores a posted Event in the path namespace and answers 201; a duplicate name is 409', async () => {
+    const server = await FakeApiServer.start();
+    try {
+      const post = (body: unknown) =>
+        fetch(`${server.url}/apis/events.k8s.io/v1/namespaces/default/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const event = { kind: 'Event', metadata: { name: 'lab-node.1' }, reason: 'Starting' };
+      expect((await post(event)).status).toBe(201);
+      expect((await post(event)).status).toBe(409);
+      expect((await post({ kind: 'Service', metadata: { name: 'x' } })).status).toBe(400);
+      expect(server.objects('Event')).toMatchObject([{ metadata: { name: 'lab-node.1', namespace: 'default' } }]);
+      expect(server.requests({ verb: 'create' }).map((r) => r.status)).toEqual([201, 409, 400]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,14 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InjectedFailures, type FailureOptions } from './injected-failures.js';
-import { ObjectStore, type KubeObject, type StoredObject } from './object-store.js';
+import { ObjectStore, StoreError, type KubeObject, type StoredObject } from './object-store.js';
 import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb } from './request-log.js';
-import { parseResourcePath, type ResourcePath } from './resources.js';
+import { parseResourcePath, resourceForKind, resourceId, type ResourcePath } from './resources.js';
 import { parseSelector, SelectorParseError, type Selector } from './selectors.js';
 import { statusObject } from './status.js';
 import { selects, WatchStream, type ObjectFilter } from './watch-stream.js';
 
 const SELECTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+
+export interface FakeApiServerOptions {
+  /**
+   * Resources answered 404 as an API server that does not serve them (an older version, a gate
+   * off), named `<apiVersion>/<plural>`: `networking.k8s.io/v1/servicecidrs`.
+   */
+  readonly unserved?: readonly string[];
+}
 
 export interface CompactOptions {
   /** Also end every open watch with an ERROR 410 event (default true). */
@@ -32,13 +40,14 @@ export class FakeApiServer {
     private readonly server: Server,
     /** `http://127.0.0.1:<port>` */
     readonly url: string,
+    private readonly unserved: ReadonlySet<string>,
   ) {
     this.store.subscribe((change) => {
       for (const w of [...this.watches]) w.offer(change);
     });
   }
 
-  static async start(): Promise<FakeApiServer> {
+  static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     let instance: FakeApiServer | undefined;
     const server = createServer((req, res) => instance?.handle(req, res));
     await new Promise<void>((resolve, reject) => {
@@ -46,13 +55,19 @@ export class FakeApiServer {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`);
+    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`, new Set(options.unserved ?? []));
     return instance;
   }
 
   /** The current (latest) resourceVersion. */
   get resourceVersion(): number {
     return this.store.resourceVersion;
+  }
+
+  /** The stored objects of a kind (every namespace), e.g. the Events a proxy posted. */
+  objects(kind: string, apiVersion?: string): readonly StoredObject[] {
+    const resource = resourceForKind(kind, apiVersion);
+    return resource ? this.store.list(resource) : [];
   }
 
   create(obj: KubeObject): StoredObject {
@@ -154,9 +169,19 @@ export class FakeApiServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     const query = Object.fromEntries(url.searchParams);
-    const target = parseResourcePath(url.pathname);
+    const parsed = parseResourcePath(url.pathname);
+    const target = parsed && !this.unserved.has(resourceId(parsed.resource)) ? parsed : undefined;
     const verb: RequestVerb =
-      req.method !== 'GET' || !target ? 'other' : target.name !== undefined ? 'get' : isWatch(query) ? 'watch' : 'list';
+      // POST only where a proxy writes (Events); other kinds change through the methods above.
+      req.method === 'POST' && target?.resource.kind === 'Event' && target.name === undefined
+        ? 'create'
+        : req.method !== 'GET' || !target
+          ? 'other'
+          : target.name !== undefined
+            ? 'get'
+            : isWatch(query)
+              ? 'watch'
+              : 'list';
     const record = (status: number, injected = false) =>
       this.log.add({
         method: req.method ?? '',
@@ -179,6 +204,7 @@ export class FakeApiServer {
       record(404);
       return sendJson(res, 404, statusObject(404, undefined, `the server could not find ${url.pathname}`));
     }
+    if (verb === 'create') return this.createFromRequest(target, req, record, res);
     if (verb === 'other') {
       record(405);
       return sendJson(res, 405, statusObject(405, undefined, `${req.method} is not supported by the fake API server`));
@@ -199,6 +225,41 @@ export class FakeApiServer {
       apiVersion: filter.resource.apiVersion,
       metadata: { resourceVersion: String(this.store.resourceVersion) },
       items: this.store.list(filter.resource, filter.namespace).filter((o) => selects(filter, o)),
+    });
+  }
+
+  /** POST to a collection: the object is stored (in the path's namespace) and returned, 201. */
+  private createFromRequest(
+    target: ResourcePath,
+    req: IncomingMessage,
+    record: (status: number) => void,
+    res: ServerResponse,
+  ): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      let obj: KubeObject;
+      try {
+        obj = JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubeObject;
+        if (obj.kind !== target.resource.kind)
+          throw new Error(`kind ${String(obj.kind)} posted to ${target.resource.plural}`);
+      } catch (e) {
+        record(400);
+        return sendJson(res, 400, statusObject(400, undefined, (e as Error).message));
+      }
+      try {
+        const metadata = {
+          ...obj.metadata,
+          ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
+        };
+        const stored = this.store.create({ ...obj, apiVersion: target.resource.apiVersion, metadata });
+        record(201);
+        sendJson(res, 201, stored);
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        record(409);
+        sendJson(res, 409, statusObject(409, 'AlreadyExists', e.message));
+      }
     });
   }
 

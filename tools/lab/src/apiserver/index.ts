@@ -1,4 +1,4 @@
-export { FakeApiServer, type CompactOptions } from './fake-api-server.js';
+export { FakeApiServer, type CompactOptions, type FakeApiServerOptions } from './fake-api-server.js';
 export type { FailureOptions } from './injected-failures.js';
 export { kubeconfigFor, kubeconfigYaml, type LabKubeconfig } from './kubeconfig.js';
 export { StoreError, type KubeMetadata, type KubeObject, type StoredObject } from './object-store.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { resourceForKind, type ResourceType } from './resources.js';
+import { resourceForKind, resourceId, type ResourceType } from './resources.js';
 
 /**
  * The fake API server's storage: objects per resource, one global, monotonically increasing
@@ -153,8 +153,11 @@ export class ObjectStore {
     return () => this.listeners.delete(listener);
   }
 
-  private normalise(input: Pick<KubeObject, 'kind' | 'metadata'>): { resource: ResourceType; obj: KubeObject } {
-    const resource = resourceForKind(input.kind);
+  private normalise(input: Pick<KubeObject, 'kind' | 'metadata'> & { readonly apiVersion?: string }): {
+    resource: ResourceType;
+    obj: KubeObject;
+  } {
+    const resource = resourceForKind(input.kind, input.apiVersion);
     if (!resource) throw new StoreError(`unknown kind ${String(input.kind)}`);
     if (!input.metadata?.name) throw new StoreError(`${resource.kind} without metadata.name`);
     const { namespace: _ns, ...rest } = structuredClone(input.metadata);
@@ -172,10 +175,11 @@ export class ObjectStore {
   }
 
   private bucket(resource: ResourceType): Map<string, StoredObject> {
-    let bucket = this.objects.get(resource.plural);
+    const id = resourceId(resource); // per version: a v1beta1 ServiceCIDR is not a v1 one
+    let bucket = this.objects.get(id);
     if (!bucket) {
       bucket = new Map();
-      this.objects.set(resource.plural, bucket);
+      this.objects.set(id, bucket);
     }
     return bucket;
   }

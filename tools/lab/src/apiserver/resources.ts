@@ -34,10 +34,35 @@ export const RESOURCES: readonly ResourceType[] = [
     apiVersion: 'networking.k8s.io/v1',
     namespaced: true,
   },
+  // Events a proxy posts (events.k8s.io/v1, as client-go's EventBroadcaster): created with POST.
+  { plural: 'events', kind: 'Event', listKind: 'EventList', apiVersion: 'events.k8s.io/v1', namespaced: true },
+  // ServiceCIDRs: GA (v1) since Kubernetes 1.33, beta before; an object lives in the version it was created with.
+  {
+    plural: 'servicecidrs',
+    kind: 'ServiceCIDR',
+    listKind: 'ServiceCIDRList',
+    apiVersion: 'networking.k8s.io/v1',
+    namespaced: false,
+  },
+  {
+    plural: 'servicecidrs',
+    kind: 'ServiceCIDR',
+    listKind: 'ServiceCIDRList',
+    apiVersion: 'networking.k8s.io/v1beta1',
+    namespaced: false,
+  },
 ];
 
-export function resourceForKind(kind: unknown): ResourceType | undefined {
-  return RESOURCES.find((r) => r.kind === kind);
+/** The resource of a kind: the one of `apiVersion` when it names a served version, else the first. */
+export function resourceForKind(kind: unknown, apiVersion?: unknown): ResourceType | undefined {
+  return (
+    RESOURCES.find((r) => r.kind === kind && r.apiVersion === apiVersion) ?? RESOURCES.find((r) => r.kind === kind)
+  );
+}
+
+/** `networking.k8s.io/v1/servicecidrs`: how `FakeApiServer.start({ unserved })` names a resource. */
+export function resourceId(r: ResourceType): string {
+  return `${r.apiVersion}/${r.plural}`;
 }
 
 /** What a request path addresses: a collection (optionally in one namespace) or one named object. */

@@ -5,6 +5,7 @@ import type {
   EndpointSliceModel,
   EndpointSlicePort,
   NodeModel,
+  ServiceCIDRModel,
   ServiceModel,
   ServicePortSpec,
   SessionAffinity,
@@ -57,6 +58,7 @@ export function decodeGlobalState(
   const services: ServiceModel[] = [];
   const endpointSlices: EndpointSliceModel[] = [];
   const nodes: NodeModel[] = [];
+  const serviceCIDRs: ServiceCIDRModel[] = [];
   cache?.begin(buf, start, end);
   try {
     while (r.pos < end) {
@@ -83,6 +85,12 @@ export function decodeGlobalState(
         case (7 << 3) | 0:
           modelRevision = r.varint();
           break;
+        case (8 << 3) | 2: {
+          // Few and small: decoded each time, no cache.
+          const itemEnd = r.delimitedEnd();
+          serviceCIDRs.push(readServiceCIDR(r, itemEnd));
+          break;
+        }
         default:
           r.skip(tag & 7);
       }
@@ -92,7 +100,7 @@ export function decodeGlobalState(
     throw e;
   }
   cache?.commit();
-  const state: GlobalSnapshot = { revision: modelRevision, services, endpointSlices, nodes };
+  const state: GlobalSnapshot = { revision: modelRevision, services, endpointSlices, nodes, serviceCIDRs };
   return { state, instanceId, revision, changes: changes.changes, full: changes.full };
 }
 
@@ -375,4 +383,17 @@ function readNode(r: ProtoReader, end: number): NodeModel {
   }
   r.finish(end);
   return { name, labels, podCIDRs, addresses, eligible };
+}
+
+function readServiceCIDR(r: ProtoReader, end: number): ServiceCIDRModel {
+  let name = '';
+  const cidrs: string[] = [];
+  while (r.pos < end) {
+    const tag = r.varint();
+    if (tag === ((1 << 3) | 2)) name = r.string();
+    else if (tag === ((2 << 3) | 2)) cidrs.push(r.string());
+    else r.skip(tag & 7);
+  }
+  r.finish(end);
+  return { name, cidrs };
 }

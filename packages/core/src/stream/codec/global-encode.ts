@@ -3,7 +3,13 @@
  * unchanged ones identical between revisions, so each is encoded once and cached by identity.
  */
 import type { GlobalSnapshot } from '../../model/global-model.js';
-import type { EndpointModel, EndpointSliceModel, NodeModel, ServiceModel } from '../../model/types.js';
+import type {
+  EndpointModel,
+  EndpointSliceModel,
+  NodeModel,
+  ServiceCIDRModel,
+  ServiceModel,
+} from '../../model/types.js';
 import { writeChanges } from './changes.js';
 import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE, TRAFFIC_POLICY_WIRE } from './enums.js';
 import { assembleStateResponse } from './envelope.js';
@@ -30,6 +36,7 @@ function cachedEncoder<T extends object>(write: (w: ProtoWriter, item: T) => voi
 export const encodeGlobalService = cachedEncoder(writeService);
 export const encodeEndpointSlice = cachedEncoder(writeSlice);
 export const encodeGlobalNode = cachedEncoder(writeNode);
+export const encodeServiceCIDR = cachedEncoder(writeServiceCIDR);
 
 /** A complete `GlobalWatchResponse{state}` for one client. */
 export function encodeGlobalStateResponse(d: Delivery<GlobalSnapshot>): Buffer {
@@ -43,6 +50,7 @@ export function encodeGlobalStateResponse(d: Delivery<GlobalSnapshot>): Buffer {
     { field: 4, items: d.state.services.map(encodeGlobalService) },
     { field: 5, items: d.state.endpointSlices.map(encodeEndpointSlice) },
     { field: 6, items: d.state.nodes.map(encodeGlobalNode) },
+    { field: 8, items: d.state.serviceCIDRs.map(encodeServiceCIDR) },
   ]);
 }
 
@@ -125,4 +133,9 @@ function writeNode(w: ProtoWriter, n: NodeModel): void {
   w.strings(3, n.podCIDRs);
   w.strings(4, n.addresses);
   w.bool(5, n.eligible);
+}
+
+function writeServiceCIDR(w: ProtoWriter, c: ServiceCIDRModel): void {
+  w.string(1, c.name);
+  w.strings(2, c.cidrs);
 }

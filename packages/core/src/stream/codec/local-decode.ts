@@ -77,6 +77,7 @@ function readNode(r: ProtoReader, end: number): LocalNode {
   const podCIDRs: string[] = [];
   const addresses: string[] = [];
   let eligible = false;
+  const serviceCIDRs: string[] = [];
   while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | 2)) name = r.string();
@@ -87,11 +88,13 @@ function readNode(r: ProtoReader, end: number): LocalNode {
     else if (tag === ((4 << 3) | 2)) podCIDRs.push(r.string());
     else if (tag === ((5 << 3) | 2)) addresses.push(r.string());
     else if (tag === ((6 << 3) | 0)) eligible = r.bool();
+    else if (tag === ((7 << 3) | 2)) serviceCIDRs.push(r.string());
     else r.skip(tag & 7);
   }
   r.finish(end);
   const node: Mutable<LocalNode> = { name: name as NodeName, labels, podCIDRs, addresses, eligible };
   if (zone !== undefined) node.zone = zone;
+  if (serviceCIDRs.length > 0) node.serviceCIDRs = serviceCIDRs;
   return node;
 }
 

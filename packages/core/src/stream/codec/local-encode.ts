@@ -53,6 +53,7 @@ function writeNode(w: ProtoWriter, field: number, node: LocalNode): void {
   w.strings(4, node.podCIDRs);
   w.strings(5, node.addresses);
   w.bool(6, node.eligible);
+  w.strings(7, node.serviceCIDRs ?? []);
   w.join(mark);
 }
 

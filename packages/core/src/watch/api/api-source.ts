@@ -41,7 +41,7 @@ export class ApiSource implements Source {
         if (events.length > 0) sink.apply(events);
         if (!synced) {
           synced = true;
-          for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) sink.synced(kind);
+          for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) sink.synced(kind);
         }
       },
       { ...this.options.watch, signal },
@@ -76,6 +76,9 @@ export class ApiSource implements Source {
     }
     for (const n of snapshot.nodes) {
       visit(`Node/${n.name}`, n, () => ({ kind: 'Node', op: 'upsert', key: nodeName(n.name), object: n }));
+    }
+    for (const c of snapshot.serviceCIDRs) {
+      visit(`ServiceCIDR/${c.name}`, c, () => ({ kind: 'ServiceCIDR', op: 'upsert', key: c.name, object: c }));
     }
     for (const id of [...this.#delivered.keys()]) {
       if (seen.has(id)) continue;

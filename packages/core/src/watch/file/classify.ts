@@ -14,6 +14,7 @@ const API_VERSIONS: Readonly<Record<ObjectKind, string>> = {
   Service: 'v1',
   EndpointSlice: 'discovery.k8s.io/v1',
   Node: 'v1',
+  ServiceCIDR: 'networking.k8s.io/v1',
 };
 
 /**
@@ -63,7 +64,7 @@ export function rawKey(kind: ObjectKind, obj: unknown): ServiceKey | SliceKey | 
   const metadata = isJsonObject(obj) ? obj['metadata'] : undefined;
   const name = textField(metadata, 'name');
   if (name === undefined) return undefined;
-  if (kind === 'Node') return name as NodeName;
+  if (kind === 'Node' || kind === 'ServiceCIDR') return name as NodeName; // cluster-scoped
   const namespace = textField(metadata, 'namespace') || 'default';
   return kind === 'Service' ? serviceKey(namespace, name) : sliceKey(namespace, name);
 }

@@ -1,7 +1,7 @@
 import type { ModelEvent, NodeName, ObjectKind, ServiceKey, SliceKey } from '../../model/types.js';
 import type { DesiredState } from './desired-state.js';
 
-const KINDS: readonly ObjectKind[] = ['Node', 'Service', 'EndpointSlice'];
+const KINDS: readonly ObjectKind[] = ['Node', 'Service', 'EndpointSlice', 'ServiceCIDR'];
 
 function deleteEvent(kind: ObjectKind, key: string): ModelEvent {
   switch (kind) {
@@ -11,6 +11,8 @@ function deleteEvent(kind: ObjectKind, key: string): ModelEvent {
       return { kind, op: 'delete', key: key as SliceKey };
     case 'Node':
       return { kind, op: 'delete', key: key as NodeName };
+    case 'ServiceCIDR':
+      return { kind, op: 'delete', key };
   }
 }
 
@@ -24,6 +26,7 @@ export class DeliveredObjects {
     Service: new Map(),
     EndpointSlice: new Map(),
     Node: new Map(),
+    ServiceCIDR: new Map(),
   };
 
   /** The events that turn the delivered state into `desired`; the delivered state is updated. */

@@ -1,6 +1,12 @@
 import { type ModelEvent, type NodeName, type ObjectKind, serviceKey, sliceKey } from '../../model/types.js';
 import type { Logger } from '../../util/log.js';
-import { convertEndpointSlice, convertNode, convertService, reportInvalid } from '../convert/index.js';
+import {
+  convertEndpointSlice,
+  convertNode,
+  convertService,
+  convertServiceCIDR,
+  reportInvalid,
+} from '../convert/index.js';
 import { classify, excludingLabel, rawKey } from './classify.js';
 import type { ManifestObject } from './parse-manifest.js';
 
@@ -59,11 +65,16 @@ function toEvent(kind: ObjectKind, obj: unknown): Conversion {
       if (!r.ok) return r;
       return { ok: true, event: { kind, op: 'upsert', key: r.value.name as NodeName, object: r.value } };
     }
+    case 'ServiceCIDR': {
+      const r = convertServiceCIDR(obj);
+      if (!r.ok) return r;
+      return { ok: true, event: { kind, op: 'upsert', key: r.value.name, object: r.value } };
+    }
   }
 }
 
 function emptyKindMap<T>(make: () => T): Record<ObjectKind, T> {
-  return { Service: make(), EndpointSlice: make(), Node: make() };
+  return { Service: make(), EndpointSlice: make(), Node: make(), ServiceCIDR: make() };
 }
 
 /** Classifies, filters and converts every manifest object; invalid ones are reported and skipped. */

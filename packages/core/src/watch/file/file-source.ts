@@ -18,6 +18,7 @@ export interface FileSourceOptions {
   readonly log?: Logger;
 }
 
+// The kinds reported synced (ServiceCIDRs are optional and read when present; see the global model).
 const KINDS: readonly ObjectKind[] = ['Service', 'EndpointSlice', 'Node'];
 
 /**

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
 
 /** An API error status, shaped as client-node's informers expect (`statusCode`, 410 meaning Gone). */
 export class ApiStatusError extends Error {
@@ -19,26 +20,45 @@ export class ApiStatusError extends Error {
  * GET `path` on the kubeconfig's current cluster and resolve with the response as soon as its
  * headers arrive (the body is left to the caller: read whole for a LIST, streamed for a WATCH).
  * Auth and TLS come from the kubeconfig (`applyToFetchOptions`), as for client-node's own requests,
- * so the instrumented kubeconfig sees these too.
+ * so the instrumented kubeconfig sees these too. With a `limiter`, the request first waits for its
+ * token, as client-go's REST client throttles every request (`clientConnection.qps`/`burst`).
  */
 export async function apiGet(
   kc: KubeConfig,
   path: string,
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
+  limiter?: RequestRateLimiter,
+): Promise<{ url: URL; res: IncomingMessage }> {
+  await limiter?.wait(signal);
+  return apiRequest(kc, 'GET', path, query, signal);
+}
+
+/** One request (a GET, or a POST with a JSON `body`) resolved at its response's headers; see `apiGet`. */
+export async function apiRequest(
+  kc: KubeConfig,
+  method: 'GET' | 'POST',
+  path: string,
+  query: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal,
+  body?: string,
 ): Promise<{ url: URL; res: IncomingMessage }> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   const init = await kc.applyToFetchOptions({});
-  const headers: Record<string, string> = { Accept: 'application/json', ...headerRecord(init.headers) };
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    ...headerRecord(init.headers),
+    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+  };
   const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers, ...(agent ? { agent } : {}), signal }, resolve);
+    const req = send(url, { method, headers, ...(agent ? { agent } : {}), signal }, resolve);
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
   return { url, res };
 }

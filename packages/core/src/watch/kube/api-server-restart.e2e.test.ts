@@ -91,6 +91,7 @@ describe('kube source across an API server restart (production retry schedule)',
       nodeName: 'node-a',
       watchMetrics: registerKubeWatchMetrics(registry),
       logger,
+      serviceCIDRs: false, // the three kinds this file follows (ServiceCIDRs: kube-source.e2e)
     });
     running = source.run(sink, abort.signal);
     await eventually('synced and watching', () => model.allSynced && server.openWatches() === 3);

@@ -9,6 +9,7 @@ import type { KindAdapter } from './kinds.js';
 import { ApiStatusError } from './api-request.js';
 import { listRaw } from './list-request.js';
 import { ObjectTracker } from './object-tracker.js';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import { SourceWatch } from './source-watch.js';
 import { keepIdentityOnly } from './trim-object.js';
@@ -35,6 +36,8 @@ export interface KindInformerOptions {
   readonly rounds: ReconnectRounds;
   readonly metrics?: KubeWatchMetrics;
   readonly listTimeoutMs: number;
+  /** The source's request throttle, shared by its kinds' LISTs and WATCHes. */
+  readonly limiter?: RequestRateLimiter;
 }
 
 /**
@@ -56,20 +59,26 @@ export class KindInformer {
     const { kubeConfig, path, labelSelector, fieldSelector, stopping } = options;
     this.tracker = new ObjectTracker(options.adapter);
     this.outage = new WatchOutage(options.adapter.kind, options.clock, options.logger, options.metrics);
-    const watch = new SourceWatch(kubeConfig, stopping, {
-      opening: () => this.watchOpening(),
-      opened: () => {
-        this.outage.opened();
-        options.rounds.reachable();
+    const watch = new SourceWatch(
+      kubeConfig,
+      stopping,
+      {
+        opening: () => this.watchOpening(),
+        opened: () => {
+          this.outage.opened();
+          options.rounds.reachable();
+        },
+        closed: () => this.outage.closed(),
       },
-      closed: () => this.outage.closed(),
-    });
+      options.limiter,
+    );
     const list = () =>
       listRaw(
         kubeConfig,
         path,
         { labelSelector, fieldSelector },
         AbortSignal.any([stopping, AbortSignal.timeout(options.listTimeoutMs)]),
+        options.limiter,
       );
     this.informer = new ListWatch(path, watch, list, false, labelSelector, fieldSelector);
     const upserted = (obj: KubernetesObject): void =>

@@ -1,5 +1,11 @@
 import { type ModelEvent, type NodeName, type ObjectKind, serviceKey, sliceKey } from '../../model/types.js';
-import { convertEndpointSlice, convertNode, convertService, type Converted } from '../convert/index.js';
+import {
+  convertEndpointSlice,
+  convertNode,
+  convertService,
+  convertServiceCIDR,
+  type Converted,
+} from '../convert/index.js';
 
 export type UpsertEvent = Extract<ModelEvent, { op: 'upsert' }>;
 
@@ -63,6 +69,13 @@ export const nodeAdapter: KindAdapter = {
     mapValue(convertNode(obj), (node) => ({ kind: 'Node', op: 'upsert', key: node.name as NodeName, object: node })),
 };
 
+export const serviceCIDRAdapter: KindAdapter = {
+  kind: 'ServiceCIDR',
+  keyOf: (obj) => metadataOf(obj).name,
+  toUpsert: (obj) =>
+    mapValue(convertServiceCIDR(obj), (c) => ({ kind: 'ServiceCIDR', op: 'upsert', key: c.name, object: c })),
+};
+
 /** The deletion matching an accepted upsert. */
 export function deletionOf(upsert: UpsertEvent): ModelEvent {
   switch (upsert.kind) {
@@ -72,5 +85,7 @@ export function deletionOf(upsert: UpsertEvent): ModelEvent {
       return { kind: 'EndpointSlice', op: 'delete', key: upsert.key };
     case 'Node':
       return { kind: 'Node', op: 'delete', key: upsert.key };
+    case 'ServiceCIDR':
+      return { kind: 'ServiceCIDR', op: 'delete', key: upsert.key };
   }
 }

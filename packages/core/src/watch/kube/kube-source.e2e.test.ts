@@ -1,8 +1,9 @@
-import { FakeApiServer, kubeconfigFor } from '@kpng/lab';
+import { FakeApiServer, kubeconfigFor, type FakeApiServerOptions } from '@kpng/lab';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerRestClientMetrics } from '../../metrics/rest-client.js';
 import { RecordingLogger } from '../../sync/recording-logger.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { KubeSource, type KubeSourceOptions } from './kube-source.js';
 import { loadKubeConfig } from './load-kubeconfig.js';
 import { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL } from './selectors.js';
@@ -32,10 +33,16 @@ async function eventually(
 
 describe('kube source against the fake API server', () => {
   let server: FakeApiServer;
+  let serverOptions: FakeApiServerOptions = {};
   const running: Array<() => Promise<void>> = [];
 
-  beforeEach(async () => {
-    server = await FakeApiServer.start();
+  beforeEach(async (ctx) => {
+    serverOptions = ctx.task.name.includes('v1 is not served')
+      ? { unserved: ['networking.k8s.io/v1/servicecidrs'] }
+      : {};
+    if (ctx.task.name.includes('neither version'))
+      serverOptions = { unserved: ['networking.k8s.io/v1/servicecidrs', 'networking.k8s.io/v1beta1/servicecidrs'] };
+    server = await FakeApiServer.start(serverOptions);
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((stop) => stop()));
@@ -54,6 +61,7 @@ describe('kube source against the fake API server', () => {
       restClientMetrics: registerRestClientMetrics(registry),
       backoff: { initialMs: 10, maxMs: 100, jitter: 0 },
       logger,
+      serviceCIDRs: false, // the ServiceCIDR cases below turn it on
       ...options,
     });
     const run = source.run(sink, abort.signal);
@@ -72,6 +80,71 @@ describe('kube source against the fake API server', () => {
     await eventually(() => server.openWatches() === 3, 'three watches open');
     return started;
   }
+
+  it('throttles its requests as clientConnection.qps/burst say (client-go token bucket, fake clock)', async () => {
+    const clock = new FakeClock();
+    const { sink } = await start({ clock, rateLimit: { qps: 1, burst: 2 } });
+    await eventually(() => server.requests().length === 2, 'the burst of two requests');
+    await new Promise((r) => setTimeout(r, 200)); // real time passes; the fake clock does not
+    expect(server.requests()).toHaveLength(2);
+    for (const expected of [3, 4, 5, 6]) {
+      await clock.tick(1_000); // one more token per second
+      await eventually(() => server.requests().length === expected, `request ${expected}`);
+    }
+    await eventually(() => sink.syncs.length === 3, 'all kinds synced (3 LISTs, 3 WATCHes)');
+    expect(server.requests().map((r) => r.verb)).toEqual(['list', 'list', 'list', 'watch', 'watch', 'watch'].sort());
+  });
+
+  const serviceCIDR = (name: string, cidrs: string[], apiVersion = 'networking.k8s.io/v1') => ({
+    kind: 'ServiceCIDR',
+    apiVersion,
+    metadata: { name },
+    spec: { cidrs },
+  });
+  const cidrEvents = (sink: RecordingSink) =>
+    sink.batches
+      .flat()
+      .filter((e) => e.kind === 'ServiceCIDR')
+      .map((e) => (e.op === 'upsert' ? e.object : e.key));
+
+  it('watches networking.k8s.io/v1 ServiceCIDRs, without holding up the other kinds', async () => {
+    server.create(serviceCIDR('kubernetes', ['198.19.0.0/16', '2001:db8:5e::/64']));
+    const { sink, logger } = await start({ serviceCIDRs: true });
+    await eventually(() => cidrEvents(sink).length === 1, 'the ServiceCIDR');
+    expect(cidrEvents(sink)).toEqual([{ name: 'kubernetes', cidrs: ['198.19.0.0/16', '2001:db8:5e::/64'] }]);
+    server.create(serviceCIDR('extra', ['203.0.113.0/24']));
+    server.delete({ kind: 'ServiceCIDR', metadata: { name: 'kubernetes' } });
+    await eventually(() => cidrEvents(sink).length === 3, 'the add and the delete');
+    expect(cidrEvents(sink).slice(1)).toEqual([{ name: 'extra', cidrs: ['203.0.113.0/24'] }, 'kubernetes']);
+    expect(logger.records.map((r) => r.msg)).toContain('watching ServiceCIDRs');
+  });
+
+  it('falls back to v1beta1 ServiceCIDRs when v1 is not served', async () => {
+    server.create(serviceCIDR('kubernetes', ['198.19.0.0/16'], 'networking.k8s.io/v1beta1'));
+    const { sink } = await start({ serviceCIDRs: true });
+    await eventually(() => cidrEvents(sink).length === 1, 'the beta ServiceCIDR');
+    expect(cidrEvents(sink)).toEqual([{ name: 'kubernetes', cidrs: ['198.19.0.0/16'] }]);
+    await eventually(
+      () => server.requests({ verb: 'watch' }).some((r) => r.path === '/apis/networking.k8s.io/v1beta1/servicecidrs'),
+      'the beta watch',
+    );
+  });
+
+  it('runs without ServiceCIDRs when neither version is served, and says so once', async () => {
+    const { sink, logger } = await start({ serviceCIDRs: true });
+    await eventually(() => sink.syncs.length === 3, 'the required kinds synced');
+    await eventually(
+      () => logger.records.some((r) => r.msg.startsWith('the API server serves no ServiceCIDRs')),
+      'the notice',
+    );
+    expect(cidrEvents(sink)).toEqual([]);
+    expect(
+      server
+        .requests()
+        .filter((r) => r.path.includes('servicecidrs'))
+        .map((r) => r.status),
+    ).toEqual([404, 404]);
+  });
 
   it('reports each kind synced only once its initial list is in the sink', async () => {
     server.create(service('web'));

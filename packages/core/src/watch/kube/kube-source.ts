@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { KindAdapter } from './kinds.js';
 import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
 import type { RestClientMetrics } from '../../metrics/rest-client.js';
 import type { ModelEvent } from '../../model/types.js';
@@ -7,10 +8,12 @@ import { ErrorCodes, KpngError } from '../../util/errors.js';
 import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { EventBatcher } from './event-batcher.js';
-import { endpointSliceAdapter, nodeAdapter, serviceAdapter } from './kinds.js';
+import { endpointSliceAdapter, nodeAdapter, serviceAdapter, serviceCIDRAdapter } from './kinds.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
+import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './request-rate-limiter.js';
 import type { BackoffOptions } from './restart-backoff.js';
 import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
+import { servedServiceCIDRPath } from './service-cidr-path.js';
 
 export interface KubeSourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -34,6 +37,12 @@ export interface KubeSourceOptions {
   readonly listTimeoutMs?: number;
   /** Milliseconds of converting and applying per event-loop turn before yielding (default 10; `EventBatcher`). */
   readonly turnBudgetMs?: number;
+  /** Client-side request throttle (`clientConnection.qps`/`burst`); client-go's 5/10 by default. */
+  readonly rateLimit?: RateLimit;
+  /** Watch ServiceCIDRs (networking.k8s.io v1, else v1beta1, where served). Default true. */
+  readonly serviceCIDRs?: boolean;
+  /** Delay between attempts to find the served ServiceCIDR version when the server fails to say (default 10 s). */
+  readonly serviceCIDRProbeRetryMs?: number;
 }
 
 const SERVICES_PATH = '/api/v1/services';
@@ -80,40 +89,85 @@ export class KubeSource implements Source {
       { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
       { adapter: nodeAdapter, path: NODES_PATH, ...(fieldSelector !== undefined ? { fieldSelector } : {}) },
     ];
+    const limiter = new RequestRateLimiter(this.options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     const rounds = new ReconnectRounds(this.clock, {
       ...(this.options.backoff ? { answered: this.options.backoff } : {}),
       ...(this.options.unreachableBackoff ? { unreachable: this.options.unreachableBackoff } : {}),
     });
-    const informers = specs.map(
-      (spec) =>
-        new KindInformer({
-          ...spec,
-          kubeConfig,
-          emit: (convert) => batcher.push(convert),
-          onSynced: () =>
-            batcher.afterPending(() => {
-              if (signal.aborted) return;
-              this.logger.info('initial list synced', { kind: spec.adapter.kind });
-              sink.synced(spec.adapter.kind);
-            }),
-          stopping: signal,
-          clock: this.clock,
-          logger: this.logger,
-          rounds,
-          ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
-          listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
-        }),
-    );
+    const makeInformer = (spec: (typeof specs)[number] | { adapter: KindAdapter; path: string }) =>
+      new KindInformer({
+        ...spec,
+        kubeConfig,
+        emit: (convert) => batcher.push(convert),
+        onSynced: () =>
+          batcher.afterPending(() => {
+            if (signal.aborted) return;
+            this.logger.info('initial list synced', { kind: spec.adapter.kind });
+            sink.synced(spec.adapter.kind);
+          }),
+        stopping: signal,
+        clock: this.clock,
+        logger: this.logger,
+        rounds,
+        ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
+        listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
+        limiter,
+      });
+    const informers = specs.map(makeInformer);
     this.logger.info('starting informers', {
       labelSelector,
       ...(fieldSelector ? { nodeFieldSelector: fieldSelector } : {}),
     });
     for (const informer of informers) informer.start();
+    if (this.options.serviceCIDRs !== false) {
+      void this.#startServiceCIDRs(kubeConfig, signal, limiter, (path) => {
+        const informer = makeInformer({ adapter: serviceCIDRAdapter, path });
+        informers.push(informer);
+        informer.start();
+      });
+    }
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     batcher.discard();
     rounds.cancel();
     await Promise.all(informers.map((i) => i.stop()));
     this.logger.info('stopped');
+  }
+
+  /**
+   * Finds the served ServiceCIDR version (v1, else v1beta1) and starts its informer; none served is
+   * logged once (backends then use their configured range), an unclear answer retried. Optional:
+   * the other kinds never wait for it, as upstream's proxier does not.
+   */
+  async #startServiceCIDRs(
+    kubeConfig: KubeConfig,
+    signal: AbortSignal,
+    limiter: RequestRateLimiter,
+    start: (path: string) => void,
+  ): Promise<void> {
+    const retryMs = this.options.serviceCIDRProbeRetryMs ?? 10_000;
+    while (!signal.aborted) {
+      try {
+        const path = await servedServiceCIDRPath(kubeConfig, signal, limiter);
+        if (signal.aborted) return;
+        if (path === undefined) {
+          this.logger.info('the API server serves no ServiceCIDRs; using the configured service ranges, if any');
+          return;
+        }
+        this.logger.info('watching ServiceCIDRs', { path });
+        start(path);
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        this.logger.warn('cannot tell which ServiceCIDR version the API server serves; retrying', {
+          error: err instanceof Error ? err.message : String(err),
+          delayMs: retryMs,
+        });
+        await new Promise<void>((resolve) => {
+          const timer = this.clock.setTimeout(resolve, retryMs);
+          signal.addEventListener('abort', () => (timer.cancel(), resolve()), { once: true });
+        });
+      }
+    }
   }
 
   private deliver(sink: ModelSink, batch: readonly ModelEvent[], signal: AbortSignal): void {

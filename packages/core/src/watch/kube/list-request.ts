@@ -1,6 +1,7 @@
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { apiGet, statusError } from './api-request.js';
 import { ListBody } from './list-body.js';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
 import { trimObject } from './trim-object.js';
 
 export { ApiStatusError } from './api-request.js';
@@ -17,8 +18,9 @@ export async function listRaw(
   path: string,
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
+  limiter?: RequestRateLimiter,
 ): Promise<KubernetesListObject<KubernetesObject>> {
-  const { url, res } = await apiGet(kc, path, query, signal);
+  const { url, res } = await apiGet(kc, path, query, signal, limiter);
   if (res.statusCode !== 200) throw await statusError('LIST', url, res);
   const body = new ListBody();
   const items: KubernetesObject[] = [];

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { apiGet, statusError } from './api-request.js';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
 import { trimObject } from './trim-object.js';
 
 type WatchArgs = Parameters<Watch['watch']>;
@@ -37,6 +38,7 @@ export class SourceWatch extends Watch {
     config: KubeConfig,
     private readonly stopping: AbortSignal,
     private readonly hooks: WatchHooks,
+    private readonly limiter?: RequestRateLimiter,
   ) {
     super(config);
   }
@@ -64,7 +66,7 @@ export class SourceWatch extends Watch {
     };
     try {
       const query = { ...stringValues(queryParams), watch: 'true', allowWatchBookmarks: 'true' };
-      const { url, res } = await apiGet(this.config, path, query, controller.signal);
+      const { url, res } = await apiGet(this.config, path, query, controller.signal, this.limiter);
       if (res.statusCode !== 200) throw await statusError('WATCH', url, res);
       res.socket?.setKeepAlive(true, KEEPALIVE_MS);
       open = true;
