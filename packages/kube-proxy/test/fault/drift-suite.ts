@@ -88,10 +88,11 @@ export async function describeDrift(
           repairsCounted: repairs,
         });
         expect(server.resourceVersion).toBe(revision); // no API change was needed
-        expect(figure.failed, 'the fault should break traffic until repaired').toBeGreaterThan(0);
+        if (drift.breaksTraffic)
+          expect(figure.failed, 'the fault should break traffic until repaired').toBeGreaterThan(0);
         const late = figure.traffic.failures.filter((f) => f.at > figure.faultAt + deadline);
         expect(late, `connections failed after the repair deadline; logs:\n${program.logs().slice(-3000)}`).toEqual([]);
-        expect(repairs).toBe(1);
+        expect(repairs, `repairs counted; logs:\n${program.logs().slice(-4000)}`).toBe(1);
       },
       30_000,
     );
