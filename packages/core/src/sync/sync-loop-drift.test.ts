@@ -17,25 +17,28 @@ const a = serviceKey('default', 'a');
 class DriftingBackend implements Backend {
   readonly name = 'fake';
   readonly families: readonly IPFamily[] = ['IPv4'];
-  readonly requests: Array<{ readonly at: number; readonly full: boolean }> = [];
+  readonly requests: Array<{ readonly at: number; readonly full: boolean; readonly revision: number }> = [];
   readonly checks: number[] = [];
   /** What the kernel lost behind our back; `check` finds it, a full sync repairs it. */
   drifted: string[] = [];
   /** The next check throws this. */
   checkError: Error | undefined;
+  /** Each check takes this long (fake time). */
+  checkMs = 0;
   #found: string[] = [];
 
   constructor(private readonly clock: FakeClock) {}
 
   async check(): Promise<DriftKinds> {
     this.checks.push(this.clock.monotonic());
+    if (this.checkMs > 0) await new Promise<void>((r) => this.clock.setTimeout(r, this.checkMs));
     if (this.checkError) throw this.checkError;
     this.#found = [...this.drifted];
     return this.#found;
   }
 
   async sync(req: SyncRequest): Promise<SyncOutcome> {
-    this.requests.push({ at: this.clock.monotonic(), full: req.full });
+    this.requests.push({ at: this.clock.monotonic(), full: req.full, revision: req.revision });
     if (!req.full) return {};
     const repaired = this.#found;
     this.#found = [];
@@ -94,7 +97,7 @@ describe('SyncLoop drift checks (every syncPeriod)', () => {
     await h.clock.tick(0);
     await h.clock.tick(3 * SYNC_PERIOD);
     expect(h.backend.checks).toEqual([SYNC_PERIOD, 2 * SYNC_PERIOD, 3 * SYNC_PERIOD]);
-    expect(h.backend.requests).toEqual([{ at: 0, full: true }]);
+    expect(h.backend.requests).toEqual([{ at: 0, full: true, revision: 1 }]);
     expect(await h.repairs('table')).toBeUndefined();
   });
 
@@ -106,8 +109,8 @@ describe('SyncLoop drift checks (every syncPeriod)', () => {
     h.backend.drifted = ['table'];
     await h.clock.tick(SYNC_PERIOD);
     expect(h.backend.requests).toEqual([
-      { at: 0, full: true },
-      { at: 2 * SYNC_PERIOD, full: true },
+      { at: 0, full: true, revision: 1 },
+      { at: 2 * SYNC_PERIOD, full: true, revision: 1 },
     ]);
     expect(await h.repairs('table')).toBe(1);
     expect(h.log.records.some((r) => r.level === 'warn' && /drifted/.test(r.msg))).toBe(true);
@@ -129,6 +132,18 @@ describe('SyncLoop drift checks (every syncPeriod)', () => {
     await h.clock.tick(SYNC_PERIOD);
     expect(await h.repairs('chain')).toBe(1);
     expect(h.health.isHealthy()).toBe(true);
+  });
+
+  it('a state offered while a check runs is the one synced (not the one current when the check began)', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), firstState, 1);
+    await h.clock.tick(0);
+    h.backend.checkMs = 500;
+    await h.clock.tick(SYNC_PERIOD + 100); // the check is running
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), firstState, 2);
+    await h.clock.tick(1_000);
+    // Revision 2's changes are synced with revision 2's state (then the offer's own, now empty, run).
+    expect(h.backend.requests.map((r) => r.revision)).toEqual([1, 2, 2]);
   });
 
   it('counts drift that a sync found by itself (e.g. a full resync reading the kernel)', async () => {

@@ -179,14 +179,15 @@ export class SyncLoop {
   }
 
   private async syncOnce(): Promise<void> {
-    const latest = this.latest;
-    if (!latest) return; // nothing to program before the first state
+    if (!this.latest) return; // nothing to program before the first state
     const { backend, clock } = this.opts;
     if (this.checkDue) {
       this.checkDue = false;
       if (await this.checkDrift()) this.needFullSync = true;
       else if (!this.needFullSync && this.pending.isEmpty() && !this.fullSyncDue(clock.monotonic())) return;
     }
+    // Read only now: a state offered while the check ran is the one the pending changes belong to.
+    const latest = this.latest;
     const changes = this.pending.take();
     const received = this.received;
     this.received = new Map();

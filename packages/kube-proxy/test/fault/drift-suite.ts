@@ -1,20 +1,21 @@
 // Fault suite, drift: another program removes what the proxy programmed (see drift.ts); the API
-// does not change. The check every syncPeriod (3 s here, 30 s by default) repairs what it covers,
-// the full resync (kpng-<backend>: --full-sync-period 4s; the compat kube-proxy's is hourly, as
+// does not change. The check every syncPeriod (2 s here, 30 s by default) repairs what it covers,
+// the full resync (kpng-<backend>: --full-sync-period 3s; the compat kube-proxy's is hourly, as
 // upstream's, so those cases run on kpng-<backend> only) the rest, counted in
 // kpng_sync_drift_repairs_total. A pod connects to the ClusterIP every 20 ms throughout;
 // connections after the repair deadline must all succeed.
-import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
+import { kernelE2e } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP } from '../objects.js';
+import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { DriftCase } from './drift.js';
-import { startProgram, type ProgramName, type RunningProgram } from './programs.js';
+import type { ProgramName } from './programs.js';
 import { printFigure, underTraffic } from './run-case.js';
 
-const SYNC_PERIOD_MS = 3_000;
-const FULL_SYNC_PERIOD_MS = 4_000;
+const SYNC_PERIOD_MS = 2_000;
+const FULL_SYNC_PERIOD_MS = 3_000;
 /** Generous: one period, plus the sync, plus a loaded CI machine. */
-const SLACK_MS = 4_000;
+const SLACK_MS = 3_000;
 
 /**
  * One program's drift cases (one test file per program, so programs run in parallel). `fullSync`:
@@ -28,56 +29,26 @@ export async function describeDrift(
 ): Promise<void> {
   const e2e = await kernelE2e(`fault suite: ${name} drift`);
   describe.skipIf(!e2e.run)(`${name} repairs drift without an API change`, () => {
-    let lab: Lab;
-    let server: FakeApiServer;
-    let kubeconfig: LabKubeconfig;
-    let program: RunningProgram;
-
+    let cluster: FaultCluster;
     beforeAll(async () => {
-      await sweepLeftovers();
-      lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
-      await lab.startEcho('pod-b', [ECHO_PORT]);
-      server = await FakeApiServer.start();
-      server.create(node());
-      server.create(service());
-      server.create(endpointSlice([lab.pod('pod-b')]));
-      kubeconfig = await kubeconfigFor(server);
-      program = await startProgram(name, {
-        netns: lab.node.namespace.name,
-        kubeconfig,
+      cluster = await startFaultCluster(name, {
         syncPeriod: `${SYNC_PERIOD_MS / 1000}s`,
         ...(fullSync ? { fullSyncPeriod: `${FULL_SYNC_PERIOD_MS / 1000}s` } : {}),
       });
-      for (let i = 0; i < 60; i++) {
-        const r = await lab.probe(lab.pod('pod-a'), {
-          proto: 'tcp',
-          ip: CLUSTER_IP,
-          port: SERVICE_PORT,
-          timeoutMs: 500,
-        });
-        if (r.ok) return;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      throw new Error(`${name} never programmed the ClusterIP; logs:\n${program.logs()}`);
     });
-
-    afterAll(async () => {
-      await program?.stop();
-      await lab?.delete();
-      await server?.close();
-      await kubeconfig?.remove();
-    });
+    afterAll(() => cluster?.close());
 
     const cases = allCases.filter((c) => fullSync || c.foundBy === 'check');
     it.each(cases)(
       '$name',
       async (drift) => {
+        const { lab, server, program } = cluster;
         const series = `kpng_sync_drift_repairs_total{backend="${backend}",kind="${drift.kind}"}`;
         const before = await program.metric(series);
         const period = drift.foundBy === 'check' ? SYNC_PERIOD_MS : FULL_SYNC_PERIOD_MS;
         const deadline = period + SLACK_MS;
         const revision = server.resourceVersion;
-        const figure = await underTraffic(lab, 500 + deadline + 1_500, 500, () =>
+        const figure = await underTraffic(lab, 500 + deadline + 1_000, 500, () =>
           drift.run(lab.node.namespace, program.table ?? '', CLUSTER_IP),
         );
         const repairs = (await program.metric(series)) - before;
