@@ -2,7 +2,6 @@
 // programming the lab's node namespace: the compat `kube-proxy` (modes nftables, iptables) and
 // `kpng-nft` / `kpng-iptables`. Same cluster, same short sync period, status servers on loopback.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backendProgram } from '@kpng/core/runtime';
@@ -11,6 +10,7 @@ import type { LabKubeconfig } from '@kpng/lab';
 import { backend as nftBackend } from '@kpng/nft';
 import { main as kubeProxyMain } from '../../src/index.js';
 import { NODE_NAME } from '../objects.js';
+import { freePort } from '../free-port.js';
 
 export type ProgramName = 'kube-proxy nftables' | 'kpng-nft' | 'kube-proxy iptables' | 'kpng-iptables';
 
@@ -29,19 +29,13 @@ export interface RunningProgram {
   readonly table: string | undefined;
   /** One series' value from /metrics (0 when absent). */
   metric(series: string): Promise<number>;
+  /** The sum of every series starting with `prefix` (e.g. a metric with some labels fixed). */
+  metricSum(prefix: string): Promise<number>;
   readonly healthzUrl: string;
   readonly metricsUrl: string;
   logs(): string;
   /** Stops it like SIGTERM; resolves to its exit code. */
   stop(): Promise<number>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startProgram(name: ProgramName, options: ProgramOptions): Promise<RunningProgram> {
@@ -105,15 +99,20 @@ export async function startProgram(name: ProgramName, options: ProgramOptions): 
     running = main(argv, {}, stop.signal);
   }
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const metricLines = async (): Promise<string[]> =>
+    (await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })).text()).split('\n');
   return {
     name,
     table,
     healthzUrl: `http://127.0.0.1:${healthzPort}/healthz`,
     metricsUrl,
     async metric(series) {
-      const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })).text();
-      const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+      const line = (await metricLines()).find((l) => l.startsWith(series + ' '));
       return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    },
+    async metricSum(prefix) {
+      const values = (await metricLines()).filter((l) => l.startsWith(prefix)).map((l) => Number(l.split(' ').at(-1)));
+      return values.reduce((a, b) => a + b, 0);
     },
     logs: () => logs,
     async stop() {
