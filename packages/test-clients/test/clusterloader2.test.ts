@@ -31,6 +31,7 @@ import { sample, startClient } from './support/harness.js';
 
 const run = promisify(execFile);
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const UPSTREAM_REGISTRY = 'gcr.io/k8s-staging-perf-tests/network-policy-enforcement-latency';
 const IMAGE = (binary: string) => `${UPSTREAM_REGISTRY}/${binary}:v0.0.1`;
 
@@ -117,15 +118,19 @@ describe('clusterloader2 NetworkPolicyEnforcement with the kpng image', () => {
   });
 
   it('the image has both binaries in /, the working directory, with a shell to run them', async () => {
-    const dockerfile = await readFile(join(PACKAGE, 'Dockerfile'), 'utf8');
+    // The image is the catalog-generated one that CI builds and runs (tools/release images.e2e
+    // starts every `/`-linked program with `sh -c ./<program>` inside the built image).
+    const dockerfile = await readFile(join(REPO, 'deploy/images/test-clients/Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-    expect(runtime).toMatch(/^FROM node:\d+-bookworm-slim$/m); // Debian: /bin/sh is there
+    expect(runtime).toMatch(/^FROM node:[\d.]+-bookworm-slim$/m); // Debian: /bin/sh is there
     expect(runtime).toMatch(/^WORKDIR \/$/m);
-    const linked = /for b in ([^;]+); do/.exec(runtime)?.[1]?.split(/\s+/) ?? [];
-    for (const binary of Object.values(BINARY)) expect(linked).toContain(binary);
-    expect(runtime).toContain('ln -s /opt/kpng/node_modules/.bin/$b /$b');
     const pkg = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    for (const binary of Object.values(BINARY)) expect(Object.keys(pkg.bin)).toContain(binary);
+    for (const binary of Object.values(BINARY)) {
+      expect(Object.keys(pkg.bin)).toContain(binary);
+      const target = `/opt/kpng/node_modules/@kpng/test-clients/${pkg.bin[binary]!.replace(/^\.\//, '')}`;
+      expect(runtime).toContain(`RUN ln -s ${target} /${binary}\n`);
+    }
+    expect(runtime).toMatch(/^USER 1000:1000$/m); // numeric: runAsNonRoot can be verified
   });
 
   it.each(['pod-creation', 'policy-creation'] as const)(

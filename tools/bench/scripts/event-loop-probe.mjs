@@ -7,6 +7,19 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
+// The longest stalls themselves, with when they began (ms since the program started, the origin of
+// a --cpu-prof profile too): what to look up in a profile.
+let stalls = [];
+let last = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  const ms = now - last - 10;
+  if (ms >= 50) {
+    stalls.push({ atMs: Math.round(last), ms: Math.round(ms) });
+    stalls = stalls.sort((a, b) => b.ms - a.ms).slice(0, 5);
+  }
+  last = now;
+}, 10).unref();
 process.on('SIGUSR2', () => {
   const ms = (ns) => Math.round(ns / 1e4) / 100;
   const report = {
@@ -15,7 +28,9 @@ process.on('SIGUSR2', () => {
     p99Ms: ms(histogram.percentile(99)),
     meanMs: ms(histogram.mean),
     samples: histogram.count,
+    stalls,
   };
   process.stderr.write(`${JSON.stringify(report)}\n`);
   histogram.reset();
+  stalls = [];
 });

@@ -19,6 +19,7 @@ export interface PackageManifest {
   readonly bin?: string | Record<string, string>;
   readonly files?: readonly string[];
   readonly dependencies?: Record<string, string>;
+  readonly engines?: Readonly<Record<string, string>>;
 }
 
 export interface WorkspacePackage {

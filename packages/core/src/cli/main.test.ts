@@ -1,21 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from './main.js';
+import { captureOutput } from './testdata/capture-output.js';
 
 const EXAMPLE = new URL('../../../../examples/cluster.yaml', import.meta.url).pathname;
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
-  return { out: () => out.join(''), err: () => err.join('') };
-}
 
 describe('kpng main', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('--dry-run prints the node-local state of the example cluster as JSON', async () => {
-    const io = capture();
+    const io = captureOutput();
     const code = await main(['--dry-run', '--file', EXAMPLE, '--node-name', 'node-a', '-o', 'json'], {});
     expect(code).toBe(0);
     const state = JSON.parse(io.out());
@@ -31,7 +24,7 @@ describe('kpng main', () => {
   });
 
   it('with no cluster configured, uses the example cluster as node-a', async () => {
-    const io = capture();
+    const io = captureOutput();
     const code = await main(['--dry-run'], { HOME: '/nonexistent' });
     expect(code).toBe(0);
     expect(io.out()).toMatch(/^node node-a \(zone zone-a\): 6 services/);
@@ -42,14 +35,17 @@ describe('kpng main', () => {
     [['--bogus'], /kpng: Unknown option '--bogus'/],
     [['--sync-period', 'x'], /kpng: --sync-period: invalid duration "x"/],
     [['--output', 'xml'], /kpng: --output: must be one of summary, json, yaml/],
+    // A malformed stream address exits at once instead of being dialled (and retried) forever.
+    [['--api', 'central'], /kpng: --api: invalid address "central": expected host:port/],
+    [['--connect', 'unix://kpng.sock', '--backend', 'log'], /kpng: --connect: invalid address "unix:\/\/kpng.sock"/],
   ])('rejects bad flags with exit code 2: %j', async (argv, message) => {
-    const io = capture();
+    const io = captureOutput();
     expect(await main(argv, {})).toBe(2);
     expect(io.err()).toMatch(message);
   });
 
   it("--backend log runs the log backend; its own flags join kpng's and are validated", async () => {
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['--backend', 'log', '--help'], {})).toBe(0);
     expect(io.out()).toMatch(/Backend log \(log\): prints each node-local state/);
     expect(io.out()).toMatch(/--log-format FORMAT\s+summary\|json\|yaml \(default summary\)/);
@@ -60,7 +56,7 @@ describe('kpng main', () => {
   });
 
   it("--backend takes a file path, and the backend's flags with it", async () => {
-    const io = capture();
+    const io = captureOutput();
     const file = new URL('../../examples/services-file-backend.ts', import.meta.url).pathname;
     expect(await main(['--backend', file, '--help'], {})).toBe(0);
     expect(io.out()).toMatch(/Backend services-file \(services-file\): writes one line per service port/);
@@ -68,7 +64,7 @@ describe('kpng main', () => {
   });
 
   it('a backend that cannot be loaded, or is not a backend module, is a usage error', async () => {
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['--backend', 'no-such-backend'], {})).toBe(2);
     expect(io.err()).toMatch(/kpng: --backend no-such-backend: cannot load @kpng\/no-such-backend/);
     expect(await main(['--backend', 'node:os'], {})).toBe(2);
@@ -78,7 +74,7 @@ describe('kpng main', () => {
   });
 
   it('prints usage and version', async () => {
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['--help'], {})).toBe(0);
     expect(await main(['--version'], {})).toBe(0);
     expect(io.out()).toMatch(/Usage: kpng \[run\] \[flags\]/);

@@ -169,6 +169,30 @@ describe('NodeViewer', () => {
     expect(computeNodeLocalState(model, THIS_NODE).node).toMatchObject({ zone: 'zone-a', addresses: ['198.18.255.1'] });
   });
 
+  it('an update done one Service per step equals the update done at once, and moves the state only when finished', () => {
+    const { model, keys } = threeServices();
+    const stepped = new NodeViewer(THIS_NODE);
+    const atOnce = new NodeViewer(THIS_NODE);
+    const oneAtATime = (viewer: NodeViewer, changed: ReadonlySet<ServiceKey> | 'all', nodeChanged: boolean) => {
+      const before = viewer.state;
+      const run = viewer.begin(model, changed, nodeChanged);
+      let steps = 1;
+      while (!run.step(() => true)) steps++;
+      expect(viewer.state).toBe(before);
+      return { steps, ...run.finish() };
+    };
+    const first = oneAtATime(stepped, 'all', true);
+    expect(first.steps).toBe(3);
+    expect(first.state).toEqual(atOnce.update(model, 'all', true).state);
+    model.setSlice(aSlice({ service: 'b', endpoints: [readyOn(OTHER_NODE, '198.18.0.22')] }));
+    model.deleteService(keys.c);
+    const next = oneAtATime(stepped, new Set([keys.b, keys.c]), false);
+    const expected = atOnce.update(model, new Set([keys.b, keys.c]), false);
+    expect(next.steps).toBe(2);
+    expect(next.state).toEqual(expected.state);
+    expect(keysOf(next.updatedServices)).toEqual(keysOf(expected.updatedServices));
+  });
+
   it('incremental updates always equal a full recomputation (seeded random changes)', () => {
     const random = mulberry32(42);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;

@@ -6,14 +6,17 @@ import { serveLocalState } from '../stream/server/local-server.js';
 import { serveGlobalState } from '../stream/server/global-server.js';
 import type { StreamObserver } from '../stream/server/server-session.js';
 import type { StreamServer } from '../stream/server/stream-server.js';
-import { formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
+import type { StreamTls } from '../stream/tls.js';
+import { formatListenAddress, type ListenAddress } from '../util/address.js';
 import type { Core } from './core.js';
 
 export interface StreamListenOptions {
   /** Node-local stream (`kpng.localnet.v1`). */
   readonly local?: ListenAddress;
-  /** Global model (`kpng.global.v1`) for node agents; may be a non-loopback address (central core). */
+  /** Global model (`kpng.global.v1`) for node agents; a non-loopback address needs `globalTls` (central core). */
   readonly global?: ListenAddress;
+  /** Mutual TLS for the global stream. */
+  readonly globalTls?: StreamTls;
 }
 
 /** Serves the core's states over gRPC: returns an `attach` step for `runKpng`. */
@@ -31,9 +34,9 @@ export function attachStreamServers(listen: StreamListenOptions) {
     if (listen.global) {
       const hub = new StateHub<GlobalSnapshot>();
       core.addGlobalConsumer({ publish: (s, c, r) => hub.publish(s, c, r) });
-      const remote = listen.global.kind === 'tcp' && !isLoopbackHost(listen.global.host);
+      const address = formatListenAddress(listen.global);
       servers.push(
-        await serveGlobalState({ hub, address: formatListenAddress(listen.global), allowRemote: remote, observer }),
+        await serveGlobalState({ hub, address, observer, ...(listen.globalTls ? { tls: listen.globalTls } : {}) }),
       );
       hubs.push(hub as StateHub<unknown>);
     }

@@ -10,6 +10,7 @@ import { FileSource } from '../watch/file/index.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { ApiSource } from '../watch/api/index.js';
 import { UsageError, type ProgramOptions } from './program-options.js';
+import type { StreamTls } from '../stream/tls.js';
 
 export const EXAMPLE_NODE = 'node-a';
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -56,6 +57,7 @@ export function chooseSource(
   registry: Registry,
   env: NodeJS.ProcessEnv = process.env,
   exampleFallback = true,
+  apiTls?: StreamTls,
 ): ChosenSource {
   const kind = opts.source ?? (clusterConfigured(opts, env) || !exampleFallback ? 'kube' : undefined);
   switch (kind) {
@@ -64,7 +66,10 @@ export function chooseSource(
     case 'file':
       return { source: new FileSource({ path: opts.file ?? exampleClusterPath() }), description: `file ${opts.file}` };
     case 'api':
-      return { source: new ApiSource({ address: opts.api! }), description: `central core at ${opts.api}` };
+      return {
+        source: new ApiSource({ address: opts.api!, ...(apiTls ? { watch: { tls: apiTls } } : {}) }),
+        description: `central core at ${opts.api}${apiTls ? ' (mutual TLS)' : ''}`,
+      };
     case 'kube': {
       const kubeConfig = loadKubeConfig({
         ...(opts.kubeconfig !== undefined ? { kubeconfigPath: opts.kubeconfig } : {}),

@@ -1,10 +1,11 @@
 import type { ChangeSet } from '../model/change-set.js';
 import { GlobalModel, type GlobalSnapshot, type ModelObserver } from '../model/global-model.js';
 import type { NodeName, ServiceKey } from '../model/types.js';
-import { NodeViewer } from '../nodeview/node-viewer.js';
+import { NodeViewer, type ViewRun } from '../nodeview/node-viewer.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { log } from '../util/log.js';
+import { nextTurn, type Scheduler } from '../util/next-turn.js';
 
 /** Where the core publishes each new state (the stream hubs, an in-process sync loop...). */
 export interface StateConsumer<S> {
@@ -18,6 +19,24 @@ export interface CoreOptions {
   readonly modelObserver?: ModelObserver;
   /** Observes the node-local recompute time of each revision, in seconds. */
   readonly onNodeViewDuration?: (seconds: number) => void;
+  /**
+   * Milliseconds of node-view computation per event-loop turn (default 10): a recompute of every
+   * Service (the first state, a change of the node's zone or addresses) at 10,000 Services takes
+   * ~0.3 s, done in slices with a turn for health and metrics in between. A view that fits in the
+   * budget is published in the same turn (so always with `Infinity`: benchmarks of the work
+   * itself); 0 yields after every 16 Services (tests).
+   */
+  readonly turnBudgetMs?: number;
+  /** How the next slice is scheduled (default: `setImmediate`). */
+  readonly schedule?: Scheduler;
+}
+
+/** Model changes not yet folded into the node view (they arrived while a view update ran). */
+interface Pending {
+  readonly services: Set<ServiceKey>;
+  nodeChanged: boolean;
+  readonly triggerTimes: Map<ServiceKey, number[]>;
+  revision: number;
 }
 
 /**
@@ -30,10 +49,14 @@ export class Core {
   readonly #clock: Clock;
   readonly #local = new Set<StateConsumer<NodeLocalState>>();
   readonly #global = new Set<StateConsumer<GlobalSnapshot>>();
+  readonly #budgetMs: number;
+  readonly #schedule: Scheduler;
   #published = false;
 
   constructor(private readonly options: CoreOptions) {
     this.#clock = options.clock ?? systemClock;
+    this.#budgetMs = options.turnBudgetMs ?? 10;
+    this.#schedule = options.schedule ?? nextTurn;
     this.model = new GlobalModel(this.#clock.now(), options.modelObserver);
     this.#viewer = new NodeViewer(options.nodeName);
     this.model.onChange((changes) => this.#onModelChange(changes));
@@ -74,29 +97,87 @@ export class Core {
       for (const c of this.#global) c.publish(snapshot, globalChanges, changes.revision);
     }
 
+    const pending = (this.#pending ??= {
+      services: new Set(),
+      nodeChanged: false,
+      triggerTimes: new Map(),
+      revision: 0,
+    });
+    for (const svc of changes.services) pending.services.add(svc);
+    pending.nodeChanged ||= changes.nodes.has(this.options.nodeName);
+    for (const [svc, times] of changes.triggerTimes) {
+      const all = pending.triggerTimes.get(svc);
+      if (all) all.push(...times);
+      else pending.triggerTimes.set(svc, [...times]);
+    }
+    pending.revision = changes.revision;
+    if (this.#running === undefined) this.#startViewRun();
+  }
+
+  /** Folds what is pending into the node view: at once when it fits the turn's budget, else in slices. */
+  #startViewRun(): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    this.#pending = undefined;
     const first = !this.#published;
-    const nodeChanged = first || changes.nodes.has(this.options.nodeName);
+    const nodeChanged = first || pending.nodeChanged;
     const t0 = this.#clock.monotonic();
-    const { state, updatedServices } = this.#viewer.update(this.model, first ? 'all' : changes.services, nodeChanged);
-    this.options.onNodeViewDuration?.((this.#clock.monotonic() - t0) / 1000);
+    const run = this.#viewer.begin(this.model, first ? 'all' : pending.services, nodeChanged);
+    this.#running = { run, pending, first, nodeChanged, spentMs: this.#clock.monotonic() - t0 };
+    this.#continueViewRun();
+  }
+
+  #continueViewRun(): void {
+    const running = this.#running;
+    if (running === undefined) return;
+    const start = this.#clock.monotonic();
+    let calls = 0;
+    // The clock is read every 16 Services: reading it costs too.
+    const due = (): boolean => ++calls % 16 === 0 && this.#clock.monotonic() - start >= this.#budgetMs;
+    const done = running.run.step(due);
+    running.spentMs += this.#clock.monotonic() - start;
+    if (!done) {
+      this.#schedule(() => this.#continueViewRun());
+      return;
+    }
+    this.#running = undefined;
+    this.#publishLocal(running);
+    // Changes that arrived meanwhile (Services read before their change are stale): one more update.
+    if (this.#pending !== undefined) this.#startViewRun();
+  }
+
+  #publishLocal({ run, pending, first, nodeChanged, spentMs }: ViewRunning): void {
+    const { state, updatedServices } = run.finish();
+    this.options.onNodeViewDuration?.(spentMs / 1000);
     if (!first && updatedServices.size === 0 && state.node === this.#lastNode) return;
     this.#published = true;
     this.#lastNode = state.node;
 
     const triggerTimes = new Map<ServiceKey, readonly number[]>();
-    for (const [svc, times] of changes.triggerTimes) if (updatedServices.has(svc)) triggerTimes.set(svc, times);
+    for (const [svc, times] of pending.triggerTimes) if (updatedServices.has(svc)) triggerTimes.set(svc, times);
     const localChanges: StateChanges = {
       ...(first ? {} : { updatedServices }),
       triggerTimes,
       nodeChanged,
     };
     log.debug(2, 'node-local state updated', {
-      revision: changes.revision,
+      revision: pending.revision,
       services: state.services.length,
       updated: updatedServices.size,
     });
-    for (const c of this.#local) c.publish(state, localChanges, changes.revision);
+    for (const c of this.#local) c.publish(state, localChanges, pending.revision);
   }
 
   #lastNode: NodeLocalState['node'] | undefined;
+  #pending: Pending | undefined;
+  #running: ViewRunning | undefined;
+}
+
+/** A node-view update under way, possibly over several turns. */
+interface ViewRunning {
+  readonly run: ViewRun;
+  readonly pending: Pending;
+  readonly first: boolean;
+  readonly nodeChanged: boolean;
+  spentMs: number;
 }

@@ -90,9 +90,21 @@ describe('parseProgramFlags', () => {
     [['--sync-period', 'soon'], /--sync-period: invalid duration "soon"/],
     [['--min-sync-period', '1m', '--sync-period', '30s'], /must not exceed --sync-period/],
     [['--listen', 'tcp://127.0.0.1:1234'], /--listen: invalid address/],
+    [['--listen', '0.0.0.0:12001'], /--listen: "0.0.0.0:12001" is not a unix socket or loopback address/],
     [['--v', 'loud'], /--v: must be a non-negative integer/],
     [['-o', 'xml'], /--output: must be one of summary, json, yaml/],
     [['serve'], /unexpected argument "serve"/],
+    [['--api', 'central'], /--api: invalid address "central": expected host:port/],
+    [['--api='], /--api: invalid address "": expected host:port/],
+    [['--api', 'http://central:12090'], /--api: invalid address "http:\/\/central:12090"/],
+    [['--api', 'bad host:12090'], /--api: invalid address "bad host:12090": "bad host" is not an IP/],
+    [['--api', 'central:0'], /--api: invalid address "central:0": port 0 cannot be dialled/],
+    [['--connect', 'kpng.sock', '--backend', 'log'], /--connect: invalid address "kpng.sock"/],
+    [['--connect', 'unix://kpng.sock', '--backend', 'log'], /--connect: .*must be absolute/],
+    [
+      ['--connect', '10.0.0.1:12090', '--backend', 'log'],
+      /--connect: "10.0.0.1:12090" is not a unix socket or loopback/,
+    ],
   ])('%j fails with a clear message', (argv, message) => {
     expect(() => parseOptions(argv)).toThrow(UsageError);
     expect(() => parseOptions(argv)).toThrow(message);

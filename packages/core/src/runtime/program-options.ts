@@ -2,7 +2,11 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../util/duration.js';
 import { parseListenAddress, type ListenAddress } from '../util/address.js';
+import { needsTls, parseDialAddress } from '../stream/stream-address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';
+import { API_TLS, GLOBAL_TLS, STREAM_TLS_FLAGS, streamTlsFlags } from './stream-tls-flags.js';
+import { UsageError } from './usage-error.js';
+import type { StreamTlsFiles } from '../stream/tls.js';
 
 export type SourceKind = 'kube' | 'file' | 'api' | 'connect';
 export type OutputFormat = 'summary' | 'json' | 'yaml';
@@ -25,6 +29,10 @@ export interface ProgramOptions {
   readonly listen?: ListenAddress;
   /** Global model stream (central-core mode); undefined = disabled. */
   readonly globalListen?: ListenAddress;
+  /** Mutual TLS of the global stream served (`--global-tls-*`); required off loopback. */
+  readonly globalTls?: StreamTlsFiles;
+  /** Mutual TLS to the central core (`--api-tls-*`); required off loopback. */
+  readonly apiTls?: StreamTlsFiles;
   readonly metricsBindAddress?: ListenAddress;
   readonly healthzBindAddress?: ListenAddress;
   /** `kpng --backend`: which backend module to load (resolved before parsing, see `backendName`). */
@@ -72,6 +80,7 @@ const COMMON_FLAGS = {
   netns: { type: 'string' },
   listen: { type: 'string' },
   'global-listen': { type: 'string' },
+  ...STREAM_TLS_FLAGS,
   'metrics-bind-address': { type: 'string' },
   'healthz-bind-address': { type: 'string' },
   'min-sync-period': { type: 'string' },
@@ -87,9 +96,7 @@ const COMMON_FLAGS = {
 
 type ParseArgsOption = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 /** The value of `--backend` in `argv`, if any: it decides which flags the rest of `argv` may use. */
 export function backendName(argv: readonly string[]): string | undefined {
@@ -167,6 +174,14 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
       `choose one source: --${[...given, ...(v.kubeconfig !== undefined || v.master !== undefined ? ['kubeconfig/--master'] : [])].join(', --')}`,
     );
   }
+  // Checked here, not at the first dial: gRPC would retry a malformed target forever.
+  const api = flag('api', v.api, parseDialAddress);
+  const connect = flag('connect', v.connect, parseDialAddress);
+  if (connect && needsTls(connect)) {
+    throw new UsageError(
+      `--connect: ${JSON.stringify(v.connect)} is not a unix socket or loopback address; a core serves its node-local stream only there`,
+    );
+  }
   const source = oneOf<SourceKind>('source', v.source, ['kube', 'file', 'api', 'connect']) ?? given[0];
   if (source === 'api' && !v.api) throw new UsageError('--source=api needs --api=<address of the central core>');
   if (source === 'connect' && !v.connect) throw new UsageError('--source=connect needs --connect=<address of a core>');
@@ -185,6 +200,13 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     );
   }
   const listen = source === 'connect' ? v.listen : (v.listen ?? spec.listenDefault);
+  const globalListen = address('global-listen', v['global-listen']);
+  const localListen = address('listen', listen);
+  if (localListen && needsTls(localListen)) {
+    throw new UsageError(
+      `--listen: ${JSON.stringify(listen)} is not a unix socket or loopback address; the node-local stream is served only there`,
+    );
+  }
 
   return {
     ...(source ? { source } : {}),
@@ -196,8 +218,10 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     ...(nodeName ? { nodeName } : {}),
     ...(v['service-proxy-name'] !== undefined ? { serviceProxyName: v['service-proxy-name'] } : {}),
     ...(v.netns !== undefined ? { netns: v.netns } : {}),
-    ...optional('listen', address('listen', listen)),
-    ...optional('globalListen', address('global-listen', v['global-listen'])),
+    ...optional('listen', localListen),
+    ...optional('globalListen', globalListen),
+    ...optional('globalTls', streamTlsFlags(GLOBAL_TLS, globalListen, v)),
+    ...optional('apiTls', streamTlsFlags(API_TLS, api, v)),
     ...optional('metricsBindAddress', address('metrics-bind-address', v['metrics-bind-address'] ?? '127.0.0.1:10249')),
     ...optional('healthzBindAddress', address('healthz-bind-address', v['healthz-bind-address'] ?? '0.0.0.0:10256')),
     ...(v.backend !== undefined ? { backend: v.backend } : {}),

@@ -10,6 +10,8 @@ import { formatState } from './print-state.js';
 import { defaultNodeName, parseProgramFlags, UsageError, type ProgramOptions } from './program-options.js';
 import { runProxy, type RunningProxy, type StreamSource } from './run-proxy.js';
 import { terminationSignal } from './signals.js';
+import { readFlagTls } from './stream-tls-flags.js';
+import type { StreamTls } from '../stream/tls.js';
 import { usage } from './usage.js';
 import type { Source } from '../watch/source.js';
 
@@ -92,12 +94,15 @@ export async function runProgram(
   let source: Source | StreamSource;
   let nodeName = opts.nodeName;
   let description: string;
+  let globalTls: StreamTls | undefined;
   try {
+    globalTls = await readFlagTls(opts.globalTls);
+    const apiTls = await readFlagTls(opts.apiTls);
     if (opts.source === 'connect') {
       source = { kind: 'connect', address: opts.connect! };
       description = `core's stream at ${opts.connect}`;
     } else {
-      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback);
+      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback, apiTls);
       source = chosen.source;
       description = chosen.description;
       nodeName ??= chosen.defaultNodeName;
@@ -127,6 +132,7 @@ export async function runProgram(
       ...(backend ? { backend } : {}),
       ...(opts.listen ? { listen: opts.listen } : {}),
       ...(opts.globalListen ? { globalListen: opts.globalListen } : {}),
+      ...(globalTls ? { globalTls } : {}),
       ...(opts.metricsBindAddress ? { metricsBindAddress: opts.metricsBindAddress } : {}),
       ...(opts.healthzBindAddress ? { healthzBindAddress: opts.healthzBindAddress } : {}),
       minSyncPeriodMs: opts.minSyncPeriodMs,

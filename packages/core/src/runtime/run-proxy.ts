@@ -9,6 +9,7 @@ import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
 import { watchLocalState } from '../stream/client/client.js';
+import type { StreamTls } from '../stream/tls.js';
 import type { Backend } from '../sync/backend.js';
 import { SyncLoop } from '../sync/sync-loop.js';
 import type { ListenAddress } from '../util/address.js';
@@ -34,6 +35,8 @@ export interface ProxyConfig {
   readonly listen?: ListenAddress;
   /** Serve the global model (`kpng.global.v1`) here, for node agents of a central core. */
   readonly globalListen?: ListenAddress;
+  /** Mutual TLS for the global stream; required unless `globalListen` is a unix socket or loopback. */
+  readonly globalTls?: StreamTls;
   readonly metricsBindAddress?: ListenAddress;
   readonly healthzBindAddress?: ListenAddress;
   /** Addresses health-check node ports listen on (kube-proxy: 0.0.0.0 or the nodePortAddresses). */
@@ -139,6 +142,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
     const streams = {
       ...(config.listen ? { local: config.listen } : {}),
       ...(config.globalListen ? { global: config.globalListen } : {}),
+      ...(config.globalTls ? { globalTls: config.globalTls } : {}),
     };
     if (streams.local || streams.global) closers.push(await attachStreamServers(streams)(running, metrics));
     done = source.run(running.model, abort.signal);

@@ -14,6 +14,9 @@ export function usage(
   --master URL                 API server address, overrides the kubeconfig's
   --file PATH                  YAML/JSON manifests (file or directory), re-read on change
   --api ADDRESS                the global stream of a central core (unix:///... or host:port)
+  --api-tls-ca PATH            mutual TLS to the central core, required unless --api is a unix socket or
+  --api-tls-cert PATH          loopback: the CA that signed the core's certificate, and this node's client
+  --api-tls-key PATH           certificate and key (PEM; read at start)
   --connect ADDRESS            a core's node-local stream (split mode: no core in this process)
   --service-proxy-name NAME    serve only Services labelled service.kubernetes.io/service-proxy-name=NAME
 Node:
@@ -28,6 +31,9 @@ Node:
     `Serving:
   --listen ADDRESS             node-local full-state stream (default ${spec.listenDefault ?? 'off'}; "none" disables)
   --global-listen ADDRESS      serve the global model to node agents (central-core mode; default off)
+  --global-tls-cert PATH       mutual TLS, required unless --global-listen is a unix socket or loopback:
+  --global-tls-key PATH        the server certificate and key, and the CA whose client certificates are
+  --global-tls-client-ca PATH  served (any other client is refused) (PEM; read at start)
   --metrics-bind-address ADDR  /metrics, /proxyMode, /configz (default 127.0.0.1:10249; "none" disables)
   --healthz-bind-address ADDR  /healthz, /livez (default 0.0.0.0:10256; "none" disables)
 Cadence:

@@ -171,6 +171,16 @@ describe('node-local stream over gRPC', () => {
     });
   });
 
+  it.each(['kpng.sock', 'unix://run/kpng.sock', 'core:0', 'http://127.0.0.1:12090'])(
+    'a client given the malformed address %j fails at once instead of retrying',
+    async (address) => {
+      await expect(watchLocalState(address, () => {}, { logger })).rejects.toMatchObject({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining(JSON.stringify(address)),
+      });
+    },
+  );
+
   it('reports clients and sent states to the observer', async () => {
     const events: string[] = [];
     const observer: StreamObserver = {

@@ -163,14 +163,20 @@ export class NftBackend implements Backend {
   }
 
   async cleanup(): Promise<void> {
+    // A backend made only to clean up (`--cleanup`, the compat binary's start) keeps no shell.
+    const cleanupOnly = this.#nft === undefined;
     const nft = await this.#client();
-    const tx = nft.newTransaction();
-    // Both families, whatever is configured now: a previous run may have programmed the other.
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
+    try {
+      const tx = nft.newTransaction();
+      // Both families, whatever is configured now: a previous run may have programmed the other.
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
+      }
+      await nft.run(tx);
+      this.#needReset = true;
+    } finally {
+      if (cleanupOnly) await this.close();
     }
-    await nft.run(tx);
-    this.#needReset = true;
   }
 
   /** What the backend believes each family's table holds (after the last successful sync). */
@@ -180,12 +186,18 @@ export class NftBackend implements Backend {
     return new Map(this.#programmers.map((p) => [p.family, p.ruleset(state)]));
   }
 
+  /** Ends the nft client's shell (when this backend created the client). */
+  async close(): Promise<void> {
+    if (this.#options.nft === undefined) await this.#nft?.close?.();
+  }
+
   async #client(): Promise<Nft> {
     if (this.#nft === undefined) {
       const { execer, netns } = this.#options;
       this.#nft = await createNftClient({
         ...(execer === undefined ? {} : { execer }),
         ...(netns === undefined ? {} : { netns }),
+        shell: this.#options.nftShell ?? true,
       });
     }
     return this.#nft;

@@ -11,6 +11,12 @@ export interface NftBackendOptions extends NftConfigInput {
   readonly execer?: Execer;
   /** Program the tables of this network namespace (`ip netns exec NAME …`). */
   readonly netns?: string;
+  /**
+   * Run `nft` from one long-lived shell started at setup (inside `netns`) rather than spawning
+   * `ip netns exec … nft` from this process per transaction (default true: a one-change sync
+   * then costs ~10 ms instead of ~170 ms on a busy machine). `close()` ends the shell.
+   */
+  readonly nftShell?: boolean;
   /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
   readonly conntrack?: ConntrackCleaner | false;
   /** Metrics: an NftMetrics, or a prom-client Registry to register kube-proxy's nftables metrics on. */

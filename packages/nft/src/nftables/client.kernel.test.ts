@@ -107,17 +107,22 @@ function sample(family: Family): NftObject[] {
   ];
 }
 
-describe.skipIf(!e2e.run)('nftables library against the real nft (kernel)', () => {
+// Both ways of running nft: a process per command, and one long-lived shell in the namespace.
+describe.skipIf(!e2e.run).each([
+  ['a process per command', false],
+  ['through one shell', true],
+] as const)('nftables library against the real nft (kernel), %s', (_how, shell) => {
   let namespace: NetworkNamespace;
   let client: NftClient;
 
   beforeAll(async () => {
     await sweepLeftovers();
     namespace = await createNamespace('nftlib');
-    client = await createNftClient({ netns: namespace.name });
+    client = await createNftClient({ netns: namespace.name, shell });
   });
 
   afterAll(async () => {
+    await client?.close();
     await namespace?.delete();
   });
 

@@ -1,6 +1,7 @@
 import { detectCapabilities, type Capabilities } from './capabilities.js';
 import { NftError } from './errors.js';
 import { processExecer, type Execer } from './exec.js';
+import { ShellExecer } from './shell-execer.js';
 import { parseListing } from './listing/parse-listing.js';
 import { sortForDump } from './canonical.js';
 import type { Nft, RunOptions } from './nft.js';
@@ -18,6 +19,12 @@ export interface NftClientOptions {
   readonly netns?: string;
   /** Defaults to `nft` (looked up in PATH). */
   readonly nftPath?: string;
+  /**
+   * Run every command through one long-lived shell started once (inside `netns`), instead of
+   * starting `ip netns exec … nft` from this process each time: see `ShellExecer`. Ignored with
+   * `execer`. The client's `close()` ends the shell.
+   */
+  readonly shell?: boolean;
 }
 
 /**
@@ -25,10 +32,21 @@ export interface NftClientOptions {
  * Throws `NftError` kind `not-supported` when nft is too old.
  */
 export async function createNftClient(options: NftClientOptions = {}): Promise<NftClient> {
-  const execer = options.execer ?? processExecer;
-  const prefix = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+  const namespace = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+  const shell =
+    options.shell === true && options.execer === undefined
+      ? new ShellExecer({ prefix: namespace, fallback: processExecer })
+      : undefined;
+  const execer = shell ?? options.execer ?? processExecer;
+  // The shell is already inside the namespace.
+  const prefix = shell === undefined ? namespace : [];
   const nft = (args: readonly string[]): string[] => [...prefix, options.nftPath ?? 'nft', ...args];
-  return new NftClient(execer, nft, await detectCapabilities(execer, nft));
+  try {
+    return new NftClient(execer, nft, await detectCapabilities(execer, nft), () => shell?.close());
+  } catch (e) {
+    await shell?.close();
+    throw e;
+  }
 }
 
 /** Runs transactions through `nft -f -`, one atomic invocation per transaction. */
@@ -36,11 +54,23 @@ export class NftClient implements Nft {
   readonly capabilities: Capabilities;
   readonly #execer: Execer;
   readonly #nft: (args: readonly string[]) => string[];
+  readonly #close: () => Promise<void> | undefined;
 
-  constructor(execer: Execer, nft: (args: readonly string[]) => string[], capabilities: Capabilities) {
+  constructor(
+    execer: Execer,
+    nft: (args: readonly string[]) => string[],
+    capabilities: Capabilities,
+    close: () => Promise<void> | undefined = () => undefined,
+  ) {
     this.#execer = execer;
     this.#nft = nft;
     this.capabilities = capabilities;
+    this.#close = close;
+  }
+
+  /** Ends what the client keeps running (the shell of `shell: true`); a later command starts it again. */
+  async close(): Promise<void> {
+    await this.#close();
   }
 
   newTransaction(): Transaction {

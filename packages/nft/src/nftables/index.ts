@@ -42,6 +42,7 @@ export {
   type NftFailure,
 } from './errors.js';
 export { processExecer, type Execer, type ExecResult } from './exec.js';
+export { ShellExecer, type ShellExecerOptions } from './shell-execer.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';
 export { createNftClient, NftClient, type NftClientOptions } from './client.js';

@@ -27,4 +27,6 @@ export interface Nft {
     container: { readonly set: string } | { readonly map: string },
     options?: RunOptions,
   ): Promise<readonly Element[]>;
+  /** Ends what the client keeps running between commands, if anything. */
+  close?(): Promise<void>;
 }

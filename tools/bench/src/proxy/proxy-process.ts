@@ -18,6 +18,8 @@ export interface EventLoopReport {
   readonly maxMs: number;
   readonly p99Ms: number;
   readonly meanMs: number;
+  /** The longest stalls (>= 50 ms), when they began: ms since the program started (a CPU profile's origin too). */
+  readonly stalls: readonly { readonly atMs: number; readonly ms: number }[];
 }
 
 export interface ProxyProcessOptions {
@@ -95,7 +97,12 @@ export class ProxyProcess {
     const report = this.waitFor((line) => line.msg === 'event-loop probe', 30_000);
     this.#child.kill('SIGUSR2');
     const line = await report;
-    return { maxMs: Number(line['maxMs']), p99Ms: Number(line['p99Ms']), meanMs: Number(line['meanMs']) };
+    return {
+      maxMs: Number(line['maxMs']),
+      p99Ms: Number(line['p99Ms']),
+      meanMs: Number(line['meanMs']),
+      stalls: Array.isArray(line['stalls']) ? (line['stalls'] as EventLoopReport['stalls']) : [],
+    };
   }
 
   /** CPU time the process has used so far (user + system), ms: unlike wall time, barely moved by a busy machine. */

@@ -27,7 +27,7 @@ export default defineSuite({
   scenarios: ['s1k', 's10k'],
   async run(ctx) {
     const objects = ctx.objects();
-    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    const core = new Core({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
     let published: NodeLocalState | undefined;
     let updated: ReadonlySet<string> | undefined;
     core.addLocalConsumer({

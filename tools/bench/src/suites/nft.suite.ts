@@ -35,7 +35,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   process after its first full sync (target <= 250 MiB at s10k); `.no-services`: the same over
  *   the cluster's nodes alone (the program's own footprint).
  * Options: `--reference-runs=N` (default 1: the reference takes minutes at s10k; 0 skips it),
- * `--partials=N`, `--no-rss`.
+ * `--partials=N`, `--no-rss`, `--nft-shell=false` (nft spawned per transaction through `ip netns
+ * exec`, as before `ShellExecer`, for an A/B).
  */
 export default defineSuite({
   name: 'nft',
@@ -57,67 +58,74 @@ export default defineSuite({
     const partialCount = Number(ctx.options['partials'] ?? 21);
     for (let run = 0; run < ctx.runs; run++) {
       await inNamespace(ctx, `nft-bench-${run}`, async (ns) => {
-        const nft = new TimedNft(await createNftClient({ netns: ns.name }));
-        const backend = new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER });
-        garbageCollector()?.();
-        // Event to rules applied: the raw objects as a source delivers them, converted, modelled,
-        // viewed for the node and programmed. The split: core (conversion, model, node view), and
-        // the backend's sync, itself split into nft's process + kernel and ours (render + diff).
-        const start = performance.now();
-        const core = new Core({ nodeName: node });
-        let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
-        core.addLocalConsumer({
-          publish: (state, changes, revision) => void (published = { state, changes, revision }),
-        });
-        core.model.apply(toModelEvents(objects));
-        for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
-        const first = published;
-        if (first === undefined) throw new Error('core published no state');
-        const viewed = performance.now();
-        await backend.sync({
-          state: first.state,
-          changes: { triggerTimes: new Map(), nodeChanged: true },
-          full: true,
-          revision: first.revision,
-        });
-        const applied = performance.now();
-        totals.push(applied - start);
-        coreMs.push(viewed - start);
-        backendMs.push(applied - viewed);
-        inside.push(nft.last?.ms ?? 0);
-        operations = nft.last?.operations ?? 0;
-        state = first.state;
-        if (run === 0) ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
-        resyncs.push(
-          await timed(() =>
-            backend.sync({
-              state: first.state,
-              changes: { triggerTimes: new Map(), nodeChanged: true },
-              full: true,
-              revision: first.revision + 1,
-            }),
-          ),
-        );
-        if (run > 0) return;
-        // One endpoint change at a time: the model, the node view, the backend.
-        const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
-        for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
-          const index = (i * 7919) % slices.length;
-          const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
-          slices[index] = slice;
-          partials.push(
-            await timed(async () => {
-              published = undefined;
-              core.model.apply([sliceEvent(slice)]);
-              const next = published as typeof first | undefined;
-              if (next === undefined)
-                throw new Error(
-                  `core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`,
-                );
-              await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
-            }),
+        // --nft-shell=false: a process per transaction (the backend's default before ShellExecer).
+        const client = await createNftClient({ netns: ns.name, shell: ctx.options['nft-shell'] !== 'false' });
+        const nft = new TimedNft(client);
+        try {
+          const backend = new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER });
+          garbageCollector()?.();
+          // Event to rules applied: the raw objects as a source delivers them, converted, modelled,
+          // viewed for the node and programmed. The split: core (conversion, model, node view), and
+          // the backend's sync, itself split into nft's process + kernel and ours (render + diff).
+          const start = performance.now();
+          // Event to applied at once, not in turns (Core's turnBudgetMs).
+          const core = new Core({ nodeName: node, turnBudgetMs: Infinity });
+          let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
+          core.addLocalConsumer({
+            publish: (state, changes, revision) => void (published = { state, changes, revision }),
+          });
+          core.model.apply(toModelEvents(objects));
+          for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
+          const first = published;
+          if (first === undefined) throw new Error('core published no state');
+          const viewed = performance.now();
+          await backend.sync({
+            state: first.state,
+            changes: { triggerTimes: new Map(), nodeChanged: true },
+            full: true,
+            revision: first.revision,
+          });
+          const applied = performance.now();
+          totals.push(applied - start);
+          coreMs.push(viewed - start);
+          backendMs.push(applied - viewed);
+          inside.push(nft.last?.ms ?? 0);
+          operations = nft.last?.operations ?? 0;
+          state = first.state;
+          if (run === 0) ctx.log(`nft: ${first.state.services.length} services on ${objects.benchNode}`);
+          resyncs.push(
+            await timed(() =>
+              backend.sync({
+                state: first.state,
+                changes: { triggerTimes: new Map(), nodeChanged: true },
+                full: true,
+                revision: first.revision + 1,
+              }),
+            ),
           );
-          partialsInside.push(nft.last?.ms ?? 0);
+          if (run > 0) return;
+          // One endpoint change at a time: the model, the node view, the backend.
+          const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
+          for (let i = 0; i < partialCount && !ctx.signal.aborted; i++) {
+            const index = (i * 7919) % slices.length;
+            const slice = flipFirstEndpoint(slices[index] as EndpointSliceObject);
+            slices[index] = slice;
+            partials.push(
+              await timed(async () => {
+                published = undefined;
+                core.model.apply([sliceEvent(slice)]);
+                const next = published as typeof first | undefined;
+                if (next === undefined)
+                  throw new Error(
+                    `core published nothing for an endpoint change (${slice.metadata.name}, revision ${core.model.revision})`,
+                  );
+                await backend.sync({ state: next.state, changes: next.changes, full: false, revision: next.revision });
+              }),
+            );
+            partialsInside.push(nft.last?.ms ?? 0);
+          }
+        } finally {
+          await client.close();
         }
       });
     }

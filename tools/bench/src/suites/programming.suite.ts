@@ -3,7 +3,6 @@ import { Core, createCoreMetrics, ProxyHealth, SyncLoop } from '@kpng/core/runti
 import { SILENT_LOGGER } from '@kpng/core/testing';
 import { canCreateNamespaces, createNamespace, sweepLeftovers } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
-import { createNftClient } from '@kpng/nft/nftables';
 import { Registry, type Histogram } from 'prom-client';
 import { createChurn } from '../scenarios/churn.js';
 import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
@@ -42,13 +41,12 @@ export default defineSuite({
     const core = new Core({ nodeName: nodeName(objects.benchNode) });
     const ns = await createNamespace('programming-bench');
     const onAbort = (): void => void ns.delete();
+    let closeBackend = async (): Promise<void> => {};
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const backend = new NftBackend({
-        nft: await createNftClient({ netns: ns.name }),
-        conntrack: false,
-        log: SILENT_LOGGER,
-      });
+      // nft from the backend's own shell in the namespace, as kpng-nft runs it.
+      const backend = new NftBackend({ netns: ns.name, conntrack: false, log: SILENT_LOGGER });
+      closeBackend = () => backend.close();
       const loop = new SyncLoop({
         backend,
         clock: systemClock,
@@ -101,6 +99,7 @@ export default defineSuite({
       ctx.reportValue('programming.syncs', await syncs(), 'count');
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
+      await closeBackend();
       await ns.delete();
     }
   },

@@ -31,7 +31,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
  * Options: `--changes=N`, `--no-reference`, `--sources=DIR` (run another revision's core and nft:
  * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
- * of each run there, for `node --cpu-prof`'s usual tools).
+ * of each run there, for `node --cpu-prof`'s usual tools), `--node-args=A,B` (V8/Node flags for the
+ * program, e.g. `--node-args=--max-semi-space-size=2`).
  */
 export default defineSuite({
   name: 'proxy',
@@ -161,9 +162,10 @@ async function programOnce(
       `127.0.0.1:${healthPort}`,
     ],
     signal: ctx.signal,
-    ...(typeof ctx.options['cpu-prof'] === 'string'
-      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] }
-      : {}),
+    nodeArgs: [
+      ...(typeof ctx.options['cpu-prof'] === 'string' ? ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] : []),
+      ...(typeof ctx.options['node-args'] === 'string' ? ctx.options['node-args'].split(',') : []),
+    ],
   });
   try {
     // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
@@ -181,6 +183,7 @@ async function programOnce(
       );
     }
     const firstSyncLoop = await program.eventLoop();
+    ctx.log(`proxy: longest first-sync stalls ${JSON.stringify(firstSyncLoop.stalls)} (ms since the program started)`);
     const answered = await poll.stop();
     const names = ['healthz', 'livez', 'metrics'];
     const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));

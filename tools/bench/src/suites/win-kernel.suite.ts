@@ -19,7 +19,7 @@ export default defineSuite({
   async run(ctx) {
     const objects = ctx.objects();
     const node = nodeName(objects.benchNode);
-    const core = new Core({ nodeName: node });
+    const core = new Core({ nodeName: node, turnBudgetMs: Infinity });
     core.model.apply(toModelEvents(objects));
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
     const state = core.state ?? computeNodeLocalState(core.model, node);

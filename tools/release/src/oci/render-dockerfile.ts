@@ -1,5 +1,13 @@
 import type { ImageSpec } from './catalog.js';
-import { BASE_IMAGE, IMAGE_ENV, imageLabels, INSTALL_MANIFEST, INSTALL_ROOT } from './image-config.js';
+import {
+  BASE_IMAGE,
+  IMAGE_ENV,
+  IMAGE_WORKDIR,
+  imageLabels,
+  imageUser,
+  INSTALL_MANIFEST,
+  INSTALL_ROOT,
+} from './image-config.js';
 
 /**
  * The Dockerfile of a catalog entry: three stages on the pinned node LTS image, **build** (npm
@@ -40,7 +48,8 @@ export function renderDockerfile(spec: ImageSpec): string {
       .join(' ')}`,
     `LABEL ${labels.join(' \\\n      ')}`,
     ...spec.userWhy.map((l) => `# ${l}`),
-    `USER ${spec.user}`,
+    `WORKDIR ${IMAGE_WORKDIR}`,
+    `USER ${imageUser(spec)}`,
     `EXPOSE ${spec.ports.join(' ')}`,
     `ENTRYPOINT ${JSON.stringify(spec.entrypoint).replaceAll('","', '", "')}`,
   );

@@ -10,6 +10,7 @@ import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './gr
 import type { StateSource } from '../hub.js';
 import { DecodedItemCache } from '../codec/item-cache.js';
 import type { StreamApi } from '../service-definitions.js';
+import { parseDialAddress } from '../stream-address.js';
 
 export interface WatchOptions extends GrpcSourceOptions {
   /** Stops the watch; the returned promise then resolves. */
@@ -83,6 +84,8 @@ async function watchRemote<S>(
   handler: StateHandler<S>,
   options: WatchOptions,
 ): Promise<void> {
+  // A malformed address rejects now: gRPC would dial (and back off) forever on almost any text.
+  parseDialAddress(address);
   const { signal } = options;
   const log = (options.logger ?? defaultLog).with({ component: 'stream-client', api, address });
   const consumeOptions = { signal, backoff: options.backoff, log, since: options.since ?? Date.now() };

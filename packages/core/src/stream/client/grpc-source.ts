@@ -1,8 +1,9 @@
-import { Client, credentials, type ClientDuplexStream } from '@grpc/grpc-js';
+import { Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
 import { decodeResponse, encodeWatchRequest } from '../codec/envelope.js';
 import type { Delivery, ResumeToken, StateSource } from '../hub.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
+import { channelCredentials, type StreamTls } from '../tls.js';
 
 /** Decodes the State bytes `buf[start, end)` of one API (with whatever cache it keeps). */
 export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Delivery<S>;
@@ -12,6 +13,8 @@ export interface GrpcSourceOptions {
   readonly maxMessageBytes?: number;
   /** Give up on the stream after this long without any message while waiting; default 3 heartbeat intervals. */
   readonly idleTimeoutMs?: number;
+  /** Mutual TLS (a central core's global stream off loopback): the server's CA, this client's certificate and key. */
+  readonly tls?: StreamTls;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -39,7 +42,7 @@ export class GrpcStateSource<S> implements StateSource<S> {
     this.#decode = decode;
     this.#idleTimeoutMs = options.idleTimeoutMs;
     // A private channel per source: no shared subchannel (and its own reconnect backoff) survives a failure.
-    this.#client = new Client(target, credentials.createInsecure(), {
+    this.#client = new Client(target, channelCredentials(options.tls), {
       'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       'grpc.use_local_subchannel_pool': 1,
       'grpc.enable_retries': 0,

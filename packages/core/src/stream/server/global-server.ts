@@ -4,8 +4,8 @@ import { serveStateStream, type ServeOptions, type StreamServer } from './stream
 
 /**
  * Serves `kpng.global.v1.GlobalState`: the whole global model, for node agents in the central-core
- * mode. Serving to other nodes needs `allowRemote: true` and a non-loopback address; the stream is
- * plaintext and unauthenticated, so expose it only on a trusted network.
+ * mode. Serving to other nodes (any address but a unix socket or loopback) needs `tls`: only
+ * clients with a certificate signed by its CA are served.
  */
 export function serveGlobalState(options: ServeOptions<GlobalSnapshot>): Promise<StreamServer> {
   return serveStateStream('global', encodeGlobalStateResponse, options);

@@ -4,7 +4,8 @@ import type { StateHub } from '../hub.js';
 import { DEFAULT_LOCAL_ADDRESS } from '../stream-address.js';
 import { serveStateStream, type ServeOptions, type StreamServer } from './stream-server.js';
 
-export type ServeLocalOptions = Omit<ServeOptions<NodeLocalState>, 'address'> & {
+/** The node-local stream never leaves the node: a unix socket or loopback, so no TLS. */
+export type ServeLocalOptions = Omit<ServeOptions<NodeLocalState>, 'address' | 'tls'> & {
   readonly hub: StateHub<NodeLocalState>;
   /** Default `unix:///run/kpng/kpng.sock` (socket mode 0600, parent directory created). */
   readonly address?: string;

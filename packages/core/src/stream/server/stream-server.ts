@@ -1,18 +1,22 @@
-import { Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
+import { Server, type ServerDuplexStream } from '@grpc/grpc-js';
 import { formatListenAddress } from '../../util/address.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { Delivery, StateHub } from '../hub.js';
 import { ServerSession, type StreamObserver } from './server-session.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { parseServeAddress } from '../stream-address.js';
+import { serverCredentials, type StreamTls } from '../tls.js';
 import { bindPrivateUnixSocket, type BoundSocket } from './unix-socket.js';
 
 export interface ServeOptions<S> {
   readonly hub: StateHub<S>;
   /** `unix:///path`, `127.0.0.1:PORT` or `[::1]:PORT` (port 0 picks a free one). */
   readonly address: string;
-  /** Accept a non-loopback TCP address (central-core mode). The stream has no authentication. */
-  readonly allowRemote?: boolean;
+  /**
+   * Mutual TLS: clients must present a certificate signed by `tls.ca`. Required for any address
+   * but a unix socket or loopback (central-core mode); accepted on loopback too.
+   */
+  readonly tls?: StreamTls;
   /** Default 5000. */
   readonly heartbeatIntervalMs?: number;
   readonly observer?: StreamObserver;
@@ -35,7 +39,7 @@ export async function serveStateStream<S>(
   encode: (d: Delivery<S>) => Buffer,
   options: ServeOptions<S>,
 ): Promise<StreamServer> {
-  const address = parseServeAddress(options.address, options.allowRemote ?? false);
+  const address = parseServeAddress(options.address, options.tls !== undefined);
   const log = (options.logger ?? defaultLog).with({ component: 'stream', api });
   const server = new Server({ 'grpc.max_receive_message_length': MAX_REQUEST_BYTES });
   const sessions = new Set<ServerSession<S>>();
@@ -58,9 +62,10 @@ export async function serveStateStream<S>(
     },
   );
 
+  const credentials = serverCredentials(options.tls);
   const bind = (target: string) =>
     new Promise<number>((resolve, reject) =>
-      server.bindAsync(target, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+      server.bindAsync(target, credentials, (err, port) => (err ? reject(err) : resolve(port))),
     );
   let socket: BoundSocket | undefined;
   let bound: string;
@@ -76,7 +81,7 @@ export async function serveStateStream<S>(
     server.forceShutdown();
     throw e;
   }
-  log.info('serving the state stream', { address: bound });
+  log.info('serving the state stream', { address: bound, tls: options.tls !== undefined });
 
   return {
     address: bound,

@@ -143,7 +143,9 @@ describe('kube source across an API server restart (production retry schedule)',
 
       const back = logger.at('info').filter((r) => r.msg === 'watch is back');
       expect(back.map((r) => r.fields['kind']).sort()).toEqual([...KINDS].sort());
-      for (const r of back) expect(r.fields['downMs']).toBeGreaterThanOrEqual(OUTAGE_MS);
+      // downMs is read from Date.now (whole ms) and a timer may fire up to 1 ms early on that clock
+      // (CI once measured 4999 for the 5000 ms sleep): the outage, give or take the clock's granularity.
+      for (const r of back) expect(r.fields['downMs']).toBeGreaterThanOrEqual(OUTAGE_MS - 2);
       // One warning per kind for the outage, not one per attempt.
       expect(logger.at('warn').length).toBeLessThanOrEqual(KINDS.length);
       const text = await registry.metrics();

@@ -1,9 +1,5 @@
 import type { ModelEvent } from '../../model/types.js';
-
-export type Scheduler = (fn: () => void) => void;
-
-/** After the I/O callbacks of the current event-loop turn: events read from one socket read land together. */
-export const nextTurn: Scheduler = (fn) => void setImmediate(fn);
+import { nextTurn, type Scheduler } from '../../util/next-turn.js';
 
 /** Produces one model event from a raw object (conversion), or nothing. */
 export type Conversion = () => ModelEvent | undefined;

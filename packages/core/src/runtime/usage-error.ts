@@ -1,0 +1,4 @@
+/** A command-line mistake: the program prints the message and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
