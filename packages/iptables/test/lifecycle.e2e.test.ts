@@ -65,9 +65,9 @@ class IptablesDriver implements LifecycleDriver {
     });
   }
 
-  sync(state: Parameters<LifecycleDriver['sync']>[0], changed?: readonly string[]): Promise<void> {
+  async sync(state: Parameters<LifecycleDriver['sync']>[0], changed?: readonly string[]): Promise<void> {
     const local = nodeState(lifecycleScenario(state));
-    return this.backend.sync(
+    await this.backend.sync(
       changed === undefined ? fullSync(local, ++this.#revision) : partialSync(local, changed, ++this.#revision),
     );
   }

@@ -4,7 +4,6 @@
 // status servers must answer like kube-proxy's; `--cleanup` must leave no kpng (or upstream
 // kube-proxy) table behind and nobody else's table touched.
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -20,6 +19,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from './objects.js';
+import { freePort } from './free-port.js';
 
 const e2e = await kernelE2e('kube-proxy compat binary');
 
@@ -37,14 +37,6 @@ async function probeUntil(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`no accepted answer after ${attempts} probes; last: ${JSON.stringify(last)}`);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function tables(lab: Lab): Promise<string[]> {

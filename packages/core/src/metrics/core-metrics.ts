@@ -76,6 +76,11 @@ export class CoreMetrics {
     this.kpng.syncFailuresTotal.inc({ backend });
   }
 
+  /** A sync repaired drift of `kind` (rules another program removed). */
+  driftRepaired(backend: string, kind: string): void {
+    this.kpng.syncDriftRepairsTotal.inc({ backend, kind });
+  }
+
   // --- node health server ---
 
   healthzAnswered(code: number): void {

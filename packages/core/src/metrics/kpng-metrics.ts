@@ -10,6 +10,7 @@ export interface KpngMetrics {
   readonly streamStatesSentTotal: Counter<'api'>;
   readonly streamRevision: Gauge;
   readonly syncFailuresTotal: Counter<'backend'>;
+  readonly syncDriftRepairsTotal: Counter<'backend' | 'kind'>;
   readonly nodeViewDuration: Histogram;
   readonly resyncsTotal: Counter<'result'>;
   readonly networkProgrammingFromEvent: Histogram<'ip_family'>;
@@ -56,6 +57,12 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
       name: 'kpng_sync_failures_total',
       help: 'Backend syncs that failed (each is retried as a full sync after syncPeriod)',
       labelNames: ['backend'] as const,
+      registers,
+    }),
+    syncDriftRepairsTotal: new Counter({
+      name: 'kpng_sync_drift_repairs_total',
+      help: 'Drift repaired by a sync: rules another program removed (kind: table, chain, element, rule), found by the check every syncPeriod or by a full resync',
+      labelNames: ['backend', 'kind'] as const,
       registers,
     }),
     nodeViewDuration: new Histogram({

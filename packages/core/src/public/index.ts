@@ -41,7 +41,7 @@ export type {
 export { findService } from '../nodeview/find-service.js';
 
 // What a backend implements
-export type { Backend, SyncRequest } from '../sync/backend.js';
+export type { Backend, DriftKinds, SyncOutcome, SyncRequest } from '../sync/backend.js';
 export {
   defineBackend,
   type BackendModule,

@@ -228,10 +228,12 @@ function countingPending(backend: Backend, pending: PendingCounts): Backend {
     name: backend.name,
     families: backend.families,
     ...(backend.setup ? { setup: () => backend.setup!() } : {}),
+    ...(backend.check ? { check: () => backend.check!() } : {}),
     sync: async (req) => {
       const synced = pending.snapshot();
-      await backend.sync(req);
+      const outcome = await backend.sync(req);
       pending.synced(synced);
+      return outcome;
     },
     cleanup: () => backend.cleanup(),
   };

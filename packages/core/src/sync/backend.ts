@@ -17,6 +17,19 @@ export interface SyncRequest {
 }
 
 /**
+ * What a backend found when it looked at the kernel (`Backend.check`): nothing, or the kinds of
+ * drift (another program removed or changed what it programmed), e.g. `table`, `chain`, `element`.
+ * The kinds label `kpng_sync_drift_repairs_total` once the sync that repairs them succeeds.
+ */
+export type DriftKinds = readonly string[];
+
+/** What a sync may report back to the loop. */
+export interface SyncOutcome {
+  /** Drift this sync found and repaired (found by `check`, or by the sync itself, e.g. a full resync). */
+  readonly repaired?: DriftKinds;
+}
+
+/**
  * What a backend package implements. `sync` programs the kernel so it matches `state`, atomically:
  * on failure it throws and the previously applied rules stay intact; the runner retries with a
  * full sync after `syncPeriod`, and counts the failure.
@@ -27,7 +40,14 @@ export interface Backend {
   readonly families: readonly IPFamily[];
   /** Called once before the first sync (e.g. capability checks, creating the table skeleton). */
   setup?(): Promise<void>;
-  sync(req: SyncRequest): Promise<void>;
+  sync(req: SyncRequest): Promise<void | SyncOutcome>;
+  /**
+   * A cheap look at the kernel, called every `syncPeriod` between syncs (never during one): did
+   * another program remove what this backend programmed? Returns the kinds of drift found; the
+   * loop then runs a full sync at once, which must repair them (the backend remembers what it
+   * found, and reports it in that sync's `repaired`). Optional; must not change the kernel.
+   */
+  check?(): Promise<DriftKinds>;
   /** Remove everything this backend ever programmed. */
   cleanup(): Promise<void>;
   close?(): Promise<void>;

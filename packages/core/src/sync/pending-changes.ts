@@ -23,6 +23,16 @@ export class PendingChanges {
     this.nodeChanged ||= changes.nodeChanged;
   }
 
+  /** Nothing accumulated since the last `take`. */
+  isEmpty(): boolean {
+    return (
+      this.updatedServices !== undefined &&
+      this.updatedServices.size === 0 &&
+      this.triggerTimes.size === 0 &&
+      !this.nodeChanged
+    );
+  }
+
   /** Hands the accumulated changes over and starts accumulating afresh. */
   take(): StateChanges {
     const taken: StateChanges = {

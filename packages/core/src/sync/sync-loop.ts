@@ -20,6 +20,7 @@ export type SyncMetrics = Pick<
   | 'programmingFromEvent'
   | 'noLocalEndpoints'
   | 'syncFailed'
+  | 'driftRepaired'
 >;
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */
@@ -41,7 +42,10 @@ export interface SyncLoopOptions {
   readonly clock: Clock;
   /** Minimum time between the end of one sync and the start of the next. */
   readonly minSyncPeriodMs: number;
-  /** Retry delay after a failed sync (also the health timeout basis, through `health`). */
+  /**
+   * Retry delay after a failed sync (also the health timeout basis, through `health`), and how
+   * often the backend's `check` looks for drift.
+   */
   readonly syncPeriodMs: number;
   /** Upper bound between full syncs; also how often the loop syncs when nothing changes. */
   readonly fullSyncPeriodMs: number;
@@ -59,6 +63,12 @@ export interface SyncLoopOptions {
  * Trigger times of a failed sync are KEPT and observed when a later sync succeeds, which upstream
  * does not do (it loses them, under-reporting programming latency exactly when it is worst): the
  * latency metric then includes the failed attempts and the retry delay, as it should.
+ *
+ * Every `syncPeriodMs` the loop asks the backend to `check` the kernel (upstream's iptables
+ * proxier polls its canary chains at that period): drift found forces a full sync at once, and the
+ * kinds the sync reports `repaired` are counted (`kpng_sync_drift_repairs_total`). The check runs
+ * in the runner, so never during a sync, and only once a sync has succeeded (before that, the
+ * kernel holds nothing of ours to check).
  *
  * Beside that upstream-compatible figure, the loop notes when each Service change was offered
  * (this process's monotonic clock: within one event-loop turn of the watch event in an in-process
@@ -80,6 +90,10 @@ export class SyncLoop {
   private received = new Map<ServiceKey, number[]>();
   /** The state of the last successful sync: where a removed Service's families are looked up. */
   private synced: NodeLocalState | undefined;
+  /** The check timer fired: the next run checks the kernel for drift first. */
+  private checkDue = false;
+  private checkTimer: { cancel(): void } | undefined;
+  private stopped = false;
 
   constructor(private readonly opts: SyncLoopOptions) {
     this.log = opts.log ?? defaultLog.with({ backend: opts.backend.name });
@@ -122,11 +136,38 @@ export class SyncLoop {
       if (this.latest) health.queuedUpdate(family); // offered before start: still pending
     }
     this.runner.start();
+    this.armCheck();
   }
 
   /** Stops syncing; resolves once the sync in progress, if any, has finished. */
   stop(): Promise<void> {
+    this.stopped = true;
+    this.checkTimer?.cancel();
     return this.runner.stop();
+  }
+
+  private armCheck(): void {
+    if (this.opts.backend.check === undefined || this.stopped) return;
+    this.checkTimer = this.opts.clock.setTimeout(() => {
+      this.checkDue = true;
+      this.runner.run();
+      this.armCheck();
+    }, this.opts.syncPeriodMs);
+  }
+
+  /** Asks the backend whether its rules drifted; a failing check is logged and found nothing. */
+  private async checkDrift(): Promise<boolean> {
+    const check = this.opts.backend.check;
+    if (check === undefined || this.synced === undefined || this.needFullSync) return false;
+    try {
+      const kinds = await check.call(this.opts.backend);
+      if (kinds.length === 0) return false;
+      this.log.warn('rules drifted (changed by another program); repairing them with a full sync', { kinds });
+      return true;
+    } catch (e) {
+      this.log.warn('drift check failed; the next sync will tell', { err: toError(e) });
+      return false;
+    }
   }
 
   private markQueued(): void {
@@ -138,16 +179,30 @@ export class SyncLoop {
   }
 
   private async syncOnce(): Promise<void> {
-    const latest = this.latest;
-    if (!latest) return; // nothing to program before the first state
+    if (!this.latest) return; // nothing to program before the first state
     const { backend, clock } = this.opts;
+    if (this.checkDue) {
+      this.checkDue = false;
+      if (await this.checkDrift()) this.needFullSync = true;
+      else if (!this.needFullSync && this.pending.isEmpty() && !this.fullSyncDue(clock.monotonic())) return;
+    }
+    // Read only now: a state offered while the check ran is the one the pending changes belong to.
+    const latest = this.latest;
     const changes = this.pending.take();
     const received = this.received;
     this.received = new Map();
     const startedAt = clock.monotonic();
     const full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
+    let repaired: readonly string[] = [];
     try {
-      await backend.sync({ state: latest.state, changes, full, revision: latest.revision, families: this.families });
+      const outcome = await backend.sync({
+        state: latest.state,
+        changes,
+        full,
+        revision: latest.revision,
+        families: this.families,
+      });
+      repaired = outcome?.repaired ?? [];
     } catch (e) {
       const seconds = (clock.monotonic() - startedAt) / 1000;
       for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);
@@ -169,6 +224,7 @@ export class SyncLoop {
     if (full) this.lastFullSyncStart = startedAt;
     const durationMs = clock.monotonic() - startedAt;
     this.recordSuccess(latest.state, changes, full, durationMs / 1000);
+    for (const kind of repaired) this.opts.metrics.driftRepaired(backend.name, kind);
     this.recordFromEvent(latest.state, received);
     this.log.info('synced', {
       revision: latest.revision,
@@ -176,6 +232,7 @@ export class SyncLoop {
       services: latest.state.services.length,
       changedServices: changes.updatedServices?.size ?? 'all',
       durationMs,
+      ...(repaired.length > 0 ? { repaired } : {}),
     });
     await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy(), latest.state.node);
   }

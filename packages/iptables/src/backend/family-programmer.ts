@@ -123,6 +123,11 @@ export class FamilyProgrammer {
     this.#ctx = undefined;
   }
 
+  /** The jumps from the built-in chains the last full restore ensured (none before one). */
+  jumps(): ReturnType<typeof jumpRules> {
+    return this.#ctx === undefined ? [] : jumpRules(this.#ctx);
+  }
+
   get knowsKernel(): boolean {
     return this.#ctx !== undefined;
   }

@@ -4,6 +4,12 @@
  * failure, periodically (core's full syncs), and when the canary chain is gone; otherwise only the
  * changed Services' chains are written (KEP-3453). A failed restore changes nothing it had not
  * committed, is counted, and makes the next sync full. Stale UDP flows are cleaned after success.
+ *
+ * Drift (another program flushed or deleted our rules): `check`, every syncPeriod, looks for
+ * upstream's canary chain (mangle) and every jump from the built-in chains (`iptables -C`): a
+ * `-F`/`-X` of nat or filter, a firewall reload, removes those. A full restore repairs it and the
+ * sync reports it. A rule deleted inside a KUBE-* chain is rewritten by the next full restore
+ * (every fullSyncPeriod; top-level chains also by every partial sync), uncounted.
  */
 import {
   ConntrackTool,
@@ -13,9 +19,11 @@ import {
   log as defaultLog,
   type Backend,
   type ConntrackCleaner,
+  type DriftKinds,
   type IPFamily,
   type Logger,
   type ServiceKey,
+  type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
 import { Registry } from 'prom-client';
@@ -47,6 +55,8 @@ export class IptablesBackend implements Backend {
   #lastCanaryCheck = 0;
   #warned = false;
   #localnetSet = false;
+  /** Drift found by `check` (or by a partial sync's canary probe) and not yet repaired. */
+  #drift = new Set<string>();
 
   constructor(options: IptablesBackendOptions = {}) {
     this.config = resolveConfig(options);
@@ -82,7 +92,29 @@ export class IptablesBackend implements Backend {
     return this.#detected?.flavour;
   }
 
-  async sync(req: SyncRequest): Promise<void> {
+  /** See the file comment: iptables reads only, ~1 + 12 calls per family; never changes the kernel. */
+  async check(): Promise<DriftKinds> {
+    const found = new Set<string>();
+    for (const programmer of this.#programmers) {
+      if (!programmer.knowsKernel) continue; // the next sync is a full restore anyway
+      const family = programmer.family;
+      let kind: string | undefined;
+      if (!(await this.client.chainExists(family, 'mangle', CHAIN.canary))) kind = 'table';
+      else
+        for (const jump of programmer.jumps()) {
+          if (await this.client.ruleExists(family, jump.table, jump.from, jump.args)) continue;
+          kind = 'rule';
+          break;
+        }
+      if (kind === undefined) continue;
+      programmer.reset();
+      found.add(kind);
+      this.#drift.add(kind);
+    }
+    return [...found];
+  }
+
+  async sync(req: SyncRequest): Promise<SyncOutcome> {
     await this.#detect();
     const started = performance.now();
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
@@ -99,6 +131,7 @@ export class IptablesBackend implements Backend {
         family: programmer.family,
       });
       programmer.reset();
+      this.#drift.add('table');
     }
     const fresh = this.#programmers.map((p) => !p.knowsKernel);
     const saves = this.#programmers.map((p, i) => (fresh[i] === true ? settled(this.#save(p.family)) : undefined));
@@ -147,6 +180,9 @@ export class IptablesBackend implements Backend {
       ms: Math.round(performance.now() - started),
     });
     await this.#cleanConntrack(req, plans.some((p) => !p.partial) ? undefined : updated);
+    const repaired = [...this.#drift];
+    this.#drift.clear();
+    return repaired.length > 0 ? { repaired } : {};
   }
 
   async cleanup(): Promise<void> {

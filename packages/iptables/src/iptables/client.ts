@@ -60,6 +60,12 @@ export class IptablesClient {
     return result.exitCode === 0;
   }
 
+  /** `iptables -C`: whether exactly this rule is in the chain (false too when the chain or its target is gone). */
+  async ruleExists(family: IPFamily, table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    const result = await this.#tool(family, 'iptables', ['-w', '5', '-t', table, '-C', chain, ...args]);
+    return result.exitCode === 0;
+  }
+
   async chainExists(family: IPFamily, table: Table, chain: string): Promise<boolean> {
     const result = await this.#tool(family, 'iptables', ['-w', '5', '-t', table, '-S', chain]);
     return result.exitCode === 0;

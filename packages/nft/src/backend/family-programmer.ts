@@ -5,7 +5,7 @@
  */
 import { findService, type IPFamily, type LocalService, type NodeLocalState, type ServiceKey } from '@kpng/core';
 import { writeFull, writePartial } from '../apply/plan.js';
-import { elementObject, type TableRef } from '../apply/objects.js';
+import { chainRef, elementObject, listElementObjects, type TableRef } from '../apply/objects.js';
 import { deltaSize, FamilyStore } from '../apply/store.js';
 import type { Transaction } from '../nftables/index.js';
 import type { NftConfig } from '../render/config.js';
@@ -133,6 +133,32 @@ export class FamilyProgrammer {
     tx.delete(canary);
     tx.add(canary);
     return { operations: tx.size - before, commit: () => this.#store.commit() };
+  }
+
+  /**
+   * The drift probe run every syncPeriod, in check mode (`nft --check`: the kernel validates it,
+   * nothing is committed): deleting the canary element fails when the table or the set is gone
+   * (`nft flush ruleset`, `delete table`), flushing each skeleton chain fails when another program
+   * deleted it (only base chains can be: every other chain is referenced). One nft call, ~20-50 ms
+   * at s10k. False when nothing was applied yet (nothing to probe).
+   */
+  planProbe(tx: Transaction): boolean {
+    const ctx = this.#ctx;
+    if (ctx === undefined) return false;
+    tx.delete(elementObject(this.ref, canaryElement(ctx)));
+    for (const chain of skeletonChains(ctx)) tx.flush(chainRef(this.ref, chain.name));
+    return true;
+  }
+
+  /**
+   * The element-level probe of a full resync, in check mode: deleting every element we applied
+   * fails if another program deleted one. Costs about what writing them does (hourly by default),
+   * where a read of the kernel costs ~2 s at s10k.
+   */
+  planElementProbe(tx: Transaction): void {
+    const { elements, lists } = this.#store.wantedForWrite();
+    for (const element of elements) tx.delete(elementObject(this.ref, element));
+    for (const list of lists) for (const element of listElementObjects(this.ref, list)) tx.delete(element);
   }
 
   /** The table as the store knows it (what was applied, plus anything planned and not committed). */

@@ -189,7 +189,7 @@ describe('NftBackend', () => {
     ]);
     expect(log.records.map((l) => [l.level, l.msg])).toContainEqual([
       'warn',
-      'the kpng tables drifted (canary gone); rewriting them',
+      'the kpng tables drifted; rewriting them',
     ]);
     expect(await registry.metrics()).not.toContain('sync_failures_total{ip_family="IPv4"} 1');
   });

@@ -6,6 +6,11 @@
  * error (nft's text, mapped to the failing operation) is logged and counted, and the next sync
  * drops and recreates the tables from scratch. A periodic full sync re-renders everything but
  * writes only the differences (and probes a canary). Stale UDP flows are cleaned after each success.
+ *
+ * Drift (another program changed our tables): `check`, every syncPeriod, probes the canary and the
+ * skeleton chains in check mode (table flushed or deleted, a chain deleted); a full resync also
+ * probes every element we applied (an element deleted). Either way the repair is a rewrite, and
+ * the sync reports what it repaired for `kpng_sync_drift_repairs_total`.
  */
 import {
   ConntrackTool,
@@ -15,8 +20,10 @@ import {
   log as defaultLog,
   type Backend,
   type ConntrackCleaner,
+  type DriftKinds,
   type IPFamily,
   type Logger,
+  type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
 import { Registry } from 'prom-client';
@@ -52,6 +59,8 @@ export class NftBackend implements Backend {
   #lastState: SyncRequest['state'] | undefined;
   /** The families whose tables the last successful sync wrote (the node's, see `SyncRequest.families`). */
   #programmed: readonly IPFamily[] = [];
+  /** Drift found by `check` and not yet repaired by a sync. */
+  #drift: string[] = [];
 
   constructor(options: NftBackendOptions = {}) {
     this.#options = options;
@@ -77,7 +86,28 @@ export class NftBackend implements Backend {
     await this.#client();
   }
 
-  async sync(req: SyncRequest): Promise<void> {
+  /** See the file comment: one check-mode nft call; never changes the kernel. */
+  async check(): Promise<DriftKinds> {
+    if (this.#needReset) return []; // the next sync rewrites everything anyway
+    const nft = await this.#client();
+    const tx = nft.newTransaction();
+    // Only the tables the last sync wrote: a single-stack node has no table of the other family.
+    for (const p of this.#programmers.filter((x) => this.#programmed.includes(x.family))) p.planProbe(tx);
+    if (tx.size === 0) return [];
+    try {
+      await nft.check(tx);
+      return [];
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      // The canary is probed first: if it failed, the table (or its set) is gone, else a chain is.
+      const lost = (e as NftError).failures.map((f) => f.operation?.object.kind);
+      this.#drift = [lost.includes('chain') && !lost.includes('element') ? 'chain' : 'table'];
+      this.#needReset = true;
+      return this.#drift;
+    }
+  }
+
+  async sync(req: SyncRequest): Promise<SyncOutcome> {
     const nft = await this.#client();
     const started = performance.now();
     const budget = new TurnBudget(this.#options.turnBudgetMs ?? 10);
@@ -89,6 +119,7 @@ export class NftBackend implements Backend {
     // no `ip6` table (not even one a previous run or upstream kube-proxy left behind).
     const reset = this.#needReset || !sameFamilies(families, this.#programmed);
     const dropped = this.#programmers.filter((p) => !families.includes(p.family));
+    const repaired: string[] = [...this.#drift];
     const partial = !req.full && updated !== undefined && !req.changes.nodeChanged;
     let kind: 'partial' | 'resync' | 'rewrite' = 'rewrite';
     let plans: Planned[] | undefined;
@@ -102,12 +133,19 @@ export class NftBackend implements Backend {
         kind = partial ? 'partial' : 'resync';
         // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
         if (await this.#run(nft, tx, { drift: kind === 'resync', families })) plans = planned;
+        if (plans === undefined) repaired.push('table');
+        else if (kind === 'resync' && !(await this.#elementsIntact(nft, programmers))) {
+          // Someone deleted elements: commit what the resync applied, then rewrite it all.
+          for (const plan of plans) plan.commit();
+          plans = undefined;
+          repaired.push('element');
+        }
       }
     }
-    const rewriteReset = reset || (kind === 'resync' && plans === undefined);
+    const rewriteReset = reset || (kind === 'resync' && repaired.includes('table'));
     if (plans === undefined) {
       if (kind === 'resync')
-        this.#log.warn('the kpng tables drifted (canary gone); rewriting them', { revision: req.revision });
+        this.#log.warn('the kpng tables drifted; rewriting them', { revision: req.revision, repaired });
       kind = 'rewrite';
       const tx = nft.newTransaction();
       plans = [];
@@ -117,6 +155,7 @@ export class NftBackend implements Backend {
     }
     for (const plan of plans) plan.commit();
     this.#needReset = false;
+    this.#drift = [];
     this.#lastState = req.state;
     this.#programmed = families;
     const operations = plans.reduce((sum, p) => sum + p.operations, 0);
@@ -133,6 +172,7 @@ export class NftBackend implements Backend {
       ...(budget.yields > 0 ? { yields: budget.yields } : {}),
     });
     await this.#cleanConntrack(req, kind !== 'partial', programmers);
+    return repaired.length > 0 ? { repaired } : {};
   }
 
   async cleanup(): Promise<void> {
@@ -178,15 +218,33 @@ export class NftBackend implements Backend {
     return this.#nft;
   }
 
-  /**
-   * Runs one transaction. With `drift`, a not-found failure (the canary probe) resolves false
-   * instead of failing the sync: nothing was applied, and the caller rewrites everything.
-   */
+  /** Whether every element we applied is still in the kernel (check mode: nothing is written). */
+  async #elementsIntact(nft: Nft, programmers: readonly FamilyProgrammer[]): Promise<boolean> {
+    const tx = nft.newTransaction();
+    for (const p of programmers) p.planElementProbe(tx);
+    try {
+      await nft.check(tx);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      // The resync itself was applied: a probe that cannot run must not fail it.
+      this.#log.warn('element drift probe failed; assuming the elements are intact', {
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return true;
+    }
+  }
+
   /** The configured families' programmers that this sync programs (`req.families`, else all of them). */
   #programmersFor(req: SyncRequest): FamilyProgrammer[] {
     const wanted = req.families;
     return wanted === undefined ? this.#programmers : this.#programmers.filter((p) => wanted.includes(p.family));
   }
+
+  /**
+   * Runs one transaction. With `drift`, a not-found failure (the canary probe) resolves false
+   * instead of failing the sync: nothing was applied, and the caller rewrites everything.
+   */
 
   async #run(
     nft: Nft,

@@ -78,7 +78,7 @@ function firstState(core: Core): Promise<NodeLocalState> {
 }
 
 /** The largest heap (plus array buffers) seen every 5 ms while `fn` runs. */
-async function sampledPeak(fn: () => Promise<void>): Promise<number> {
+async function sampledPeak(fn: () => Promise<unknown>): Promise<number> {
   let peak = 0;
   const sample = (): void => {
     const m = process.memoryUsage();

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
  * next to the sources (`src/netns/scripts/`); a build does not copy them, so from `dist/` we look
  * back into `src/`.
  */
-export function labScript(file: 'echo-server.mjs' | 'probe-client.mjs' | 'hold-client.mjs'): string {
+export function labScript(
+  file: 'echo-server.mjs' | 'probe-client.mjs' | 'hold-client.mjs' | 'steady-client.mjs',
+): string {
   const candidates = [
     new URL(`./scripts/${file}`, import.meta.url),
     new URL(`../../src/netns/scripts/${file}`, import.meta.url),

@@ -1,0 +1,5 @@
+// Fault suite: iptables drift under `kpng-iptables` (cases in fault/drift.ts, the run in fault/drift-suite.ts).
+import { IPTABLES_DRIFT } from './fault/drift.js';
+import { describeDrift } from './fault/drift-suite.js';
+
+await describeDrift('kpng-iptables', 'iptables', IPTABLES_DRIFT, false);

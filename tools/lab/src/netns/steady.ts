@@ -1,0 +1,45 @@
+import type { NetworkNamespace } from './namespace.js';
+import { labScript } from './scripts.js';
+
+export interface SteadyOptions {
+  readonly ip: string;
+  readonly port: number;
+  /** A new connection this often (default 20 ms), whether or not the previous one has finished. */
+  readonly intervalMs?: number;
+  /** How long to keep connecting (at most 120 s). */
+  readonly durationMs: number;
+  /** Per connection; default 1 s. */
+  readonly timeoutMs?: number;
+}
+
+export interface SteadyResult {
+  /** Epoch ms of the first attempt. */
+  readonly started: number;
+  readonly attempts: number;
+  /** Each failed attempt: when it started (epoch ms) and why (refused, timeout, reset, ...). */
+  readonly failures: readonly { readonly at: number; readonly error: string }[];
+  /** The echo servers that answered. */
+  readonly servers: readonly string[];
+}
+
+const MAX_DURATION_MS = 120_000;
+
+/**
+ * New TCP connections at a steady rate from inside `namespace` for a while (the fault suite's
+ * traffic while something breaks): one process, started at once; resolves when it has finished.
+ */
+export async function probeSteadily(namespace: NetworkNamespace, options: SteadyOptions): Promise<SteadyResult> {
+  if (!(options.durationMs > 0 && options.durationMs <= MAX_DURATION_MS))
+    throw new Error(`durationMs must be in (0, ${MAX_DURATION_MS}]`);
+  const request = {
+    ip: options.ip,
+    port: options.port,
+    intervalMs: options.intervalMs ?? 20,
+    durationMs: options.durationMs,
+    timeoutMs: options.timeoutMs ?? 1_000,
+  };
+  const { stdout } = await namespace.exec([process.execPath, labScript('steady-client.mjs'), JSON.stringify(request)], {
+    timeoutMs: request.durationMs + request.timeoutMs + 10_000,
+  });
+  return JSON.parse(stdout) as SteadyResult;
+}
