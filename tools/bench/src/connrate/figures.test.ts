@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perSecond, rateFigures } from './figures.js';
+import { perSecond, rateFigures, roundOrder } from './figures.js';
 
 describe('perSecond', () => {
   it.each([
@@ -37,4 +37,14 @@ describe('rateFigures', () => {
   });
 
   it('refuses unpaired samples', () => expect(() => rateFigures([{ connections: 1, ms: 1 }], [])).toThrow(/unpaired/));
+});
+
+describe('roundOrder', () => {
+  it('alternates which cluster goes first', () =>
+    expect([0, 1, 2, 3].map(roundOrder)).toEqual([
+      ['loaded', 'small'],
+      ['small', 'loaded'],
+      ['loaded', 'small'],
+      ['small', 'loaded'],
+    ]));
 });

@@ -38,3 +38,11 @@ export function rateFigures(loaded: readonly RateSample[], small: readonly RateS
     ratioOfMedians: l.p50 / s.p50,
   };
 }
+
+/**
+ * Which cluster a round measures first: alternating, so whatever follows a full sync (the bench
+ * process's garbage, the kernel freeing the old rules) or drifts within a round weighs on both.
+ */
+export function roundOrder(round: number): readonly ['loaded', 'small'] | readonly ['small', 'loaded'] {
+  return round % 2 === 0 ? (['loaded', 'small'] as const) : (['small', 'loaded'] as const);
+}

@@ -5,8 +5,9 @@ import { SILENT_LOGGER } from '@kpng/core/testing';
 import type { NodeLocalState } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nft/nftables';
-import { rateFigures, type RateSample } from '../connrate/figures.js';
+import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { firstServices, TARGET_CLUSTER_IP, TARGET_PORT, withTarget } from '../connrate/objects.js';
+import { garbageCollector } from '../runner/gc.js';
 import { summarize } from '../runner/stats.js';
 import { coreOver } from './kernel-helpers.js';
 import { requireNamespaces } from './namespaces.js';
@@ -14,16 +15,18 @@ import { defineSuite, type SuiteContext } from './suite.js';
 
 const CLIENT = fileURLToPath(new URL('../../scripts/conn-rate-client.mjs', import.meta.url));
 const SMALL = 10;
+const SETTLE_MS = 1_000;
 
 /**
  * New-connection rate to one ClusterIP with the scenario loaded vs with 10 Services (target
  * >= 0.9x at s10k). The lab (a node namespace holding the rules, a client pod, a server pod with
  * the lab's echo server) and the nft backend programming the node; both clusters get one target
  * Service whose only endpoint is the server pod. Each round programs the scenario (full sync),
- * times `scripts/conn-rate-client.mjs` in the client pod opening fresh TCP connections to the
+ * waits 1 s, times `scripts/conn-rate-client.mjs` in the client pod opening fresh TCP connections to the
  * ClusterIP for `--duration-ms` (default 3000, `--concurrency` at a time, default 8; a
  * connection counts when the server's answer arrives), then programs the 10-Service cluster and
- * times the same: `max(--runs, 3)` rounds, medians, each round's ratio.
+ * times the same, in alternating order (`roundOrder`): `max(--runs, 3)` rounds, medians, each
+ * round's ratio.
  * Figures: `conn-rate.loaded` / `conn-rate.small` (connections/s), `conn-rate.loaded.vs.small`
  * (median of the per-round ratios) and `.ratio-of-medians`; `conn-rate.load-1m`, the machine's
  * 1-minute load average over the samples.
@@ -76,8 +79,12 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
       });
     const rounds = Math.max(ctx.runs, 3);
     for (let round = 0; round < rounds && !ctx.signal.aborted; round++) {
-      for (const which of ['loaded', 'small'] as const) {
+      for (const which of roundOrder(round)) {
         await program(clusters[which]);
+        // Let the sync's aftermath settle (this process's garbage; nft and the kernel freeing the
+        // previous rules) before the client runs.
+        garbageCollector()?.();
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         const probe = await lab.probe(client, {
           proto: 'tcp',
           ip: TARGET_CLUSTER_IP,
