@@ -2,7 +2,9 @@
 // TCP connections to IP:PORT for DURATION_MS, CONCURRENCY at a time, each one counted once the
 // lab echo server's answer arrives and starts with EXPECT (the server's name: the connection
 // went through the Service to the intended pod). The server closes first, so TIME_WAIT stays on
-// its side. Prints one JSON line: {"connections","wrong","errors","ms"}.
+// its side. Prints one JSON line: {"connections","wrong","errors","ms","cpuMs"}, cpuMs being this
+// process's CPU time (user + system, which includes the kernel's work sending each connection's
+// packets through the rules) over the same time: a figure a busy machine's scheduling barely moves.
 // Usage: node conn-rate-client.mjs IP PORT DURATION_MS CONCURRENCY EXPECT
 import { connect } from 'node:net';
 
@@ -42,6 +44,7 @@ function once() {
   });
 }
 
+const cpuBefore = process.cpuUsage();
 const start = performance.now();
 const end = start + durationMs;
 async function worker() {
@@ -49,4 +52,8 @@ async function worker() {
 }
 await Promise.all(Array.from({ length: concurrency }, worker));
 const ms = performance.now() - start;
-process.stdout.write(`${JSON.stringify({ connections, wrong, errors, ms, ...(lastError ? { lastError } : {}) })}\n`);
+const cpu = process.cpuUsage(cpuBefore);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+process.stdout.write(
+  `${JSON.stringify({ connections, wrong, errors, ms, cpuMs, ...(lastError ? { lastError } : {}) })}\n`,
+);

@@ -36,6 +36,17 @@ describe('rateFigures', () => {
     expect(rateFigures(loaded, small).pairRatios.max).toBe(1);
   });
 
+  it('reports the rate per second of client CPU when every sample has it', () => {
+    const loaded = [{ connections: 900, ms: 2000, cpuMs: 1000 }];
+    const small = [{ connections: 1000, ms: 1000, cpuMs: 1000 }];
+    const f = rateFigures(loaded, small);
+    expect(f.loaded.p50).toBe(450);
+    expect(f.perCpu?.loaded.p50).toBe(900);
+    expect(f.perCpu?.small.p50).toBe(1000);
+    expect(f.perCpu?.pairRatios.p50).toBeCloseTo(0.9);
+    expect(rateFigures([{ connections: 1, ms: 1 }], [{ connections: 1, ms: 1, cpuMs: 1 }]).perCpu).toBeUndefined();
+  });
+
   it('refuses unpaired samples', () => expect(() => rateFigures([{ connections: 1, ms: 1 }], [])).toThrow(/unpaired/));
 });
 

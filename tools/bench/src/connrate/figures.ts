@@ -9,6 +9,8 @@ export interface RateSample {
   /** Connections answered by the expected server. */
   readonly connections: number;
   readonly ms: number;
+  /** The client's CPU time over the sample (user + system). */
+  readonly cpuMs?: number;
 }
 
 export function perSecond(sample: RateSample): number {
@@ -23,6 +25,11 @@ export interface RateFigures {
   readonly pairRatios: Summary;
   /** median(loaded) / median(small). */
   readonly ratioOfMedians: number;
+  /**
+   * The same per second of the client's CPU (when every sample has `cpuMs`): scheduling delay on a
+   * busy machine moves wall-clock rates a lot and this little.
+   */
+  readonly perCpu?: { readonly loaded: Summary; readonly small: Summary; readonly pairRatios: Summary };
 }
 
 export function rateFigures(loaded: readonly RateSample[], small: readonly RateSample[]): RateFigures {
@@ -31,12 +38,22 @@ export function rateFigures(loaded: readonly RateSample[], small: readonly RateS
   const b = small.map(perSecond);
   const l = summarize(a);
   const s = summarize(b);
+  const cpu = (x: readonly RateSample[]) =>
+    x.every((v) => v.cpuMs !== undefined)
+      ? x.map((v) => perSecond({ connections: v.connections, ms: v.cpuMs! }))
+      : undefined;
+  const [ca, cb] = [cpu(loaded), cpu(small)];
   return {
     loaded: l,
     small: s,
-    pairRatios: summarize(a.map((rate, i) => rate / (b[i] as number))),
+    pairRatios: pairRatios(a, b),
     ratioOfMedians: l.p50 / s.p50,
+    ...(ca && cb ? { perCpu: { loaded: summarize(ca), small: summarize(cb), pairRatios: pairRatios(ca, cb) } } : {}),
   };
+}
+
+function pairRatios(a: readonly number[], b: readonly number[]): Summary {
+  return summarize(a.map((rate, i) => rate / (b[i] as number)));
 }
 
 /**

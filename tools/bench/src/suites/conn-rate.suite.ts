@@ -28,7 +28,9 @@ const SETTLE_MS = 1_000;
  * times the same, in alternating order (`roundOrder`): `max(--runs, 3)` rounds, medians, each
  * round's ratio.
  * Figures: `conn-rate.loaded` / `conn-rate.small` (connections/s), `conn-rate.loaded.vs.small`
- * (median of the per-round ratios) and `.ratio-of-medians`; `conn-rate.load-1m`, the machine's
+ * (median of the per-round ratios) and `.ratio-of-medians`; the same per second of the client's
+ * CPU time (`.per-cpu-s`: user + system, the kernel's work on its packets included; scheduling
+ * delay on a busy machine barely moves it); `conn-rate.load-1m`, the machine's
  * 1-minute load average over the samples.
  */
 export default defineSuite({
@@ -112,7 +114,7 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
         samples[which].push(result);
         loads.push(loadavg()[0] ?? Number.NaN);
         ctx.log(
-          `conn-rate: round ${round + 1}/${rounds} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s (load ${loads.at(-1)?.toFixed(2)})`,
+          `conn-rate: round ${round + 1}/${rounds} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${loads.at(-1)?.toFixed(2)})`,
         );
       }
     }
@@ -126,5 +128,10 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
   row(`conn-rate.small`, f.small, 'conn/s');
   row('conn-rate.loaded.vs.small', f.pairRatios, 'x');
   ctx.reportValue('conn-rate.loaded.vs.small.ratio-of-medians', f.ratioOfMedians, 'x');
+  if (f.perCpu) {
+    row('conn-rate.loaded.per-cpu-s', f.perCpu.loaded, 'conn/s');
+    row('conn-rate.small.per-cpu-s', f.perCpu.small, 'conn/s');
+    row('conn-rate.loaded.vs.small.per-cpu-s', f.perCpu.pairRatios, 'x');
+  }
   row('conn-rate.load-1m', summarize(loads), 'load');
 }
