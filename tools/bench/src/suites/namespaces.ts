@@ -35,13 +35,28 @@ export async function inNamespace(
  * and `packages/nft`, e.g. from `git archive`), to measure it against the current one.
  */
 export async function compiledKpngNft(cacheName: string, sources?: string): Promise<string> {
+  return compiledProgram(['@kpng/core', '@kpng/nft'], cacheName, sources);
+}
+
+/**
+ * The compat `kube-proxy`'s main module, compiled with every backend it vendors. Its start-up
+ * cleanup deletes tables in the namespace it programs: run it only through the proxy suite's
+ * guard (`namespaceRefusal`), with `KPNG_NETNS` set to a lab namespace.
+ */
+export async function compiledKubeProxy(cacheName: string, sources?: string): Promise<string> {
+  const names = ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/ipvs', '@kpng/win-kernel', '@kpng/kube-proxy'];
+  return compiledProgram(names, cacheName, sources);
+}
+
+/** Compiles `names` (the last one holds the program: `dist/cli/main.js`), from `sources` if given. */
+async function compiledProgram(names: readonly string[], cacheName: string, sources?: string): Promise<string> {
   const packageDir = (name: string): string =>
     sources !== undefined
       ? join(sources, 'packages', name.replace('@kpng/', ''))
       : fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
   const copies = await compiledCopy(
-    ['@kpng/core', '@kpng/nft'].map((name) => ({ name, dir: packageDir(name) })),
+    names.map((name) => ({ name, dir: packageDir(name) })),
     fileURLToPath(new URL(`../../node_modules/.cache/${cacheName}/`, import.meta.url)),
   );
-  return join(copies.get('@kpng/nft') as string, 'dist', 'cli', 'main.js');
+  return join(copies.get(names[names.length - 1] as string) as string, 'dist', 'cli', 'main.js');
 }

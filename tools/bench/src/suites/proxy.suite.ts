@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,11 +6,12 @@ import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { freePort } from '../proxy/free-port.js';
 import { HealthPoll } from '../proxy/health-poll.js';
+import { METRIC_PREFIX, namespaceRefusal, parseProgram, programLaunch, type ProgramName } from '../proxy/program.js';
 import { ProxyProcess, type LogLine } from '../proxy/proxy-process.js';
 import { summarize } from '../runner/stats.js';
 import { flipFirstEndpoint } from '../scenarios/model-events.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { compiledKpngNft, inNamespace, requireNamespaces } from './namespaces.js';
+import { compiledKpngNft, compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -33,31 +35,50 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
  * of each run there, for `node --cpu-prof`'s usual tools), `--node-args=A,B` (V8/Node flags for the
  * program, e.g. `--node-args=--max-semi-space-size=2`).
+ *
+ * `--program=kube-proxy` runs the compat binary instead (`--proxy-mode=nftables`, a kubeconfig for
+ * the fake server, `--hostname-override`; `programLaunch` lists every flag and why): the same figures,
+ * named `compat.*`, its reference the same binary over no Services. Its start-up cleanup touches the
+ * namespace it programs, so it is started only with `KPNG_NETNS` naming a namespace this process
+ * created (`namespaceRefusal` refuses anything else, the root namespace first of all).
+ * `--min-sync-period=D` (kube-proxy only, default 0s like kpng-nft; upstream's default is 1s).
  */
 export default defineSuite({
   name: 'proxy',
   description:
-    'kpng-nft against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
+    'kpng-nft (or --program=kube-proxy) against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
     await requireNamespaces('proxy');
     const sources = typeof ctx.options['sources'] === 'string' ? ctx.options['sources'] : undefined;
-    const entry = await compiledKpngNft(sources === undefined ? 'proxy-bench' : 'proxy-bench-sources', sources);
+    const program = parseProgram(ctx.options['program']);
+    const cache = `${program === 'kpng-nft' ? 'proxy-bench' : 'compat-bench'}${sources === undefined ? '' : '-sources'}`;
+    const entry = await (program === 'kpng-nft' ? compiledKpngNft : compiledKubeProxy)(cache, sources);
+    const prefix = METRIC_PREFIX[program];
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
     const figures = new Map<string, number[]>();
-    const add = (metric: string, value: number): void =>
+    const add = (name: string, value: number): void => {
+      const metric = name.replace(/^proxy\./, `${prefix}.`);
       void (figures.get(metric) ?? figures.set(metric, []).get(metric)!).push(value);
+    };
     for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
       if (ctx.options['no-reference'] === undefined) {
-        const empty = await runOnce(ctx, entry, { ...objects, services: [], endpointSlices: [] }, 0, `ref-${run}`);
+        const empty = await runOnce(
+          ctx,
+          program,
+          entry,
+          { ...objects, services: [], endpointSlices: [] },
+          0,
+          `ref-${run}`,
+        );
         add('proxy.start-to-programmed.no-services', empty.startMs);
         add('proxy.start-to-programmed.cpu.no-services', empty.startCpuMs);
         add('proxy.peak-rss.no-services', empty.peakRss);
         add('proxy.startup.event-loop-max.no-services', empty.startupLoopMaxMs);
       }
-      ctx.log(`proxy: run ${run + 1}/${ctx.runs}`);
-      const r = await runOnce(ctx, entry, objects, changes, `run-${run}`);
+      ctx.log(`proxy: ${program} run ${run + 1}/${ctx.runs}`);
+      const r = await runOnce(ctx, program, entry, objects, changes, `run-${run}`);
       add('proxy.start-to-programmed', r.startMs);
       add('proxy.start-to-programmed.cpu', r.startCpuMs);
       add('proxy.startup.event-loop-max', r.startupLoopMaxMs);
@@ -76,14 +97,14 @@ export default defineSuite({
       const unit = metric.includes('rss') ? 'bytes' : metric.endsWith('over-1s') ? 'count' : 'ms';
       ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
     }
-    const subject = figures.get('proxy.start-to-programmed');
-    const reference = figures.get('proxy.start-to-programmed.no-services');
+    const subject = figures.get(`${prefix}.start-to-programmed`);
+    const reference = figures.get(`${prefix}.start-to-programmed.no-services`);
     if (subject && reference) {
       const ratios = subject.map((v, i) => v / (reference[i] ?? Number.NaN));
       const s = summarize(ratios);
       ctx.report({
         scenario: ctx.scenario,
-        metric: 'proxy.start-to-programmed.vs.no-services',
+        metric: `${prefix}.start-to-programmed.vs.no-services`,
         value: s.p50,
         unit: 'x',
         n: s.n,
@@ -110,6 +131,7 @@ const partialSync = (line: LogLine): boolean => line.msg === 'synced nftables' &
 
 async function runOnce(
   ctx: SuiteContext,
+  program: ProgramName,
   entry: string,
   objects: Scenario,
   changes: number,
@@ -120,7 +142,7 @@ async function runOnce(
   let figures: RunFigures | undefined;
   try {
     await inNamespace(ctx, `proxy-${tag}`, async (ns) => {
-      figures = await programOnce(ctx, entry, objects, changes, server, kubeconfig, ns.name);
+      figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name);
     });
   } finally {
     await rm(kubeconfig, { force: true });
@@ -132,6 +154,7 @@ async function runOnce(
 
 async function programOnce(
   ctx: SuiteContext,
+  programName: ProgramName,
   entry: string,
   objects: Scenario,
   changes: number,
@@ -147,20 +170,21 @@ async function programOnce(
     `http://127.0.0.1:${healthPort}/livez`,
     `http://127.0.0.1:${metricsPort}/metrics`,
   ]);
+  const refusal = namespaceRefusal(netns, process.pid, (name) => existsSync(`/run/netns/${name}`));
+  if (refusal !== undefined) throw new Error(`refusing to start ${programName}: ${refusal}`);
+  const minSyncPeriod = ctx.options['min-sync-period'];
+  const launch = programLaunch(programName, {
+    kubeconfig,
+    nodeName: objects.benchNode,
+    netns,
+    metricsPort,
+    healthPort,
+    ...(typeof minSyncPeriod === 'string' ? { minSyncPeriod } : {}),
+  });
   const program = new ProxyProcess({
     entry,
-    args: [
-      '--kubeconfig',
-      kubeconfig,
-      '--node-name',
-      objects.benchNode,
-      '--netns',
-      netns,
-      '--metrics-bind-address',
-      `127.0.0.1:${metricsPort}`,
-      '--healthz-bind-address',
-      `127.0.0.1:${healthPort}`,
-    ],
+    args: launch.args,
+    env: launch.env,
     signal: ctx.signal,
     nodeArgs: [
       ...(typeof ctx.options['cpu-prof'] === 'string' ? ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] : []),
@@ -170,7 +194,7 @@ async function programOnce(
   try {
     // Start-up (loading modules, the kubeconfig) stalls before anything listens: reported
     // apart, from the spawn to the program's 'serving' line; the first sync's figure starts there.
-    const serving = program.waitFor((line) => line.msg === 'serving');
+    const serving = program.waitFor((line) => line.msg === launch.readyMsg);
     const programmedLine = program.waitFor(fullSync);
     await serving;
     const startupLoop = await program.eventLoop();
