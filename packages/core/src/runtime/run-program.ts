@@ -1,3 +1,4 @@
+import { programHealthCheckAddresses } from './health-check-bind.js';
 import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { nodeName as toNodeName } from '../model/types.js';
@@ -135,6 +136,7 @@ export async function runProgram(
       ...(globalTls ? { globalTls } : {}),
       ...(opts.metricsBindAddress ? { metricsBindAddress: opts.metricsBindAddress } : {}),
       ...(opts.healthzBindAddress ? { healthzBindAddress: opts.healthzBindAddress } : {}),
+      ...(opts.netns !== undefined ? { healthCheckAddresses: programHealthCheckAddresses(opts.netns)! } : {}),
       minSyncPeriodMs: opts.minSyncPeriodMs,
       syncPeriodMs: opts.syncPeriodMs,
       fullSyncPeriodMs: opts.fullSyncPeriodMs,
