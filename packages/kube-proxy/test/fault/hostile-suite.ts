@@ -105,6 +105,7 @@ export async function describeHostileObjects(name: ProgramName): Promise<void> {
         const cases = new Promise<void>((resolve) => (casesDone = resolve));
         const traffic = steadyUntil(lab, cases);
         traffic.catch(() => {}); // awaited below; a failure before that must not go unhandled
+        await sleep(500); // the first window's client is connecting before the first case
         const casesStarted = Date.now();
         try {
           // A Service with 100 ports, each answering.
