@@ -17,7 +17,7 @@ export interface KernelShim {
   /** Prepend to the program's PATH. */
   readonly dir: string;
   set(mode: ShimMode): Promise<void>;
-  /** Every write call so far, in order: `binary mode args... | N lines: first lines`. */
+  /** Every write call so far, in order: `binary mode args... | N lines: first lines @epoch-ms`. */
   writes(): Promise<string[]>;
   remove(): Promise<void>;
 }
@@ -33,7 +33,7 @@ for a in "$@"; do case "$a" in -c|--check|--test|-t) write=0;; esac; done
 mode=$(cat ${dir}/mode)
 in=$(mktemp ${dir}/in.XXXXXX)
 cat > "$in"
-echo "$(basename "$0") $mode $* | $(wc -l < "$in") lines: $(grep -v '^#' "$in" | head -n 3 | tr '\n' ';' | cut -c 1-160)" >> ${dir}/log
+echo "$(basename "$0") $mode $* | $(wc -l < "$in") lines: $(grep -v '^#' "$in" | head -n 3 | tr '\n' ';' | cut -c 1-160) @$(date +%s%3N)" >> ${dir}/log
 case "$mode" in
   fail) rm -f "$in"; echo "$(basename "$0"): injected failure (kpng fault suite): Operation not permitted" >&2; exit 1;;
   hang*) sleep "\${mode#hang }";;
