@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import type { LabKubeconfig } from '@kpng/lab';
 import { NODE_NAME } from '../objects.js';
 import { freePort } from '../free-port.js';
+import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -61,26 +62,17 @@ export class ChildKubeProxy {
       metricsPort,
       healthzPort,
     );
+    // oomScoreAdj 0: the child must stay as killable as the test runner (upstream's default is -999).
+    const config = kubeProxyConfigYaml({
+      ...options,
+      kubeconfigPath: options.kubeconfig.path,
+      metricsPort,
+      healthzPort,
+    });
     await writeFile(
       child.#config,
-      [
-        'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
-        'kind: KubeProxyConfiguration',
-        `mode: ${options.mode}`,
-        'clientConnection:',
-        `  kubeconfig: ${options.kubeconfig.path}`,
-        `metricsBindAddress: 127.0.0.1:${metricsPort}`,
-        `healthzBindAddress: 127.0.0.1:${healthzPort}`,
-        'detectLocalMode: ClusterCIDR',
-        'clusterCIDR: 198.18.0.0/22,2001:db8::/46',
-        `${options.mode}:`,
-        '  minSyncPeriod: 100ms',
-        `  syncPeriod: ${options.syncPeriod}`,
-        'conntrack:',
-        '  maxPerCore: 0',
-        'oomScoreAdj: 0',
-        '',
-      ].join('\n'),
+      `${config}oomScoreAdj: 0
+`,
     );
     return child;
   }
