@@ -11,7 +11,11 @@ import { execa } from 'execa';
 const BINARIES = ['nft', 'iptables-restore', 'ip6tables-restore'] as const;
 
 export type ShimMode =
-  { readonly kind: 'pass' } | { readonly kind: 'fail' } | { readonly kind: 'hang'; readonly seconds: number };
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'fail' }
+  /** As a shell reports a binary it cannot find (exit 127). */
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'hang'; readonly seconds: number };
 
 export interface KernelShim {
   /** Prepend to the program's PATH. */
@@ -22,7 +26,7 @@ export interface KernelShim {
   remove(): Promise<void>;
 }
 
-/** `mode` file: `pass`, `fail` or `hang SECONDS`; `log`: one line per write call. */
+/** `mode` file: `pass`, `fail`, `missing` or `hang SECONDS`; `log`: one line per write call. */
 function script(real: string, dir: string): string {
   return `#!/bin/sh
 # kpng fault suite shim for ${real}
@@ -36,6 +40,7 @@ cat > "$in"
 echo "$(basename "$0") $mode $* | $(wc -l < "$in") lines: $(grep -v '^#' "$in" | head -n 3 | tr '\n' ';' | cut -c 1-160) @$(date +%s%3N)" >> ${dir}/log
 case "$mode" in
   fail) rm -f "$in"; echo "$(basename "$0"): injected failure (kpng fault suite): Operation not permitted" >&2; exit 1;;
+  missing) rm -f "$in"; echo "sh: 1: $(basename "$0"): not found" >&2; exit 127;;
   hang*) sleep "\${mode#hang }";;
 esac
 ${real} "$@" < "$in"

@@ -1,8 +1,8 @@
 // Fault suite, kernel writes failing: the compat kube-proxy runs as a child process whose PATH
 // starts with a kernel shim (fault/kernel-shim.ts). While pod-a opens a new connection to the
-// ClusterIP every 20 ms, a new Service is created and every rule write first fails (exit 1 with an
-// error), then, in a second case, hangs (the shim sleeps before running the real binary). The
-// previous rules must stay (no connection to the old Service fails), the failure must be counted
+// ClusterIP every 20 ms, a new Service is created while every rule write fails (exit 1 with an
+// error); in a second case the binary is missing (exit 127, as a shell reports it); in a third
+// the writes hang (the shim sleeps before running the real binary). The previous rules must stay (no connection to the old Service fails), the failure must be counted
 // and retried with the retry delay (syncPeriod), /healthz must turn 503 once an update has waited
 // 2 x syncPeriod and 200 again after recovery, and the new Service must work once writes do.
 //
@@ -66,6 +66,7 @@ interface FaultPhase {
 
 const PHASES: readonly FaultPhase[] = [
   { name: 'writes fail (exit 1)', shim: { kind: 'fail' }, holdMs: (p) => 3 * p + 1_000 },
+  { name: 'binary missing (exit 127)', shim: { kind: 'missing' }, holdMs: (p) => 3 * p + 1_000 },
   // Longer than 2 x syncPeriod, so health must turn: there is no exec timeout to end it sooner.
   { name: 'writes hang (no exec timeout)', shim: { kind: 'hang', seconds: 10 }, holdMs: () => 10_000 },
 ];
@@ -144,7 +145,7 @@ export async function describeWriteFailures(mode: Mode, syncPeriodMs: number): P
         const logs = proxy.logs().slice(-3_000);
         expect(result.failures, logs).toEqual([]);
         expect(newServiceDuringFault).toBe(false);
-        if (phase.shim.kind === 'fail') {
+        if (phase.shim.kind !== 'hang') {
           // Retried (more than one failed write), counted once per failed sync, not in a hot loop:
           // one retry per syncPeriod at most, plus the syncs the Service and its slice each trigger
           // and one for timing slack.
