@@ -11,6 +11,7 @@ import { backend as nftBackend } from '@kpng/nft';
 import { main as kubeProxyMain } from '../../src/index.js';
 import { NODE_NAME } from '../objects.js';
 import { freePort } from '../free-port.js';
+import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 
 export type ProgramName = 'kube-proxy nftables' | 'kpng-nft' | 'kube-proxy iptables' | 'kpng-iptables';
 
@@ -52,23 +53,13 @@ export async function startProgram(name: ProgramName, options: ProgramOptions): 
     const config = join(dir, 'config.yaml');
     await writeFile(
       config,
-      [
-        'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
-        'kind: KubeProxyConfiguration',
-        `mode: ${mode}`,
-        'clientConnection:',
-        `  kubeconfig: ${options.kubeconfig.path}`,
-        `metricsBindAddress: 127.0.0.1:${metricsPort}`,
-        `healthzBindAddress: 127.0.0.1:${healthzPort}`,
-        'detectLocalMode: ClusterCIDR',
-        'clusterCIDR: 198.18.0.0/22,2001:db8::/46',
-        `${mode}:`,
-        '  minSyncPeriod: 100ms',
-        `  syncPeriod: ${options.syncPeriod}`,
-        'conntrack:',
-        '  maxPerCore: 0',
-        '',
-      ].join('\n'),
+      kubeProxyConfigYaml({
+        mode,
+        kubeconfigPath: options.kubeconfig.path,
+        metricsPort,
+        healthzPort,
+        syncPeriod: options.syncPeriod,
+      }),
     );
     running = kubeProxyMain(
       ['--config', config, `--hostname-override=${NODE_NAME}`],

@@ -1,0 +1,171 @@
+// Fault suite, kernel writes failing: the compat kube-proxy runs as a child process whose PATH
+// starts with a kernel shim (fault/kernel-shim.ts). While pod-a opens a new connection to the
+// ClusterIP every 20 ms, a new Service is created while every rule write fails (exit 1 with an
+// error); in a second case the binary is missing (exit 127, as a shell reports it); in a third
+// the writes hang (the shim sleeps before running the real binary). The previous rules must stay (no connection to the old Service fails), the failure must be counted
+// and retried with the retry delay (syncPeriod), /healthz must turn 503 once an update has waited
+// 2 x syncPeriod and 200 again after recovery, and the new Service must work once writes do.
+//
+// The backends run `nft`/`iptables-restore` without a timeout of their own: a hung write holds the
+// sync loop until it returns (upstream's iptables-restore has none either; `-w 5` bounds only the
+// xtables lock wait). The hang case shows what that costs: unhealthy for the hang, then recovery.
+import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLUSTER_IP, endpointSlice, SERVICE_PORT, service } from '../objects.js';
+import type { ChildKubeProxy } from './child-program.js';
+import { startChildCluster, type ChildCluster } from './child-cluster.js';
+import { createKernelShim, type KernelShim, type ShimMode } from './kernel-shim.js';
+import { ruleSnapshot, type Mode } from './restart-suite.js';
+import { printFigure } from './run-case.js';
+
+const MODE_FAILURE_METRIC: Record<Mode, string> = {
+  nftables: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
+  iptables: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+};
+
+/** A second Service (its own ClusterIP, the same endpoints): the change the failing writes carry. */
+function extraService(index: number) {
+  const s = service();
+  const ip = `198.19.0.${20 + index}`;
+  return {
+    ...s,
+    metadata: { ...s.metadata, name: `extra-${index}` },
+    spec: { ...s.spec, clusterIP: ip, clusterIPs: [ip] },
+  };
+}
+
+/** Its slice: pod-b, like `web`'s. */
+function extraSlice(lab: Lab, index: number) {
+  const s = endpointSlice([lab.pod('pod-b')]);
+  const labels = { 'kubernetes.io/service-name': `extra-${index}` };
+  return { ...s, metadata: { ...s.metadata, name: `extra-${index}-1`, labels } };
+}
+
+const extraIP = (index: number): string => `198.19.0.${20 + index}`;
+
+async function answers(lab: Lab, ip: string): Promise<boolean> {
+  return (await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip, port: SERVICE_PORT, timeoutMs: 500 })).ok;
+}
+
+/** Polls every 200 ms (bounded) until `check` holds; ms it took. */
+async function until(deadlineMs: number, what: string, check: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < deadlineMs) {
+    if (await check()) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not within ${deadlineMs} ms: ${what}`);
+}
+
+interface FaultPhase {
+  readonly name: string;
+  readonly shim: ShimMode;
+  /** How long the writes misbehave before the shim passes again. */
+  readonly holdMs: (syncPeriodMs: number) => number;
+}
+
+const PHASES: readonly FaultPhase[] = [
+  { name: 'writes fail (exit 1)', shim: { kind: 'fail' }, holdMs: (p) => 3 * p + 1_000 },
+  { name: 'binary missing (exit 127)', shim: { kind: 'missing' }, holdMs: (p) => 3 * p + 1_000 },
+  // Longer than 2 x syncPeriod, so health must turn: there is no exec timeout to end it sooner.
+  { name: 'writes hang (no exec timeout)', shim: { kind: 'hang', seconds: 10 }, holdMs: () => 10_000 },
+];
+
+export async function describeWriteFailures(mode: Mode, syncPeriodMs: number): Promise<void> {
+  const name = `kube-proxy ${mode}`;
+  const e2e = await kernelE2e(`fault suite: ${name} kernel write failures`);
+  describe.skipIf(!e2e.run)(`${name} (child process) with failing kernel writes`, () => {
+    let cluster: ChildCluster;
+    let shim: KernelShim;
+    beforeAll(async () => {
+      shim = await createKernelShim();
+      cluster = await startChildCluster({ mode, syncPeriod: `${syncPeriodMs}ms`, pathPrefix: shim.dir });
+      // Start-up syncs done and reported healthy before the first fault.
+      await until(20_000, '/healthz 200 after start', async () => (await cluster.proxy.healthz()) === 200);
+    }, 60_000);
+    afterAll(async () => {
+      await cluster?.close();
+      await shim?.remove();
+    });
+
+    PHASES.forEach((phase, index) => {
+      it(`${phase.name}: old rules keep serving, counted, retried, unhealthy then healthy`, async () => {
+        const { lab, server, proxy } = cluster;
+        const holdMs = phase.holdMs(syncPeriodMs);
+        const failuresBefore = await failureCounts(proxy, mode);
+        const writesBefore = (await shim.writes()).length;
+        const traffic = probeSteadily(lab.pod('pod-a').namespace, {
+          ip: CLUSTER_IP,
+          port: SERVICE_PORT,
+          durationMs: holdMs + 2 * syncPeriodMs + 4_000,
+        });
+        traffic.catch(() => {}); // awaited below
+        await shim.set(phase.shim);
+        const faultAt = Date.now();
+        server.create(extraService(index));
+        server.create(extraSlice(lab, index));
+        // Unhealthy once the update has waited 2 x syncPeriod (+ a sync period and slack for the load).
+        const unhealthyMs = await until(
+          3 * syncPeriodMs + 4_000,
+          '/healthz 503',
+          async () => (await proxy.healthz()) === 503,
+        );
+        // The writes really failed: the new Service is not in the kernel's rules.
+        const newServiceDuringFault = (await ruleSnapshot(lab.node.namespace, mode)).includes(extraIP(index));
+        await new Promise((r) => setTimeout(r, Math.max(0, holdMs - (Date.now() - faultAt))));
+        await shim.set({ kind: 'pass' });
+        const restoredAt = Date.now();
+        const healthyMs = await until(
+          3 * syncPeriodMs + 15_000,
+          '/healthz 200 after recovery',
+          async () => (await proxy.healthz()) === 200,
+        );
+        const inRulesMs = await until(20_000, 'the new Service in the rules', async () =>
+          (await ruleSnapshot(lab.node.namespace, mode)).includes(extraIP(index)),
+        );
+        await until(20_000, 'the new Service answers', () => answers(lab, extraIP(index)));
+        const answersMs = Date.now() - restoredAt;
+        const result = await traffic;
+        const faulty = (await shim.writes()).slice(writesBefore).filter((w) => !w.includes(' pass '));
+        const times = faulty.map((w) => Number(w.split('@').at(-1)));
+        const intervals = times.slice(1).map((t, i) => t - times[i]!);
+        const failuresAfter = await failureCounts(proxy, mode);
+        printFigure(name, `kernel ${phase.name}`, {
+          failed: `${result.failures.length}/${result.attempts}`,
+          faultyWrites: faulty.length,
+          retryIntervalsMs: intervals.join(',') || '-',
+          syncFailuresCounted: failuresAfter.kpng - failuresBefore.kpng,
+          modeFailuresCounted: failuresAfter.mode - failuresBefore.mode,
+          syncPeriodMs,
+          secondsToUnhealthy: (unhealthyMs / 1_000).toFixed(1),
+          secondsToHealthyAfterRestore: (healthyMs / 1_000).toFixed(1),
+          newServiceInRulesAfterRestoreMs: inRulesMs + healthyMs,
+          newServiceAnswersAfterRestoreMs: answersMs,
+        });
+        const logs = proxy.logs().slice(-3_000);
+        expect(result.failures, logs).toEqual([]);
+        expect(newServiceDuringFault).toBe(false);
+        if (phase.shim.kind !== 'hang') {
+          // Retried (more than one failed write), counted once per failed sync, not in a hot loop:
+          // one retry per syncPeriod at most, plus the syncs the Service and its slice each trigger
+          // and one for timing slack.
+          expect(faulty.length, faulty.join('\n')).toBeGreaterThanOrEqual(2);
+          expect(faulty.length).toBeLessThanOrEqual(Math.ceil(holdMs / syncPeriodMs) + 3);
+          expect(failuresAfter.kpng - failuresBefore.kpng).toBeGreaterThanOrEqual(2);
+          expect(failuresAfter.mode - failuresBefore.mode).toBeGreaterThanOrEqual(2);
+        } else {
+          // One write hung for the whole hold: nothing else was attempted meanwhile, nothing failed.
+          expect(faulty.length, faulty.join('\n')).toBeGreaterThanOrEqual(1);
+          expect(failuresAfter.kpng - failuresBefore.kpng).toBe(0);
+        }
+      }, 90_000);
+    });
+  });
+}
+
+async function failureCounts(proxy: ChildKubeProxy, mode: Mode) {
+  return {
+    kpng: await proxy.metricSum('kpng_sync_failures_total'),
+    mode: await proxy.metricSum(MODE_FAILURE_METRIC[mode]),
+  };
+}
