@@ -169,8 +169,12 @@ describe('RBAC is least privilege', () => {
     .filter((r) => r.kind === 'ClusterRole');
   const rules = (r: Resource) => r['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
 
-  it('reads only services, nodes and endpointslices; writes only events; no wildcard', () => {
-    const read: Record<string, string[]> = { '': ['services', 'nodes'], 'discovery.k8s.io': ['endpointslices'] };
+  it('reads only services, nodes, endpointslices and servicecidrs; writes only events; no wildcard', () => {
+    const read: Record<string, string[]> = {
+      '': ['services', 'nodes'],
+      'discovery.k8s.io': ['endpointslices'],
+      'networking.k8s.io': ['servicecidrs'],
+    };
     for (const role of roles) {
       for (const rule of rules(role)) {
         for (const x of [...rule.apiGroups, ...rule.resources, ...rule.verbs])
