@@ -80,8 +80,10 @@ export function lifecycleCases(getLab: () => Lab, getDriver: () => LifecycleDriv
         ];
         for (const [pods, expected] of steps) {
           await getDriver().sync({ web: pods, dns: ['b'] }, ['web']);
+          // Two endpoints are picked at random (probability 1/2 each): 24 connections all meet one of
+          // them 1 time in 8 million; with 12 that was 1 in 2048, and a fresh-clone .ci/run met it once.
           expect(
-            await servers(family, 'c', 'cluster:10', 80, pods.length > 1 ? 12 : 2),
+            await servers(family, 'c', 'cluster:10', 80, pods.length > 1 ? 24 : 2),
             `endpoints ${pods.join(',')}`,
           ).toEqual(expected);
         }
