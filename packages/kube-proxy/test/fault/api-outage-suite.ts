@@ -4,7 +4,7 @@
 // to the ClusterIP every 20 ms: none may fail (the rules stay as they were). After the restart the
 // missed change, then a new one, must reach the rules.
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, endpointSlice, SERVICE_PORT } from '../objects.js';
 import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { ProgramName } from './programs.js';
@@ -30,7 +30,16 @@ async function untilServers(lab: Lab, servers: readonly string[], deadlineMs: nu
   throw new Error(`after ${deadlineMs} ms still ${seen.join(', ')}, wanted ${servers.join(', ')}`);
 }
 
-export async function describeApiOutage(name: ProgramName): Promise<void> {
+/** What the outage case measured; the test file states what must hold of it. */
+export interface ApiOutageOutcome {
+  /** Connections through the ClusterIP that failed, from before the outage until after the last change. */
+  readonly failures: readonly unknown[];
+  /** LISTs after the restart (the missed history was compacted: resuming must relist). */
+  readonly relists: number;
+  readonly logs: string;
+}
+
+export async function describeApiOutage(name: ProgramName, verify: (outcome: ApiOutageOutcome) => void): Promise<void> {
   const e2e = await kernelE2e(`fault suite: ${name} API server outage`);
   describe.skipIf(!e2e.run)(`${name} keeps serving while the API server is down`, () => {
     let cluster: FaultCluster;
@@ -78,8 +87,8 @@ export async function describeApiOutage(name: ProgramName): Promise<void> {
         relists,
         healthzNot200DuringOutage: healthNot200.length === 0 ? 0 : healthNot200.join(','),
       });
-      expect(result.failures, program.logs().slice(-3000)).toEqual([]);
-      expect(relists).toBeGreaterThan(0);
+      // Both changes landed (untilServers above throws otherwise).
+      verify({ failures: result.failures, relists, logs: program.logs().slice(-3000) });
       // /healthz during the outage is a figure, not asserted: one non-200 was seen once under load
       // (kpng-iptables) and is not explained yet (see the issue's note).
     }, 120_000);
