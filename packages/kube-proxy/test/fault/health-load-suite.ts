@@ -14,7 +14,7 @@ import {
   type KubeObject,
   type LabKubeconfig,
 } from '@kpng/lab';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
 import { HealthPoll, type UrlAnswers } from './health-poll.js';
 import { startProgram, type ProgramName, type RunningProgram } from './programs.js';
@@ -43,7 +43,20 @@ function figures(answers: readonly UrlAnswers[]): Record<string, string | number
   return Object.fromEntries(entries);
 }
 
-export async function describeHealthUnderLoad(name: ProgramName): Promise<void> {
+/** What the health-under-load case measured; the test file states what must hold of it. */
+export interface HealthLoadOutcome {
+  /** From the program's start until the `web` ClusterIP answered (-1: not within the deadline). */
+  readonly programmedMs: number;
+  /** Per status URL, while the 10,000 Services loaded, and under churn (empty if never programmed). */
+  readonly loading: readonly UrlAnswers[];
+  readonly churn: readonly UrlAnswers[];
+  readonly logs: string;
+}
+
+export async function describeHealthUnderLoad(
+  name: ProgramName,
+  verify: (outcome: HealthLoadOutcome) => void,
+): Promise<void> {
   const e2e = await kernelE2e(`fault suite: ${name} health under load`);
   describe.skipIf(!e2e.run)(`${name} answers health and metrics within 1 s under load`, () => {
     let lab: Lab | undefined;
@@ -101,7 +114,9 @@ export async function describeHealthUnderLoad(name: ProgramName): Promise<void> 
         await sleep(250);
       }
       const loadAnswers = await loading.stop();
-      expect(programmedMs, `never programmed; logs:\n${program.logs().slice(-3000)}`).toBeGreaterThan(0);
+      const logs = () => program!.logs().slice(-3000);
+      // Never programmed: churn would measure nothing more; the test file says what failed.
+      if (programmedMs < 0) return verify({ programmedMs, loading: loadAnswers, churn: [], logs: logs() });
       printFigure(name, 'health while 10,000 Services load', {
         programmedMs,
         generatedMs,
@@ -123,10 +138,7 @@ export async function describeHealthUnderLoad(name: ProgramName): Promise<void> 
         changes: churn.total,
         ...figures(churnAnswers),
       });
-      for (const a of [...loadAnswers, ...churnAnswers]) {
-        expect(a.answered, a.url).toBeGreaterThan(0);
-        expect(a.failures, a.url).toEqual([]);
-      }
+      verify({ programmedMs, loading: loadAnswers, churn: churnAnswers, logs: logs() });
     }, 240_000);
   });
 }
