@@ -2,7 +2,7 @@ import type { CoreMetrics } from '../metrics/core-metrics.js';
 import type { IPFamily, ServiceKey } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { Clock } from '../util/clock.js';
-import { toError } from '../util/errors.js';
+import { ErrorCodes, KpngError, toError } from '../util/errors.js';
 import { ipFamilyOf } from '../util/ip.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import type { Backend } from './backend.js';
@@ -20,6 +20,7 @@ export type SyncMetrics = Pick<
   | 'programmingFromEvent'
   | 'noLocalEndpoints'
   | 'syncFailed'
+  | 'syncWriteTimedOut'
   | 'driftRepaired'
 >;
 
@@ -211,6 +212,8 @@ export class SyncLoop {
       this.received = received;
       this.needFullSync = true;
       this.opts.metrics.syncFailed(backend.name);
+      if (e instanceof KpngError && e.code === ErrorCodes.WriteTimedOut)
+        this.opts.metrics.syncWriteTimedOut(backend.name);
       this.log.error('sync failed; retrying with a full sync', {
         revision: latest.revision,
         full,

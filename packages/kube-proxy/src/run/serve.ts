@@ -5,7 +5,7 @@
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { nodeName as toNodeName, type Logger } from '@kpng/core';
+import { nodeName as toNodeName, parseDurationMs, type Logger } from '@kpng/core';
 import {
   healthCheckAddressesFor,
   KubeEventRecorder,
@@ -53,7 +53,13 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
   registerBuildInfo(registry, ctx.version);
-  const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
+  const writeTimeout = ctx.env['KPNG_WRITE_TIMEOUT'] || undefined;
+  const { backend, warnings } = mode.create(config, {
+    ...(netns !== undefined ? { netns } : {}),
+    // kube-proxy has no such setting: the environment, as KPNG_NETNS (tests use a short one).
+    ...(writeTimeout !== undefined ? { writeTimeoutMs: parseDurationMs(writeTimeout) } : {}),
+    registry,
+  });
   for (const warning of warnings) log.warn(warning);
 
   // Upstream's EventBroadcaster (events.k8s.io/v1), reporting as `kube-proxy`; Node events name the

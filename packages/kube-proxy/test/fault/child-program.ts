@@ -15,13 +15,13 @@ import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 /** The child, in the node namespace only (KPNG_NETNS), with `path` as its PATH. */
-function spawnKubeProxy(args: readonly string[], netns: string, path: string) {
+function spawnKubeProxy(args: readonly string[], netns: string, path: string, writeTimeout: string | undefined) {
   return execa(process.execPath, [MAIN, ...args], {
     reject: false,
     buffer: false,
     stdin: 'ignore',
     all: true,
-    env: { KPNG_NETNS: netns, PATH: path },
+    env: { KPNG_NETNS: netns, PATH: path, ...(writeTimeout === undefined ? {} : { KPNG_WRITE_TIMEOUT: writeTimeout }) },
   });
 }
 
@@ -33,6 +33,8 @@ export interface ChildOptions {
   readonly syncPeriod: string;
   /** Prepended to PATH (a kernel shim). */
   readonly pathPrefix?: string;
+  /** The backend's kernel write timeout (KPNG_WRITE_TIMEOUT, a duration); default the backend's. */
+  readonly writeTimeout?: string;
 }
 
 /** One kube-proxy child at a time; `start` again after `kill9` or `stop` (same ports, same config). */
@@ -84,6 +86,7 @@ export class ChildKubeProxy {
       ['--config', this.#config, `--hostname-override=${NODE_NAME}`],
       this.#options.netns,
       path,
+      this.#options.writeTimeout,
     );
     child.all?.on('data', (chunk: Buffer) => void (this.#logs = (this.#logs + chunk.toString()).slice(-200_000)));
     this.#child = child;

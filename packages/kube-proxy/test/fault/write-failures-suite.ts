@@ -2,13 +2,13 @@
 // starts with a kernel shim (fault/kernel-shim.ts). While pod-a opens a new connection to the
 // ClusterIP every 20 ms, a new Service is created while every rule write fails (exit 1 with an
 // error); in a second case the binary is missing (exit 127, as a shell reports it); in a third
-// the writes hang (the shim sleeps before running the real binary). The previous rules must stay (no connection to the old Service fails), the failure must be counted
-// and retried with the retry delay (syncPeriod), /healthz must turn 503 once an update has waited
-// 2 x syncPeriod and 200 again after recovery, and the new Service must work once writes do.
-//
-// The backends run `nft`/`iptables-restore` without a timeout of their own: a hung write holds the
-// sync loop until it returns (upstream's iptables-restore has none either; `-w 5` bounds only the
-// xtables lock wait). The hang case shows what that costs: unhealthy for the hang, then recovery.
+// the writes hang (the shim sleeps 30 s before running the real binary) and the backend's write
+// timeout (KPNG_WRITE_TIMEOUT, 2 s here; 60 s / 5 min by default) kills them. The previous rules
+// must stay (no connection to the old Service fails), the failure must be counted (a timeout also
+// as one) and retried with the retry delay (syncPeriod), /healthz must turn 503 once an update has
+// waited 2 x syncPeriod and 200 again after recovery, and the new Service must work once writes do.
+// (Upstream has no write timeout: a hung iptables-restore holds its sync loop for good; `-w 5`
+// bounds only the xtables lock wait.)
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, endpointSlice, SERVICE_PORT, service } from '../objects.js';
@@ -67,9 +67,16 @@ interface FaultPhase {
 const PHASES: readonly FaultPhase[] = [
   { name: 'writes fail (exit 1)', shim: { kind: 'fail' }, holdMs: (p) => 3 * p + 1_000 },
   { name: 'binary missing (exit 127)', shim: { kind: 'missing' }, holdMs: (p) => 3 * p + 1_000 },
-  // Longer than 2 x syncPeriod, so health must turn: there is no exec timeout to end it sooner.
-  { name: 'writes hang (no exec timeout)', shim: { kind: 'hang', seconds: 10 }, holdMs: () => 10_000 },
+  // Each write hangs far longer than the hold: only the write timeout ends it.
+  {
+    name: 'writes hang (killed by the write timeout)',
+    shim: { kind: 'hang', seconds: 30 },
+    holdMs: (p) => 3 * p + 1_000,
+  },
 ];
+
+/** The backend's write timeout in this suite (KPNG_WRITE_TIMEOUT): short, the hang phase waits for it. */
+export const WRITE_TIMEOUT_MS = 2_000;
 
 /** What one write-failure phase measured; the test file states what must hold of it. */
 export interface WriteFailureOutcome {
@@ -88,6 +95,8 @@ export interface WriteFailureOutcome {
   /** Failed syncs counted in `kpng_sync_failures_total`, and in the mode's own failure metric. */
   readonly syncFailures: number;
   readonly modeFailures: number;
+  /** Of those, syncs whose write was killed by the write timeout (`kpng_sync_write_timeouts_total`). */
+  readonly writeTimeouts: number;
   readonly logs: string;
 }
 
@@ -103,7 +112,12 @@ export async function describeWriteFailures(
     let shim: KernelShim;
     beforeAll(async () => {
       shim = await createKernelShim();
-      cluster = await startChildCluster({ mode, syncPeriod: `${syncPeriodMs}ms`, pathPrefix: shim.dir });
+      cluster = await startChildCluster({
+        mode,
+        syncPeriod: `${syncPeriodMs}ms`,
+        pathPrefix: shim.dir,
+        writeTimeout: `${WRITE_TIMEOUT_MS}ms`,
+      });
       // Start-up syncs done and reported healthy before the first fault.
       await until(20_000, '/healthz 200 after start', async () => (await cluster.proxy.healthz()) === 200);
     }, 60_000);
@@ -160,6 +174,7 @@ export async function describeWriteFailures(
           retryIntervalsMs: intervals.join(',') || '-',
           syncFailuresCounted: failuresAfter.kpng - failuresBefore.kpng,
           modeFailuresCounted: failuresAfter.mode - failuresBefore.mode,
+          writeTimeoutsCounted: failuresAfter.timeouts - failuresBefore.timeouts,
           syncPeriodMs,
           secondsToUnhealthy: (unhealthyMs / 1_000).toFixed(1),
           secondsToHealthyAfterRestore: (healthyMs / 1_000).toFixed(1),
@@ -174,6 +189,7 @@ export async function describeWriteFailures(
           retryBound: Math.ceil(holdMs / syncPeriodMs) + 3,
           syncFailures: failuresAfter.kpng - failuresBefore.kpng,
           modeFailures: failuresAfter.mode - failuresBefore.mode,
+          writeTimeouts: failuresAfter.timeouts - failuresBefore.timeouts,
           logs: proxy.logs().slice(-3_000),
         });
       }, 90_000);
@@ -185,5 +201,6 @@ async function failureCounts(proxy: ChildKubeProxy, mode: Mode) {
   return {
     kpng: await proxy.metricSum('kpng_sync_failures_total'),
     mode: await proxy.metricSum(MODE_FAILURE_METRIC[mode]),
+    timeouts: await proxy.metricSum('kpng_sync_write_timeouts_total'),
   };
 }
