@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { describeRestart } from './fault/restart-suite.js';
 
-await describeRestart('nftables', '2s', (o) => {
+await describeRestart('kube-proxy nftables', '2s', (o) => {
   expect(o.firstSyncMs, o.logs).toBeGreaterThan(0);
   expect(o.failures, o.logs).toEqual([]);
   expect(o.held.failures).toEqual([]);

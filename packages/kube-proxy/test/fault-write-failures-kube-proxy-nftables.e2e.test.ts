@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { describeWriteFailures } from './fault/write-failures-suite.js';
 
-await describeWriteFailures('nftables', 2_000, (o) => {
+await describeWriteFailures('kube-proxy nftables', 2_000, (o) => {
   expect(o.failures, o.logs).toEqual([]);
   expect(o.newServiceDuringFault).toBe(false);
   // Retried (more than one faulty write), counted once per failed sync, not in a hot loop.

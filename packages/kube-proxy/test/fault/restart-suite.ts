@@ -1,4 +1,4 @@
-// Fault suite, proxy `kill -9` and restart: the compat kube-proxy runs as a child process; while
+// Fault suite, proxy `kill -9` and restart: the program runs as a child process; while
 // pod-a opens a new connection to the ClusterIP every 20 ms and keeps one connection open through
 // it (exchanging a line every 100 ms), the proxy is killed with SIGKILL and started again. The rules
 // are the kernel's, so no connection may fail and the held one keeps echoing; after the restart the
@@ -9,16 +9,17 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, SERVICE_PORT } from '../objects.js';
 import { HOLD_SERVICE_PORT, startChildCluster, type ChildCluster } from './child-cluster.js';
 import { createKernelShim, type KernelShim } from './kernel-shim.js';
+import { nftTableOf, type ProgramName } from './program-args.js';
 import { printFigure } from './run-case.js';
 
-export type Mode = 'nftables' | 'iptables';
 // Long enough to cover the restart and its first sync on a loaded machine (~2-8 s here).
 const TRAFFIC_MS = 12_000;
 const KILL_AFTER_MS = 1_500;
 
-/** The rules as the kernel lists them, counters removed (they change with every packet). */
-export async function ruleSnapshot(ns: NetworkNamespace, mode: Mode): Promise<string> {
-  const argv = mode === 'nftables' ? ['nft', 'list', 'table', 'ip', 'kube-proxy'] : ['iptables-save'];
+/** The program's rules as the kernel lists them, counters removed (they change with every packet). */
+export async function ruleSnapshot(ns: NetworkNamespace, program: ProgramName): Promise<string> {
+  const table = nftTableOf(program);
+  const argv = table !== undefined ? ['nft', 'list', 'table', 'ip', table] : ['iptables-save'];
   const text = (await ns.exec(argv)).stdout;
   return text
     .split('\n')
@@ -64,18 +65,17 @@ export interface RestartOutcome {
 }
 
 export async function describeRestart(
-  mode: Mode,
+  name: ProgramName,
   syncPeriod: string,
   verify: (outcome: RestartOutcome) => void,
 ): Promise<void> {
-  const name = `kube-proxy ${mode}`;
   const e2e = await kernelE2e(`fault suite: ${name} kill -9 and restart`);
   describe.skipIf(!e2e.run)(`${name} (child process) killed with SIGKILL and restarted under traffic`, () => {
     let cluster: ChildCluster;
     let shim: KernelShim;
     beforeAll(async () => {
       shim = await createKernelShim();
-      cluster = await startChildCluster({ mode, syncPeriod, pathPrefix: shim.dir });
+      cluster = await startChildCluster({ program: name, syncPeriod, pathPrefix: shim.dir });
     }, 60_000);
     afterAll(async () => {
       await cluster?.close();
@@ -83,13 +83,13 @@ export async function describeRestart(
     });
 
     it('no new connection fails, the held one keeps echoing, the rules are the same after', async () => {
-      const { lab, proxy } = cluster;
+      const { lab, program } = cluster;
       const ns = lab.node.namespace;
       const held = await lab.hold(lab.pod('pod-a'), { ip: CLUSTER_IP, port: HOLD_SERVICE_PORT });
       try {
         // Let the start-up syncs settle, so "before" is the steady state.
         await new Promise((r) => setTimeout(r, 1_000));
-        const before = await ruleSnapshot(ns, mode);
+        const before = await ruleSnapshot(ns, name);
         const traffic = probeSteadily(lab.pod('pod-a').namespace, {
           ip: CLUSTER_IP,
           port: SERVICE_PORT,
@@ -98,20 +98,20 @@ export async function describeRestart(
         traffic.catch(() => {}); // awaited below
         const exchanging = keepExchanging(held, traffic);
         await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
-        await proxy.kill9();
+        await program.kill9();
         const writesAtKill = (await shim.writes()).length;
         const restartedAt = Date.now();
-        proxy.start();
+        program.start();
         let firstSyncMs = -1;
         for (let i = 0; i < 150 && firstSyncMs < 0; i++) {
-          if ((await proxy.metricSum('kubeproxy_sync_proxy_rules_last_timestamp_seconds')) > 0)
+          if ((await program.metricSum('kubeproxy_sync_proxy_rules_last_timestamp_seconds')) > 0)
             firstSyncMs = Date.now() - restartedAt;
           else await new Promise((r) => setTimeout(r, 100));
         }
         const firstSyncWrites = (await shim.writes()).slice(writesAtKill);
         const result = await traffic;
         const held_ = await exchanging;
-        const after = await ruleSnapshot(ns, mode);
+        const after = await ruleSnapshot(ns, name);
         printFigure(name, 'kill -9 and restart (child process)', {
           failed: `${result.failures.length}/${result.attempts}`,
           heldExchanges: held_.exchanges,
@@ -128,7 +128,7 @@ export async function describeRestart(
           firstSyncWrites,
           before,
           after,
-          logs: proxy.logs().slice(-3_000),
+          logs: program.logs().slice(-3_000),
         });
       } finally {
         await held.close();

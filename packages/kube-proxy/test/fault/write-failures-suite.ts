@@ -1,9 +1,9 @@
-// Fault suite, kernel writes failing: the compat kube-proxy runs as a child process whose PATH
+// Fault suite, kernel writes failing: the program runs as a child process whose PATH
 // starts with a kernel shim (fault/kernel-shim.ts). While pod-a opens a new connection to the
 // ClusterIP every 20 ms, a new Service is created while every rule write fails (exit 1 with an
 // error); in a second case the binary is missing (exit 127, as a shell reports it); in a third
 // the writes hang (the shim sleeps 30 s before running the real binary) and the backend's write
-// timeout (KPNG_WRITE_TIMEOUT, 2 s here; 60 s / 5 min by default) kills them. The previous rules
+// timeout (KPNG_WRITE_TIMEOUT or --write-timeout, 2 s here; 60 s / 5 min by default) kills them. The previous rules
 // must stay (no connection to the old Service fails), the failure must be counted (a timeout also
 // as one) and retried with the retry delay (syncPeriod), /healthz must turn 503 once an update has
 // waited 2 x syncPeriod and 200 again after recovery, and the new Service must work once writes do.
@@ -12,14 +12,15 @@
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, endpointSlice, SERVICE_PORT, service } from '../objects.js';
-import type { ChildKubeProxy } from './child-program.js';
+import type { ChildProgram } from './child-program.js';
 import { startChildCluster, type ChildCluster } from './child-cluster.js';
 import { createKernelShim, type KernelShim, type ShimMode } from './kernel-shim.js';
-import { ruleSnapshot, type Mode } from './restart-suite.js';
+import { backendOf, type ProgramName } from './program-args.js';
+import { ruleSnapshot } from './restart-suite.js';
 import { printFigure } from './run-case.js';
 
-const MODE_FAILURE_METRIC: Record<Mode, string> = {
-  nftables: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
+const BACKEND_FAILURE_METRIC: Record<'nft' | 'iptables', string> = {
+  nft: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
   iptables: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
 };
 
@@ -75,7 +76,7 @@ const PHASES: readonly FaultPhase[] = [
   },
 ];
 
-/** The backend's write timeout in this suite (KPNG_WRITE_TIMEOUT): short, the hang phase waits for it. */
+/** The backend's write timeout in this suite: short, the hang phase waits for it. */
 export const WRITE_TIMEOUT_MS = 2_000;
 
 /** What one write-failure phase measured; the test file states what must hold of it. */
@@ -92,7 +93,7 @@ export interface WriteFailureOutcome {
    * the fault, plus the syncs the Service and its slice each trigger and one for timing slack.
    */
   readonly retryBound: number;
-  /** Failed syncs counted in `kpng_sync_failures_total`, and in the mode's own failure metric. */
+  /** Failed syncs counted in `kpng_sync_failures_total`, and in the backend's own (kube-proxy's) failure metric. */
   readonly syncFailures: number;
   readonly modeFailures: number;
   /** Of those, syncs whose write was killed by the write timeout (`kpng_sync_write_timeouts_total`). */
@@ -101,11 +102,11 @@ export interface WriteFailureOutcome {
 }
 
 export async function describeWriteFailures(
-  mode: Mode,
+  name: ProgramName,
   syncPeriodMs: number,
   verify: (outcome: WriteFailureOutcome) => void,
+  kinds: readonly ShimMode['kind'][] = PHASES.map((p) => p.shim.kind),
 ): Promise<void> {
-  const name = `kube-proxy ${mode}`;
   const e2e = await kernelE2e(`fault suite: ${name} kernel write failures`);
   describe.skipIf(!e2e.run)(`${name} (child process) with failing kernel writes`, () => {
     let cluster: ChildCluster;
@@ -113,24 +114,24 @@ export async function describeWriteFailures(
     beforeAll(async () => {
       shim = await createKernelShim();
       cluster = await startChildCluster({
-        mode,
+        program: name,
         syncPeriod: `${syncPeriodMs}ms`,
         pathPrefix: shim.dir,
         writeTimeout: `${WRITE_TIMEOUT_MS}ms`,
       });
       // Start-up syncs done and reported healthy before the first fault.
-      await until(20_000, '/healthz 200 after start', async () => (await cluster.proxy.healthz()) === 200);
+      await until(20_000, '/healthz 200 after start', async () => (await cluster.program.healthz()) === 200);
     }, 60_000);
     afterAll(async () => {
       await cluster?.close();
       await shim?.remove();
     });
 
-    PHASES.forEach((phase, index) => {
+    PHASES.filter((p) => kinds.includes(p.shim.kind)).forEach((phase, index) => {
       it(`${phase.name}: old rules keep serving, counted, retried, unhealthy then healthy`, async () => {
-        const { lab, server, proxy } = cluster;
+        const { lab, server, program } = cluster;
         const holdMs = phase.holdMs(syncPeriodMs);
-        const failuresBefore = await failureCounts(proxy, mode);
+        const failuresBefore = await failureCounts(program, name);
         const writesBefore = (await shim.writes()).length;
         const traffic = probeSteadily(lab.pod('pod-a').namespace, {
           ip: CLUSTER_IP,
@@ -146,20 +147,20 @@ export async function describeWriteFailures(
         const unhealthyMs = await until(
           3 * syncPeriodMs + 4_000,
           '/healthz 503',
-          async () => (await proxy.healthz()) === 503,
+          async () => (await program.healthz()) === 503,
         );
         // The writes really failed: the new Service is not in the kernel's rules.
-        const newServiceDuringFault = (await ruleSnapshot(lab.node.namespace, mode)).includes(extraIP(index));
+        const newServiceDuringFault = (await ruleSnapshot(lab.node.namespace, name)).includes(extraIP(index));
         await new Promise((r) => setTimeout(r, Math.max(0, holdMs - (Date.now() - faultAt))));
         await shim.set({ kind: 'pass' });
         const restoredAt = Date.now();
         const healthyMs = await until(
           3 * syncPeriodMs + 15_000,
           '/healthz 200 after recovery',
-          async () => (await proxy.healthz()) === 200,
+          async () => (await program.healthz()) === 200,
         );
         const inRulesMs = await until(20_000, 'the new Service in the rules', async () =>
-          (await ruleSnapshot(lab.node.namespace, mode)).includes(extraIP(index)),
+          (await ruleSnapshot(lab.node.namespace, name)).includes(extraIP(index)),
         );
         await until(20_000, 'the new Service answers', () => answers(lab, extraIP(index)));
         const answersMs = Date.now() - restoredAt;
@@ -167,7 +168,7 @@ export async function describeWriteFailures(
         const faulty = (await shim.writes()).slice(writesBefore).filter((w) => !w.includes(' pass '));
         const times = faulty.map((w) => Number(w.split('@').at(-1)));
         const intervals = times.slice(1).map((t, i) => t - times[i]!);
-        const failuresAfter = await failureCounts(proxy, mode);
+        const failuresAfter = await failureCounts(program, name);
         printFigure(name, `kernel ${phase.name}`, {
           failed: `${result.failures.length}/${result.attempts}`,
           faultyWrites: faulty.length,
@@ -190,17 +191,17 @@ export async function describeWriteFailures(
           syncFailures: failuresAfter.kpng - failuresBefore.kpng,
           modeFailures: failuresAfter.mode - failuresBefore.mode,
           writeTimeouts: failuresAfter.timeouts - failuresBefore.timeouts,
-          logs: proxy.logs().slice(-3_000),
+          logs: program.logs().slice(-3_000),
         });
       }, 90_000);
     });
   });
 }
 
-async function failureCounts(proxy: ChildKubeProxy, mode: Mode) {
+async function failureCounts(program: ChildProgram, name: ProgramName) {
   return {
-    kpng: await proxy.metricSum('kpng_sync_failures_total'),
-    mode: await proxy.metricSum(MODE_FAILURE_METRIC[mode]),
-    timeouts: await proxy.metricSum('kpng_sync_write_timeouts_total'),
+    kpng: await program.metricSum('kpng_sync_failures_total'),
+    mode: await program.metricSum(BACKEND_FAILURE_METRIC[backendOf(name)]),
+    timeouts: await program.metricSum('kpng_sync_write_timeouts_total'),
   };
 }
