@@ -4,29 +4,18 @@
 // are the kernel's, so no connection may fail and the held one keeps echoing; after the restart the
 // rules must be what they were. A kernel shim on the child's PATH logs every rule write, so the test
 // knows what the first sync after the restart wrote.
-import { kernelE2e, probeSteadily, type HeldConnection, type NetworkNamespace } from '@kpng/lab';
+import { kernelE2e, probeSteadily, type HeldConnection } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, SERVICE_PORT } from '../objects.js';
 import { HOLD_SERVICE_PORT, startChildCluster, type ChildCluster } from './child-cluster.js';
 import { createKernelShim, type KernelShim } from './kernel-shim.js';
-import { nftTableOf, type ProgramName } from './program-args.js';
+import type { ProgramName } from './program-args.js';
+import { ruleSnapshot } from './rule-snapshot.js';
 import { printFigure } from './run-case.js';
 
 // Long enough to cover the restart and its first sync on a loaded machine (~2-8 s here).
 const TRAFFIC_MS = 12_000;
 const KILL_AFTER_MS = 1_500;
-
-/** The program's rules as the kernel lists them, counters removed (they change with every packet). */
-export async function ruleSnapshot(ns: NetworkNamespace, program: ProgramName): Promise<string> {
-  const table = nftTableOf(program);
-  const argv = table !== undefined ? ['nft', 'list', 'table', 'ip', table] : ['iptables-save'];
-  const text = (await ns.exec(argv)).stdout;
-  return text
-    .split('\n')
-    .filter((l) => !l.startsWith('#'))
-    .map((l) => l.replace(/counter packets \d+ bytes \d+/g, 'counter').replace(/\[\d+:\d+\]/g, '[0:0]'))
-    .join('\n');
-}
 
 /** Exchanges a line on `held` every 100 ms until `until` resolves; failures and the longest gap. */
 async function keepExchanging(held: HeldConnection, until: Promise<unknown>) {

@@ -16,7 +16,7 @@ import type { ChildProgram } from './child-program.js';
 import { startChildCluster, type ChildCluster } from './child-cluster.js';
 import { createKernelShim, type KernelShim, type ShimMode } from './kernel-shim.js';
 import { backendOf, type ProgramName } from './program-args.js';
-import { ruleSnapshot } from './restart-suite.js';
+import { ruleSnapshot } from './rule-snapshot.js';
 import { printFigure } from './run-case.js';
 
 const BACKEND_FAILURE_METRIC: Record<'nft' | 'iptables', string> = {
