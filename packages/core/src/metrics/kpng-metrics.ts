@@ -62,7 +62,7 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
     }),
     syncWriteTimeoutsTotal: new Counter({
       name: 'kpng_sync_write_timeouts_total',
-      help: 'Backend syncs that failed because a kernel write (nft, iptables-restore) did not finish within the write timeout and was killed; also counted in kpng_sync_failures_total',
+      help: 'Backend syncs that failed because a kernel command (nft, iptables-restore, iptables-save) did not finish within the write timeout and was killed; also counted in kpng_sync_failures_total',
       labelNames: ['backend'] as const,
       registers,
     }),

@@ -163,7 +163,7 @@ describe('IptablesBackend over the fake iptables', () => {
     const { fake, registry, backend } = setup({ writeTimeoutMs: 50 });
     await backend.sync(full(nodeState(services(['a', 'c']))));
     const rulesBefore = fake.save('IPv4');
-    fake.hangNextRestore();
+    fake.hangNext('restore');
     await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toMatchObject({
       code: 'WRITE_TIMED_OUT',
       message: expect.stringMatching(/iptables-restore -w 5 --noflush did not finish within 50 ms: killed/),
@@ -174,6 +174,19 @@ describe('IptablesBackend over the fake iptables', () => {
     );
     await backend.sync(partial(nodeState(services(['b'])), ['web'], 3));
     expect(fake.restores.at(-1)?.input).toMatch(/KUBE-PROXY-CANARY/); // full
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
+  });
+
+  it('an iptables-save the first sync waits for that hangs is killed too: a write timeout, and the retry works', async () => {
+    const { fake, registry, backend } = setup({ writeTimeoutMs: 50 });
+    fake.hangNext('save');
+    await expect(backend.sync(full(nodeState(services(['a']))))).rejects.toMatchObject({
+      code: 'WRITE_TIMED_OUT',
+      message: expect.stringMatching(/iptables-save did not finish within 50 ms: killed/),
+    });
+    expect(fake.restores).toEqual([]);
+    expect(await registry.metrics()).not.toMatch(/restore_failures_total\{ip_family="IPv4"\} [1-9]/);
+    await backend.sync(full(nodeState(services(['a']))));
     expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
   });
 

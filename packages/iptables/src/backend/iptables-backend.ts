@@ -117,6 +117,17 @@ export class IptablesBackend implements Backend {
   }
 
   async sync(req: SyncRequest): Promise<SyncOutcome> {
+    try {
+      return await this.#sync(req);
+    } catch (e) {
+      // A read the sync waits for (iptables-save, a canary probe) hung and was killed: a timeout too.
+      if (!(e instanceof ExecTimeoutError)) throw e;
+      for (const programmer of this.#programmers) programmer.reset();
+      throw new KpngError(ErrorCodes.WriteTimedOut, `iptables sync failed: ${e.message}`, { cause: e });
+    }
+  }
+
+  async #sync(req: SyncRequest): Promise<SyncOutcome> {
     await this.#detect();
     const started = performance.now();
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;

@@ -26,7 +26,7 @@ export class FakeIptables implements Execer {
   readonly #families = new Map<IPFamily, Map<string, TableState>>();
   readonly #version: string;
   #failNext: { family: IPFamily | undefined; message: string } | undefined;
-  #hangNext = false;
+  #hangNext: 'restore' | 'save' | undefined;
 
   constructor(options: { readonly flavour?: 'legacy' | 'nft' } = {}) {
     this.#version = `iptables v1.8.9 (${options.flavour === 'legacy' ? 'legacy' : 'nf_tables'})`;
@@ -37,9 +37,9 @@ export class FakeIptables implements Execer {
     this.#failNext = { family, message };
   }
 
-  /** The next restore hangs until its abort signal (the client's timeout) kills it, changing nothing. */
-  hangNextRestore(): void {
-    this.#hangNext = true;
+  /** The next restore (or save) hangs until its abort signal (the client's timeout) kills it, changing nothing. */
+  hangNext(tool: 'restore' | 'save'): void {
+    this.#hangNext = tool;
   }
 
   tables(family: IPFamily): Map<string, TableState> {
@@ -86,9 +86,9 @@ export class FakeIptables implements Execer {
     if (match === null)
       return { exitCode: 127, stdout: '', stderr: `fake iptables: unexpected command ${args.join(' ')}` };
     const family: IPFamily = match[1] === 'ip6' ? 'IPv6' : 'IPv4';
-    if (match[3] === 'restore' && this.#hangNext) {
-      this.#hangNext = false;
-      this.restores.push({ family, input: stdin, noflush: true, test: false, ok: false });
+    if (match[3] !== undefined && match[3] === this.#hangNext) {
+      this.#hangNext = undefined;
+      if (match[3] === 'restore') this.restores.push({ family, input: stdin, noflush: true, test: false, ok: false });
       return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
     }
     if (match[3] === 'restore') return this.#restore(family, rest, stdin);
