@@ -3,6 +3,7 @@ import { clusterIPs, FakeNft, nodeState, on, POD } from '@kpng/nft/testing';
 import { Transaction, type NftObject } from '@kpng/nft/nftables';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';
+import { VS4 } from '../ipvs/ipvs-cases.js';
 import type { VirtualServer } from '../ipvs/types.js';
 import { FakeHostExecer } from '../testing/fake-host.js';
 import { IpvsBackend } from './ipvs-backend.js';
@@ -17,14 +18,8 @@ const STATE = nodeState([
   { name: 'web', clusterIPs: clusterIPs(10), endpoints: on('a', 'b') },
   { name: 'dns', clusterIPs: clusterIPs(11), ports: [{ port: 53, protocol: 'UDP' }], endpoints: on('a') },
 ]);
-const WEB: VirtualServer = {
-  family: 'IPv4',
-  protocol: 'TCP',
-  address: '198.19.0.10',
-  port: 80,
-  scheduler: 'rr',
-  persistentSeconds: 0,
-};
+/** web's IPv4 ClusterIP virtual server. */
+const WEB = VS4;
 const table = { kind: 'table', family: 'ip', name: 'kpng-ipvs' } as const satisfies NftObject;
 const t = { family: 'ip', table: 'kpng-ipvs' } as const;
 
