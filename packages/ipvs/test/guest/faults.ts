@@ -85,11 +85,11 @@ export function describeFaults(ctx: FaultContext): void {
       await run();
       expect(await healthy[symptom](), 'the fault is visible to connections').toBe(false);
       const checked = performance.now();
-      expect(await ctx.backend().check()).toContain(kind);
+      expect(await ctx.backend().check(), 'exactly this drift, nothing else').toEqual([kind]);
       const synced = performance.now();
       const outcome = await ctx.sync(ctx.backend(), ctx.scenario.initial, true);
       const done = performance.now();
-      expect(outcome?.repaired).toContain(kind);
+      expect(outcome?.repaired).toEqual([kind]);
       expect(await healthy[symptom](), 'repaired').toBe(true);
       // Time to repair = up to one syncPeriod (when core's loop calls check) + check + the full sync.
       printFigure(PROGRAM, `drift: ${name}`, {
