@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { nodeName as toNodeName, parseDurationMs, type Logger } from '@kpng/core';
 import {
   healthCheckAddressesFor,
+  programHealthCheckAddresses,
   KubeEventRecorder,
   KubeSource,
   loadKubeConfig,
@@ -126,7 +127,10 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
     // Upstream opens health-check node ports on the nodePortAddresses (nftables: the primary IPs).
-    healthCheckAddresses: healthCheckAddressesFor(config.nodePortAddresses),
+    // With KPNG_NETNS those are another namespace's addresses, which this process's sockets cannot
+    // bind (EADDRNOTAVAIL at every sync): loopback, as every kpng program with --netns.
+    healthCheckAddresses:
+      netns !== undefined ? programHealthCheckAddresses(netns)! : healthCheckAddressesFor(config.nodePortAddresses),
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
