@@ -156,6 +156,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   configWatch?.close();
   ctx.signal.removeEventListener('abort', forward);
   await kpng.stop();
+  events.close();
   if (configChanged) throw new ConfigChangedError();
   return outcome === 'source failed' ? 1 : 0;
 }
