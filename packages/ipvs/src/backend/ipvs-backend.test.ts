@@ -209,6 +209,35 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     expect(table(kernel)).toEqual(table(fresh));
   });
 
+  it('a hung `ip` is killed at the write timeout: the sync fails as WRITE_TIMED_OUT, the full retry converges', async () => {
+    /** `ip -batch` (the Service addresses) hangs until its timeout aborts it, while `hang` is set. */
+    class HangingHost extends FakeHostExecer {
+      hang = true;
+      killed = 0;
+      override run(argv: readonly string[], stdin: string, signal?: AbortSignal) {
+        if (!this.hang || !argv.includes('-batch')) return super.run(argv, stdin);
+        return new Promise<never>((_resolve, reject) =>
+          signal?.addEventListener('abort', () => {
+            this.killed++;
+            reject(new Error('killed'));
+          }),
+        );
+      }
+    }
+    const hanging = new HangingHost();
+    backend = await create({ execer: hanging, writeTimeoutMs: 20 });
+    const state = nodeState([web(on('a', 'b'))]);
+    await expect(backend.sync(sync(state, true))).rejects.toMatchObject({
+      code: 'WRITE_TIMED_OUT',
+      message: expect.stringMatching(/ip -batch - did not finish within 20 ms/),
+    });
+    expect(hanging.killed).toBe(1);
+    hanging.hang = false;
+    await backend.sync(sync(state, true, 2));
+    expect(hanging.addresses.has('198.19.0.10')).toBe(true);
+    expect(table(kernel).some((l) => l.startsWith('TCP 198.19.0.10:'))).toBe(true);
+  });
+
   it('virtual servers inside --ipvs-exclude-cidrs are left alone, also by cleanup', async () => {
     kernel.addVirtualServer({
       family: 'IPv4',

@@ -1,5 +1,14 @@
-import type { Backend, DriftKinds, IPFamily, Logger, SyncOutcome, SyncRequest } from '@kpng/core';
-import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
+import {
+  ErrorCodes,
+  KpngError,
+  type Backend,
+  type DriftKinds,
+  type IPFamily,
+  type Logger,
+  type SyncOutcome,
+  type SyncRequest,
+} from '@kpng/core';
+import { createNftClient, isTimeout, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
@@ -12,12 +21,14 @@ import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/optio
 import { AppliedTable } from './applied-table.js';
 import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
 import { cidrMatcher } from '../render/cidr-matcher.js';
-import { NodeHost } from './host.js';
+import { HostCommandTimeout, NodeHost } from './host.js';
 import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
 import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
+/** A command that has not finished in a minute is hung: an s10k nft transaction takes ~2 s. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
 /** Without a logger (the `backend` module passes core's), the backend logs nothing. */
 const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 
@@ -55,7 +66,7 @@ export class IpvsBackend implements Backend {
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
-    this.#host = new NodeHost(options.execer ?? processExecer, options.netns);
+    this.#host = new NodeHost(options.execer ?? processExecer, options.netns, this.#writeTimeoutMs);
     this.#log = options.logger ?? SILENT;
     const metrics = options.metrics;
     this.#metrics =
@@ -71,6 +82,7 @@ export class IpvsBackend implements Backend {
     this.#nft ??= await createNftClient({
       ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
       ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }),
+      timeoutMs: this.#writeTimeoutMs,
     });
     await this.#host.ensureDummyLink();
     await this.#host.applySysctls(this.config);
@@ -174,6 +186,10 @@ export class IpvsBackend implements Backend {
       this.#applied = undefined;
       this.#addresses = undefined;
       for (const family of FAMILIES) this.#nftTables[family].forget();
+      if (isTimeout(error) || error instanceof HostCommandTimeout)
+        throw new KpngError(ErrorCodes.WriteTimedOut, `ipvs sync failed: ${(error as Error).message}`, {
+          cause: error,
+        });
       throw error;
     }
   }
@@ -247,6 +263,7 @@ export class IpvsBackend implements Backend {
     this.#nft ??= await createNftClient({
       ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
       ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }),
+      timeoutMs: this.#writeTimeoutMs,
     });
     const tx = new Transaction();
     for (const family of ['ip', 'ip6'] as const)
@@ -279,6 +296,10 @@ export class IpvsBackend implements Backend {
       if (error instanceof NetlinkError && error.code === 'ENOENT') return undefined;
       throw error;
     }
+  }
+
+  get #writeTimeoutMs(): number {
+    return this.#options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   }
 
   #kernelSeam(): IpvsKernel {

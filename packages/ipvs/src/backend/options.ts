@@ -21,6 +21,11 @@ export interface IpvsBackendOptions {
   readonly driftWindow?: number;
   /** Where the backend's metrics go (the program's registry, served on /metrics); none when absent. */
   readonly metrics?: Registry | IpvsMetrics;
+  /**
+   * How long one `nft`, `ip` or `sysctl` command may run before it is killed and the sync fails as
+   * a write timeout (retried in full); default 60 s. IPVS itself is netlink, in process.
+   */
+  readonly writeTimeoutMs?: number;
   /** Core's structured logger; silent when absent. */
   readonly logger?: Logger;
 }

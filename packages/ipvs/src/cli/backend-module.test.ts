@@ -71,9 +71,15 @@ describe('parseIpvsFlags (kube-proxy IPVS flags)', () => {
 
   it("kpng-ipvs registers the backend's metrics on the program's registry", async () => {
     const registry = new Registry();
-    const created = await backend.create(parseIpvsFlags({}), { nodeName: 'n1', netns: 'kpng-t-unused', registry });
+    const created = await backend.create(backend.parseFlags({}), { nodeName: 'n1', netns: 'kpng-t-unused', registry });
     expect(created.name).toBe('ipvs');
     expect(await registry.metrics()).toContain('# TYPE kpng_ipvs_virtual_servers gauge');
+  });
+
+  it('--write-timeout is parsed beside the IPVS flags (absent: the backend default)', () => {
+    expect(backend.parseFlags({ 'write-timeout': '2s' })).toMatchObject({ writeTimeoutMs: 2_000 });
+    expect(backend.parseFlags({})).not.toHaveProperty('writeTimeoutMs');
+    expect(() => backend.parseFlags({ 'write-timeout': 'soon' })).toThrow(UsageError);
   });
 
   it('the module answers /proxyMode as kube-proxy does', () => {

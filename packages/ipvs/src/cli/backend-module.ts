@@ -3,7 +3,14 @@
  * kube-proxy's `--proxy-mode ipvs`. Flags are named as kube-proxy names them. `parseFlags` is pure.
  */
 import { isIP } from 'node:net';
-import { createLogger, defineBackend, UsageError, type FlagValues } from '@kpng/core';
+import {
+  createLogger,
+  defineBackend,
+  parseWriteTimeout,
+  UsageError,
+  WRITE_TIMEOUT_FLAG,
+  type FlagValues,
+} from '@kpng/core';
 import { IpvsBackend } from '../backend/ipvs-backend.js';
 import { KERNEL_SCHEDULERS } from '../ipvs/fake-ipvs.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NODE_PORT_PRIMARY } from '../render/options.js';
@@ -48,6 +55,9 @@ function nodePortSelection(list: readonly string[]): string[] {
   });
 }
 
+/** What the flags configure: IPVS and its tables, and how long an `nft`/`ip` command may run. */
+export type IpvsFlagConfig = { readonly ipvs: IpvsConfig; readonly writeTimeoutMs?: number };
+
 /** The IPVS backend's flags to its configuration; every problem is a UsageError naming the flag. */
 export function parseIpvsFlags(values: FlagValues): IpvsConfig {
   const scheduler = text(values, 'ipvs-scheduler')?.trim() || DEFAULT_IPVS_CONFIG.scheduler;
@@ -74,7 +84,7 @@ export function parseIpvsFlags(values: FlagValues): IpvsConfig {
   };
 }
 
-export const backend = defineBackend<IpvsConfig>({
+export const backend = defineBackend<IpvsFlagConfig>({
   name: 'ipvs',
   program: 'kpng-ipvs',
   proxyMode: 'ipvs',
@@ -127,11 +137,13 @@ export const backend = defineBackend<IpvsConfig>({
       help: 'node addresses NodePorts listen on: "primary" (the first of each family) or CIDRs, comma separated',
       default: 'every node address',
     },
+    ...WRITE_TIMEOUT_FLAG,
   },
-  parseFlags: parseIpvsFlags,
-  create: (config, ctx) =>
+  parseFlags: (values) => ({ ipvs: parseIpvsFlags(values), ...parseWriteTimeout(values) }),
+  create: ({ ipvs, writeTimeoutMs }, ctx) =>
     new IpvsBackend({
-      config,
+      config: ipvs,
+      ...(writeTimeoutMs === undefined ? {} : { writeTimeoutMs }),
       ...(ctx.netns === undefined ? {} : { netns: ctx.netns }),
       metrics: ctx.registry,
       logger: createLogger({ backend: 'ipvs', node: ctx.nodeName }),

@@ -87,6 +87,7 @@ const ipvs: ProxyModeBackend = {
     const backend = new IpvsBackend({
       config: ipvsConfig,
       ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
       ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
     });
     return { backend, warnings };
