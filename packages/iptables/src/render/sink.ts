@@ -47,6 +47,10 @@ export class ServiceText implements RuleSink {
   /** The Service's own chains in first-line order, and each one's lines. */
   readonly names: string[] = [];
   readonly #chains: string[][] = [];
+  readonly #byName = new Map<string, string[]>();
+  /** The chain last written: an endpoint's two lines, a spread's lines go to the same chain in a row. */
+  #lastName = '';
+  #lastLines: string[] = [];
   ruleLines = 0;
 
   filter(line: string): void {
@@ -59,14 +63,17 @@ export class ServiceText implements RuleSink {
 
   rule(chain: string, line: string): void {
     this.ruleLines++;
-    // Lines mostly go to the chain last written (an endpoint's two lines, a spread's lines): search from the end.
-    for (let i = this.names.length - 1; i >= 0; i--) {
-      if (this.names[i] !== chain) continue;
-      (this.#chains[i] as string[]).push(line);
-      return;
+    if (chain !== this.#lastName) {
+      let lines = this.#byName.get(chain);
+      if (lines === undefined) {
+        this.#byName.set(chain, (lines = []));
+        this.names.push(chain);
+        this.#chains.push(lines);
+      }
+      this.#lastName = chain;
+      this.#lastLines = lines;
     }
-    this.names.push(chain);
-    this.#chains.push([line]);
+    this.#lastLines.push(line);
   }
 
   get filterLines(): number {
