@@ -10,6 +10,8 @@ const guest = e2e.run
       packageDir: new URL('..', import.meta.url).pathname,
       config: 'vitest.vm.config.ts',
       inputs: { 'scenario.json': JSON.stringify(e2eScenario()) },
+      // `KPNG_VM_SUITES=ipvs-program-faults` adds test/guest/program-faults.guest.ts (see vitest.vm.config.ts).
+      env: { KPNG_VM_SUITES: process.env['KPNG_VM_SUITES'] ?? '' },
       timeoutMs: 900_000,
       onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
     })

@@ -2,8 +2,12 @@
 // core's to survive, the same for every program: it runs on one nft and one iptables program.
 import { expect } from 'vitest';
 import { describeApiOutage } from './fault/api-outage-suite.js';
+import { CLUSTER_IP } from './objects.js';
 
 await describeApiOutage('kube-proxy nftables', (o) => {
   expect(o.failures, o.logs).toEqual([]);
   expect(o.relists, 'the compacted history makes the program relist').toBeGreaterThan(0);
+  // No update lost: the rules equal what a fresh program writes for the same API state.
+  expect(o.finalRules).toContain(CLUSTER_IP); // the program's rules, not an empty listing
+  expect(o.finalRules).toEqual(o.freshRules);
 });

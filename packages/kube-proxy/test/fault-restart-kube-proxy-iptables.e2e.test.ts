@@ -1,4 +1,25 @@
+// Fault suite: `kill -9` and restart of the compat kube-proxy (iptables mode) as a child process
+// (compiled: build first), under traffic and a held connection (fault/restart-suite.ts).
+import { expect } from 'vitest';
 import { describeRestart } from './fault/restart-suite.js';
 
-// The compat kube-proxy as a child process (compiled: build first), killed with SIGKILL and restarted.
-await describeRestart('iptables', '3s');
+await describeRestart('kube-proxy iptables', '3s', (o) => {
+  expect(o.firstSyncMs, o.logs).toBeGreaterThan(0);
+  expect(o.failures, o.logs).toEqual([]);
+  expect(o.held.failures).toEqual([]);
+  expect(o.held.exchanges).toBeGreaterThan(10);
+  expect(o.after).toEqual(o.before);
+  // A restarted proxy knows nothing of what it wrote before, so its first sync is a full one: one
+  // `iptables-restore --noflush` of every KUBE chain per family, as upstream's (a table commits
+  // atomically: the traffic above is the proof, and the rules after equal those before). Before
+  // it, the compat start-up removes what the nftables modes may have left (the nft tables
+  // `kube-proxy` and `kpng`): writes too, not touching these rules.
+  const expected = [
+    /^nft pass -f - .*delete table ip kube-proxy;/,
+    /^nft pass -f - .*delete table ip kpng;/,
+    /^iptables-restore pass .*--noflush .*KUBE-SERVICES/,
+    /^ip6tables-restore pass .*--noflush .*KUBE-SERVICES/,
+  ];
+  expect(o.firstSyncWrites.length, o.firstSyncWrites.join('\n')).toBe(expected.length);
+  expected.forEach((pattern, i) => expect(o.firstSyncWrites[i]).toMatch(pattern));
+});

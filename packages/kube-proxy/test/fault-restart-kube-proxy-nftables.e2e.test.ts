@@ -1,4 +1,20 @@
+// Fault suite: `kill -9` and restart of the compat kube-proxy (nftables mode) as a child process
+// (compiled: build first), under traffic and a held connection (fault/restart-suite.ts).
+import { expect } from 'vitest';
 import { describeRestart } from './fault/restart-suite.js';
 
-// The compat kube-proxy as a child process (compiled: build first), killed with SIGKILL and restarted.
-await describeRestart('nftables', '2s');
+await describeRestart('kube-proxy nftables', '2s', (o) => {
+  expect(o.firstSyncMs, o.logs).toBeGreaterThan(0);
+  expect(o.failures, o.logs).toEqual([]);
+  expect(o.held.failures).toEqual([]);
+  expect(o.held.exchanges).toBeGreaterThan(10);
+  expect(o.after).toEqual(o.before);
+  // A restarted proxy knows nothing of what it wrote before, so its first sync is a full one: the
+  // `kube-proxy` table rewritten (`delete table` and the whole table again) in ONE atomic `nft -f`,
+  // as upstream's. Atomic: no packet sees a half-written table (the traffic above is the proof, and
+  // the rules after equal those before). Before it, the compat start-up removes what the ipvs mode
+  // may have left (the `kpng-ipvs` table): a write too, not touching these rules.
+  expect(o.firstSyncWrites.length, o.firstSyncWrites.join('\n')).toBe(2);
+  expect(o.firstSyncWrites[0]).toMatch(/^nft pass -f - .*delete table ip kpng-ipvs/);
+  expect(o.firstSyncWrites[1]).toMatch(/^nft pass -f - .*delete table ip kube-proxy;/);
+});

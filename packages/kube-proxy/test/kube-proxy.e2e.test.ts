@@ -174,6 +174,42 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(result.server).toBe('pod-c');
   });
 
+  it("opens an ETP Local Service's health-check node port on loopback: KPNG_NETNS's node addresses are not this process's", async () => {
+    const hcPort = await freePort();
+    const lb = service();
+    server.create({
+      ...lb,
+      metadata: { ...lb.metadata, name: 'web-local' },
+      spec: {
+        ...lb.spec,
+        type: 'LoadBalancer',
+        clusterIP: '198.19.0.20',
+        clusterIPs: ['198.19.0.20'],
+        externalTrafficPolicy: 'Local',
+        healthCheckNodePort: hcPort,
+        ports: [{ ...lb.spec.ports[0]!, nodePort: 30_080 }],
+      },
+    });
+    const slice = endpointSlice([lab.pod('pod-b')]);
+    server.create({
+      ...slice,
+      metadata: { ...slice.metadata, name: 'web-local-1', labels: { 'kubernetes.io/service-name': 'web-local' } },
+    });
+    let answer: Response | undefined;
+    for (let i = 0; i < 50 && answer === undefined; i++)
+      answer = await fetch(`http://127.0.0.1:${hcPort}/`).catch(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return undefined;
+      });
+    expect(answer?.status, logs.slice(-2_000)).toBe(200);
+    expect(await answer!.json()).toMatchObject({
+      service: { namespace: 'default', name: 'web-local' },
+      localEndpoints: 1,
+    });
+    // Before: the node's primary IP (198.18.255.1, the lab node's) at every sync, EADDRNOTAVAIL.
+    expect(logs).not.toContain('failed to start service health check');
+  });
+
   it("drops traffic to an unallocated ClusterIP inside the cluster's ServiceCIDRs, as upstream's nftables mode", async () => {
     const guarded = async () =>
       (await lab.node.namespace.exec(['nft', 'list', 'set', 'ip', 'kube-proxy', 'service-cidrs'])).stdout;

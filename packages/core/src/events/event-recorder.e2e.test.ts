@@ -7,13 +7,14 @@ import { serviceKey } from '../model/types.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { loadKubeConfig } from '../watch/kube/load-kubeconfig.js';
-import { KubeEventRecorder } from './event-recorder.js';
+import { KubeEventRecorder, SERIES_FINISH_MS } from './event-recorder.js';
 
 /** The Events upstream kube-proxy posts, through the recorder, to the lab's fake API server. */
 describe('KubeEventRecorder against the fake API server', () => {
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
   let recorder: KubeEventRecorder;
+  let clock: FakeClock;
 
   beforeEach(async () => {
     server = await FakeApiServer.start();
@@ -22,11 +23,12 @@ describe('KubeEventRecorder against the fake API server', () => {
       kubeConfig: loadKubeConfig({ kubeconfigPath: kubeconfig.path }),
       component: 'kube-proxy',
       host: 'lab-node',
-      clock: new FakeClock(),
+      clock: (clock = new FakeClock()),
       log: new RecordingLogger(),
     });
   });
   afterEach(async () => {
+    recorder.close();
     await kubeconfig.remove();
     await server.close();
   });
@@ -89,5 +91,57 @@ describe('KubeEventRecorder against the fake API server', () => {
         new RegExp(`^node lab-node failed to start healthcheck "default/web" on port ${port}: .*EADDRINUSE`),
       ),
     });
+  });
+
+  it("aggregates isomorphic Events into a series as client-go's: one POST, the count PATCHed, not a POST per sync", async () => {
+    const failed = (service: string, port: number) =>
+      recorder.record({
+        regarding: { kind: 'Service', namespace: 'default', name: service, uid: `default/${service}` },
+        type: 'Warning',
+        reason: 'FailedToStartServiceHealthcheck',
+        action: 'Listen',
+        note: `port ${port}`, // not part of the series' identity
+      });
+    const stored = () =>
+      server.objects('Event') as unknown as { regarding: { name: string }; series?: { count: number } }[];
+    const verbs = () =>
+      server
+        .requests()
+        .filter((r) => r.resource === 'events')
+        .map((r) => `${r.verb} ${r.status}`);
+
+    // A sync every second for 10 s: the first is POSTed, the second PATCHes the series (count 2).
+    for (let i = 0; i < 10; i++) {
+      failed('web', 30_000 + i);
+      await clock.tick(1_000);
+    }
+    failed('other', 31_000); // another object: its own Event
+    await recorder.flush();
+    expect(verbs().sort()).toEqual(['create 201', 'create 201', 'patch 200']); // in any order: real I/O
+    expect(stored().map((e) => [e.regarding.name, e.series?.count])).toEqual([
+      ['web', 2],
+      ['other', undefined],
+    ]);
+
+    // Still failing every minute for 40 min: the count is sent again every 30 min, not per Event.
+    for (let minute = 0; minute < 40; minute++) {
+      failed('web', 30_000);
+      await clock.tick(60_000);
+    }
+    await recorder.flush();
+    const webCount = () => stored().find((e) => e.regarding.name === 'web')?.series?.count;
+    // Sweeps run every 6 min from the first Event; the one at 36 min finds the count 30 min old and
+    // sends it: 10 + the 36 failures before it.
+    expect(verbs().filter((v) => v === 'patch 200')).toHaveLength(2);
+    expect(webCount()).toBe(46);
+
+    // It stops failing: within one more finish period the final count (50) is sent and the series ends.
+    await clock.tick(SERIES_FINISH_MS * 2 + 1);
+    await recorder.flush();
+    expect(webCount()).toBe(50);
+    // A later failure starts a new Event.
+    failed('web', 30_000);
+    await recorder.flush();
+    expect(stored().filter((e) => e.regarding.name === 'web')).toHaveLength(2);
   });
 });

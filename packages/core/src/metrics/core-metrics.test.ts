@@ -56,6 +56,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_stream_states_sent_total', type: 'counter', labels: ['api'] },
   { name: 'kpng_stream_revision', type: 'gauge', labels: [] },
   { name: 'kpng_sync_failures_total', type: 'counter', labels: ['backend'] },
+  { name: 'kpng_sync_write_timeouts_total', type: 'counter', labels: ['backend'] },
   { name: 'kpng_sync_drift_repairs_total', type: 'counter', labels: ['backend', 'kind'] },
   { name: 'kpng_node_view_duration_seconds', type: 'histogram', labels: [], buckets: EXP },
   { name: 'kpng_resyncs_total', type: 'counter', labels: ['result'] },
@@ -72,6 +73,7 @@ function exercise(m: CoreMetrics): void {
   m.programmingFromEvent('IPv4', 0.03);
   m.noLocalEndpoints('internal', 'IPv4', 1);
   m.syncFailed('nft');
+  m.syncWriteTimedOut('nft');
   m.driftRepaired('nft', 'table');
   m.healthzAnswered(200);
   m.livezAnswered(503);

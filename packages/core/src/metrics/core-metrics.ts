@@ -76,6 +76,11 @@ export class CoreMetrics {
     this.kpng.syncFailuresTotal.inc({ backend });
   }
 
+  /** A failed sync's kernel write hung past the backend's write timeout (also a `syncFailed`). */
+  syncWriteTimedOut(backend: string): void {
+    this.kpng.syncWriteTimeoutsTotal.inc({ backend });
+  }
+
   /** A sync repaired drift of `kind` (rules another program removed). */
   driftRepaired(backend: string, kind: string): void {
     this.kpng.syncDriftRepairsTotal.inc({ backend, kind });

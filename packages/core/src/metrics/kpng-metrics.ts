@@ -10,6 +10,7 @@ export interface KpngMetrics {
   readonly streamStatesSentTotal: Counter<'api'>;
   readonly streamRevision: Gauge;
   readonly syncFailuresTotal: Counter<'backend'>;
+  readonly syncWriteTimeoutsTotal: Counter<'backend'>;
   readonly syncDriftRepairsTotal: Counter<'backend' | 'kind'>;
   readonly nodeViewDuration: Histogram;
   readonly resyncsTotal: Counter<'result'>;
@@ -56,6 +57,12 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
     syncFailuresTotal: new Counter({
       name: 'kpng_sync_failures_total',
       help: 'Backend syncs that failed (each is retried as a full sync after syncPeriod)',
+      labelNames: ['backend'] as const,
+      registers,
+    }),
+    syncWriteTimeoutsTotal: new Counter({
+      name: 'kpng_sync_write_timeouts_total',
+      help: 'Backend syncs that failed because a kernel command (nft, iptables-restore, iptables-save) did not finish within the write timeout and was killed; also counted in kpng_sync_failures_total',
       labelNames: ['backend'] as const,
       registers,
     }),

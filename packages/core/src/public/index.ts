@@ -56,6 +56,7 @@ export {
   parseLocalDetector,
   type LocalDetectorConfig,
 } from '../runtime/local-detector-flags.js';
+export { WRITE_TIMEOUT_FLAG, parseWriteTimeout } from '../runtime/write-timeout-flag.js';
 
 // Utilities backends share
 export type { Clock } from '../util/clock.js';

@@ -69,3 +69,4 @@ export {
   healthCheckAddressesFor,
   type HealthCheckAddresses,
 } from '../health/index.js';
+export { programHealthCheckAddresses } from '../runtime/health-check-bind.js';

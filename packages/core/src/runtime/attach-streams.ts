@@ -2,8 +2,6 @@ import type { GlobalSnapshot } from '../model/global-model.js';
 import type { NodeLocalState } from '../nodeview/types.js';
 import type { CoreMetrics } from '../metrics/core-metrics.js';
 import { StateHub } from '../stream/hub.js';
-import { serveLocalState } from '../stream/server/local-server.js';
-import { serveGlobalState } from '../stream/server/global-server.js';
 import type { StreamObserver } from '../stream/server/server-session.js';
 import type { StreamServer } from '../stream/server/stream-server.js';
 import type { StreamTls } from '../stream/tls.js';
@@ -25,13 +23,16 @@ export function attachStreamServers(listen: StreamListenOptions) {
     const servers: StreamServer[] = [];
     const hubs: StateHub<unknown>[] = [];
     const observer = streamMetrics(metrics);
+    // gRPC (~18 MiB) is loaded only by a program that serves a stream.
     if (listen.local) {
+      const { serveLocalState } = await import('../stream/server/local-server.js');
       const hub = new StateHub<NodeLocalState>();
       core.addLocalConsumer({ publish: (s, c, r) => metrics.streamRevision(hub.publish(s, c, r)) });
       servers.push(await serveLocalState({ hub, address: formatListenAddress(listen.local), observer }));
       hubs.push(hub as StateHub<unknown>);
     }
     if (listen.global) {
+      const { serveGlobalState } = await import('../stream/server/global-server.js');
       const hub = new StateHub<GlobalSnapshot>();
       core.addGlobalConsumer({ publish: (s, c, r) => hub.publish(s, c, r) });
       const address = formatListenAddress(listen.global);

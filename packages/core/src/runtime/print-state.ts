@@ -1,7 +1,7 @@
-import { stringify } from 'yaml';
 import { endpointString } from '../nodeview/ip.js';
 import type { FamilyEndpoints, LocalService, NodeLocalState } from '../nodeview/types.js';
 import type { OutputFormat } from './program-options.js';
+import { yaml } from '../util/lazy-yaml.js';
 
 /** Renders a node-local state for people (`summary`) or tools (`json`, `yaml`). */
 export function formatState(state: NodeLocalState, format: OutputFormat): string {
@@ -9,7 +9,7 @@ export function formatState(state: NodeLocalState, format: OutputFormat): string
     case 'json':
       return JSON.stringify(state, null, 2) + '\n';
     case 'yaml':
-      return stringify(state);
+      return yaml().stringify(state);
     case 'summary':
       return formatSummary(state);
   }

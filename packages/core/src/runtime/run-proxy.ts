@@ -8,7 +8,6 @@ import type { HealthCheckAddresses } from '../health/health-check-addresses.js';
 import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
-import { watchLocalState } from '../stream/client/client.js';
 import type { StreamTls } from '../stream/tls.js';
 import type { Backend } from '../sync/backend.js';
 import { SyncLoop } from '../sync/sync-loop.js';
@@ -128,12 +127,15 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   if (isStreamSource(source)) {
     if (config.listen || config.globalListen)
       throw new Error('serving a stream needs an in-process core, not --connect');
-    done = watchLocalState(
-      source.address,
-      (state, info) => {
-        for (const p of publish) p(state, info.changes, info.revision);
-      },
-      { signal: abort.signal },
+    // gRPC (~18 MiB) is loaded only by a program that reads a core's stream (`--connect`).
+    done = import('../stream/client/client.js').then(({ watchLocalState }) =>
+      watchLocalState(
+        source.address,
+        (state, info) => {
+          for (const p of publish) p(state, info.changes, info.revision);
+        },
+        { signal: abort.signal },
+      ),
     );
   } else {
     const running = new Core({

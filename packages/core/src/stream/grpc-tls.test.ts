@@ -12,7 +12,7 @@ import type { StreamObserver } from './server/server-session.js';
 import { everything, harness } from './testdata/harness.js';
 import { makeTestPki, type TestPki } from './testdata/pki.js';
 import { aRichGlobalSnapshot } from './testing-fixtures.js';
-import { channelCredentials } from './tls.js';
+import { channelCredentials } from './credentials.js';
 
 const h = harness();
 const pkiDir = harness();

@@ -1,4 +1,3 @@
-import { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ErrorCodes, KpngError, toError } from '../util/errors.js';
@@ -51,15 +50,4 @@ export async function readStreamTls(files: StreamTlsFiles): Promise<StreamTls> {
     );
   }
   return tls;
-}
-
-/** TLS that requires a client certificate signed by `tls.ca`. */
-export function serverCredentials(tls: StreamTls | undefined): ServerCredentials {
-  if (!tls) return ServerCredentials.createInsecure();
-  return ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true);
-}
-
-/** TLS that verifies the server against `tls.ca` and presents this client's certificate. */
-export function channelCredentials(tls: StreamTls | undefined): ChannelCredentials {
-  return tls ? ChannelCredentials.createSsl(tls.ca, tls.key, tls.cert) : ChannelCredentials.createInsecure();
 }

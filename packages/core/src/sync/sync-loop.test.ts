@@ -4,6 +4,7 @@ import { ProxyHealth } from '../health/proxy-health.js';
 import { createCoreMetrics } from '../metrics/core-metrics.js';
 import { serviceKey, type IPFamily, type ServiceKey } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
+import { ErrorCodes, KpngError } from '../util/errors.js';
 import { FakeClock } from '../util/fake-clock.js';
 import type { Backend, SyncRequest } from './backend.js';
 import { aLocalEndpoint, aLocalPort, aLocalService, aNodeLocalState, familyEndpoints } from './local-state-fixtures.js';
@@ -22,6 +23,8 @@ class FakeBackend implements Backend {
   readonly requests: Array<SyncRequest & { readonly at: number }> = [];
   setupCalls = 0;
   failNext = 0;
+  /** What the next failures throw (default: a plain Error). */
+  failWith: () => Error = () => new Error('nft: transaction failed');
   syncMs = 0;
 
   constructor(
@@ -38,7 +41,7 @@ class FakeBackend implements Backend {
     if (this.syncMs > 0) await new Promise<void>((r) => this.clock.setTimeout(r, this.syncMs));
     if (this.failNext > 0) {
       this.failNext--;
-      throw new Error('nft: transaction failed');
+      throw this.failWith();
     }
   }
 
@@ -264,6 +267,27 @@ describe('SyncLoop failures', () => {
     const retry = h.backend.requests[2]!;
     expect([...retry.changes.updatedServices!]).toEqual([a]);
     expect(retry.changes.triggerTimes.get(a)).toHaveLength(1);
+  });
+
+  it('counts a sync whose kernel write timed out as a failure and as a write timeout, and retries it in full', async () => {
+    const h = await setup();
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(MIN);
+    expect(await h.series('kpng_sync_write_timeouts_total{backend="fake"}')).toBeUndefined();
+    h.backend.failNext = 2;
+    h.backend.failWith = () => new KpngError(ErrorCodes.WriteTimedOut, 'nft -f did not finish within 60000 ms');
+    h.loop.offer(aNodeLocalState(), changed([a]), 2);
+    await h.clock.tick(0);
+    h.backend.failWith = () => new KpngError(ErrorCodes.SyncFailed, 'nft: transaction failed');
+    await h.clock.tick(SYNC_PERIOD);
+    expect(await h.series('kpng_sync_failures_total{backend="fake"}')).toBe(2);
+    expect(await h.series('kpng_sync_write_timeouts_total{backend="fake"}')).toBe(1);
+    await h.clock.tick(SYNC_PERIOD);
+    expect(h.summary().slice(1)).toEqual([
+      { at: MIN, full: false, revision: 2 },
+      { at: MIN + SYNC_PERIOD, full: true, revision: 2 },
+      { at: MIN + 2 * SYNC_PERIOD, full: true, revision: 2 },
+    ]);
   });
 
   it('keeps trigger times of a failed sync and observes them, retry delay included, on success', async () => {

@@ -4,6 +4,8 @@ export const ErrorCodes = {
   InvalidFile: 'INVALID_FILE',
   InvalidConfig: 'INVALID_CONFIG',
   SyncFailed: 'SYNC_FAILED',
+  /** A sync failed because a kernel write did not finish within the backend's timeout (it was killed). */
+  WriteTimedOut: 'WRITE_TIMED_OUT',
   StreamClosed: 'STREAM_CLOSED',
   Unavailable: 'UNAVAILABLE',
 } as const;

@@ -18,7 +18,13 @@ const full = fullSyncRequest;
 const partial = partialSyncRequest;
 
 function setup(
-  options: { families?: ('IPv4' | 'IPv6')[]; now?: () => number; flavour?: 'legacy' | 'nft'; ruleLimit?: number } = {},
+  options: {
+    families?: ('IPv4' | 'IPv6')[];
+    now?: () => number;
+    flavour?: 'legacy' | 'nft';
+    ruleLimit?: number;
+    writeTimeoutMs?: number;
+  } = {},
 ) {
   const fake = new FakeIptables({ flavour: options.flavour ?? 'legacy' });
   const log = new RecordingLogger();
@@ -31,6 +37,7 @@ function setup(
     families: options.families ?? ['IPv4'],
     ...(options.now ? { now: options.now } : {}),
     ...(options.ruleLimit ? { nftFlavourRuleLimit: options.ruleLimit } : {}),
+    ...(options.writeTimeoutMs ? { writeTimeoutMs: options.writeTimeoutMs } : {}),
   });
   return { fake, registry, backend, log };
 }
@@ -150,6 +157,37 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(declaredNat(retry)).toContain(dns.cluster);
     expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
     expect(fake.chain('IPv4', 'filter', 'INPUT')).toHaveLength(4);
+  });
+
+  it('a restore that hangs past writeTimeoutMs is killed: a failed sync, counted as a write timeout, retried in full', async () => {
+    const { fake, registry, backend } = setup({ writeTimeoutMs: 50 });
+    await backend.sync(full(nodeState(services(['a', 'c']))));
+    const rulesBefore = fake.save('IPv4');
+    fake.hangNext('restore');
+    await expect(backend.sync(partial(nodeState(services(['b'])), ['web'], 2))).rejects.toMatchObject({
+      code: 'WRITE_TIMED_OUT',
+      message: expect.stringMatching(/iptables-restore -w 5 --noflush did not finish within 50 ms: killed/),
+    });
+    expect(fake.save('IPv4')).toBe(rulesBefore);
+    expect(await registry.metrics()).toMatch(
+      /kubeproxy_sync_proxy_rules_iptables_restore_failures_total\{ip_family="IPv4"\} 1/,
+    );
+    await backend.sync(partial(nodeState(services(['b'])), ['web'], 3));
+    expect(fake.restores.at(-1)?.input).toMatch(/KUBE-PROXY-CANARY/); // full
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
+  });
+
+  it('an iptables-save the first sync waits for that hangs is killed too: a write timeout, and the retry works', async () => {
+    const { fake, registry, backend } = setup({ writeTimeoutMs: 50 });
+    fake.hangNext('save');
+    await expect(backend.sync(full(nodeState(services(['a']))))).rejects.toMatchObject({
+      code: 'WRITE_TIMED_OUT',
+      message: expect.stringMatching(/iptables-save did not finish within 50 ms: killed/),
+    });
+    expect(fake.restores).toEqual([]);
+    expect(await registry.metrics()).not.toMatch(/restore_failures_total\{ip_family="IPv4"\} [1-9]/);
+    await backend.sync(full(nodeState(services(['a']))));
+    expect(fake.chain('IPv4', 'nat', web.cluster)?.filter((r) => r.includes('-j KUBE-SEP-'))).toHaveLength(1);
   });
 
   it('a restore the kernel refuses half-way keeps the nat rules as they were', async () => {

@@ -28,6 +28,7 @@ import {
 } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { IptablesClient, savedTable } from '../iptables/client.js';
+import { ExecTimeoutError } from '../iptables/errors.js';
 import { processExecer } from '../iptables/exec.js';
 import { resolveConfig, type IptablesConfig } from '../render/config.js';
 import { renderContext } from '../render/context.js';
@@ -36,7 +37,7 @@ import { localhostNodePorts } from '../render/skeleton.js';
 import { cleanupFamily } from './cleanup.js';
 import { FamilyProgrammer, type Draft, type FamilyPlan, type SavedTables } from './family-programmer.js';
 import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
-import type { IptablesBackendOptions } from './options.js';
+import { DEFAULT_WRITE_TIMEOUT_MS, type IptablesBackendOptions } from './options.js';
 import { nftFlavourWarning } from './scale-warning.js';
 
 export class IptablesBackend implements Backend {
@@ -65,6 +66,7 @@ export class IptablesBackend implements Backend {
     this.client = new IptablesClient({
       execer,
       flavour: this.config.flavour,
+      timeoutMs: options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
       ...(options.netns === undefined ? {} : { netns: options.netns }),
     });
     this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
@@ -115,6 +117,17 @@ export class IptablesBackend implements Backend {
   }
 
   async sync(req: SyncRequest): Promise<SyncOutcome> {
+    try {
+      return await this.#sync(req);
+    } catch (e) {
+      // A read the sync waits for (iptables-save, a canary probe) hung and was killed: a timeout too.
+      if (!(e instanceof ExecTimeoutError)) throw e;
+      for (const programmer of this.#programmers) programmer.reset();
+      throw new KpngError(ErrorCodes.WriteTimedOut, `iptables sync failed: ${e.message}`, { cause: e });
+    }
+  }
+
+  async #sync(req: SyncRequest): Promise<SyncOutcome> {
     await this.#detect();
     const started = performance.now();
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
@@ -176,7 +189,7 @@ export class IptablesBackend implements Backend {
           },
         );
         throw new KpngError(
-          ErrorCodes.SyncFailed,
+          e instanceof ExecTimeoutError ? ErrorCodes.WriteTimedOut : ErrorCodes.SyncFailed,
           `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`,
           { cause: e },
         );

@@ -4,11 +4,25 @@ import type { Execer } from '../iptables/exec.js';
 import type { IptablesConfigInput } from '../render/config.js';
 import type { IptablesMetrics } from './metrics.js';
 
+/**
+ * Five minutes: an s10k iptables-legacy restore takes 43 s here and took up to 112 s in reference
+ * runs (README), and a timeout shorter than a legitimate restore would kill it on every retry, so
+ * the node would never converge. A hung restore is still ended, where before it held the sync loop
+ * for good.
+ */
+export const DEFAULT_WRITE_TIMEOUT_MS = 300_000;
+
 export interface IptablesBackendOptions extends IptablesConfigInput {
   /** Where processes (`iptables-restore`, `iptables`, `conntrack`...) start. Default: execa. */
   readonly execer?: Execer;
   /** Program the tables of this network namespace (`ip netns add`'s NAME, entered with `nsenter --net=/run/netns/NAME …`). */
   readonly netns?: string;
+  /**
+   * Kill an iptables command (a restore, a save, a check) still running after this many ms
+   * (default {@link DEFAULT_WRITE_TIMEOUT_MS}): the sync fails (counted, also in
+   * `kpng_sync_write_timeouts_total`) and the retry is a full restore.
+   */
+  readonly writeTimeoutMs?: number;
   /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
   readonly conntrack?: ConntrackCleaner | false;
   /** IptablesMetrics, or a prom-client Registry to register kube-proxy's iptables metrics on. */

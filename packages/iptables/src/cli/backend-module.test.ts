@@ -33,6 +33,7 @@ describe('parseIptablesFlags', () => {
       values: { 'masquerade-all': true, 'masquerade-bit': '3', 'ip-families': 'IPv6' },
       expected: { masqueradeAll: true, masqueradeBit: 3, families: ['IPv6'] },
     },
+    { values: { 'write-timeout': '2s' }, expected: { writeTimeoutMs: 2_000 } },
   ];
   it.each(good)('$values', ({ values, expected }) => {
     expect(parseIptablesFlags(values)).toMatchObject(expected);
@@ -51,6 +52,7 @@ describe('parseIptablesFlags', () => {
       values: { 'detect-local-mode': 'BridgeInterface', 'pod-bridge-interface': 'br0 -j ACCEPT' },
       message: /bad bridge interface name/,
     },
+    { values: { 'write-timeout': '5' }, message: /--write-timeout: invalid duration "5"/ },
   ];
   it.each(bad)('refuses $values', ({ values, message }) => {
     expect(() => parseIptablesFlags(values)).toThrow(UsageError);

@@ -8,7 +8,9 @@ import {
   defineBackend,
   LOCAL_DETECTOR_FLAGS,
   parseLocalDetector,
+  parseWriteTimeout,
   UsageError,
+  WRITE_TIMEOUT_FLAG,
   type FlagValues,
   type IPFamily,
 } from '@kpng/core';
@@ -24,8 +26,11 @@ function bool(values: FlagValues, name: string, fallback: boolean): boolean {
   throw new UsageError(`--${name} takes true or false, not ${JSON.stringify(value)}`);
 }
 
+/** What the flags configure: the rendering, and how long an iptables command may run. */
+export type IptablesFlagConfig = IptablesConfig & { readonly writeTimeoutMs?: number };
+
 /** The iptables backend's own flags to its configuration; every problem is a UsageError naming the flag. */
-export function parseIptablesFlags(values: FlagValues): IptablesConfig {
+export function parseIptablesFlags(values: FlagValues): IptablesFlagConfig {
   const nodePorts = text(values, 'nodeport-addresses');
   const families = csvFlag(text(values, 'ip-families'));
   if (families.some((f) => f !== 'IPv4' && f !== 'IPv6')) throw new UsageError('--ip-families takes IPv4, IPv6');
@@ -34,22 +39,25 @@ export function parseIptablesFlags(values: FlagValues): IptablesConfig {
     throw new UsageError('--iptables-flavour takes auto, legacy or nft');
   const rawBit = text(values, 'masquerade-bit');
   try {
-    return resolveConfig({
-      ...(families.length > 0 ? { families: families as IPFamily[] } : {}),
-      nodePortAddresses: nodePorts === 'primary' ? 'primary' : csvFlag(nodePorts),
-      localhostNodePorts: bool(values, 'iptables-localhost-nodeports', true),
-      localDetector: parseLocalDetector(values),
-      masqueradeAll: values['masquerade-all'] === true,
-      ...(rawBit === undefined ? {} : { masqueradeBit: Number(rawBit) }),
-      conntrackTCPLiberal: values['conntrack-tcp-be-liberal'] === true,
-      flavour: flavour as IptablesFlavour,
-    });
+    return {
+      ...parseWriteTimeout(values),
+      ...resolveConfig({
+        ...(families.length > 0 ? { families: families as IPFamily[] } : {}),
+        nodePortAddresses: nodePorts === 'primary' ? 'primary' : csvFlag(nodePorts),
+        localhostNodePorts: bool(values, 'iptables-localhost-nodeports', true),
+        localDetector: parseLocalDetector(values),
+        masqueradeAll: values['masquerade-all'] === true,
+        ...(rawBit === undefined ? {} : { masqueradeBit: Number(rawBit) }),
+        conntrackTCPLiberal: values['conntrack-tcp-be-liberal'] === true,
+        flavour: flavour as IptablesFlavour,
+      }),
+    };
   } catch (e) {
     throw e instanceof UsageError ? e : new UsageError((e as Error).message);
   }
 }
 
-export const backend = defineBackend<IptablesConfig>({
+export const backend = defineBackend<IptablesFlagConfig>({
   name: 'iptables',
   program: 'kpng-iptables',
   proxyMode: 'iptables',
@@ -81,6 +89,7 @@ export const backend = defineBackend<IptablesConfig>({
       default: 'auto',
     },
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6', default: 'both' },
+    ...WRITE_TIMEOUT_FLAG,
   },
   parseFlags: parseIptablesFlags,
   create: (config, ctx) =>

@@ -8,29 +8,41 @@ import type { IPFamily } from '@kpng/core';
 import type { IptablesFlavour } from '../render/config.js';
 import type { Table } from '../render/skeleton.js';
 import { command, flavourOf, type Tool } from './commands.js';
-import { RestoreError } from './errors.js';
+import { ExecTimeoutError, RestoreError } from './errors.js';
 import type { Execer, ExecResult } from './exec.js';
 
 export interface IptablesClientOptions {
   readonly execer: Execer;
   readonly flavour: IptablesFlavour;
   readonly netns?: string;
+  /** Kill any command still running after this many ms (default: none) and throw `ExecTimeoutError`. */
+  readonly timeoutMs?: number;
 }
 
 export class IptablesClient {
   readonly flavour: IptablesFlavour;
   readonly #execer: Execer;
   readonly #prefix: readonly string[];
+  readonly #timeoutMs: number | undefined;
 
   constructor(options: IptablesClientOptions) {
+    this.#timeoutMs = options.timeoutMs;
     this.flavour = options.flavour;
     this.#execer = options.execer;
     this.#prefix = options.netns === undefined ? [] : netnsPrefix(options.netns);
   }
 
-  /** Runs any command in the client's namespace. */
-  run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
-    return this.#execer.run([...this.#prefix, ...argv], stdin);
+  /** Runs any command in the client's namespace (killed after the client's timeout). */
+  async run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
+    const ms = this.#timeoutMs;
+    if (ms === undefined) return this.#execer.run([...this.#prefix, ...argv], stdin);
+    // The abort signal every execer honours (execa: SIGTERM, then SIGKILL 5 s later).
+    const timeout = AbortSignal.timeout(ms);
+    try {
+      return await this.#execer.run([...this.#prefix, ...argv], stdin, timeout);
+    } catch (e) {
+      throw timeout.aborted ? new ExecTimeoutError(argv, ms, { cause: e }) : e;
+    }
   }
 
   #tool(family: IPFamily, tool: Tool, args: readonly string[], stdin = ''): Promise<ExecResult> {

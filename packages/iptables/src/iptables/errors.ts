@@ -24,3 +24,14 @@ export function failedLine(stderr: string): number | undefined {
   const match = /line:? (\d+)/.exec(stderr);
   return match === null ? undefined : Number(match[1]);
 }
+
+/**
+ * A command that did not finish within the client's timeout and was killed. A killed
+ * `iptables-restore` may have committed some of its tables (each `COMMIT` is atomic on its own).
+ */
+export class ExecTimeoutError extends Error {
+  constructor(argv: readonly string[], ms: number, options?: ErrorOptions) {
+    super(`${argv.join(' ')} did not finish within ${ms} ms: killed`, options);
+    this.name = 'ExecTimeoutError';
+  }
+}

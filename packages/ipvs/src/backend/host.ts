@@ -23,11 +23,13 @@ export class NodeHost {
 
   async addresses(): Promise<string[]> {
     const { stdout } = await this.#run(['ip', '-j', 'addr', 'show', 'dev', DUMMY_LINK]);
-    const links = JSON.parse(stdout || '[]') as { addr_info?: { local?: string; scope?: string }[] }[];
-    return links
-      .flatMap((l) => l.addr_info ?? [])
-      .filter((a) => a.scope !== 'link')
-      .flatMap((a) => (a.local === undefined ? [] : [a.local]));
+    return parseLink(stdout).addresses;
+  }
+
+  /** kube-ipvs0's state for the drift check: undefined when it does not exist. */
+  async inspectLink(): Promise<{ up: boolean; addresses: string[] } | undefined> {
+    const result = await this.#run(['ip', '-j', 'addr', 'show', 'dev', DUMMY_LINK], '', false);
+    return result.exitCode === 0 ? parseLink(result.stdout) : undefined;
   }
 
   /** Adds and removes addresses in one `ip -batch` process. */
@@ -68,4 +70,16 @@ export class NodeHost {
       throw new Error(`${full.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim()}`);
     return result;
   }
+}
+
+/** `ip -j addr show dev kube-ipvs0`: whether it is up, and its addresses (not the link-local ones). */
+function parseLink(stdout: string): { up: boolean; addresses: string[] } {
+  const links = JSON.parse(stdout || '[]') as { flags?: string[]; addr_info?: { local?: string; scope?: string }[] }[];
+  return {
+    up: links.some((l) => l.flags?.includes('UP') === true),
+    addresses: links
+      .flatMap((l) => l.addr_info ?? [])
+      .filter((a) => a.scope !== 'link')
+      .flatMap((a) => (a.local === undefined ? [] : [a.local])),
+  };
 }

@@ -1,4 +1,4 @@
-import type { Backend, IPFamily, Logger, SyncRequest } from '@kpng/core';
+import type { Backend, DriftKinds, IPFamily, Logger, SyncOutcome, SyncRequest } from '@kpng/core';
 import { createNftClient, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
@@ -10,6 +10,7 @@ import { describeOperation, type DiffResult, diffTables, type IpvsOperation } fr
 import { filterTable } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
+import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
 import { cidrMatcher } from '../render/cidr-matcher.js';
 import { NodeHost } from './host.js';
 import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
@@ -26,6 +27,8 @@ const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug:
  * the nftables table and the addresses on kube-ipvs0. IPVS has no transactions: a failed call
  * throws, the applied table is dropped, and core's retry (a full sync) re-reads the kernel and
  * converges. Real servers that leave drain at weight 0 until their connections end.
+ * `check` looks for what another program removed (see `drift.ts`); the full sync it triggers
+ * repairs it and reports the kinds.
  */
 export class IpvsBackend implements Backend {
   readonly name = 'ipvs';
@@ -45,6 +48,9 @@ export class IpvsBackend implements Backend {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #excluded: (ip: string) => boolean;
   readonly #nftTables: Record<IPFamily, NftTableState> = { IPv4: new NftTableState(), IPv6: new NftTableState() };
+  readonly #driftProbe: IpvsDriftProbe;
+  /** Drift found by `check` and not yet repaired by a full sync. */
+  #drift: IpvsDriftKind[] = [];
 
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
@@ -57,6 +63,7 @@ export class IpvsBackend implements Backend {
     this.#excluded = cidrMatcher(this.config.excludeCIDRs);
     this.#kernel = options.kernel;
     this.#nft = options.nft;
+    this.#driftProbe = new IpvsDriftProbe(options.driftWindow);
   }
 
   async setup(): Promise<void> {
@@ -79,8 +86,32 @@ export class IpvsBackend implements Backend {
     this.#drainTimer.unref();
   }
 
-  sync(req: SyncRequest): Promise<void> {
+  sync(req: SyncRequest): Promise<SyncOutcome> {
     return this.#serial(() => this.#sync(req));
+  }
+
+  /**
+   * Did another program remove what the last sync programmed? One IPVS dump plus a window of real
+   * server reads, one `ip` and one check-mode `nft` call; never changes the kernel (`drift.ts`).
+   */
+  check(): Promise<DriftKinds> {
+    return this.#serial(async () => {
+      const applied = this.#applied;
+      const addresses = this.#addresses;
+      const nft = this.#nft;
+      // Nothing applied yet, or the last sync failed: the next (full) sync rewrites everything anyway.
+      if (applied === undefined || addresses === undefined || nft === undefined) return [];
+      const kinds = [
+        ...this.#driftProbe.probe(this.#kernelSeam(), applied.entries, (vs) => this.#owned(vs)),
+        ...addressDrift(await this.#host.inspectLink(), addresses),
+        ...(await nftDrift(
+          nft,
+          FAMILIES.map((f) => this.#nftTables[f]),
+        )),
+      ];
+      this.#drift = [...new Set([...this.#drift, ...kinds])];
+      return kinds;
+    });
   }
 
   /** Deletes real servers at weight 0 whose connections have ended (also run on a timer). */
@@ -96,12 +127,15 @@ export class IpvsBackend implements Backend {
     });
   }
 
-  async #sync(req: SyncRequest): Promise<void> {
+  async #sync(req: SyncRequest): Promise<SyncOutcome> {
     const kernel = this.#kernelSeam();
     const nft = this.#nft;
     if (nft === undefined) throw new Error('IpvsBackend.setup() was not called');
     const desired = renderDesired(req.state, this.config);
     try {
+      // A full sync re-reads the kernel and rewrites the nft tables: it repairs any drift, and
+      // kube-ipvs0 too (another program may have deleted it or set it down).
+      if (req.full) await this.#host.ensureDummyLink();
       if (req.full || this.#applied === undefined) this.#applied = AppliedTable.read(kernel);
       const applied = this.#applied;
       for (const key of this.#draining.keys()) applied.refresh(kernel, key);
@@ -123,13 +157,18 @@ export class IpvsBackend implements Backend {
       this.#draining = draining;
       this.#lastState = req.state;
       this.#observeTable(desired, applied, draining);
+      // Only a full sync repairs what `check` found (a partial one, e.g. the drain timer's, does not).
+      const repaired = req.full ? this.#drift : [];
+      if (req.full) this.#drift = [];
       this.#log.info('synced', {
         revision: req.revision,
         full: req.full,
         operations: operations.length,
         virtualServers: desired.virtualServers.size,
         draining: draining.size,
+        ...(repaired.length > 0 ? { repaired } : {}),
       });
+      return repaired.length > 0 ? { repaired } : {};
     } catch (error) {
       // The kernel may now differ from what we believe: the retry re-reads it.
       this.#applied = undefined;

@@ -17,6 +17,8 @@ export interface IpvsBackendOptions {
   readonly execer?: Execer;
   /** How often real servers at weight 0 are checked for remaining connections; default 30 s. */
   readonly drainIntervalMs?: number;
+  /** How many virtual servers' real servers one drift check reads (in turn); default 512. */
+  readonly driftWindow?: number;
   /** Where the backend's metrics go (the program's registry, served on /metrics); none when absent. */
   readonly metrics?: Registry | IpvsMetrics;
   /** Core's structured logger; silent when absent. */

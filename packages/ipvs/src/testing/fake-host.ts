@@ -6,6 +6,8 @@ import type { Execer, ExecResult } from '@kpng/nft/nftables';
  */
 export class FakeHostExecer implements Execer {
   link = false;
+  /** `ip link set kube-ipvs0 up` sets it; a test sets it false as `ip link set … down` would. */
+  up = false;
   readonly addresses = new Set<string>();
   readonly sysctls = new Map<string, string>();
   readonly commands: string[] = [];
@@ -20,13 +22,21 @@ export class FakeHostExecer implements Execer {
       return this.link ? ok('kube-ipvs0') : fail('Device "kube-ipvs0" does not exist.');
     if (line === 'ip link add kube-ipvs0 type dummy')
       return this.link ? fail('RTNETLINK answers: File exists') : ((this.link = true), ok());
-    if (line === 'ip link set kube-ipvs0 up') return this.link ? ok() : fail('Cannot find device "kube-ipvs0"');
+    if (line === 'ip link set kube-ipvs0 up')
+      return this.link ? ((this.up = true), ok()) : fail('Cannot find device "kube-ipvs0"');
     if (line === 'ip link del kube-ipvs0')
-      return this.link ? ((this.link = false), this.addresses.clear(), ok()) : fail('Cannot find device');
+      return this.link
+        ? ((this.link = false), (this.up = false), this.addresses.clear(), ok())
+        : fail('Cannot find device');
     if (line === 'ip -j addr show dev kube-ipvs0') {
+      if (!this.link) return fail('Device "kube-ipvs0" does not exist.');
       return ok(
         JSON.stringify([
-          { ifname: 'kube-ipvs0', addr_info: [...this.addresses].map((local) => ({ local, scope: 'global' })) },
+          {
+            ifname: 'kube-ipvs0',
+            flags: this.up ? ['BROADCAST', 'NOARP', 'UP', 'LOWER_UP'] : ['BROADCAST', 'NOARP'],
+            addr_info: [...this.addresses].map((local) => ({ local, scope: 'global' })),
+          },
         ]),
       );
     }

@@ -7,7 +7,9 @@ import type { IPFamily, NodeLocalState, SyncRequest } from '@kpng/core';
 import { Lab, type NetworkNamespace, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpvsBackend } from '../../src/backend/ipvs-backend.js';
+import type { IpvsBackendOptions } from '../../src/backend/options.js';
 import { type E2eScenario, SCTP_PORT } from '../scenarios.js';
+import { describeFaults } from './faults.js';
 
 const ECHO = 8080;
 const HOLD = 9090;
@@ -33,6 +35,7 @@ const address = (name: string, family: IPFamily, kind: 'cluster' | 'external' | 
 describe('IpvsBackend on a real kernel: traffic through the lab', () => {
   let lab: Lab;
   let backend: IpvsBackend;
+  let options: IpvsBackendOptions;
   let revision = 1;
   let sctpServer: ReturnType<NetworkNamespace['spawn']> | undefined;
   const from = (who: 'a' | 'node' | 'external'): NetworkNamespace =>
@@ -58,11 +61,12 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     sctpServer = lab
       .pod('pod-b')
       .namespace.spawn(['socat', `SCTP6-LISTEN:${SCTP_PORT},fork,reuseaddr,ipv6only=0`, 'SYSTEM:echo sctp pod-b']);
-    backend = new IpvsBackend({
+    options = {
       netns: lab.node.namespace.name,
       config: { clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'], tcpFinTimeout: 1 },
       drainIntervalMs: 3_600_000,
-    });
+    };
+    backend = new IpvsBackend(options);
     await backend.setup();
     await backend.sync(request(scenario.initial, true, revision++));
   });
@@ -200,6 +204,15 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
     } finally {
       await client.stop();
     }
+  });
+
+  describeFaults({
+    lab: () => lab,
+    backend: () => backend,
+    options: () => options,
+    scenario,
+    sync: (b, state, full) => b.sync(request(state, full, revision++)),
+    address: (name, kind = 'cluster') => address(name, 'IPv4', kind),
   });
 
   it('cleanup removes the virtual servers, the nftables tables and kube-ipvs0', async () => {

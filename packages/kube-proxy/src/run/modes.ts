@@ -17,6 +17,8 @@ import { KPNG_TABLE, nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
   readonly netns?: string;
+  /** Kill a kernel command still running after this many ms (KPNG_WRITE_TIMEOUT; default: the backend's). */
+  readonly writeTimeoutMs?: number;
   readonly registry?: Registry;
   /** The OS this runs on (default `process.platform`): each mode cleans up only where it can have programmed anything. */
   readonly platform?: NodeJS.Platform;
@@ -38,6 +40,7 @@ const nftables: ProxyModeBackend = {
     const backend = new NftBackend({
       ...options,
       ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
       ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
     });
     return { backend, warnings };
@@ -64,6 +67,7 @@ const iptables: ProxyModeBackend = {
     const backend = new IptablesBackend({
       ...options,
       ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
       ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
     });
     return { backend, warnings };

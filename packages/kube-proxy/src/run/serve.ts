@@ -5,9 +5,10 @@
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { nodeName as toNodeName, type Logger } from '@kpng/core';
+import { nodeName as toNodeName, parseDurationMs, type Logger } from '@kpng/core';
 import {
   healthCheckAddressesFor,
+  programHealthCheckAddresses,
   KubeEventRecorder,
   KubeSource,
   loadKubeConfig,
@@ -53,7 +54,13 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
   registerBuildInfo(registry, ctx.version);
-  const { backend, warnings } = mode.create(config, { ...(netns !== undefined ? { netns } : {}), registry });
+  const writeTimeout = ctx.env['KPNG_WRITE_TIMEOUT'] || undefined;
+  const { backend, warnings } = mode.create(config, {
+    ...(netns !== undefined ? { netns } : {}),
+    // kube-proxy has no such setting: the environment, as KPNG_NETNS (tests use a short one).
+    ...(writeTimeout !== undefined ? { writeTimeoutMs: parseDurationMs(writeTimeout) } : {}),
+    registry,
+  });
   for (const warning of warnings) log.warn(warning);
 
   // Upstream's EventBroadcaster (events.k8s.io/v1), reporting as `kube-proxy`; Node events name the
@@ -120,7 +127,10 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
     // Upstream opens health-check node ports on the nodePortAddresses (nftables: the primary IPs).
-    healthCheckAddresses: healthCheckAddressesFor(config.nodePortAddresses),
+    // With KPNG_NETNS those are another namespace's addresses, which this process's sockets cannot
+    // bind (EADDRNOTAVAIL at every sync): loopback, as every kpng program with --netns.
+    healthCheckAddresses:
+      netns !== undefined ? programHealthCheckAddresses(netns)! : healthCheckAddressesFor(config.nodePortAddresses),
     minSyncPeriodMs: section.minSyncPeriod,
     syncPeriodMs: section.syncPeriod,
     fullSyncPeriodMs: FULL_SYNC_PERIOD_MS,
@@ -146,6 +156,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   configWatch?.close();
   ctx.signal.removeEventListener('abort', forward);
   await kpng.stop();
+  events.close();
   if (configChanged) throw new ConfigChangedError();
   return outcome === 'source failed' ? 1 : 0;
 }

@@ -1,9 +1,9 @@
-// A fault case's world with the compat kube-proxy as a child process: a lab (pod-a the client,
+// A fault case's world with a program as a child process: a lab (pod-a the client,
 // pod-b an echo server that also holds connections), the lab's API server with the `web` Service
 // (an echo port and a hold port) and its slice, and the child, started and answering.
 import { FakeApiServer, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
-import { ChildKubeProxy, type ChildOptions } from './child-program.js';
+import { ChildProgram, type ChildOptions } from './child-program.js';
 
 /** The Service port whose connections stay open (pod-b's hold port behind it). */
 export const HOLD_SERVICE_PORT = 81;
@@ -12,7 +12,7 @@ const HOLD_PORT = 9090;
 export interface ChildCluster {
   readonly lab: Lab;
   readonly server: FakeApiServer;
-  readonly proxy: ChildKubeProxy;
+  readonly program: ChildProgram;
   close(): Promise<void>;
 }
 
@@ -48,9 +48,9 @@ export async function startChildCluster(options: Omit<ChildOptions, 'netns' | 'k
   let lab: Lab | undefined;
   let server: FakeApiServer | undefined;
   let kubeconfig: LabKubeconfig | undefined;
-  let proxy: ChildKubeProxy | undefined;
+  let program: ChildProgram | undefined;
   const close = async (): Promise<void> => {
-    await proxy?.close();
+    await program?.close();
     await lab?.delete();
     await server?.close();
     await kubeconfig?.remove();
@@ -63,11 +63,11 @@ export async function startChildCluster(options: Omit<ChildOptions, 'netns' | 'k
     server.create(holdingService());
     server.create(holdingSlice(lab));
     kubeconfig = await kubeconfigFor(server);
-    proxy = await ChildKubeProxy.create({ ...options, netns: lab.node.namespace.name, kubeconfig });
-    proxy.start();
-    const started = proxy;
+    program = await ChildProgram.create({ ...options, netns: lab.node.namespace.name, kubeconfig });
+    program.start();
+    const started = program;
     await untilServing(lab, 20_000, () => `logs:\n${started.logs().slice(-3_000)}`);
-    return { lab, server, proxy, close };
+    return { lab, server, program, close };
   } catch (e) {
     await close();
     throw e;

@@ -1,6 +1,7 @@
-// The compat `kube-proxy` as a real child process (the compiled `dist/cli/main.js`, as shipped),
-// for the cases an in-process program cannot show: `kill -9` and a PATH with shimmed kernel tools.
-// It programs the lab's node namespace only (KPNG_NETNS, always set); status servers on loopback.
+// A program as a real child process (the compiled `dist/cli/main.js`, as shipped): the compat
+// `kube-proxy` (nftables or iptables mode) or `kpng-nft` / `kpng-iptables`, for the cases an
+// in-process program cannot show: `kill -9` and a PATH with shimmed kernel tools. It programs the
+// lab's node namespace only (KPNG_NETNS, or --netns: always set); status servers on loopback.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,80 +12,85 @@ import type { LabKubeconfig } from '@kpng/lab';
 import { NODE_NAME } from '../objects.js';
 import { freePort } from '../free-port.js';
 import { kubeProxyConfigYaml } from './kube-proxy-config.js';
+import { kpngArgv, type ProgramName } from './program-args.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** Each program's compiled entry point (its package's `bin`). */
+const MAIN: Record<ProgramName, string> = {
+  'kube-proxy nftables': fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)),
+  'kube-proxy iptables': fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)),
+  'kpng-nft': fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/nft/package.json'))),
+  'kpng-iptables': fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/iptables/package.json'))),
+};
 
-/** The child, in the node namespace only (KPNG_NETNS), with `path` as its PATH. */
-function spawnKubeProxy(args: readonly string[], netns: string, path: string) {
-  return execa(process.execPath, [MAIN, ...args], {
-    reject: false,
-    buffer: false,
-    stdin: 'ignore',
-    all: true,
-    env: { KPNG_NETNS: netns, PATH: path },
-  });
+/** The child: its flags and environment put it in the node namespace (see ChildProgram). */
+function spawnProgram(main: string, args: readonly string[], env: Readonly<Record<string, string>>) {
+  return execa(process.execPath, [main, ...args], { reject: false, buffer: false, stdin: 'ignore', all: true, env });
 }
 
 export interface ChildOptions {
-  readonly mode: 'nftables' | 'iptables';
+  readonly program: ProgramName;
   /** The node namespace: the child never programs any other. */
   readonly netns: string;
   readonly kubeconfig: LabKubeconfig;
   readonly syncPeriod: string;
   /** Prepended to PATH (a kernel shim). */
   readonly pathPrefix?: string;
+  /** The backend's kernel write timeout (a duration); default the backend's. */
+  readonly writeTimeout?: string;
 }
 
-/** One kube-proxy child at a time; `start` again after `kill9` or `stop` (same ports, same config). */
-export class ChildKubeProxy {
+/** One child at a time; `start` again after `kill9` or `stop` (same ports, same flags). */
+export class ChildProgram {
   readonly #options: ChildOptions;
   readonly #dir: string;
-  readonly #config: string;
+  readonly #args: readonly string[];
+  /** The compat kube-proxy takes the namespace and the write timeout from its environment. */
+  readonly #env: Readonly<Record<string, string>>;
   readonly healthzUrl: string;
   readonly metricsUrl: string;
-  #child: ReturnType<typeof spawnKubeProxy> | undefined;
+  #child: ReturnType<typeof spawnProgram> | undefined;
   #logs = '';
 
   private constructor(options: ChildOptions, dir: string, metricsPort: number, healthzPort: number) {
     this.#options = options;
     this.#dir = dir;
-    this.#config = join(dir, 'config.yaml');
     this.healthzUrl = `http://127.0.0.1:${healthzPort}/healthz`;
     this.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    const { netns, writeTimeout } = options;
+    if (options.program.startsWith('kube-proxy')) {
+      this.#args = ['--config', join(dir, 'config.yaml'), `--hostname-override=${NODE_NAME}`];
+      this.#env = { KPNG_NETNS: netns, ...(writeTimeout === undefined ? {} : { KPNG_WRITE_TIMEOUT: writeTimeout }) };
+    } else {
+      this.#args = kpngArgv({ ...options, kubeconfigPath: options.kubeconfig.path, metricsPort, healthzPort });
+      this.#env = {};
+    }
   }
 
-  static async create(options: ChildOptions): Promise<ChildKubeProxy> {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx nx run @kpng/kube-proxy:build)`);
+  static async create(options: ChildOptions): Promise<ChildProgram> {
+    const main = MAIN[options.program];
+    if (!existsSync(main)) throw new Error(`${main} is missing: build first (npx nx run-many -t build)`);
     const [metricsPort, healthzPort] = [await freePort(), await freePort()];
-    const child = new ChildKubeProxy(
-      options,
-      await mkdtemp(join(tmpdir(), 'kpng-fault-child-')),
-      metricsPort,
-      healthzPort,
-    );
-    // oomScoreAdj 0: the child must stay as killable as the test runner (upstream's default is -999).
-    const config = kubeProxyConfigYaml({
-      ...options,
-      kubeconfigPath: options.kubeconfig.path,
-      metricsPort,
-      healthzPort,
-    });
-    await writeFile(
-      child.#config,
-      `${config}oomScoreAdj: 0
-`,
-    );
+    const dir = await mkdtemp(join(tmpdir(), 'kpng-fault-child-'));
+    const child = new ChildProgram(options, dir, metricsPort, healthzPort);
+    if (options.program.startsWith('kube-proxy')) {
+      const mode = options.program === 'kube-proxy nftables' ? 'nftables' : 'iptables';
+      // oomScoreAdj 0: the child must stay as killable as the test runner (upstream's default is -999).
+      const config = kubeProxyConfigYaml({
+        ...options,
+        mode,
+        kubeconfigPath: options.kubeconfig.path,
+        metricsPort,
+        healthzPort,
+      });
+      await writeFile(join(dir, 'config.yaml'), `${config}oomScoreAdj: 0\n`);
+    }
     return child;
   }
 
   start(): void {
     if (this.#child !== undefined) throw new Error('already running');
     const path = [this.#options.pathPrefix, process.env['PATH']].filter((p) => p !== undefined).join(':');
-    const child = spawnKubeProxy(
-      ['--config', this.#config, `--hostname-override=${NODE_NAME}`],
-      this.#options.netns,
-      path,
-    );
+    const child = spawnProgram(MAIN[this.#options.program], this.#args, { ...this.#env, PATH: path });
     child.all?.on('data', (chunk: Buffer) => void (this.#logs = (this.#logs + chunk.toString()).slice(-200_000)));
     this.#child = child;
   }

@@ -8,7 +8,10 @@ import { startProgram, type ProgramName, type ProgramOptions, type RunningProgra
 export interface FaultCluster {
   readonly lab: Lab;
   readonly server: FakeApiServer;
+  /** The program running now (see `replaceProgram`). */
   readonly program: RunningProgram;
+  /** Stops the program and starts a fresh one of the same kind, same flags, same namespace. */
+  replaceProgram(): Promise<RunningProgram>;
   /** Stops the program and removes everything (also after a failed start). */
   close(): Promise<void>;
 }
@@ -37,10 +40,27 @@ export async function startFaultCluster(
     server.create(service());
     server.create(endpointSlice([lab.pod('pod-b')]));
     kubeconfig = await kubeconfigFor(server);
-    program = await startProgram(name, { ...options, netns: lab.node.namespace.name, kubeconfig });
+    const programOptions = { ...options, netns: lab.node.namespace.name, kubeconfig };
+    program = await startProgram(name, programOptions);
+    const replaceProgram = async (): Promise<RunningProgram> => {
+      await program?.stop();
+      program = undefined;
+      return (program = await startProgram(name, programOptions));
+    };
     for (let i = 0; i < 60; i++) {
       const r = await lab.probe(lab.pod('pod-a'), { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 500 });
-      if (r.ok) return { lab, server, program, close };
+      if (r.ok) {
+        const current = (): RunningProgram => program!;
+        return {
+          lab,
+          server,
+          get program() {
+            return current();
+          },
+          replaceProgram,
+          close,
+        };
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     throw new Error(`${name} never programmed the ClusterIP; logs:\n${program.logs()}`);

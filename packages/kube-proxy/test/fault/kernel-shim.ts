@@ -41,7 +41,9 @@ echo "$(basename "$0") $mode $* | $(wc -l < "$in") lines: $(grep -v '^#' "$in" |
 case "$mode" in
   fail) rm -f "$in"; echo "$(basename "$0"): injected failure (kpng fault suite): Operation not permitted" >&2; exit 1;;
   missing) rm -f "$in"; echo "sh: 1: $(basename "$0"): not found" >&2; exit 127;;
-  hang*) sleep "\${mode#hang }";;
+  # The sleep does not hold the shim's output open: a program that kills the shim (its write
+  # timeout) would otherwise wait for the orphaned sleep to end before it saw the shim's.
+  hang*) sleep "\${mode#hang }" </dev/null >/dev/null 2>&1;;
 esac
 ${real} "$@" < "$in"
 code=$?

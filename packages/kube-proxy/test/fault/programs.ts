@@ -12,8 +12,9 @@ import { main as kubeProxyMain } from '../../src/index.js';
 import { NODE_NAME } from '../objects.js';
 import { freePort } from '../free-port.js';
 import { kubeProxyConfigYaml } from './kube-proxy-config.js';
+import { kpngArgv, nftTableOf, type ProgramName } from './program-args.js';
 
-export type ProgramName = 'kube-proxy nftables' | 'kpng-nft' | 'kube-proxy iptables' | 'kpng-iptables';
+export type { ProgramName } from './program-args.js';
 
 export interface ProgramOptions {
   readonly netns: string;
@@ -45,10 +46,9 @@ export async function startProgram(name: ProgramName, options: ProgramOptions): 
   let logs = '';
   let dir: string | undefined;
   let running: Promise<number>;
-  let table: string | undefined;
+  const table = nftTableOf(name);
   if (name.startsWith('kube-proxy')) {
     const mode = name === 'kube-proxy nftables' ? 'nftables' : 'iptables';
-    table = mode === 'nftables' ? 'kube-proxy' : undefined;
     dir = await mkdtemp(join(tmpdir(), 'kpng-fault-'));
     const config = join(dir, 'config.yaml');
     await writeFile(
@@ -74,19 +74,8 @@ export async function startProgram(name: ProgramName, options: ProgramOptions): 
   } else {
     const module = name === 'kpng-nft' ? nftBackend : iptablesBackend;
     const pkg = name === 'kpng-nft' ? '@kpng/nft/package.json' : '@kpng/iptables/package.json';
-    table = name === 'kpng-nft' ? 'kpng' : undefined;
     const main = backendProgram(module, new URL(import.meta.resolve(pkg)));
-    const argv = [
-      ['--kubeconfig', options.kubeconfig.path],
-      ['--node-name', NODE_NAME],
-      ['--netns', options.netns],
-      ['--cluster-cidr', '198.18.0.0/22'],
-      ['--min-sync-period', '100ms'],
-      ['--sync-period', options.syncPeriod],
-      ...(options.fullSyncPeriod === undefined ? [] : [['--full-sync-period', options.fullSyncPeriod]]),
-      ['--metrics-bind-address', `127.0.0.1:${metricsPort}`],
-      ['--healthz-bind-address', `127.0.0.1:${healthzPort}`],
-    ].flat();
+    const argv = kpngArgv({ ...options, kubeconfigPath: options.kubeconfig.path, metricsPort, healthzPort });
     running = main(argv, {}, stop.signal);
   }
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;

@@ -1,7 +1,7 @@
 import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { NftError, type Nft, type Transaction } from '../nftables/index.js';
+import { NftError, type Execer, type Nft, type Transaction } from '../nftables/index.js';
 import { FakeNft } from '../nftables/testing.js';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
 import { RecordingLogger, syntheticLocalState } from '@kpng/core/testing';
@@ -238,6 +238,49 @@ describe('NftBackend', () => {
       '198.18.1.2',
       '8080',
     ]);
+  });
+
+  it('a transaction that hangs past writeTimeoutMs is killed: the sync fails as a write timeout, counted, and the next one rewrites', async () => {
+    // A fake `nft` seam: the version probe answers, checks pass, a transaction hangs while `hang`
+    // is set (until the client's timeout aborts it) and is recorded otherwise.
+    let hang = false;
+    const written: string[] = [];
+    const execer: Execer = {
+      run: (argv, stdin, signal) => {
+        if (argv.includes('--version'))
+          return Promise.resolve({ exitCode: 0, stdout: 'nftables v1.0.6\n', stderr: '' });
+        if (argv.includes('--check') || !hang) {
+          if (!argv.includes('--check')) written.push(stdin);
+          return Promise.resolve({ exitCode: 0, stdout: '', stderr: '' });
+        }
+        return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
+      },
+    };
+    const registry = new Registry();
+    const b = new NftBackend({
+      execer,
+      nftShell: false,
+      writeTimeoutMs: 50,
+      families: ['IPv4'],
+      conntrack: false,
+      log: new RecordingLogger(),
+      metrics: registry,
+    });
+    await b.sync(full(nodeState([web(['198.18.1.1'])])));
+    hang = true;
+    await expect(b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web']))).rejects.toMatchObject({
+      code: 'WRITE_TIMED_OUT',
+      message: expect.stringMatching(/did not finish within 50 ms: killed/),
+    });
+    expect(await registry.metrics()).toContain(
+      'kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1',
+    );
+    hang = false;
+    // The killed transaction applied whole or not at all: the retry drops and recreates the table.
+    await b.sync(partial(nodeState([web(['198.18.1.2'])]), ['web'], 3));
+    expect(written).toHaveLength(2);
+    expect(written[1]).toMatch(/^delete table ip kpng$/m);
+    expect(written[1]).toContain('198.18.1.2');
   });
 
   it('cleanup removes both tables and nothing else', async () => {

@@ -32,6 +32,7 @@ import {
   createNftClient,
   describeObject,
   isNotFound,
+  isTimeout,
   NftError,
   processExecer,
   type Nft,
@@ -41,7 +42,7 @@ import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
-import type { NftBackendOptions } from './options.js';
+import { DEFAULT_WRITE_TIMEOUT_MS, type NftBackendOptions } from './options.js';
 import { TurnBudget } from '../nftables/turn-budget.js';
 
 export class NftBackend implements Backend {
@@ -213,6 +214,7 @@ export class NftBackend implements Backend {
         ...(execer === undefined ? {} : { execer }),
         ...(netns === undefined ? {} : { netns }),
         shell: this.#options.nftShell ?? true,
+        timeoutMs: this.#options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
       });
     }
     return this.#nft;
@@ -269,8 +271,9 @@ export class NftBackend implements Backend {
         ...(failed === undefined ? {} : { operation: `${failed.verb} ${describeObject(failed.object)}` }),
         operations: tx.size,
       });
+      // A timeout: nft was killed, its transaction applied whole or not at all; #needReset makes the retry rewrite.
       throw new KpngError(
-        ErrorCodes.SyncFailed,
+        isTimeout(e) ? ErrorCodes.WriteTimedOut : ErrorCodes.SyncFailed,
         `nft transaction failed: ${e instanceof Error ? e.message : String(e)}`,
         { cause: e },
       );

@@ -4,6 +4,13 @@ import type { Execer, Nft } from '../nftables/index.js';
 import type { NftConfigInput } from '../render/config.js';
 import type { NftMetrics } from './metrics.js';
 
+/**
+ * A full s10k transaction takes ~2 s (with its listing; see the README): a minute is far beyond
+ * any legitimate write, and short enough that a hung one is ended before an operator would
+ * restart the node's proxy by hand.
+ */
+export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
+
 export interface NftBackendOptions extends NftConfigInput {
   /** The nftables seam. Default: a real `nft` client (through `execer`, inside `netns`), created in `setup()`. */
   readonly nft?: Nft;
@@ -17,6 +24,13 @@ export interface NftBackendOptions extends NftConfigInput {
    * then costs ~10 ms instead of ~170 ms on a busy machine). `close()` ends the shell.
    */
   readonly nftShell?: boolean;
+  /**
+   * Kill an `nft` command (a transaction, a check, a listing) still running after this many ms
+   * (default {@link DEFAULT_WRITE_TIMEOUT_MS}): the sync fails (counted, also in
+   * `kpng_sync_write_timeouts_total`), the shell is restarted and the retry rewrites the tables.
+   * Ignored with `nft`.
+   */
+  readonly writeTimeoutMs?: number;
   /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
   readonly conntrack?: ConntrackCleaner | false;
   /** Metrics: an NftMetrics, or a prom-client Registry to register kube-proxy's nftables metrics on. */

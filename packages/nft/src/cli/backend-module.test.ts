@@ -44,6 +44,8 @@ describe('parseNftFlags', () => {
       expected: [true, 3],
     },
     { argv: ['--ip-families', 'IPv6'], check: (o) => o.families, expected: ['IPv6'] },
+    { argv: ['--write-timeout', '1m30s'], check: (o) => o.writeTimeoutMs, expected: 90_000 },
+    { argv: [], check: (o) => o.writeTimeoutMs, expected: undefined },
   ];
   it.each(good)('$argv', ({ argv, check, expected }) => {
     expect(check(parseNftFlags(values(argv)))).toEqual(expected);
@@ -59,6 +61,7 @@ describe('parseNftFlags', () => {
     },
     { argv: ['--masquerade-bit', '40'], message: /masqueradeBit/ },
     { argv: ['--ip-families', 'IPv5'], message: /--ip-families/ },
+    { argv: ['--write-timeout', '0'], message: /--write-timeout must be longer than 0/ },
   ];
   it.each(bad)('refuses $argv', ({ argv, message }) => {
     expect(() => parseNftFlags(values(argv))).toThrow(UsageError);

@@ -25,6 +25,14 @@ export interface NftClientOptions {
    * `execer`. The client's `close()` ends the shell.
    */
   readonly shell?: boolean;
+  /**
+   * Kill any nft command still running after this many ms (default: none) and fail it with an
+   * `NftError` of kind `timeout`: a hung `nft -f` would otherwise hold its caller forever. A killed
+   * `nft -f` commits its transaction whole or not at all (the kernel applies a batch atomically),
+   * so after a timeout the caller does not know which: it must rewrite from scratch. With `shell`,
+   * the shell (and everything it runs) is killed, and the next command starts a new one.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -42,11 +50,27 @@ export async function createNftClient(options: NftClientOptions = {}): Promise<N
   const prefix = shell === undefined ? namespace : [];
   const nft = (args: readonly string[]): string[] => [...prefix, options.nftPath ?? 'nft', ...args];
   try {
-    return new NftClient(execer, nft, await detectCapabilities(execer, nft), () => shell?.close());
+    const timed = options.timeoutMs === undefined ? execer : timeoutExecer(execer, options.timeoutMs);
+    return new NftClient(timed, nft, await detectCapabilities(timed, nft), () => shell?.close());
   } catch (e) {
     await shell?.close();
     throw e;
   }
+}
+
+/** `execer`, killing (through the abort signal every execer honours) what runs longer than `ms`. */
+function timeoutExecer(execer: Execer, ms: number): Execer {
+  return {
+    async run(argv, stdin, signal) {
+      const timeout = AbortSignal.timeout(ms);
+      try {
+        return await execer.run(argv, stdin, signal === undefined ? timeout : AbortSignal.any([signal, timeout]));
+      } catch (e) {
+        if (!timeout.aborted || signal?.aborted === true) throw e;
+        throw new NftError(`${argv.join(' ')} did not finish within ${ms} ms: killed`, 'timeout', '', [], { cause: e });
+      }
+    },
+  };
 }
 
 /** Runs transactions through `nft -f -`, one atomic invocation per transaction. */

@@ -4,7 +4,7 @@ import type { Operation } from './operation.js';
  * Stable error codes. Classification reads the errno text nft prints; nft never calls
  * `setlocale`, so those strings are not translated.
  */
-export type NftErrorKind = 'not-found' | 'exists' | 'busy' | 'not-supported' | 'invalid' | 'unknown';
+export type NftErrorKind = 'not-found' | 'exists' | 'busy' | 'not-supported' | 'invalid' | 'timeout' | 'unknown';
 
 const ERRNO_TEXT: readonly (readonly [string, NftErrorKind])[] = [
   ['No such file or directory', 'not-found'],
@@ -133,6 +133,11 @@ function batchMember(columns: ArrayLike<number>, first: number, count: number, c
     else hi = mid - 1;
   }
   return lo;
+}
+
+/** nft did not finish within the client's `timeoutMs` and was killed (see `NftClientOptions.timeoutMs`). */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof NftError && error.kind === 'timeout';
 }
 
 export function isNftError(error: unknown): error is NftError {

@@ -1,5 +1,3 @@
-import { execa } from 'execa';
-
 export interface ExecResult {
   readonly exitCode: number;
   readonly stdout: string;
@@ -22,6 +20,9 @@ export const processExecer: Execer = {
   async run(argv, stdin, signal) {
     const [file, ...args] = argv;
     if (file === undefined) throw new Error('empty argv');
+    // Loaded at the first process started: ~20 MiB of resident memory that a program whose nft runs
+    // in the backend's long-lived shell would otherwise load for nothing at start.
+    const { execa } = await import('execa');
     const result = await execa(file, args, {
       input: stdin,
       reject: false,

@@ -36,6 +36,7 @@ export {
   isAlreadyExists,
   isNftError,
   isNotFound,
+  isTimeout,
   NftError,
   type LineLayout,
   type NftErrorKind,

@@ -1,7 +1,7 @@
 import { scenario, type Scenario, type ScenarioOptions } from './scenario.js';
 
 /** The scenarios of `design/PERFORMANCE.md`. */
-export const SCENARIO_NAMES = ['s1k', 's10k', 's10k-wide', 'churn'] as const;
+export const SCENARIO_NAMES = ['s1k', 's10k', 's10k-wide', 'churn', 's50k'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const S10K: ScenarioOptions = {
@@ -35,6 +35,12 @@ export const SCENARIOS: Readonly<Record<ScenarioName, ScenarioEntry>> = {
   churn: {
     description: 's10k, then 100 endpoint changes per second for 60 s (see createChurn)',
     options: S10K,
+  },
+  s50k: {
+    description:
+      '50,000 services x 10 endpoints; s10k mix, but NodePort and LoadBalancer at s10k counts (1,000 and 500: the node port range holds 2,768)',
+    // The same fractions would need ~10,800 node ports; 30000-32767 holds 2,768.
+    options: { ...S10K, services: 50_000, nodePortFraction: 0.02, localTrafficPolicyFraction: 0.01 },
   },
 };
 

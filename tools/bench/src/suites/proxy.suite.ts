@@ -47,7 +47,7 @@ export default defineSuite({
   name: 'proxy',
   description:
     'kpng-nft (or --program=kube-proxy) against the fake API server: start to programmed, event-loop stalls, health answers, one change, peak RSS',
-  scenarios: ['s1k', 's10k', 's10k-wide'],
+  scenarios: ['s1k', 's10k', 's10k-wide', 's50k'],
   async run(ctx) {
     await requireNamespaces('proxy');
     const sources = typeof ctx.options['sources'] === 'string' ? ctx.options['sources'] : undefined;

@@ -26,7 +26,7 @@ describe('suite registry', () => {
   it('ships the generate suite', async () => {
     expect(suiteNames()).toContain('generate');
     const suite = await loadSuite('generate');
-    expect(suite.scenarios).toEqual(['s1k', 's10k', 's10k-wide', 'churn']);
+    expect(suite.scenarios).toEqual(['s1k', 's10k', 's10k-wide', 'churn', 's50k']);
   });
 
   it('loads a suite and checks its shape and name', async () => {

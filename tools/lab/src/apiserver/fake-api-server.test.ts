@@ -305,3 +305,37 @@ describe('FakeApiServer: POST creates (Events)', () => {
     }
   });
 });
+
+describe('FakeApiServer: PATCH merges (Event series)', () => {
+  it('merge-patches a stored Event (200); another content type is 415, an unknown name 404', async () => {
+    const server = await FakeApiServer.start();
+    try {
+      const events = `${server.url}/apis/events.k8s.io/v1/namespaces/default/events`;
+      const patch = (name: string, body: unknown, type = 'application/merge-patch+json') =>
+        fetch(`${events}/${name}`, { method: 'PATCH', headers: { 'Content-Type': type }, body: JSON.stringify(body) });
+      const event = {
+        kind: 'Event',
+        metadata: { name: 'web.1' },
+        reason: 'FailedToStartServiceHealthcheck',
+        note: 'n',
+      };
+      await fetch(events, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+
+      const answer = await patch('web.1', { series: { count: 2, lastObservedTime: 't' }, note: null });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ series: { count: 2 }, reason: 'FailedToStartServiceHealthcheck' });
+      expect((await patch('web.1', { series: { count: 3 } }, 'application/json')).status).toBe(415);
+      expect((await patch('web.2', { series: { count: 3 } })).status).toBe(404);
+      const [stored] = server.objects('Event');
+      expect(stored).toMatchObject({ metadata: { name: 'web.1' }, series: { count: 2, lastObservedTime: 't' } });
+      expect(stored).not.toHaveProperty('note');
+      expect(server.requests({ verb: 'patch' }).map((r) => r.status)).toEqual([200, 415, 404]);
+    } finally {
+      await server.close();
+    }
+  });
+});

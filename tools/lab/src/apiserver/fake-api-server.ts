@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InjectedFailures, type FailureOptions } from './injected-failures.js';
+import { mergePatch } from './merge-patch.js';
 import { ObjectStore, StoreError, type KubeObject, type StoredObject } from './object-store.js';
 import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb } from './request-log.js';
 import { parseResourcePath, resourceForKind, resourceId, type ResourcePath } from './resources.js';
@@ -172,16 +173,19 @@ export class FakeApiServer {
     const parsed = parseResourcePath(url.pathname);
     const target = parsed && !this.unserved.has(resourceId(parsed.resource)) ? parsed : undefined;
     const verb: RequestVerb =
-      // POST only where a proxy writes (Events); other kinds change through the methods above.
+      // POST and PATCH only where a proxy writes (Events, and their series); other kinds change
+      // through the methods above.
       req.method === 'POST' && target?.resource.kind === 'Event' && target.name === undefined
         ? 'create'
-        : req.method !== 'GET' || !target
-          ? 'other'
-          : target.name !== undefined
-            ? 'get'
-            : isWatch(query)
-              ? 'watch'
-              : 'list';
+        : req.method === 'PATCH' && target?.resource.kind === 'Event' && target.name !== undefined
+          ? 'patch'
+          : req.method !== 'GET' || !target
+            ? 'other'
+            : target.name !== undefined
+              ? 'get'
+              : isWatch(query)
+                ? 'watch'
+                : 'list';
     const record = (status: number, injected = false) =>
       this.log.add({
         method: req.method ?? '',
@@ -205,6 +209,7 @@ export class FakeApiServer {
       return sendJson(res, 404, statusObject(404, undefined, `the server could not find ${url.pathname}`));
     }
     if (verb === 'create') return this.createFromRequest(target, req, record, res);
+    if (verb === 'patch') return this.patchFromRequest(target, req, record, res);
     if (verb === 'other') {
       record(405);
       return sendJson(res, 405, statusObject(405, undefined, `${req.method} is not supported by the fake API server`));
@@ -260,6 +265,40 @@ export class FakeApiServer {
         record(409);
         sendJson(res, 409, statusObject(409, 'AlreadyExists', e.message));
       }
+    });
+  }
+
+  /** PATCH of one object with a JSON merge patch (RFC 7386, `application/merge-patch+json`), 200. */
+  private patchFromRequest(
+    target: ResourcePath,
+    req: IncomingMessage,
+    record: (status: number) => void,
+    res: ServerResponse,
+  ): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (type !== 'application/merge-patch+json') {
+        record(415);
+        return sendJson(res, 415, statusObject(415, undefined, `PATCH as ${type || 'nothing'}: only merge patches`));
+      }
+      const current = this.store.get(target.resource, target.namespace, target.name ?? '');
+      if (!current) {
+        record(404);
+        return sendJson(res, 404, statusObject(404, undefined, `${target.resource.plural} "${target.name}" not found`));
+      }
+      let patch: unknown;
+      try {
+        patch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch (e) {
+        record(400);
+        return sendJson(res, 400, statusObject(400, undefined, (e as Error).message));
+      }
+      const patched = mergePatch(current, patch) as KubeObject;
+      const stored = this.store.update({ ...patched, metadata: { ...patched.metadata, name: current.metadata.name } });
+      record(200);
+      sendJson(res, 200, stored);
     });
   }
 

@@ -1,6 +1,6 @@
 /** What the fake API server saw, so tests can assert e.g. that a relist or a watch restart happened. */
 
-export type RequestVerb = 'list' | 'watch' | 'get' | 'create' | 'other';
+export type RequestVerb = 'list' | 'watch' | 'get' | 'create' | 'patch' | 'other';
 
 export interface RecordedRequest {
   /** Position in the log, from 0. */

@@ -1,5 +1,6 @@
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
+import { scaledTimeout } from './timeout-scale.js';
 
 export interface SteadyOptions {
   readonly ip: string;
@@ -36,7 +37,8 @@ export async function probeSteadily(namespace: NetworkNamespace, options: Steady
     port: options.port,
     intervalMs: options.intervalMs ?? 20,
     durationMs: options.durationMs,
-    timeoutMs: options.timeoutMs ?? 1_000,
+    // Scaled like every lab probe: 3 s inside the lab's VM, where one emulated CPU runs the echo servers too.
+    timeoutMs: scaledTimeout(options.timeoutMs ?? 1_000),
   };
   const { stdout } = await namespace.exec([process.execPath, labScript('steady-client.mjs'), JSON.stringify(request)], {
     timeoutMs: request.durationMs + request.timeoutMs + 10_000,

@@ -3,7 +3,8 @@ import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
 import { decodeResponse, encodeWatchRequest } from '../codec/envelope.js';
 import type { Delivery, ResumeToken, StateSource } from '../hub.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
-import { channelCredentials, type StreamTls } from '../tls.js';
+import { channelCredentials } from '../credentials.js';
+import type { StreamTls } from '../tls.js';
 
 /** Decodes the State bytes `buf[start, end)` of one API (with whatever cache it keeps). */
 export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Delivery<S>;

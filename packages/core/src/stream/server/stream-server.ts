@@ -5,7 +5,8 @@ import type { Delivery, StateHub } from '../hub.js';
 import { ServerSession, type StreamObserver } from './server-session.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { parseServeAddress } from '../stream-address.js';
-import { serverCredentials, type StreamTls } from '../tls.js';
+import { serverCredentials } from '../credentials.js';
+import type { StreamTls } from '../tls.js';
 import { bindPrivateUnixSocket, type BoundSocket } from './unix-socket.js';
 
 export interface ServeOptions<S> {

@@ -7,7 +7,7 @@ import {
   type ObjectKind,
   type ServiceKey,
 } from '../../model/types.js';
-import { watchGlobalState, type WatchOptions } from '../../stream/client/client.js';
+import type { WatchOptions } from '../../stream/client/client.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 
@@ -33,6 +33,8 @@ export class ApiSource implements Source {
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     const log = (this.options.log ?? defaultLog).with({ source: 'api', address: this.options.address });
     let synced = false;
+    // gRPC (~18 MiB) is loaded only by a program that reads a global stream (`--api`).
+    const { watchGlobalState } = await import('../../stream/client/client.js');
     await watchGlobalState(
       this.options.address,
       (snapshot, info) => {

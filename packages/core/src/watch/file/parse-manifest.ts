@@ -1,4 +1,5 @@
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yaml } from '../../util/lazy-yaml.js';
 import { isJsonObject } from '../convert/fields.js';
 import { jsonErrorOffset } from './json-error-offset.js';
 
@@ -60,7 +61,8 @@ function lineOf(lineCounter: LineCounter, node: unknown): number | undefined {
 }
 
 function parseYaml(path: string, text: string): ParsedManifest {
-  const lineCounter = new LineCounter();
+  const { isMap, isSeq, LineCounter: Lines, parseAllDocuments } = yaml();
+  const lineCounter = new Lines();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
   const documents: readonly Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
   const at = (line: number | undefined) => (line === undefined ? path : `${path}:${line}`);

@@ -34,10 +34,13 @@ export async function apiGet(
   return apiRequest(kc, 'GET', path, query, signal);
 }
 
-/** One request (a GET, or a POST with a JSON `body`) resolved at its response's headers; see `apiGet`. */
+/**
+ * One request (a GET, a POST with a JSON `body`, or a PATCH with a JSON merge patch) resolved at
+ * its response's headers; see `apiGet`.
+ */
 export async function apiRequest(
   kc: KubeConfig,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   path: string,
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
@@ -51,7 +54,9 @@ export async function apiRequest(
   const headers: Record<string, string> = {
     Accept: 'application/json',
     ...headerRecord(init.headers),
-    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    ...(body !== undefined
+      ? { 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }
+      : {}),
   };
   const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -1,6 +1,7 @@
 import { Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { RequestOptions } from 'node:https';
-import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import type { RequestContext } from '@kubernetes/client-node';
+import { KubeConfig } from './client-node-classes.js';
 import type { RestClientMetrics } from '../../metrics/rest-client.js';
 import type { Clock } from '../../util/clock.js';
 

@@ -1,4 +1,5 @@
-import { ListWatch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { ListWatch } from './client-node-classes.js';
 import type { ModelEvent } from '../../model/types.js';
 import type { Clock } from '../../util/clock.js';
 import { toError } from '../../util/errors.js';

@@ -9,6 +9,7 @@ import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { EventBatcher } from './event-batcher.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter, serviceCIDRAdapter } from './kinds.js';
+import { slimClientNode } from './client-node.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
 import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './request-rate-limiter.js';
 import type { BackoffOptions } from './restart-backoff.js';
@@ -71,6 +72,7 @@ export class KubeSource implements Source {
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     // client-node is loaded only now (see client-node.ts): these modules extend its classes.
+    slimClientNode();
     const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([
       import('./kind-informer.js'),
       import('./instrumented-kubeconfig.js'),

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { clientNode } from './client-node.js';
+import { clientNodeConfig } from './client-node.js';
 
 export interface KubeConfigLocation {
   /** A kubeconfig file; otherwise `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account. */
@@ -10,7 +10,7 @@ export interface KubeConfigLocation {
 
 /** The kubeconfig kube-proxy would use for the same flags. */
 export function loadKubeConfig(location: KubeConfigLocation = {}): KubeConfig {
-  const { KubeConfig } = clientNode();
+  const { KubeConfig } = clientNodeConfig();
   const kc = new KubeConfig();
   if (location.kubeconfigPath) kc.loadFromFile(location.kubeconfigPath);
   else kc.loadFromDefault();

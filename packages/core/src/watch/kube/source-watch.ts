@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Watch } from './client-node-classes.js';
 import { apiGet, statusError } from './api-request.js';
 import type { RequestRateLimiter } from './request-rate-limiter.js';
 import { trimObject } from './trim-object.js';

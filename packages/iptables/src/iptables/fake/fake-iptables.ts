@@ -26,6 +26,7 @@ export class FakeIptables implements Execer {
   readonly #families = new Map<IPFamily, Map<string, TableState>>();
   readonly #version: string;
   #failNext: { family: IPFamily | undefined; message: string } | undefined;
+  #hangNext: 'restore' | 'save' | undefined;
 
   constructor(options: { readonly flavour?: 'legacy' | 'nft' } = {}) {
     this.#version = `iptables v1.8.9 (${options.flavour === 'legacy' ? 'legacy' : 'nf_tables'})`;
@@ -34,6 +35,11 @@ export class FakeIptables implements Execer {
   /** The next restore (of `family`, or of any family) fails with `message`, changing nothing. */
   failNextRestore(message = 'iptables-restore: line 1 failed', family?: IPFamily): void {
     this.#failNext = { family, message };
+  }
+
+  /** The next restore (or save) hangs until its abort signal (the client's timeout) kills it, changing nothing. */
+  hangNext(tool: 'restore' | 'save'): void {
+    this.#hangNext = tool;
   }
 
   tables(family: IPFamily): Map<string, TableState> {
@@ -69,7 +75,7 @@ export class FakeIptables implements Execer {
     deleteChain(state, chain);
   }
 
-  async run(argv: readonly string[], stdin: string): Promise<ExecResult> {
+  async run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<ExecResult> {
     let args = [...argv];
     if (args[0] === 'ip' && args[1] === 'netns' && args[2] === 'exec') args = args.slice(4);
     if (args[0] === 'nsenter' && args[1]?.startsWith('--net=')) args = args.slice(2);
@@ -80,6 +86,11 @@ export class FakeIptables implements Execer {
     if (match === null)
       return { exitCode: 127, stdout: '', stderr: `fake iptables: unexpected command ${args.join(' ')}` };
     const family: IPFamily = match[1] === 'ip6' ? 'IPv6' : 'IPv4';
+    if (match[3] !== undefined && match[3] === this.#hangNext) {
+      this.#hangNext = undefined;
+      if (match[3] === 'restore') this.restores.push({ family, input: stdin, noflush: true, test: false, ok: false });
+      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
+    }
     if (match[3] === 'restore') return this.#restore(family, rest, stdin);
     if (match[3] === 'save') {
       const t = rest.indexOf('-t');

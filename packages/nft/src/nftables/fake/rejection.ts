@@ -1,7 +1,7 @@
 import type { NftErrorKind } from '../errors.js';
 
 /** The errno text nft prints for each kind, so the fake's stderr classifies like the real one's. */
-export const ERRNO_TEXT: Readonly<Record<Exclude<NftErrorKind, 'invalid' | 'unknown'>, string>> = {
+export const ERRNO_TEXT: Readonly<Record<Exclude<NftErrorKind, 'invalid' | 'timeout' | 'unknown'>, string>> = {
   'not-found': 'No such file or directory',
   exists: 'File exists',
   busy: 'Device or resource busy',

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  CLIENT_NODE_DIST,
+  clientNodeConfig,
+  clientNodeRedirects,
+  slimClientNode,
+  slimResolveHook,
+} from './client-node.js';
+
+const source = (file: string) => readFileSync(fileURLToPath(new URL(file, CLIENT_NODE_DIST)), 'utf8');
+
+/** The names `file` imports from `specifier` (`import { a, b as c } from '<specifier>'`). */
+function importedNames(file: string, specifier: string): string[] {
+  const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const found = [...source(file).matchAll(new RegExp(`import\\s*\\{([^}]*)\\}\\s*from\\s*['"]${escaped}['"]`, 'g'))];
+  return found
+    .flatMap((m) => (m[1] ?? '').split(','))
+    .map((name) => name.trim().split(/\s+as\s+/)[0] ?? '')
+    .filter((name) => name !== '')
+    .sort();
+}
+
+const redirects = clientNodeRedirects();
+const redirectOf = (parent: string, specifier: string) => redirects.get(`${CLIENT_NODE_DIST}${parent}\0${specifier}`);
+
+// What the redirects stand in for: if a client-node update imports more of these, the slim
+// modules lack it and the program would fail to link at start; this says so first.
+describe('what client-node imports through the redirected modules', () => {
+  it.each([
+    { file: 'config.js', specifier: './gen/index.js', names: ['ServerConfiguration', 'createConfiguration'] },
+    { file: 'cache.js', specifier: './serializer.js', names: ['ObjectSerializer'] },
+  ])('$file imports only $names from $specifier', ({ file, specifier, names }) => {
+    expect(importedNames(file, specifier)).toEqual(names);
+  });
+
+  it('cache.js serializes strings only', () => {
+    const uses = [...source('cache.js').matchAll(/ObjectSerializer\.(\w+)\(([^)]*)\)/g)];
+    expect(uses.length).toBeGreaterThan(0);
+    for (const [, method, args] of uses) {
+      expect(method).toBe('serialize');
+      expect(args).toMatch(/,\s*'string'$/);
+    }
+  });
+});
+
+describe('the slim modules', () => {
+  it('export the generated API its own createConfiguration and ServerConfiguration', async () => {
+    const slim = (await import(redirectOf('config.js', './gen/index.js')!)) as Record<string, unknown>;
+    const full = (await import(`${CLIENT_NODE_DIST}gen/index.js`)) as Record<string, unknown>;
+    expect(Object.keys(slim).sort()).toEqual(['ServerConfiguration', 'createConfiguration']);
+    expect(slim.createConfiguration).toBe(full.createConfiguration);
+    expect(slim.ServerConfiguration).toBe(full.ServerConfiguration);
+  });
+
+  it('serialize a string as itself, and refuse anything else', async () => {
+    const { ObjectSerializer } = (await import(redirectOf('cache.js', './serializer.js')!)) as {
+      ObjectSerializer: { serialize(data: unknown, type: string): unknown };
+    };
+    expect(ObjectSerializer.serialize('app=x,!service.kubernetes.io/headless', 'string')).toBe(
+      'app=x,!service.kubernetes.io/headless',
+    );
+    expect(() => ObjectSerializer.serialize({}, 'V1ObjectMeta')).toThrow(/V1ObjectMeta, not a string/);
+  });
+});
+
+describe('slimResolveHook', () => {
+  const hook = slimResolveHook(redirects);
+  const next = (specifier: string) => ({ url: `next:${specifier}` });
+  it.each([
+    { parent: 'config.js', specifier: './gen/index.js', redirected: true },
+    { parent: 'cache.js', specifier: './serializer.js', redirected: true },
+    // the package root imports both in full: a program that asks for it gets it whole
+    { parent: 'index.js', specifier: './gen/index.js', redirected: false },
+    { parent: 'index.js', specifier: './serializer.js', redirected: false },
+    { parent: 'config.js', specifier: './config_types.js', redirected: false },
+  ])('$parent importing $specifier: redirected $redirected', ({ parent, specifier, redirected }) => {
+    const result = hook(specifier, { parentURL: `${CLIENT_NODE_DIST}${parent}` }, next);
+    if (redirected) expect(result).toEqual({ url: redirectOf(parent, specifier), shortCircuit: true });
+    else expect(result).toEqual({ url: `next:${specifier}` });
+  });
+
+  it('leaves an entry point (no parent) alone', () => {
+    expect(hook('./gen/index.js', {}, next)).toEqual({ url: 'next:./gen/index.js' });
+  });
+});
+
+type Resolved = { url: string };
+type RegisterHooks = (hooks: {
+  resolve(specifier: string, context: { parentURL?: string }, next: (s: string, c: unknown) => Resolved): Resolved;
+}) => unknown;
+const registerHooks = (createRequire(import.meta.url)('node:module') as { registerHooks?: RegisterHooks })
+  .registerHooks;
+
+describe('loading KubeConfig', () => {
+  // Node 20 has no in-thread hooks: there client-node loads whole (CI's Node 24 pass runs the other case).
+  it.runIf(registerHooks === undefined)('without registerHooks, loads client-node whole and works', () => {
+    expect(slimClientNode()).toBe(false);
+    expect(typeof new (clientNodeConfig().KubeConfig)().loadFromOptions).toBe('function');
+  });
+
+  it.runIf(registerHooks !== undefined)(
+    'with registerHooks, takes both redirects and still makes API clients',
+    async () => {
+      expect(slimClientNode()).toBe(true);
+      // Hooks registered later run first: this one records what the slim hook resolved.
+      const seen: string[] = [];
+      registerHooks!({
+        resolve(specifier, context, next) {
+          const result = next(specifier, context);
+          if (result.url.startsWith('data:')) seen.push(`${context.parentURL ?? ''} ${specifier}`);
+          return result;
+        },
+      });
+      const { KubeConfig } = clientNodeConfig();
+      await import(`${CLIENT_NODE_DIST}cache.js`);
+      expect(seen.sort()).toEqual([
+        `${CLIENT_NODE_DIST}cache.js ./serializer.js`,
+        `${CLIENT_NODE_DIST}config.js ./gen/index.js`,
+      ]);
+      // The package root, loaded later, shares the class and makes clients with the real generated code.
+      const root = await import('@kubernetes/client-node');
+      expect(root.KubeConfig).toBe(KubeConfig);
+      const kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'c', server: 'https://127.0.0.1:6443', skipTLSVerify: false }],
+        users: [{ name: 'u', token: 't' }],
+        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+        currentContext: 'x',
+      });
+      expect(typeof kc.makeApiClient(root.CoreV1Api).listNamespacedPod).toBe('function');
+    },
+  );
+});

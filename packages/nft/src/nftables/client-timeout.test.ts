@@ -1,0 +1,66 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createNftClient } from './client.js';
+import { isTimeout } from './errors.js';
+
+// A stand-in `nft` (no kernel is touched): it answers the capability probes, and a transaction
+// (`-f -`) records its shell's pid, then hangs while the `hang` file exists. The sleep does not
+// hold the script's output open: without a shell, the client kills only the script (as it would
+// kill nft), and an orphan holding the pipes would keep the result waiting.
+const FAKE_NFT = `#!/bin/sh
+case "$*" in
+  --version) echo "nftables v1.0.6 (Lester Gooch #5)"; exit 0;;
+  --check*) cat >/dev/null; exit 0;;
+esac
+echo "$PPID" >> "$(dirname "$0")/shells"
+[ -e "$(dirname "$0")/hang" ] && sleep 30 </dev/null >/dev/null 2>&1
+cat >/dev/null
+`;
+
+describe('NftClient timeoutMs', () => {
+  let dir: string;
+  let nftPath: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kpng-nft-timeout-test-'));
+    nftPath = join(dir, 'nft');
+    await writeFile(nftPath, FAKE_NFT);
+    await chmod(nftPath, 0o755);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  test.each([true, false])(
+    'kills a hung nft -f after timeoutMs with a timeout error; the next command runs (shell: %s)',
+    async (shell) => {
+      await rm(join(dir, 'shells'), { force: true });
+      const client = await createNftClient({ nftPath, shell, timeoutMs: 300 });
+      try {
+        const tx = () => {
+          const t = client.newTransaction();
+          t.add({ kind: 'table', family: 'ip', name: 'kpng' });
+          return t;
+        };
+        await client.run(tx());
+        await writeFile(join(dir, 'hang'), '');
+        const started = Date.now();
+        const error: unknown = await client.run(tx()).catch((e: unknown) => e);
+        expect(isTimeout(error), String(error)).toBe(true);
+        expect((error as Error).message).toMatch(/nft -f - did not finish within 300 ms: killed/);
+        expect(Date.now() - started).toBeLessThan(10_000); // killed, not waited for (the hang is 30 s)
+        await rm(join(dir, 'hang'));
+        await client.run(tx());
+        const shells = (await readFile(join(dir, 'shells'), 'utf8')).trim().split('\n');
+        expect(shells).toHaveLength(3);
+        // The killed shell (and the sleep it ran) is gone; the next command got a new shell.
+        if (shell) {
+          expect(shells[0]).toBe(shells[1]);
+          expect(shells[2]).not.toBe(shells[1]);
+          expect(() => process.kill(Number(shells[1]), 0)).toThrow();
+        }
+      } finally {
+        await client.close();
+      }
+    },
+  );
+});
