@@ -7,11 +7,11 @@ import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/c
 import type { IptablesConfig } from '../render/config.js';
 import { renderContext, sameServiceRendering, type RenderContext } from '../render/context.js';
 import { SERVICE_CHAIN } from '../render/names.js';
-import { renderService } from '../render/service.js';
+import { renderServiceText } from '../render/service.js';
+import type { ServiceText } from '../render/sink.js';
 import { insertLine, missingJumps, savedRules } from '../render/jumps.js';
 import { filterChains, filterStaticRules, jumpRules, NAT_CHAINS, natStaticRules } from '../render/skeleton.js';
-import type { RenderedService } from '../render/types.js';
-import { block, declarations, type Block, writeRestore } from '../restore/writer.js';
+import { block, declarations, NO_LINES, type Block, writeRestore } from '../restore/writer.js';
 
 /** A Service's rendering as restore text, joined once per rendering and re-used while it holds. */
 interface Cached {
@@ -25,9 +25,9 @@ interface Cached {
 }
 
 const EMPTY: Pick<Cached, 'filter' | 'nat' | 'rules' | 'names'> = {
-  filter: block([]),
-  nat: block([]),
-  rules: block([]),
+  filter: NO_LINES,
+  nat: NO_LINES,
+  rules: NO_LINES,
   names: [],
 };
 
@@ -44,15 +44,14 @@ function sum(blocks: readonly Block[]): number {
   return blocks.reduce((n, b) => n + b.lines, 0);
 }
 
-function cached(svc: LocalService, rendered: RenderedService): Cached {
-  const names = [...rendered.chains.keys()];
+function cached(svc: LocalService, rendered: ServiceText): Cached {
   return {
     svc,
-    filter: block(rendered.filter),
-    nat: block(rendered.nat),
-    names,
-    declare: declarations(names),
-    rules: block([...rendered.chains.values()].flat()),
+    filter: { text: rendered.filterText, lines: rendered.filterLines },
+    nat: { text: rendered.natText, lines: rendered.natLines },
+    names: rendered.names,
+    declare: declarations(rendered.names),
+    rules: { text: rendered.rulesText, lines: rendered.ruleLines },
   };
 }
 
@@ -155,7 +154,7 @@ export class FamilyProgrammer {
           ? old.svc === svc
             ? old
             : { ...old, svc }
-          : cached(svc, renderService(svc, ctx));
+          : cached(svc, renderServiceText(svc, ctx));
       cache.set(svc.key, entry);
       if (entry.filter.lines > 0) filterRules.push(entry.filter);
       if (entry.nat.lines > 0) natTop.push(entry.nat);

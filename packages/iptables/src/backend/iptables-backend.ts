@@ -133,7 +133,7 @@ export class IptablesBackend implements Backend {
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
     const canaryDue = updated !== undefined && this.#now() - this.#lastCanaryCheck >= this.#canaryInterval;
     const plans: FamilyPlan[] = [];
-    // Every process whose answer the restores wait for starts at once, and runs while rendering does.
+    // The canary probes (every canaryIntervalMs in partial syncs) decide whether a family is rendered in full.
     const canaries = this.#programmers.map((p) =>
       canaryDue && p.knowsKernel ? this.client.chainExists(p.family, 'mangle', CHAIN.canary) : Promise.resolve(true),
     );
@@ -147,19 +147,36 @@ export class IptablesBackend implements Backend {
       this.#drift.add('table');
     }
     const fresh = this.#programmers.map((p) => !p.knowsKernel);
-    const saves = this.#programmers.map((p, i) => (fresh[i] === true ? settled(this.#save(p.family)) : undefined));
-    const localnet = fresh.some(Boolean) ? settled(this.#routeLocalnet(req)) : undefined;
+    // A process start blocks this thread until the child runs (fork, then exec), tens of ms on a busy
+    // machine: only the first family's dump starts before rendering; the next family's dump and
+    // route_localnet start while a restore runs, which they finish well within.
+    const saves: ({ result(): Promise<SavedTables> } | undefined)[] = [];
+    const startSave = (i: number): void => {
+      const programmer = this.#programmers[i];
+      if (programmer !== undefined && fresh[i] === true) saves[i] ??= settled(this.#save(programmer.family));
+    };
+    let localnet: { result(): Promise<void> } | undefined;
+    const startLocalnet = (): void => {
+      if (fresh.some(Boolean)) localnet ??= settled(this.#routeLocalnet(req));
+    };
+    startSave(0);
     const drafts = this.#programmers.map((p, i) =>
       p.prepare({ state: req.state, updated: fresh[i] === true ? undefined : updated }),
     );
     for (const [i, programmer] of this.#programmers.entries()) {
       const family = programmer.family;
+      startSave(i);
       const saved = await saves[i]?.result();
       const plan = (drafts[i] as Draft).finish(saved);
       // Before the restore: on an iptables-nft host at scale, the restore itself is what takes minutes.
       this.#warnOnce(plan);
       try {
-        if (!plan.noop) await this.client.restore(family, plan.text);
+        if (!plan.noop) {
+          const restoring = this.client.restore(family, plan.text);
+          startSave(i + 1);
+          startLocalnet();
+          await restoring;
+        }
       } catch (e) {
         programmer.reset();
         this.#metrics.restoreFailed(family, plan.partial);
@@ -181,6 +198,7 @@ export class IptablesBackend implements Backend {
       plans.push(plan);
       this.#metrics.rules(family, plan.written, plan.total);
     }
+    startLocalnet();
     await localnet?.result();
     if (canaryDue) this.#lastCanaryCheck = this.#now();
     this.#log.info('synced iptables', {

@@ -1,11 +1,11 @@
 // Upstream's rule shapes, one case per behaviour (semantics 3.x): which lines a Service renders
 // into the top-level chains and its own chains, for one family. Chain names are upstream's hashes.
-import { nodeState, on, type ServiceFixture } from '@kpng/core/testing';
+import { nodeState, on, REMOTE_NODE, type ServiceFixture } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig, type IptablesConfigInput } from './config.js';
 import { renderContext } from './context.js';
 import { endpointChain, servicePortChains } from './names.js';
-import { renderService } from './service.js';
+import { renderService, renderServiceText } from './service.js';
 
 function render(
   fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>,
@@ -146,4 +146,56 @@ describe('renderService', () => {
     for (const line of has) expect(lines, line).toContain(line);
     for (const pattern of hasNot ?? []) expect(lines.filter((l) => pattern.test(l))).toEqual([]);
   });
+
+  // The backend writes `renderServiceText`; the readable form above must say exactly what it writes.
+  // Every third endpoint on this node, the rest on another: both spreads (SVC and SVL) and the union of SEPs.
+  const many = Array.from({ length: 40 }, (_, i) =>
+    i % 3 === 0
+      ? { ip: `198.18.${i >> 4}.${(i % 16) + 10}` }
+      : { ip: `198.18.${i >> 4}.${(i % 16) + 10}`, node: REMOTE_NODE },
+  );
+  const textCases: {
+    name: string;
+    fixture: Omit<ServiceFixture, 'name' | 'clusterIPs'>;
+    config?: IptablesConfigInput;
+    family?: 'IPv4' | 'IPv6';
+  }[] = [
+    ...cases,
+    {
+      name: 'three ports, 40 endpoints, ETP Local with affinity and source ranges',
+      fixture: {
+        ports: [
+          { name: 'http', port: 80, nodePort: 30080 },
+          { name: 'https', port: 443, nodePort: 30443 },
+          { name: 'dns', protocol: 'UDP' as const, port: 53, nodePort: 30053 },
+        ],
+        externalLocal: true,
+        affinity: 30,
+        loadBalancerIPs: ['203.0.113.70'],
+        sourceRanges: ['203.0.113.0/28'],
+        endpoints: many,
+      },
+      config: DETECT,
+    },
+  ];
+  it.each(textCases)(
+    '$name: the restore text holds the same lines, chain after chain',
+    ({ fixture, config, family }) => {
+      const state = nodeState([{ name: 'web', clusterIPs: ['198.19.0.10', '2001:db8:5e::a'], ...fixture }]);
+      const ctx = renderContext(resolveConfig(config ?? {}), family ?? 'IPv4', state.node, 0);
+      const lines = renderService(state.services[0]!, ctx);
+      const text = renderServiceText(state.services[0]!, ctx);
+      const joined = (l: readonly string[]): string => l.map((line) => `${line}\n`).join('');
+      expect(text.filterText).toBe(joined(lines.filter));
+      expect(text.natText).toBe(joined(lines.nat));
+      expect(text.names).toEqual([...lines.chains.keys()]);
+      if (fixture.endpoints === many) expect(text.names.length).toBe(3 * (40 + 4)); // per port: 40 SEPs, SVC, SVL, EXT, FW
+      expect(text.rulesText).toBe(joined([...lines.chains.values()].flat()));
+      expect([text.filterLines, text.natLines, text.ruleLines]).toEqual([
+        lines.filter.length,
+        lines.nat.length,
+        [...lines.chains.values()].flat().length,
+      ]);
+    },
+  );
 });

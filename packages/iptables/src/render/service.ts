@@ -12,19 +12,32 @@ import { comment } from './comment.js';
 import type { RenderContext } from './context.js';
 import { nodeIPIn } from './context.js';
 import { CHAIN, endpointChain, endpointString, servicePortChains, servicePortName } from './names.js';
+import { LineSink, ServiceText, type RuleSink } from './sink.js';
 import type { RenderedService } from './types.js';
 
+/** The Service's lines per table and chain (the readable form; the backend renders `renderServiceText`). */
 export function renderService(svc: LocalService, ctx: RenderContext): RenderedService {
-  const out = { filter: [] as string[], nat: [] as string[], chains: new Map<string, string[]>() };
+  const sink = new LineSink();
+  renderInto(sink, svc, ctx);
+  return sink.rendered;
+}
+
+/** The Service's lines as restore text. */
+export function renderServiceText(svc: LocalService, ctx: RenderContext): ServiceText {
+  const sink = new ServiceText();
+  renderInto(sink, svc, ctx);
+  return sink;
+}
+
+function renderInto(out: RuleSink, svc: LocalService, ctx: RenderContext): void {
   const addresses = svc.families[ctx.family];
-  if (addresses === undefined) return out;
+  if (addresses === undefined) return;
   for (const port of svc.ports) renderPort(out, svc, port, ctx);
   if (svc.healthCheckNodePort !== 0) {
-    out.filter.push(
+    out.filter(
       `-A ${CHAIN.nodePorts} ${comment(`${svc.namespace}/${svc.name} health check node port`)} -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`,
     );
   }
-  return out;
 }
 
 /**
@@ -38,15 +51,15 @@ function reject(ctx: RenderContext, port: LocalServicePort): string {
 
 /** `1/n` as upstream prints it (`%0.10f`). */
 function probability(n: number): string {
-  return (1 / n).toFixed(10);
+  let text = PROBABILITIES[n];
+  if (text === undefined) PROBABILITIES[n] = text = (1 / n).toFixed(10);
+  return text;
 }
 
-function renderPort(
-  out: { filter: string[]; nat: string[]; chains: Map<string, string[]> },
-  svc: LocalService,
-  port: LocalServicePort,
-  ctx: RenderContext,
-): void {
+/** `probability(n)` by n: every spread of n endpoints prints the same n-1 of them. */
+const PROBABILITIES: string[] = [];
+
+function renderPort(out: RuleSink, svc: LocalService, port: LocalServicePort, ctx: RenderContext): void {
   const addresses = svc.families[ctx.family];
   const eps = port.endpoints[ctx.family];
   if (addresses === undefined || eps === undefined) return;
@@ -76,127 +89,129 @@ function renderPort(
 
   // Capture the ClusterIP.
   const cip = `${match} -d ${addresses.clusterIP} --dport ${port.port}`;
-  if (hasInternal) out.nat.push(`-A ${CHAIN.services} ${comment(`${name} cluster IP`)} ${cip} -j ${internalChain}`);
-  else out.filter.push(`-A ${CHAIN.services} ${refuse} ${cip} -j ${filterTarget}`);
+  if (hasInternal) out.nat(`-A ${CHAIN.services} ${comment(`${name} cluster IP`)} ${cip} -j ${internalChain}`);
+  else out.filter(`-A ${CHAIN.services} ${refuse} ${cip} -j ${filterTarget}`);
 
   // External IPs, then LB IPs: to KUBE-EXT (or KUBE-FW), else REJECT/DROP in the filter table.
   for (const ip of addresses.externalIPs) {
     const dst = `${match} -d ${ip} --dport ${port.port}`;
-    if (hasEndpoints)
-      out.nat.push(`-A ${CHAIN.services} ${comment(`${name} external IP`)} ${dst} -j ${chains.external}`);
-    if (!hasExternal) out.filter.push(`-A ${CHAIN.externalServices} ${refuse} ${dst} -j ${filterTarget}`);
+    if (hasEndpoints) out.nat(`-A ${CHAIN.services} ${comment(`${name} external IP`)} ${dst} -j ${chains.external}`);
+    if (!hasExternal) out.filter(`-A ${CHAIN.externalServices} ${refuse} ${dst} -j ${filterTarget}`);
   }
   for (const ip of lbIPs) {
     const dst = `${match} -d ${ip} --dport ${port.port}`;
-    if (hasEndpoints) out.nat.push(`-A ${CHAIN.services} ${comment(`${name} loadbalancer IP`)} ${dst} -j ${lbTarget}`);
+    if (hasEndpoints) out.nat(`-A ${CHAIN.services} ${comment(`${name} loadbalancer IP`)} ${dst} -j ${lbTarget}`);
     if (usesFirewall)
-      out.filter.push(
+      out.filter(
         `-A ${CHAIN.proxyFirewall} ${comment(`${name} traffic not accepted by ${chains.firewall}`)} ${dst} -j DROP`,
       );
   }
   if (!hasExternal) {
     for (const ip of lbIPs) {
-      out.filter.push(
-        `-A ${CHAIN.externalServices} ${refuse} ${match} -d ${ip} --dport ${port.port} -j ${filterTarget}`,
-      );
+      out.filter(`-A ${CHAIN.externalServices} ${refuse} ${match} -d ${ip} --dport ${port.port} -j ${filterTarget}`);
     }
   }
 
   // NodePorts (loadBalancerSourceRanges never apply to them).
   if (port.nodePort !== 0) {
     if (hasEndpoints)
-      out.nat.push(`-A ${CHAIN.nodePorts} ${comment(name)} ${match} --dport ${port.nodePort} -j ${chains.external}`);
+      out.nat(`-A ${CHAIN.nodePorts} ${comment(name)} ${match} --dport ${port.nodePort} -j ${chains.external}`);
     if (!hasExternal) {
-      out.filter.push(
+      out.filter(
         `-A ${CHAIN.externalServices} ${refuse} -m addrtype --dst-type LOCAL ${match} --dport ${port.nodePort} -j ${filterTarget}`,
       );
     }
   }
 
-  const chain = (chainName: string): string[] => {
-    let rules = out.chains.get(chainName);
-    if (rules === undefined) out.chains.set(chainName, (rules = []));
-    return rules;
-  };
-
   // Internal traffic: masquerade off-cluster (or all) ClusterIP traffic, in the internal policy chain.
   if (hasInternal) {
     const masq = ctx.config.masqueradeAll ? '' : ctx.detector !== undefined ? ` ${ctx.detector.notLocal}` : undefined;
     if (masq !== undefined)
-      chain(internalChain).push(
+      out.rule(
+        internalChain,
         `-A ${internalChain} ${comment(`${name} cluster IP`)} ${cip}${masq} -j ${CHAIN.markMasq}`,
       );
   }
 
   if (usesExternalChain) {
-    const ext = chain(chains.external);
+    const ext = (line: string): void => out.rule(chains.external, line);
     if (!externalLocal) {
-      ext.push(
+      ext(
         `-A ${chains.external} ${comment(`masquerade traffic for ${name} external destinations`)} -j ${CHAIN.markMasq}`,
       );
     } else {
       // Local pods and the node itself bypass the Local policy (as if they went out and back in).
       if (ctx.detector !== undefined) {
-        ext.push(
+        ext(
           `-A ${chains.external} ${comment(`pod traffic for ${name} external destinations`)} ${ctx.detector.local} -j ${chains.cluster}`,
         );
       }
-      ext.push(
+      ext(
         `-A ${chains.external} ${comment(`masquerade LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${CHAIN.markMasq}`,
       );
-      ext.push(
+      ext(
         `-A ${chains.external} ${comment(`route LOCAL traffic for ${name} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.cluster}`,
       );
     }
-    if (hasExternal) ext.push(`-A ${chains.external} -j ${externalPolicyChain}`);
+    if (hasExternal) ext(`-A ${chains.external} -j ${externalPolicyChain}`);
   }
 
   if (usesFirewall) {
-    const fw = chain(chains.firewall);
+    const fw = (line: string): void => out.rule(chains.firewall, line);
     const head = `-A ${chains.firewall} ${comment(`${name} loadbalancer IP`)}`;
-    for (const range of ranges) fw.push(`${head} -s ${range} -j ${chains.external}`);
+    for (const range of ranges) fw(`${head} -s ${range} -j ${chains.external}`);
     // A VIP bound on this node loops back with the VIP as source: allow it when the node may connect.
-    if (nodeIPIn(ctx, ranges)) for (const ip of lbIPs) fw.push(`${head} -s ${ip} -j ${chains.external}`);
+    if (nodeIPIn(ctx, ranges)) for (const ip of lbIPs) fw(`${head} -s ${ip} -j ${chains.external}`);
     // Anything else reaches KUBE-PROXY-FIREWALL un-DNATed and is dropped there.
   }
 
   const affinity = svc.sessionAffinity.type === 'ClientIP' ? svc.sessionAffinity.timeoutSeconds : undefined;
   // One SHA-256 per endpoint: its chain name is needed by the spreading rules and its own chain.
-  const sepNames = new Map<LocalEndpoint, string>();
-  const sepOf = (ep: LocalEndpoint): string => {
-    let sep = sepNames.get(ep);
-    if (sep === undefined) sepNames.set(ep, (sep = endpointChain(name, port, ep)));
+  // The spreads are usually the very list of reachable endpoints: names by index, no lookup.
+  const reachable = eps.allReachable;
+  const seps = reachable.map((ep) => endpointChain(name, port, ep));
+  let byEndpoint: Map<LocalEndpoint, string> | undefined;
+  const sepAt = (endpoints: readonly LocalEndpoint[], i: number): string => {
+    if (endpoints === reachable) return seps[i] as string;
+    const ep = endpoints[i] as LocalEndpoint;
+    byEndpoint ??= new Map(reachable.map((e, j) => [e, seps[j] as string]));
+    let sep = byEndpoint.get(ep);
+    if (sep === undefined) byEndpoint.set(ep, (sep = endpointChain(name, port, ep)));
     return sep;
   };
   const spread = (chainName: string, endpoints: readonly LocalEndpoint[]): void => {
-    const rules = chain(chainName);
     const epComment = (ep: LocalEndpoint): string =>
       ctx.terse ? '' : ` ${comment(`${name} -> ${endpointString(ep)}`)}`;
     if (affinity !== undefined) {
-      for (const ep of endpoints) {
-        const sep = sepOf(ep);
-        rules.push(
+      for (let i = 0; i < endpoints.length; i++) {
+        const ep = endpoints[i] as LocalEndpoint;
+        const sep = sepAt(endpoints, i);
+        out.rule(
+          chainName,
           `-A ${chainName}${epComment(ep)} -m recent --name ${sep} --rcheck --seconds ${affinity} --reap -j ${sep}`,
         );
       }
     }
-    endpoints.forEach((ep, i) => {
-      const pick =
-        i < endpoints.length - 1
-          ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}`
-          : '';
-      rules.push(`-A ${chainName}${epComment(ep)}${pick} -j ${sepOf(ep)}`);
-    });
+    const last = endpoints.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const ep = endpoints[i] as LocalEndpoint;
+      const pick = i < last ? ` -m statistic --mode random --probability ${probability(endpoints.length - i)}` : '';
+      out.rule(chainName, `-A ${chainName}${epComment(ep)}${pick} -j ${sepAt(endpoints, i)}`);
+    }
   };
   if (eps.cluster.length > 0) spread(chains.cluster, eps.cluster);
   if (eps.local.length > 0) spread(chains.local, eps.local);
 
-  for (const ep of eps.allReachable) {
-    const sep = sepOf(ep);
-    const head = `-A ${sep}${ctx.terse ? '' : ` ${comment(name)}`}`;
-    const rules = chain(sep);
-    rules.push(`${head} -s ${ep.ip} -j ${CHAIN.markMasq}`);
-    const record = affinity !== undefined ? ` -m recent --name ${sep} --set` : '';
-    rules.push(`${head}${record} ${match} -j DNAT --to-destination ${endpointString(ep)}`);
+  const sepComment = ctx.terse ? '' : ` ${comment(name)}`;
+  const record = affinity !== undefined;
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i] as LocalEndpoint;
+    const sep = seps[i] as string;
+    const head = `-A ${sep}${sepComment}`;
+    out.rule(sep, `${head} -s ${ep.ip} -j ${CHAIN.markMasq}`);
+    out.rule(
+      sep,
+      `${head}${record ? ` -m recent --name ${sep} --set` : ''} ${match} -j DNAT --to-destination ${endpointString(ep)}`,
+    );
   }
 }

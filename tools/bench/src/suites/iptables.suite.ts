@@ -23,6 +23,10 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   restore costs there (iptables-legacy replaces the whole table blob on every commit);
  *   `…partial-sync.vs.floor` is their ratio;
  * - `…inside-restore`: the part of a sync spent in iptables-restore processes and the kernel;
+ *   `…outside-restore`: the backend's own part, sync minus its restores, paired per sync (the
+ *   difference of the two medians mixes runs); `…full-sync.vs.inside`: the median of per-run
+ *   sync / its own restores (the reference restore runs in another namespace minutes apart, and at
+ *   this machine's load varies by 1.5x either way from one run to the next);
  * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
  * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
  * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
@@ -191,6 +195,8 @@ async function flavourFigures(
   ctx.reportMeasurement(`${prefix}.full-sync`, fullSync);
   ctx.reportMeasurement(`${prefix}.reference.restore`, ref);
   ctx.reportMeasurement(`${prefix}.full-sync.inside-restore`, measurementOf('inside', inside));
+  ctx.reportMeasurement(`${prefix}.full-sync.outside-restore`, measurementOf('outside', paired(totals, inside, minus)));
+  reportRatio(ctx, `${prefix}.full-sync.vs.inside`, measurementOf('ratio', paired(totals, inside, over), 'x').p50);
   ctx.reportValue(`${prefix}.full-sync.lines`, lines, 'count');
   reportRatio(ctx, `${prefix}.full-sync.vs.restore`, fullSync.p50 / ref.p50);
   if (partials.length === 0) return;
@@ -198,8 +204,25 @@ async function flavourFigures(
   const floorM = measurementOf('floor', floor);
   ctx.reportMeasurement(`${prefix}.partial-sync.one-endpoint`, partial);
   ctx.reportMeasurement(`${prefix}.partial-sync.inside-restore`, measurementOf('inside', partialsInside));
+  ctx.reportMeasurement(
+    `${prefix}.partial-sync.outside-restore`,
+    measurementOf('outside', paired(partials, partialsInside, minus)),
+  );
+  reportRatio(
+    ctx,
+    `${prefix}.partial-sync.vs.inside`,
+    measurementOf('ratio', paired(partials, partialsInside, over), 'x').p50,
+  );
   ctx.reportMeasurement(`${prefix}.partial-sync.floor`, floorM);
   reportRatio(ctx, `${prefix}.partial-sync.vs.floor`, partial.p50 / floorM.p50);
+}
+
+const minus = (a: number, b: number): number => a - b;
+const over = (a: number, b: number): number => a / b;
+
+/** `f(a[i], b[i])` for each sync `i` (both lists are per sync, in order). */
+function paired(a: readonly number[], b: readonly number[], f: (x: number, y: number) => number): number[] {
+  return a.map((x, i) => f(x, b[i] ?? Number.NaN));
 }
 
 function reportRatio(ctx: SuiteContext, metric: string, ratio: number): void {
