@@ -240,12 +240,10 @@ export class FakeApiServer {
     record: (status: number) => void,
     res: ServerResponse,
   ): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    onBody(req, (body) => {
       let obj: KubeObject;
       try {
-        obj = JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubeObject;
+        obj = JSON.parse(body) as KubeObject;
         if (obj.kind !== target.resource.kind)
           throw new Error(`kind ${String(obj.kind)} posted to ${target.resource.plural}`);
       } catch (e) {
@@ -275,9 +273,7 @@ export class FakeApiServer {
     record: (status: number) => void,
     res: ServerResponse,
   ): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    onBody(req, (body) => {
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
       if (type !== 'application/merge-patch+json') {
         record(415);
@@ -290,7 +286,7 @@ export class FakeApiServer {
       }
       let patch: unknown;
       try {
-        patch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        patch = JSON.parse(body);
       } catch (e) {
         record(400);
         return sendJson(res, 400, statusObject(400, undefined, (e as Error).message));
@@ -365,4 +361,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** Calls `then` with a request's whole body, as UTF-8 text. */
+function onBody(req: IncomingMessage, then: (body: string) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => then(Buffer.concat(chunks).toString('utf8')));
 }
