@@ -2,7 +2,7 @@
 // core's to survive, the same for every program: it runs on one nft and one iptables program.
 import { expect } from 'vitest';
 import { describeApiOutage } from './fault/api-outage-suite.js';
-import { CLUSTER_IP } from './objects.js';
+import { CLUSTER_IP } from '@kpng/lab/fault';
 
 await describeApiOutage('kube-proxy nftables', (o) => {
   expect(o.failures, o.logs).toEqual([]);

@@ -18,7 +18,7 @@ import {
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/index.js';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from './objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from '@kpng/lab/fault';
 import { freePort } from './free-port.js';
 
 const e2e = await kernelE2e('kube-proxy compat binary');

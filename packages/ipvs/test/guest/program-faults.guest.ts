@@ -10,9 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Lab, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKernelShim, type KernelShim } from '../../../kube-proxy/test/fault/kernel-shim.js';
-import { printFigure, underTraffic } from '../../../kube-proxy/test/fault/run-case.js';
-import { CLUSTER_IP, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from '../../../kube-proxy/test/objects.js';
+import {
+  createKernelShim,
+  type KernelShim,
+  printFigure,
+  underTraffic,
+  CLUSTER_IP,
+  endpointSlice,
+  node,
+  NODE_NAME,
+  service,
+  SERVICE_PORT,
+} from '@kpng/lab/fault';
 import { KpngIpvsChild } from './kpng-ipvs-child.js';
 
 const PROGRAM = 'kpng-ipvs (VM, kernel 6.1)';

@@ -7,11 +7,10 @@
 // sync rewrites everything, and the rules must be what they were.
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, endpointSlice, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, endpointSlice, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
 import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { ProgramName, RunningProgram } from './programs.js';
 import { ruleSnapshot } from './rule-snapshot.js';
-import { printFigure } from './run-case.js';
 
 const OUTAGE_MS = 30_000;
 /** Generous: the informers' reconnect backoff, a relist and a sync on a loaded machine. */

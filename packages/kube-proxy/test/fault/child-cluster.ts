@@ -2,7 +2,7 @@
 // pod-b an echo server that also holds connections), the lab's API server with the `web` Service
 // (an echo port and a hold port) and its slice, and the child, started and answering.
 import { FakeApiServer, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '@kpng/lab/fault';
 import { ChildProgram, type ChildOptions } from './child-program.js';
 
 /** The Service port whose connections stay open (pod-b's hold port behind it). */

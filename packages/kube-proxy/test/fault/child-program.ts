@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { LabKubeconfig } from '@kpng/lab';
-import { NODE_NAME } from '../objects.js';
+import { NODE_NAME } from '@kpng/lab/fault';
 import { freePort } from '../free-port.js';
 import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 import { kpngArgv, type ProgramName } from './program-args.js';

@@ -2,7 +2,7 @@
 // its own fake API server with the node, the `web` Service and its EndpointSlice (pod-b), and the
 // program under test, started and answering through the ClusterIP.
 import { FakeApiServer, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '@kpng/lab/fault';
 import { startProgram, type ProgramName, type ProgramOptions, type RunningProgram } from './programs.js';
 
 export interface FaultCluster {

@@ -6,11 +6,10 @@
 // connections after the repair deadline must all succeed.
 import { kernelE2e } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP } from '../objects.js';
+import { CLUSTER_IP, printFigure, underTraffic } from '@kpng/lab/fault';
 import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { DriftCase } from './drift.js';
 import type { ProgramName } from './programs.js';
-import { printFigure, underTraffic } from './run-case.js';
 
 /** nft's check is one nft call; iptables' 13 calls per family, so it gets a longer period under load. */
 const SYNC_PERIOD_MS = { nft: 2_000, iptables: 3_000 } as const;

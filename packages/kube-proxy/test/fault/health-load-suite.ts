@@ -17,11 +17,10 @@ import {
   type LabKubeconfig,
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
 import { HealthPoll, type UrlAnswers } from './health-poll.js';
 import { nftTableOf } from './program-args.js';
 import { startProgram, type ProgramName, type RunningProgram } from './programs.js';
-import { printFigure } from './run-case.js';
 
 /** Generous: the first sync of 10k Services on a loaded 2-core machine took ~15 s here. */
 const PROGRAMMED_DEADLINE_MS = 120_000;

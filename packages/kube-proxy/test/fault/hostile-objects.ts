@@ -3,7 +3,7 @@
 // and objects that fail conversion (an invalid clusterIP, a slice with a bad address) until fixed.
 // Addresses from the lab's plan; the endpoints that are not lab pods are never connected to.
 import type { KubeObject, LabPod } from '@kpng/lab';
-import { ECHO_PORT, NODE_NAME } from '../objects.js';
+import { ECHO_PORT, NODE_NAME } from '@kpng/lab/fault';
 
 export interface ServicePort {
   readonly name: string;

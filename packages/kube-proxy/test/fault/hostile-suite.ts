@@ -4,7 +4,7 @@
 // gone from the rules, prints a figure line, and checks the program counted what it rejected.
 import { kernelE2e, probeSteadily, type Lab, type SteadyResult } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
 import { startFaultCluster, type FaultCluster } from './cluster.js';
 import {
   burstService,
@@ -17,7 +17,6 @@ import {
   manyPorts,
 } from './hostile-objects.js';
 import type { ProgramName, RunningProgram } from './programs.js';
-import { printFigure } from './run-case.js';
 
 /** Generous: a sync of 1,000 rules on a loaded 2-core machine. */
 const APPLY_DEADLINE_MS = 20_000;

@@ -1,6 +1,6 @@
 // What the fault suite knows of each program it runs, in process (programs.ts) or as a child
 // process (child-program.ts): its backend, the nft table it writes, and the flags of `kpng-<backend>`.
-import { NODE_NAME } from '../objects.js';
+import { NODE_NAME } from '@kpng/lab/fault';
 
 export type ProgramName = 'kube-proxy nftables' | 'kpng-nft' | 'kube-proxy iptables' | 'kpng-iptables';
 

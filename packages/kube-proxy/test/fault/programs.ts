@@ -9,7 +9,7 @@ import { backend as iptablesBackend } from '@kpng/iptables';
 import type { LabKubeconfig } from '@kpng/lab';
 import { backend as nftBackend } from '@kpng/nft';
 import { main as kubeProxyMain } from '../../src/index.js';
-import { NODE_NAME } from '../objects.js';
+import { NODE_NAME } from '@kpng/lab/fault';
 import { freePort } from '../free-port.js';
 import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 import { kpngArgv, nftTableOf, type ProgramName } from './program-args.js';

@@ -6,12 +6,10 @@
 // knows what the first sync after the restart wrote.
 import { kernelE2e, probeSteadily, type HeldConnection } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, SERVICE_PORT } from '../objects.js';
+import { CLUSTER_IP, SERVICE_PORT, createKernelShim, type KernelShim, printFigure } from '@kpng/lab/fault';
 import { HOLD_SERVICE_PORT, startChildCluster, type ChildCluster } from './child-cluster.js';
-import { createKernelShim, type KernelShim } from './kernel-shim.js';
 import type { ProgramName } from './program-args.js';
 import { ruleSnapshot } from './rule-snapshot.js';
-import { printFigure } from './run-case.js';
 
 // Long enough to cover the restart and its first sync on a loaded machine (~2-8 s here).
 const TRAFFIC_MS = 12_000;

@@ -11,13 +11,20 @@
 // bounds only the xtables lock wait.)
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, endpointSlice, SERVICE_PORT, service } from '../objects.js';
+import {
+  CLUSTER_IP,
+  endpointSlice,
+  SERVICE_PORT,
+  service,
+  createKernelShim,
+  type KernelShim,
+  type ShimMode,
+  printFigure,
+} from '@kpng/lab/fault';
 import type { ChildProgram } from './child-program.js';
 import { startChildCluster, type ChildCluster } from './child-cluster.js';
-import { createKernelShim, type KernelShim, type ShimMode } from './kernel-shim.js';
 import { backendOf, type ProgramName } from './program-args.js';
 import { ruleSnapshot } from './rule-snapshot.js';
-import { printFigure } from './run-case.js';
 
 const BACKEND_FAILURE_METRIC: Record<'nft' | 'iptables', string> = {
   nft: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',

@@ -1,6 +1,6 @@
 // The cluster the e2e's fake API server serves: one node (the lab's), one ClusterIP Service whose
 // endpoint is a pod on that node. Addresses from the lab's plan.
-import { ADDRESS_PLAN, type LabPod } from '@kpng/lab';
+import { ADDRESS_PLAN, type LabPod } from '../netns/index.js';
 
 export const NODE_NAME = 'lab-node';
 export const CLUSTER_IP = '198.19.0.10';

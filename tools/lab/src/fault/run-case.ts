@@ -1,7 +1,7 @@
 // One fault case under traffic: a pod opens a new connection to the ClusterIP every 20 ms while
 // the fault happens; the figure line says how many failed and how long until traffic came back.
-import { probeSteadily, type Lab, type SteadyResult } from '@kpng/lab';
-import { CLUSTER_IP, SERVICE_PORT } from '../objects.js';
+import { probeSteadily, type Lab, type SteadyResult } from '../netns/index.js';
+import { CLUSTER_IP, SERVICE_PORT } from './objects.js';
 
 export interface FaultFigure {
   readonly attempts: number;
