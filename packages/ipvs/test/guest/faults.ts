@@ -163,4 +163,35 @@ export function describeFaults(ctx: FaultContext): void {
       expect(held).toContain('198.18.1.11:9090');
     });
   });
+
+  // What a kill -9 and restart leaves: IPVS, kube-ipvs0 and the nft tables are the kernel's and stay;
+  // a new backend knows nothing and its first sync is full. It must find the kernel already right:
+  // its seam refuses every IPVS write, so a write would fail the sync (the compiled program's kill -9
+  // under traffic is program-faults.guest.ts, opt-in: two program starts under emulation).
+  it('restart: a new backend over the kernel state syncs in full without one IPVS write; Services serve throughout', async () => {
+    const listing = async () => (await ns().exec(['ipvsadm', '-Sn'])).stdout.split('\n').sort();
+    const before = await listing();
+    const servingBefore = (await healthy.web()) && (await healthy.firewall());
+    const kernel = new RefusingIpvs(new NetlinkIpvs({ netns: ns().name }));
+    kernel.refusing = true;
+    const restarted = new IpvsBackend({ ...ctx.options(), kernel, metrics: new Registry() });
+    try {
+      const started = performance.now();
+      await restarted.setup();
+      await ctx.sync(restarted, ctx.scenario.initial, true);
+      const syncedMs = Math.round(performance.now() - started);
+      const servingAfter = (await healthy.web()) && (await healthy.firewall());
+      printFigure(PROGRAM, 'restart (new backend, full sync over the kernel state)', {
+        ipvsWrites: kernel.refused,
+        firstSyncMs: syncedMs,
+        rulesIdentical: String((await listing()).join('\n') === before.join('\n')),
+      });
+      expect(servingBefore && servingAfter, 'web answers and the LB firewall holds').toBe(true);
+      expect(kernel.refused, 'IPVS writes the first sync attempted').toBe(0);
+      expect(await listing()).toEqual(before);
+    } finally {
+      await restarted.close();
+      kernel.close();
+    }
+  });
 }
