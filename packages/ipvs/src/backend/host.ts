@@ -8,13 +8,10 @@ import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
 export class NodeHost {
   readonly #execer: Execer;
   readonly #prefix: readonly string[];
-  readonly #timeoutMs: number | undefined;
 
-  /** `timeoutMs`: a command still running then is killed and fails with a `HostCommandTimeout`. */
-  constructor(execer: Execer, netns?: string, timeoutMs?: number) {
+  constructor(execer: Execer, netns?: string) {
     this.#execer = execer;
     this.#prefix = netns === undefined ? [] : ['ip', 'netns', 'exec', netns];
-    this.#timeoutMs = timeoutMs;
   }
 
   /** Creates `kube-ipvs0` if missing and sets it up (addresses on it are local: IPVS sees their traffic). */
@@ -68,22 +65,10 @@ export class NodeHost {
 
   async #run(argv: readonly string[], stdin = '', check = true): Promise<{ exitCode: number; stdout: string }> {
     const full = [...this.#prefix, ...argv];
-    const timeout = this.#timeoutMs === undefined ? undefined : AbortSignal.timeout(this.#timeoutMs);
-    const result = await this.#execer.run(full, stdin, timeout).catch((e: unknown) => {
-      if (timeout?.aborted === true) throw new HostCommandTimeout(full, this.#timeoutMs ?? 0, e);
-      throw e;
-    });
+    const result = await this.#execer.run(full, stdin);
     if (check && result.exitCode !== 0)
       throw new Error(`${full.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim()}`);
     return result;
-  }
-}
-
-/** An `ip` or `sysctl` command killed by the host's timeout (a hung command would hold every sync). */
-export class HostCommandTimeout extends Error {
-  override readonly name = 'HostCommandTimeout';
-  constructor(argv: readonly string[], ms: number, cause: unknown) {
-    super(`${argv.join(' ')} did not finish within ${ms} ms: killed`, { cause });
   }
 }
 

@@ -8,7 +8,15 @@ import {
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
-import { createNftClient, isTimeout, type Nft, type NftObject, processExecer, Transaction } from '@kpng/nft/nftables';
+import {
+  createNftClient,
+  isTimeout,
+  type Nft,
+  type NftObject,
+  processExecer,
+  timeoutExecer,
+  Transaction,
+} from '@kpng/nft/nftables';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
@@ -21,7 +29,7 @@ import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/optio
 import { AppliedTable } from './applied-table.js';
 import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
 import { cidrMatcher } from '../render/cidr-matcher.js';
-import { HostCommandTimeout, NodeHost } from './host.js';
+import { NodeHost } from './host.js';
 import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
 import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
@@ -66,7 +74,8 @@ export class IpvsBackend implements Backend {
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
-    this.#host = new NodeHost(options.execer ?? processExecer, options.netns, this.#writeTimeoutMs);
+    // `ip` and `sysctl` under the same limit as nft: a hung one fails the sync as a timeout too.
+    this.#host = new NodeHost(timeoutExecer(options.execer ?? processExecer, this.#writeTimeoutMs), options.netns);
     this.#log = options.logger ?? SILENT;
     const metrics = options.metrics;
     this.#metrics =
@@ -186,7 +195,7 @@ export class IpvsBackend implements Backend {
       this.#applied = undefined;
       this.#addresses = undefined;
       for (const family of FAMILIES) this.#nftTables[family].forget();
-      if (isTimeout(error) || error instanceof HostCommandTimeout)
+      if (isTimeout(error))
         throw new KpngError(ErrorCodes.WriteTimedOut, `ipvs sync failed: ${(error as Error).message}`, {
           cause: error,
         });

@@ -58,8 +58,11 @@ export async function createNftClient(options: NftClientOptions = {}): Promise<N
   }
 }
 
-/** `execer`, killing (through the abort signal every execer honours) what runs longer than `ms`. */
-function timeoutExecer(execer: Execer, ms: number): Execer {
+/**
+ * `execer`, killing (through the abort signal every execer honours) what runs longer than `ms`;
+ * that command fails with `NftError` kind `timeout` (`isTimeout`).
+ */
+export function timeoutExecer(execer: Execer, ms: number): Execer {
   return {
     async run(argv, stdin, signal) {
       const timeout = AbortSignal.timeout(ms);
