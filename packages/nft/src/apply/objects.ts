@@ -63,15 +63,23 @@ export function elementObject(ref: TableRef, spec: ElementSpec): Element {
 
 /** A list's slots as map elements, built directly (most elements of a full sync are these). */
 export function listElementObjects(ref: TableRef, list: EndpointListSpec): Element[] {
+  return [...listElements(ref, list)];
+}
+
+/** `listElementObjects`, made one at a time (a full sync streams them). */
+export function* listElements(ref: TableRef, list: EndpointListSpec): Generator<Element, void, void> {
   const family = ref.syntax.nft;
   const { table } = ref;
   const port = String(list.port);
-  return list.endpoints.map((ep, i): Element => ({
-    kind: 'element',
-    family,
-    table,
-    map: list.container,
-    key: [list.address, port, String(list.offset + i)],
-    value: [ep.ip, String(ep.port)],
-  }));
+  for (let i = 0; i < list.endpoints.length; i++) {
+    const ep = list.endpoints[i] as EndpointListSpec['endpoints'][number];
+    yield {
+      kind: 'element',
+      family,
+      table,
+      map: list.container,
+      key: [list.address, port, String(list.offset + i)],
+      value: [ep.ip, String(ep.port)],
+    };
+  }
 }

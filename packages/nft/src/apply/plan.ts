@@ -11,7 +11,7 @@ import {
   chainObject,
   chainRef,
   elementObject,
-  listElementObjects,
+  listElements,
   ruleObjects,
   setObject,
   tableObject,
@@ -69,14 +69,18 @@ export async function writeFull(tx: Transaction, ref: TableRef, full: FullWrite,
     for (const rule of ruleObjects(ref, chain)) tx.add(rule);
     if (budget?.due()) await budget.yield();
   }
-  for (const element of full.elements) {
-    tx.add(elementObject(ref, element));
-    if (budget?.due()) await budget.yield();
-  }
-  for (const list of full.lists ?? []) {
-    for (const element of listElementObjects(ref, list)) tx.add(element);
-    if (budget?.due()) await budget.yield();
-  }
+  // Most of a full sync (~100k elements at s10k): deferred, so their objects are made while the
+  // transaction is streamed to nft, a chunk at a time, never all at once.
+  const { elements } = full;
+  tx.addEach(elements.length, function* () {
+    for (const element of elements) yield elementObject(ref, element);
+  });
+  const lists = full.lists ?? [];
+  let slots = 0;
+  for (const list of lists) slots += list.endpoints.length;
+  tx.addEach(slots, function* () {
+    for (const list of lists) yield* listElements(ref, list);
+  });
 }
 
 /** Removes the table and everything in it, if it exists. */

@@ -215,6 +215,74 @@ describe.skipIf(!e2e.run).each([
     expect((await client.listElements('ip', 'kpng', { map: 'm' })).length).toBe(2);
   });
 
+  describe('deferred elements (addEach), streamed to nft a chunk at a time', () => {
+    const [table, chain] = sample('ip') as [Table, Chain];
+    const map: NftMap = {
+      kind: 'map',
+      family: 'ip',
+      table: 'kpng',
+      name: 'm',
+      type: 'ipv4_addr . inet_service : verdict',
+    };
+    const element = (n: number, value = 'accept'): Element => ({
+      kind: 'element',
+      family: 'ip',
+      table: 'kpng',
+      map: 'm',
+      key: [`198.19.${n >> 8}.${n & 255}`, '80'],
+      value: [value],
+    });
+    const COUNT = 6000;
+    /** Replaces the map's elements with COUNT deferred ones; `at(n)` may change element n. */
+    const rewrite = (at: (n: number) => Element = element): Transaction => {
+      const tx = newTx([table, chain, map]);
+      tx.flush(map);
+      tx.addEach(COUNT, function* () {
+        for (let n = 0; n < COUNT; n++) yield at(n);
+      });
+      return tx;
+    };
+    const kept = async (): Promise<number> => (await client.listElements('ip', 'kpng', { map: 'm' })).length;
+
+    beforeEach(async () => {
+      await client.run(newTx([table, chain, map, element(0), element(1)]));
+    });
+
+    test('a big one applies whole', async () => {
+      await client.run(rewrite());
+      expect(await kept()).toBe(COUNT);
+    });
+
+    test("nft's failure on a late element maps back to it (made again) and applies nothing", async () => {
+      const bad = element(5000, 'goto nope');
+      const error = await client.run(rewrite((n) => (n === 5000 ? bad : element(n)))).catch((e: unknown) => e);
+      expect(error).toMatchObject({ kind: 'not-found', operation: { verb: 'add', object: bad } });
+      expect(await kept()).toBe(2);
+    });
+
+    test.each([
+      [
+        'an invalid object, found while rendering',
+        (n: number) => (n === 4000 ? { ...element(n), map: 'bad name' } : element(n)),
+        { kind: 'invalid' },
+      ],
+      [
+        'an exception thrown while rendering',
+        (n: number) => {
+          if (n === 4000) throw new Error('render blew up');
+          return element(n);
+        },
+        { message: 'render blew up' },
+      ],
+    ] as const)('%s: nft never runs and the kernel keeps what it had', async (_name, at, expected) => {
+      await expect(client.run(rewrite(at))).rejects.toMatchObject(expected);
+      expect(await kept()).toBe(2);
+      // The client (and its shell) still works.
+      await client.run(rewrite());
+      expect(await kept()).toBe(COUNT);
+    });
+  });
+
   test('destroy deletes when present and is quiet when absent', async () => {
     const [table] = sample('ip') as [Table];
     const set: NftSet = { kind: 'set', family: 'ip', table: 'kpng', name: 'temp', type: 'ipv4_addr' };

@@ -1,13 +1,13 @@
 import { detectCapabilities, type Capabilities } from './capabilities.js';
 import { NftError } from './errors.js';
-import { processExecer, type Execer } from './exec.js';
+import { processExecer, runChunked, type Execer, type ExecResult } from './exec.js';
 import { ShellExecer } from './shell-execer.js';
 import { parseListing } from './listing/parse-listing.js';
 import { sortForDump } from './canonical.js';
 import type { Nft, RunOptions } from './nft.js';
 import type { Element, Family, NftObject } from './objects/types.js';
 import { FAMILIES } from './objects/types.js';
-import { renderOperationsYielding } from './render-transaction.js';
+import { streamOperations } from './render-transaction.js';
 import { TurnBudget } from './turn-budget.js';
 import { checkName } from './syntax.js';
 import { Transaction } from './transaction.js';
@@ -63,17 +63,46 @@ export async function createNftClient(options: NftClientOptions = {}): Promise<N
  * that command fails with `NftError` kind `timeout` (`isTimeout`).
  */
 export function timeoutExecer(execer: Execer, ms: number): Execer {
-  return {
-    async run(argv, stdin, signal) {
-      const timeout = AbortSignal.timeout(ms);
-      try {
-        return await execer.run(argv, stdin, signal === undefined ? timeout : AbortSignal.any([signal, timeout]));
-      } catch (e) {
-        if (!timeout.aborted || signal?.aborted === true) throw e;
-        throw new NftError(`${argv.join(' ')} did not finish within ${ms} ms: killed`, 'timeout', '', [], { cause: e });
-      }
-    },
+  const timed = async (
+    argv: readonly string[],
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal, arm: () => void) => Promise<ExecResult>,
+  ): Promise<ExecResult> => {
+    const timeout = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      timer ??= setTimeout(() => timeout.abort(new Error(`timed out after ${ms} ms`)), ms);
+    };
+    try {
+      return await run(signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]), arm);
+    } catch (e) {
+      if (!timeout.signal.aborted || signal?.aborted === true) throw e;
+      throw new NftError(`${argv.join(' ')} did not finish within ${ms} ms: killed`, 'timeout', '', [], { cause: e });
+    } finally {
+      clearTimeout(timer);
+    }
   };
+  const wrapped: Execer = {
+    run: (argv, stdin, signal) =>
+      timed(argv, signal, (s, arm) => {
+        arm();
+        return execer.run(argv, stdin, s);
+      }),
+  };
+  const stream = execer.runStream;
+  if (stream !== undefined)
+    wrapped.runStream = (argv, stdin, signal) =>
+      timed(argv, signal, (s, arm) => stream.call(execer, argv, thenCall(stdin, arm), s));
+  return wrapped;
+}
+
+/**
+ * `pieces`, calling `done` once the last was taken: a streamed command's clock starts when its
+ * input is complete (rendering a full sync's text is this process's time, not nft's).
+ */
+async function* thenCall(pieces: AsyncIterable<string>, done: () => void): AsyncGenerator<string, void, void> {
+  yield* pieces;
+  done();
 }
 
 /** Runs transactions through `nft -f -`, one atomic invocation per transaction. */
@@ -144,10 +173,16 @@ export class NftClient implements Nft {
       emulateDestroy: !this.capabilities.destroy,
       batchElements: true,
     };
-    // The text of a full sync's transaction takes ~0.5 s to write at s10k: not in one turn.
-    const rendered = await renderOperationsYielding(tx.operations, rendering, new TurnBudget(10));
-    const result = await this.#execer.run(this.#nft(args), rendered.text, options.signal);
-    if (result.exitCode !== 0) throw NftError.fromNft(result.stderr, rendered.lineOperations, tx.operations, rendered);
+    // The text of a full sync's transaction takes ~0.5 s to write at s10k: not in one turn, and
+    // streamed (its deferred objects made, rendered and written a chunk at a time) so that neither
+    // the objects nor the text are ever whole in memory. nft runs once the input is complete: an
+    // invalid object found on the way rejects here, before nft ran.
+    const streamed = streamOperations(tx.ops(), rendering, new TurnBudget(10));
+    const result = await runChunked(this.#execer, this.#nft(args), streamed.chunks, options.signal);
+    if (result.exitCode !== 0) {
+      const layout = streamed.layout();
+      throw NftError.fromNft(result.stderr, layout.lineOperations, tx, layout);
+    }
   }
 
   /** nft joins its arguments into one command line, so names are validated before use. */

@@ -30,6 +30,11 @@ export interface NftFailure {
   readonly operations?: readonly Operation[];
 }
 
+/** The operations of a transaction by position: an array, or a `Transaction` (which makes deferred ones again). */
+export interface OperationList {
+  slice(start: number, end: number): readonly Operation[];
+}
+
 /** Where batched lines put their operations (see `RenderedTransaction`). */
 export interface LineLayout {
   readonly lineCounts: readonly number[];
@@ -84,7 +89,7 @@ export class NftError extends Error {
   static fromNft(
     stderr: string,
     lineOperations: readonly number[] = [],
-    operations: readonly Operation[] = [],
+    operations: OperationList = [],
     layout?: LineLayout,
   ): NftError {
     const failures: NftFailure[] = [];
@@ -94,13 +99,14 @@ export class NftError extends Error {
       const first = lineOperations[line - 1];
       const count = layout?.lineCounts[line - 1] ?? 1;
       let operationIndex = first;
-      let group: Operation[] | undefined;
+      let group: readonly Operation[] | undefined;
       if (first !== undefined && count > 1 && layout !== undefined) {
         const hit = batchMember(layout.operationColumns, first, count, column);
         if (hit === undefined) group = operations.slice(first, first + count);
         else operationIndex = hit;
       }
-      const operation = operationIndex === undefined ? undefined : operations[operationIndex];
+      const operation =
+        operationIndex === undefined ? undefined : operations.slice(operationIndex, operationIndex + 1)[0];
       failures.push({
         line,
         column,

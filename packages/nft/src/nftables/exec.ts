@@ -14,6 +14,26 @@ export interface Execer {
    * is non-zero. Rejects only when the process cannot be started or is aborted.
    */
   run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<ExecResult>;
+  /**
+   * Optional: `run` with stdin given in pieces, taken one at a time (a full sync's transaction is
+   * tens of MiB of text and objects when held whole). The command starts only once the last piece
+   * was taken, so its input is complete; if `stdin` throws, the command never starts and the call
+   * rejects with that error. Without it, `runChunked` joins the pieces and calls `run`.
+   */
+  runStream?(argv: readonly string[], stdin: AsyncIterable<string>, signal?: AbortSignal): Promise<ExecResult>;
+}
+
+/** Runs `argv` with stdin in pieces: through `execer.runStream` when it has one, else joined, through `run`. */
+export async function runChunked(
+  execer: Execer,
+  argv: readonly string[],
+  stdin: AsyncIterable<string>,
+  signal?: AbortSignal,
+): Promise<ExecResult> {
+  if (execer.runStream !== undefined) return execer.runStream(argv, stdin, signal);
+  const pieces: string[] = [];
+  for await (const piece of stdin) pieces.push(piece);
+  return execer.run(argv, pieces.join(''), signal);
 }
 
 export const processExecer: Execer = {

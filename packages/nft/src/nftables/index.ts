@@ -39,10 +39,11 @@ export {
   isTimeout,
   NftError,
   type LineLayout,
+  type OperationList,
   type NftErrorKind,
   type NftFailure,
 } from './errors.js';
-export { processExecer, type Execer, type ExecResult } from './exec.js';
+export { processExecer, runChunked, type Execer, type ExecResult } from './exec.js';
 export { ShellExecer, type ShellExecerOptions } from './shell-execer.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';
@@ -54,7 +55,10 @@ export { parseListing } from './listing/parse-listing.js';
 export {
   renderOperations,
   renderOperationsYielding,
+  streamOperations,
   type RenderedTransaction,
+  type StreamedTransaction,
+  type TransactionLayout,
   type TransactionRenderOptions,
 } from './render-transaction.js';
 export { TurnBudget } from './turn-budget.js';

@@ -60,7 +60,11 @@ export function renderOperations(
   options: TransactionRenderOptions,
 ): RenderedTransaction {
   const rendering = renderLines(operations, options);
-  for (let step = rendering.next(); ; step = rendering.next()) if (step.done === true) return step.value;
+  const lines: string[] = [];
+  for (let step = rendering.next(); ; step = rendering.next()) {
+    if (step.done === true) return { text: joinLines(lines), ...step.value };
+    lines.push(step.value);
+  }
 }
 
 /** `renderOperations`, giving the event loop a turn whenever `budget` is spent (a full sync writes ~100k operations). */
@@ -70,56 +74,121 @@ export async function renderOperationsYielding(
   budget: TurnBudget,
 ): Promise<RenderedTransaction> {
   const rendering = renderLines(operations, options);
+  const lines: string[] = [];
   for (let step = rendering.next(); ; step = rendering.next()) {
-    if (step.done === true) return step.value;
+    if (step.done === true) return { text: joinLines(lines), ...step.value };
+    lines.push(step.value);
     if (budget.due()) await budget.yield();
   }
 }
 
-/** Renders line by line, pausing (`yield`) after each: the callers decide whether to give the event loop a turn. */
-function* renderLines(
-  operations: readonly Operation[],
+/** Where each operation went, known once a `StreamedTransaction`'s chunks are all taken. */
+export type TransactionLayout = Omit<RenderedTransaction, 'text'>;
+
+export interface StreamedTransaction {
+  /** The text in pieces of about `chunkChars` (whole lines, newline-terminated). */
+  readonly chunks: AsyncIterable<string>;
+  /** The layout of what was rendered; throws until `chunks` is exhausted. */
+  layout(): TransactionLayout;
+}
+
+const DEFAULT_CHUNK_CHARS = 1 << 16;
+
+/**
+ * Renders `operations` (an iterable: a transaction's `ops()` makes deferred objects as it goes)
+ * a chunk at a time, so neither the operations nor the text of a full sync need all be in memory:
+ * the consumer writes each chunk out before the next is made. Gives the event loop a turn whenever
+ * `budget` is spent. An exception from `operations` (an invalid deferred object) ends the chunks
+ * with that exception: the consumer must then discard what it wrote.
+ */
+export function streamOperations(
+  operations: Iterable<Operation>,
   options: TransactionRenderOptions,
-): Generator<void, RenderedTransaction, void> {
-  const lines: string[] = [];
+  budget: TurnBudget,
+  chunkChars = DEFAULT_CHUNK_CHARS,
+): StreamedTransaction {
+  let layout: TransactionLayout | undefined;
+  async function* chunks(): AsyncGenerator<string, void, void> {
+    const rendering = renderLines(operations, options);
+    let pending: string[] = [];
+    let size = 0;
+    for (let step = rendering.next(); ; step = rendering.next()) {
+      if (step.done === true) {
+        layout = step.value;
+        if (pending.length > 0) yield joinLines(pending);
+        return;
+      }
+      pending.push(step.value);
+      size += step.value.length + 1;
+      if (size >= chunkChars) {
+        yield joinLines(pending);
+        pending = [];
+        size = 0;
+      }
+      if (budget.due()) await budget.yield();
+    }
+  }
+  return {
+    chunks: chunks(),
+    layout: () => {
+      if (layout === undefined) throw new Error('the transaction was not rendered to its end');
+      return layout;
+    },
+  };
+}
+
+function joinLines(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/**
+ * Renders line by line, yielding each line (without its newline) as it is made, so callers decide
+ * whether to keep the lines, write them out, or give the event loop a turn. Reads `operations`
+ * once, one ahead (to batch consecutive elements), so a stream of operations works as well as an array.
+ */
+function* renderLines(
+  operations: Iterable<Operation>,
+  options: TransactionRenderOptions,
+): Generator<string, TransactionLayout, void> {
   const lineOperations: number[] = [];
   const lineCounts: number[] = [];
-  const operationColumns = new Int32Array(operations.length);
+  const operationColumns: number[] = [];
   const maxBatch = options.batchElements === true ? Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH) : 1;
+  const source = operations[Symbol.iterator]();
+  let next = source.next();
   let index = 0;
-  while (index < operations.length) {
-    const operation = operations[index] as Operation;
-    let end = index + 1;
-    if (maxBatch > 1 && batchable(operation)) {
-      while (end < operations.length && end - index < maxBatch && sameBatch(operation, operations[end] as Operation))
-        end++;
-    }
-    if (end - index > 1) {
+  while (next.done !== true) {
+    const operation = next.value;
+    next = source.next();
+    if (maxBatch > 1 && batchable(operation) && next.done !== true && sameBatch(operation, next.value)) {
       const head = `${elementHead(operation.object as Element, operation.verb)} { `;
       const bodies: string[] = [];
+      const first = index;
       let column = byteLength(head) + 1;
-      for (let k = index; k < end; k++) {
-        const body = elementBody((operations[k] as Operation).object as Element, operation.verb);
-        operationColumns[k] = column;
+      for (let member = operation; ;) {
+        const body = elementBody(member.object as Element, operation.verb);
+        operationColumns.push(column);
         column += byteLength(body) + 2;
         bodies.push(body);
+        index++;
+        if (index - first >= maxBatch || next.done === true || !sameBatch(operation, next.value)) break;
+        member = next.value;
+        next = source.next();
       }
-      lines.push(`${head}${bodies.join(', ')} }`);
-      lineOperations.push(index);
-      lineCounts.push(end - index);
-      index = end;
-      yield;
+      lineOperations.push(first);
+      lineCounts.push(index - first);
+      yield `${head}${bodies.join(', ')} }`;
       continue;
     }
+    operationColumns.push(0);
     const verbs =
       operation.verb === 'destroy' && options.emulateDestroy ? (['add', 'delete'] as const) : [operation.verb];
     for (const lineVerb of verbs) {
-      lines.push(renderObject(operation.object, lineVerb, options));
       lineOperations.push(index);
       lineCounts.push(1);
+      yield renderObject(operation.object, lineVerb, options);
     }
     index++;
-    yield;
   }
-  return { text: lines.length === 0 ? '' : `${lines.join('\n')}\n`, lineOperations, lineCounts, operationColumns };
+  return { lineOperations, lineCounts, operationColumns };
 }

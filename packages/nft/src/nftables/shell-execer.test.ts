@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -100,5 +100,30 @@ describe('ShellExecer', () => {
     expect(() => process.kill(pid, 0)).not.toThrow();
     await shell.close();
     expect(() => process.kill(pid, 0)).toThrow();
+  });
+  test('runStream writes the pieces as they come and runs the command once they are all written', async () => {
+    async function* pieces(): AsyncGenerator<string> {
+      yield 'add table ip kpng\n';
+      yield 'add chain ip kpng services\n';
+    }
+    expect(await make().runStream(['cat'], pieces())).toEqual({
+      exitCode: 0,
+      stdout: 'add table ip kpng\nadd chain ip kpng services\n',
+      stderr: '',
+    });
+  });
+
+  test('runStream never runs the command when its input fails midway; the next command runs', async () => {
+    const marker = join(dir, 'ran');
+    const touch = join(dir, 'touch.sh');
+    await writeFile(touch, `cat > /dev/null; echo yes > ${marker}\n`);
+    async function* failing(): AsyncGenerator<string> {
+      yield 'add table ip kpng\n';
+      throw new Error('render failed');
+    }
+    const shell = make();
+    await expect(shell.runStream(['sh', touch], failing())).rejects.toThrow('render failed');
+    await expect(readFile(marker, 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await shell.run(['cat'], 'next\n')).toEqual({ exitCode: 0, stdout: 'next\n', stderr: '' });
   });
 });

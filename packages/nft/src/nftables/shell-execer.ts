@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import type { Execer, ExecResult } from './exec.js';
+import { runChunked, type Execer, type ExecResult } from './exec.js';
 
 /**
  * Per command: its arguments on one line (split on spaces, no globbing), stdin from `$1/in`,
@@ -59,13 +59,53 @@ export class ShellExecer implements Execer {
   }
 
   run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<ExecResult> {
+    return this.#dispatch(
+      argv,
+      (path) => writeFile(path, stdin),
+      (fallback, line) => fallback.run(line, stdin, signal),
+      signal,
+    );
+  }
+
+  /**
+   * `run` with stdin in pieces: each is written to the command's input file as it comes, and the
+   * command runs once the file is complete. If `stdin` throws (a transaction that failed while it
+   * was rendered), the command is never run: nothing of it reaches nft.
+   */
+  runStream(argv: readonly string[], stdin: AsyncIterable<string>, signal?: AbortSignal): Promise<ExecResult> {
+    return this.#dispatch(
+      argv,
+      async (path) => {
+        const file = await open(path, 'w');
+        try {
+          for await (const piece of stdin) await file.write(piece);
+        } finally {
+          await file.close();
+        }
+      },
+      (fallback, line) => runChunked(fallback, line, stdin, signal),
+      signal,
+    );
+  }
+
+  /** Queues `argv` for the shell, or hands what one line cannot carry to the fallback. */
+  #dispatch(
+    argv: readonly string[],
+    input: (path: string) => Promise<void>,
+    fallback: (execer: Execer, argv: readonly string[]) => Promise<ExecResult>,
+    signal: AbortSignal | undefined,
+  ): Promise<ExecResult> {
     if (argv.length === 0) return Promise.reject(new Error('empty argv'));
     if (!argv.every((arg) => arg !== '' && !/\s/.test(arg))) {
       if (this.#fallback === undefined)
         return Promise.reject(new Error(`cannot pass ${JSON.stringify(argv)} to the shell: whitespace or empty`));
-      return this.#fallback.run([...this.#prefix, ...argv], stdin, signal);
+      return fallback(this.#fallback, [...this.#prefix, ...argv]);
     }
-    const result = this.#queue.then(() => this.#runOne(argv, stdin, signal));
+    return this.#enqueue(argv, input, signal);
+  }
+
+  #enqueue(argv: readonly string[], input: (path: string) => Promise<void>, signal?: AbortSignal): Promise<ExecResult> {
+    const result = this.#queue.then(() => this.#runOne(argv, input, signal));
     this.#queue = result.catch(() => undefined);
     return result;
   }
@@ -91,10 +131,15 @@ export class ShellExecer implements Execer {
     await rm(r.dir, { recursive: true, force: true });
   }
 
-  async #runOne(argv: readonly string[], stdin: string, signal: AbortSignal | undefined): Promise<ExecResult> {
+  async #runOne(
+    argv: readonly string[],
+    input: (path: string) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<ExecResult> {
     signal?.throwIfAborted();
     const r = await (this.#running ??= this.#start());
-    await writeFile(join(r.dir, 'in'), stdin);
+    await input(join(r.dir, 'in'));
+    signal?.throwIfAborted();
     const line = new Promise<string | Error>((resolve) => r.waiting.push(resolve));
     const onAbort = (): void => this.#kill(r, signal?.reason ?? new Error(`${argv[0]} was aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });

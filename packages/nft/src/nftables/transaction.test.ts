@@ -1,7 +1,7 @@
 import { describe, expect, it, test } from 'vitest';
 import { isNftError } from './errors.js';
 import type { Chain, Element, NftSet, Rule, Table } from './objects/types.js';
-import { renderOperations, renderOperationsYielding } from './render-transaction.js';
+import { renderOperations, renderOperationsYielding, streamOperations } from './render-transaction.js';
 import { TurnBudget } from './turn-budget.js';
 import { Transaction } from './transaction.js';
 
@@ -155,5 +155,117 @@ describe('renderOperationsYielding', () => {
       renderOperations(tx.operations, options),
     );
     expect(budget.yields).toBeGreaterThan(5);
+  });
+});
+
+describe('Transaction.addEach (deferred adds)', () => {
+  const elements = (n: number, from = 0): Element[] =>
+    Array.from({ length: n }, (_, i) => ({ ...element, key: [`198.19.1.${from + i}`] }));
+
+  test('counts in size, keeps its place among queued operations, and is made only when rendered', () => {
+    const tx = new Transaction();
+    let made = 0;
+    tx.add(table);
+    tx.addEach(3, function* () {
+      made++;
+      yield* elements(3);
+    });
+    tx.add(chain);
+    expect(tx.size).toBe(5);
+    expect(made).toBe(0);
+    expect([...tx.ops()].map((op) => op.object.kind)).toEqual(['table', 'element', 'element', 'element', 'chain']);
+    expect(made).toBe(1);
+    // Made again (the same objects) to name what nft complained about, one pass per lookup.
+    expect(tx.slice(2, 4)).toEqual(elements(2, 1).map((object) => ({ verb: 'add', object })));
+    expect(tx.slice(4, 5)).toEqual([{ verb: 'add', object: chain }]);
+    expect(tx.slice(5, 6)).toEqual([]);
+    expect(made).toBe(2);
+  });
+
+  test.each([
+    { name: 'an invalid object', bad: { ...chain, name: 'counter' }, count: 3 },
+    { name: 'an invalid element', bad: { ...element, set: 'bad name' }, count: 3 },
+  ])('$name is found when rendered: ops() throws NftError invalid naming it and where it is', ({ bad, count }) => {
+    const tx = new Transaction();
+    tx.add(table);
+    tx.addEach(count, function* () {
+      yield* elements(1);
+      yield bad;
+      yield* elements(1, 1);
+    });
+    expect(tx.error).toBeUndefined();
+    let error: unknown;
+    try {
+      for (const _ of tx.ops());
+    } catch (e) {
+      error = e;
+    }
+    expect(isNftError(error)).toBe(true);
+    expect(error).toMatchObject({ kind: 'invalid', line: 3, operation: { verb: 'add', object: bad } });
+    expect(tx.toString()).toMatch(/^add table ip kpng\nadd element .*\n# ERROR: add /);
+  });
+
+  test.each([
+    { yields: 2, message: 'made 2' },
+    { yields: 4, message: 'made more' },
+  ])('a deferred run that yields $yields objects for 3 is a bug: ops() throws', ({ yields, message }) => {
+    const tx = new Transaction();
+    tx.addEach(3, () => elements(yields));
+    expect(() => [...tx.ops()]).toThrow(message);
+  });
+
+  test('adds nothing for a count of 0, or after a latched error', () => {
+    const tx = new Transaction();
+    tx.addEach(0, () => []);
+    expect(tx.size).toBe(0);
+    tx.add(badRule);
+    tx.addEach(2, () => elements(2));
+    expect(tx.size).toBe(0);
+  });
+});
+
+describe('streamOperations', () => {
+  const options = { objectComments: true, emulateDestroy: false, batchElements: true, maxBatch: 4 };
+  const big = (): Transaction => {
+    const tx = new Transaction();
+    tx.add(table);
+    tx.add(set);
+    tx.addEach(50, function* () {
+      for (let i = 0; i < 50; i++) yield { ...element, key: [`198.19.2.${i}`] };
+    });
+    for (let i = 0; i < 20; i++) tx.add({ ...chain, name: `c${i}` });
+    return tx;
+  };
+
+  test('writes in chunks of whole lines exactly what renderOperations writes at once, with the same layout', async () => {
+    const tx = big();
+    const streamed = streamOperations(tx.ops(), options, new TurnBudget(0), 200);
+    const chunks: string[] = [];
+    expect(() => streamed.layout()).toThrow(/not rendered to its end/);
+    for await (const chunk of streamed.chunks) chunks.push(chunk);
+    const whole = renderOperations(tx.operations, options);
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.every((chunk) => chunk.endsWith('\n'))).toBe(true);
+    expect(chunks.join('')).toBe(whole.text);
+    expect(streamed.layout()).toEqual({
+      lineOperations: whole.lineOperations,
+      lineCounts: whole.lineCounts,
+      operationColumns: Array.from(whole.operationColumns),
+    });
+  });
+
+  test('ends with the error of an invalid deferred object, after the chunks before it', async () => {
+    const tx = new Transaction();
+    tx.add(table);
+    tx.addEach(2, () => [element, { ...chain, name: 'counter' }]);
+    const streamed = streamOperations(tx.ops(), options, new TurnBudget(0), 1);
+    const chunks: string[] = [];
+    await expect(
+      (async () => {
+        for await (const chunk of streamed.chunks) chunks.push(chunk);
+      })(),
+    ).rejects.toMatchObject({ kind: 'invalid', line: 3 });
+    expect(chunks).toEqual(['add table ip kpng\n']);
+    expect(() => streamed.layout()).toThrow(/not rendered to its end/);
   });
 });
