@@ -127,6 +127,94 @@ describe('ServiceHealthServers', () => {
     expect(await probe(port)).toMatchObject({ status: 200 });
   });
 
+  describe('after a partial sync (only the changed Services named)', () => {
+    const key = (name: string) => `default/${name}` as LocalService['key'];
+    it.each([
+      {
+        name: 'a count changes in place',
+        from: [
+          ['a', 0],
+          ['b', 1],
+        ],
+        to: [
+          ['a', 3],
+          ['b', 1],
+        ],
+        changed: ['a'],
+      },
+      {
+        name: 'a Service is removed',
+        from: [
+          ['a', 1],
+          ['b', 1],
+        ],
+        to: [['b', 1]],
+        changed: ['a'],
+      },
+      { name: 'a Service is removed and added back', from: [['a', 1]], to: [], changed: ['a'], then: [['a', 2]] },
+      {
+        name: 'a Service is added',
+        from: [['b', 1]],
+        to: [
+          ['a', 2],
+          ['b', 1],
+        ],
+        changed: ['a'],
+      },
+    ] as {
+      name: string;
+      from: [string, number][];
+      to: [string, number][];
+      changed: string[];
+      then?: [string, number][];
+    }[])('$name: serves what a full reconcile serves', async ({ from, to, changed, then }) => {
+      const ports = new Map<string, number>();
+      for (const name of ['a', 'b']) ports.set(name, await freePort());
+      const state = (services: [string, number][]) =>
+        services.map(([name, endpoints]) => lbLocal(name, ports.get(name)!, endpoints));
+      const s = newServers();
+      await s.sync(state(from), () => true, undefined, new Set()); // a first call reconciles everything
+      expect([...s.listening().keys()].sort()).toEqual(from.map(([name]) => key(name)));
+      const steps = then === undefined ? [to] : [to, then];
+      for (const step of steps) {
+        await s.sync(state(step), () => true, undefined, new Set(changed.map(key)));
+        expect([...s.listening()].sort()).toEqual(step.map(([name]) => [key(name), ports.get(name)]));
+        for (const [name, endpoints] of step)
+          expect(await probe(ports.get(name)!)).toMatchObject({
+            status: endpoints > 0 ? 200 : 503,
+            body: { localEndpoints: endpoints },
+          });
+      }
+    });
+
+    it('looks only at the named Services, plus any port that failed to open', async () => {
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const busy = (blocker.address() as { port: number }).port;
+      cleanups.push(
+        () => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())),
+      );
+      const [pa, pb] = [await freePort(), await freePort()];
+      const s = newServers(new RecordingLogger());
+      await s.sync([lbLocal('a', pa, 1), lbLocal('b', pb, 1), lbLocal('busy', busy, 1)], () => true);
+      expect([...s.listening().keys()].sort()).toEqual([key('a'), key('b')]);
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      // b's count moved but only a is named: b keeps what it had; the failed port opens now.
+      await s.sync(
+        [lbLocal('a', pa, 2), lbLocal('b', pb, 5), lbLocal('busy', busy, 1)],
+        () => true,
+        undefined,
+        new Set([key('a')]),
+      );
+      expect(await probe(pa)).toMatchObject({ body: { localEndpoints: 2 } });
+      expect(await probe(pb)).toMatchObject({ body: { localEndpoints: 1 } });
+      expect(await probe(busy)).toMatchObject({ status: 200 });
+      // A full reconcile (nothing named) catches up.
+      await s.sync([lbLocal('a', pa, 2), lbLocal('b', pb, 5), lbLocal('busy', busy, 1)], () => true);
+      expect(await probe(pb)).toMatchObject({ body: { localEndpoints: 5 } });
+    });
+  });
+
   it('closes every listener on close', async () => {
     const port = await freePort();
     const s = newServers();

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { ServiceKey } from '../model/types.js';
+import { findService } from '../nodeview/find-service.js';
 import type { LocalNode, LocalService } from '../nodeview/types.js';
 import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
@@ -45,6 +46,10 @@ export class ServiceHealthServers {
   private proxyHealthy: () => boolean = () => true;
   /** Syncs run one after another, so two of them never race to open the same port. */
   private queue: Promise<void> = Promise.resolve();
+  /** The addresses (joined) the last complete reconcile used; undefined until one completed. */
+  private reconciledOn: string | undefined;
+  /** Services whose port could not be opened: tried again at every sync, also a partial one. */
+  private failed = new Set<ServiceKey>();
 
   constructor(opts: ServiceHealthServersOptions = {}) {
     const addresses = opts.addresses ?? ALL_ADDRESSES;
@@ -57,11 +62,25 @@ export class ServiceHealthServers {
   /**
    * Opens a port for every Service that needs one, closes ports no longer needed and updates the
    * reported counts. A port that cannot be opened is logged and tried again on the next sync.
+   * `updated`: the Services whose local form changed since the previous call; only those (and the
+   * ports that failed to open) are looked at, so a sync after one change does not walk every
+   * Service. Undefined (a full sync), a first call, or other addresses: every Service.
    */
-  sync(services: readonly LocalService[], proxyHealthy: () => boolean, node?: LocalNode): Promise<void> {
+  sync(
+    services: readonly LocalService[],
+    proxyHealthy: () => boolean,
+    node?: LocalNode,
+    updated?: ReadonlySet<ServiceKey>,
+  ): Promise<void> {
     this.proxyHealthy = proxyHealthy;
     const addresses = this.addressesOf(node);
-    return this.serialized(() => this.reconcile(services, addresses));
+    return this.serialized(async () => {
+      const joined = addresses.join(',');
+      const some = updated !== undefined && this.reconciledOn === joined;
+      this.reconciledOn = undefined; // until this one completes
+      await this.reconcile(services, addresses, some ? new Set([...updated, ...this.failed]) : undefined);
+      this.reconciledOn = joined;
+    });
   }
 
   /** Service key -> health-check port, for every port currently served. */
@@ -73,19 +92,36 @@ export class ServiceHealthServers {
     return this.serialized(async () => {
       const all = [...this.entries.values()];
       this.entries.clear();
+      this.reconciledOn = undefined;
       await Promise.all(all.map((entry) => closeAll(entry.servers)));
     });
   }
 
-  private async reconcile(services: readonly LocalService[], addresses: readonly string[]): Promise<void> {
-    const wanted = new Map(
-      services
-        .filter((s) => s.externalPolicyLocal && s.healthCheckNodePort > 0 && addresses.length > 0)
-        .map((s) => [s.key, s] as const),
-    );
+  /** `keys`: reconcile only these Services (undefined: all of them, and every open port). */
+  private async reconcile(
+    services: readonly LocalService[],
+    addresses: readonly string[],
+    keys: ReadonlySet<ServiceKey> | undefined,
+  ): Promise<void> {
+    const needsPort = (s: LocalService | undefined): s is LocalService =>
+      s !== undefined && s.externalPolicyLocal && s.healthCheckNodePort > 0 && addresses.length > 0;
+    const wanted = new Map<ServiceKey, LocalService>();
+    if (keys === undefined) {
+      for (const s of services) if (needsPort(s)) wanted.set(s.key, s);
+    } else {
+      for (const key of keys) {
+        const s = findService(services, key);
+        if (needsPort(s)) wanted.set(key, s);
+      }
+    }
+    this.failed = new Set();
     const joined = addresses.join(',');
-    const stale = [...this.entries].filter(
-      ([key, entry]) => wanted.get(key)?.healthCheckNodePort !== entry.port || entry.addresses !== joined,
+    const considered =
+      keys === undefined ? [...this.entries] : [...keys].map((key) => [key, this.entries.get(key)] as const);
+    const stale = considered.filter(
+      (pair): pair is [ServiceKey, ServiceHealthEntry] =>
+        pair[1] !== undefined &&
+        (wanted.get(pair[0])?.healthCheckNodePort !== pair[1].port || pair[1].addresses !== joined),
     );
     for (const [key] of stale) this.entries.delete(key);
     await Promise.all(stale.map(([, entry]) => closeAll(entry.servers)));
@@ -136,6 +172,7 @@ export class ServiceHealthServers {
         note: `node ${this.nodeName} failed to start healthcheck "${svc.key}" on port ${entry.port}: ${toError(failure.reason).message}`,
       });
       await closeAll(entry.servers);
+      this.failed.add(svc.key);
       return;
     }
     this.entries.set(svc.key, entry);

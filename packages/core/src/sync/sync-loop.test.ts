@@ -49,9 +49,18 @@ class FakeBackend implements Backend {
 }
 
 class RecordingServiceHealth implements ServiceHealthSync {
-  readonly calls: Array<{ services: number; proxyHealthy: boolean }> = [];
-  async sync(services: NodeLocalState['services'], proxyHealthy: () => boolean): Promise<void> {
-    this.calls.push({ services: services.length, proxyHealthy: proxyHealthy() });
+  readonly calls: Array<{ services: number; proxyHealthy: boolean; updated: ServiceKey[] | 'all' }> = [];
+  async sync(
+    services: NodeLocalState['services'],
+    proxyHealthy: () => boolean,
+    _node: NodeLocalState['node'],
+    updated?: ReadonlySet<ServiceKey>,
+  ): Promise<void> {
+    this.calls.push({
+      services: services.length,
+      proxyHealthy: proxyHealthy(),
+      updated: updated === undefined ? 'all' : [...updated],
+    });
   }
 }
 
@@ -368,6 +377,43 @@ describe('SyncLoop metrics and health', () => {
     ).toBe(1);
   });
 
+  it('keeps the no-local-endpoints gauges through partial syncs: a change, a removal and a re-add', async () => {
+    const h = await setup();
+    const port = (isLocal: boolean) =>
+      aLocalPort('http', { IPv4: familyEndpoints([aLocalEndpoint('198.18.1.1', isLocal)], true) }, a);
+    const service = (isLocal: boolean) =>
+      aLocalService('a', { internalPolicyLocal: true, externalPolicyLocal: true, ports: [port(isLocal)] });
+    const other = aLocalService('b', {
+      internalPolicyLocal: true,
+      ports: [aLocalPort('http', { IPv4: familyEndpoints([aLocalEndpoint('198.18.1.2', false)], true) }, b)],
+    });
+    const gauges = async () => [
+      await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv4"}'),
+      await h.series('kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="external",ip_family="IPv4"}'),
+    ];
+    const steps: [NodeLocalState['services'], number[]][] = [
+      [
+        [service(false), other],
+        [2, 1],
+      ],
+      [
+        [service(true), other],
+        [1, 0],
+      ],
+      [[other], [1, 0]],
+      [
+        [service(false), other],
+        [2, 1],
+      ],
+    ];
+    for (const [i, [services, expected]] of steps.entries()) {
+      h.loop.offer(aNodeLocalState(services), changed([a]), i + 1);
+      await h.clock.tick(MIN);
+      expect(await gauges()).toEqual(expected);
+    }
+    expect(h.backend.requests.map((r) => r.full)).toEqual([true, false, false, false]);
+  });
+
   it('observes one programming latency sample per trigger time, only after success', async () => {
     const h = await setup();
     h.backend.syncMs = 250;
@@ -468,7 +514,11 @@ describe('SyncLoop metrics and health', () => {
     await h.clock.tick(0);
     expect(h.serviceHealth.calls).toEqual([]);
     await h.clock.tick(SYNC_PERIOD);
-    expect(h.serviceHealth.calls).toEqual([{ services: 2, proxyHealthy: true }]);
+    expect(h.serviceHealth.calls).toEqual([{ services: 2, proxyHealthy: true, updated: 'all' }]);
+    // A partial sync names the Services that changed, for an incremental reconcile.
+    h.loop.offer(aNodeLocalState([aLocalService('a'), aLocalService('b')]), changed([b]), 2);
+    await h.clock.tick(MIN);
+    expect(h.serviceHealth.calls.at(-1)).toEqual({ services: 2, proxyHealthy: true, updated: [b] });
   });
 
   it('logs one info line per successful sync with counts and duration', async () => {

@@ -7,7 +7,7 @@ import { ErrorCodes, KpngError, toError } from '../util/errors.js';
 import { ipFamilyOf } from '../util/ip.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import type { Backend } from './backend.js';
-import { countNoLocalEndpoints } from './no-local-endpoints.js';
+import { NoLocalEndpointsCounter } from './no-local-endpoints.js';
 import { PendingChanges } from './pending-changes.js';
 import { SyncRunner } from './runner.js';
 
@@ -36,7 +36,13 @@ export interface SyncHealth {
 
 /** The per-Service health-check node ports, reconciled after each successful sync (`ServiceHealthServers` fits). */
 export interface ServiceHealthSync {
-  sync(services: NodeLocalState['services'], proxyHealthy: () => boolean, node: NodeLocalState['node']): Promise<void>;
+  /** `updated`: the Services changed since the previous call (undefined: any may have, as after a full sync). */
+  sync(
+    services: NodeLocalState['services'],
+    proxyHealthy: () => boolean,
+    node: NodeLocalState['node'],
+    updated?: ReadonlySet<ServiceKey>,
+  ): Promise<void>;
 }
 
 export interface SyncLoopOptions {
@@ -96,6 +102,8 @@ export class SyncLoop {
   private checkDue = false;
   private checkTimer: { cancel(): void } | undefined;
   private stopped = false;
+  /** `kubeproxy_sync_proxy_rules_no_local_endpoints_total`, counted from the changed Services. */
+  private readonly noLocal = new NoLocalEndpointsCounter();
 
   constructor(private readonly opts: SyncLoopOptions) {
     this.log = opts.log ?? defaultLog.with({ backend: opts.backend.name });
@@ -238,7 +246,12 @@ export class SyncLoop {
       durationMs,
       ...(repaired.length > 0 ? { repaired } : {}),
     });
-    await this.opts.serviceHealth?.sync(latest.state.services, () => this.opts.health.isHealthy(), latest.state.node);
+    await this.opts.serviceHealth?.sync(
+      latest.state.services,
+      () => this.opts.health.isHealthy(),
+      latest.state.node,
+      full || changes.nodeChanged ? undefined : changes.updatedServices,
+    );
   }
 
   private fullSyncDue(now: number): boolean {
@@ -266,6 +279,9 @@ export class SyncLoop {
   private recordSuccess(state: NodeLocalState, changes: StateChanges, full: boolean, seconds: number): void {
     const { metrics, health, clock } = this.opts;
     const now = clock.now();
+    // A full sync counts every Service again (as the backend rewrote them all); a partial one only
+    // what changed since the last successful sync (failed syncs' changes are still in `changes`).
+    this.noLocal.update(state, full || changes.nodeChanged ? undefined : changes.updatedServices);
     for (const family of this.families) {
       metrics.syncSucceeded(family, seconds, full, now);
       // Upstream's per-family proxier only sees its family's EndpointSlices, so a trigger time is
@@ -276,7 +292,7 @@ export class SyncLoop {
         if (families ? families[family] === undefined : family !== this.families[0]) continue;
         for (const t of times) metrics.programmingLatency(family, Math.max(0, now - t) / 1000);
       }
-      const noLocal = countNoLocalEndpoints(state, family);
+      const noLocal = this.noLocal.count(family);
       metrics.noLocalEndpoints('internal', family, noLocal.internal);
       metrics.noLocalEndpoints('external', family, noLocal.external);
       health.updated(family);
