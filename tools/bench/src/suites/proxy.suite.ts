@@ -30,6 +30,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   200 ms from a worker thread through the same time, and `.over-1s`, how many took more than 1 s;
  * - `proxy.one-change`: an EndpointSlice written to the API server until the program logs the
  *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
+ *   `.backend`: the backend's part of it (the partial sync's logged `ms`: render, diff, nft);
  * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
  * Options: `--changes=N`, `--no-reference`, `--sources=DIR` (run another revision's core and nft:
  * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
@@ -91,6 +92,7 @@ export default defineSuite({
       add('proxy.peak-rss', r.peakRss);
       if (r.changeLoopMaxMs !== undefined) add('proxy.one-change.event-loop-max', r.changeLoopMaxMs);
       for (const ms of r.changeMs) add('proxy.one-change', ms);
+      for (const ms of r.changeBackendMs) add('proxy.one-change.backend', ms);
     }
     for (const [metric, values] of figures) {
       const s = summarize(values);
@@ -122,6 +124,8 @@ interface RunFigures {
   readonly firstSyncLoop: { readonly maxMs: number; readonly p99Ms: number };
   readonly answers: readonly { readonly name: string; readonly maxMs: number; readonly over1s: number }[];
   readonly changeMs: readonly number[];
+  /** The backend's part of each change (the partial sync's logged `ms`: render, diff and nft). */
+  readonly changeBackendMs: readonly number[];
   readonly changeLoopMaxMs?: number;
   readonly peakRss: number;
 }
@@ -212,6 +216,7 @@ async function programOnce(
     const names = ['healthz', 'livez', 'metrics'];
     const answers = answered.map((a, i) => ({ name: names[i] ?? a.url, maxMs: a.maxMs, over1s: a.over1s }));
     const changeMs: number[] = [];
+    const changeBackendMs: number[] = [];
     const slices = objects.endpointSlices.filter((s) => s.endpoints.length > 0);
     for (let i = 0; i < changes && !ctx.signal.aborted; i++) {
       const index = (i * 7919) % slices.length;
@@ -220,8 +225,9 @@ async function programOnce(
       const applied = program.waitFor(partialSync, 60_000);
       const start = performance.now();
       server.update(slice as never);
-      await applied;
+      const line = await applied;
       changeMs.push(performance.now() - start);
+      if (typeof line['ms'] === 'number') changeBackendMs.push(line['ms']);
     }
     const changeLoop = changes > 0 ? await program.eventLoop() : undefined;
     const peakRss = await program.peakRss();
@@ -232,6 +238,7 @@ async function programOnce(
       firstSyncLoop,
       answers,
       changeMs,
+      changeBackendMs,
       ...(changeLoop ? { changeLoopMaxMs: changeLoop.maxMs } : {}),
       peakRss,
     };

@@ -1,5 +1,4 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { ListWatch } from './client-node-classes.js';
 import type { ModelEvent } from '../../model/types.js';
 import type { Clock } from '../../util/clock.js';
 import { toError } from '../../util/errors.js';
@@ -9,6 +8,7 @@ import { classifyFailure } from './failure-class.js';
 import type { KindAdapter } from './kinds.js';
 import { ApiStatusError } from './api-request.js';
 import { listRaw } from './list-request.js';
+import { ListWatch } from './list-watch.js';
 import { ObjectTracker } from './object-tracker.js';
 import type { RequestRateLimiter } from './request-rate-limiter.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
@@ -39,11 +39,13 @@ export interface KindInformerOptions {
   readonly listTimeoutMs: number;
   /** The source's request throttle, shared by its kinds' LISTs and WATCHes. */
   readonly limiter?: RequestRateLimiter;
+  /** Milliseconds of a LIST's apply per event-loop turn (`ListWatch`; default 10). */
+  readonly turnBudgetMs?: number;
 }
 
 /**
- * One client-node informer (LIST then WATCH, relisting on 410 Gone by itself), kept alive: on any
- * other failure client-node stops the informer for good, so it is restarted here at the next of
+ * One informer (`ListWatch`: LIST then WATCH, relisting on 410 Gone by itself), kept alive: on any
+ * other failure it stops for good, so it is restarted here at the next of
  * the source's reconnect rounds. A restart resumes the watch from the last resourceVersion seen
  * (no LIST: the server sends what changed meanwhile), or relists when the failure hit the list or
  * the resume point is gone (410); a relist keeps the informer's cache, so only differences are
@@ -81,7 +83,11 @@ export class KindInformer {
         AbortSignal.any([stopping, AbortSignal.timeout(options.listTimeoutMs)]),
         options.limiter,
       );
-    this.informer = new ListWatch(path, watch, list, false, labelSelector, fieldSelector);
+    this.informer = new ListWatch(path, watch, list, {
+      labelSelector,
+      fieldSelector,
+      ...(options.turnBudgetMs === undefined ? {} : { turnBudgetMs: options.turnBudgetMs }),
+    });
     const upserted = (obj: KubernetesObject): void =>
       this.emit(() => {
         const event = this.tracker.upserted(obj);

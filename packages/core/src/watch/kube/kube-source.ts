@@ -114,6 +114,7 @@ export class KubeSource implements Source {
         ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
         listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
         limiter,
+        ...(this.options.turnBudgetMs !== undefined ? { turnBudgetMs: this.options.turnBudgetMs } : {}),
       });
     const informers = specs.map(makeInformer);
     this.logger.info('starting informers', {
