@@ -4,6 +4,7 @@
  * hairpin element of a pod behind several Services, an address two Services claim). A contested
  * key resolves to the smallest owner's object, whatever the order owners came in.
  */
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 export interface OwnedEntry<T> {
   owner: string | undefined;
@@ -85,12 +86,16 @@ export class OwnedIndex<T extends { readonly container: string }> {
     if (entry.applied === undefined) byKey.delete(key);
   }
 
-  /** Records every entry as applied (after a full rewrite). */
-  settleAll(): void {
+  /**
+   * Records every entry as applied (after a full rewrite), giving the event loop a turn whenever
+   * `budget` is spent: at s50k these are ~150k entries, a stall of its own at the end of a first sync.
+   */
+  async settleAll(budget?: TurnBudget): Promise<void> {
     for (const byKey of this.#containers.values()) {
       for (const [key, entry] of byKey) {
         entry.applied = effective(entry);
         if (entry.applied === undefined) byKey.delete(key);
+        if (budget?.due()) await budget.yield();
       }
     }
   }

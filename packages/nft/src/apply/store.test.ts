@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainSpec, ElementSpec } from '../render/types.js';
 import { FamilyStore, type Delta } from './store.js';
+import { TurnBudget } from '../nftables/turn-budget.js';
 
 const el = (key: string, value?: string): ElementSpec => ({
   container: 'm',
@@ -127,15 +128,21 @@ describe('FamilyStore', () => {
     });
   });
 
-  it('wanted() lists what the owners want, after commitAll everything is applied', () => {
+  it.each([
+    ['at once', undefined],
+    ['giving the event loop a turn after every entry', new TurnBudget(0)],
+  ])('wanted() lists what the owners want, after commitAll everything is applied (%s)', async (_how, budget) => {
     const store = new FamilyStore();
     store.set('s1', { elements: [el('a', '1')], chains: [chain('c')] });
     store.set('s2', { elements: [el('a', '2'), el('b')], chains: [] });
-    store.commitAll();
+    for (let i = 0; i < 40; i++) store.set(`t${i}`, { elements: [el(`t${i}`)], chains: [] });
+    await store.commitAll(budget);
+    if (budget !== undefined) expect(budget.yields).toBeGreaterThan(0);
     expect(
       store
         .wanted()
         .elements.map((e) => `${e.key[0]}=${e.value?.[0] ?? ''}`)
+        .filter((e) => !e.startsWith('t'))
         .sort(),
     ).toEqual(['a=1', 'b=']);
     expect(store.appliedChains()).toEqual(['c']);

@@ -7,6 +7,7 @@
 import { isDynamicChain } from '../render/names.js';
 import { listElement, type ChainSpec, type ElementSpec, type EndpointListSpec } from '../render/types.js';
 import { addOwner, effective, OwnedIndex, removeOwner, type OwnedEntry } from './owned-index.js';
+import type { TurnBudget } from '../nftables/turn-budget.js';
 
 /** What one owner contributes. */
 export interface Contribution {
@@ -214,14 +215,14 @@ export class FamilyStore {
     return [...this.#chains.entries()].filter(([, e]) => e.applied !== undefined).map(([name]) => name);
   }
 
-  /** Marks everything wanted as applied and forgets the rest (after a full rewrite). */
-  commitAll(): void {
+  /** Marks everything wanted as applied and forgets the rest (after a full rewrite), in turns of `budget`. */
+  async commitAll(budget?: TurnBudget): Promise<void> {
     for (const [name, entry] of this.#chains) {
       if (entry.owners.size === 0) this.#chains.delete(name);
       else entry.applied = entry.spec;
     }
-    this.#elements.settleAll();
-    this.#lists.settleAll();
+    await this.#elements.settleAll(budget);
+    await this.#lists.settleAll(budget);
     this.#bulk = false;
     this.#touchedElements = [];
     this.#touchedLists = [];

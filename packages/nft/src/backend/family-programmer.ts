@@ -24,8 +24,8 @@ const NODE_OWNER = '#node';
 export interface Planned {
   /** Operations written for this family. */
   readonly operations: number;
-  /** Record the plan as applied (call only after the transaction succeeded). */
-  commit(): void;
+  /** Record the plan as applied (call only after the transaction succeeded; a full plan's takes turns). */
+  commit(): void | Promise<void>;
 }
 
 export class FamilyProgrammer {
@@ -74,8 +74,8 @@ export class FamilyProgrammer {
     );
     return {
       operations: tx.size - before,
-      commit: () => {
-        store.commitAll();
+      commit: async () => {
+        await store.commitAll(budget);
         this.#store = store;
         this.#ctx = ctx;
       },

@@ -137,7 +137,7 @@ export class NftBackend implements Backend {
         if (plans === undefined) repaired.push('table');
         else if (kind === 'resync' && !(await this.#elementsIntact(nft, programmers))) {
           // Someone deleted elements: commit what the resync applied, then rewrite it all.
-          for (const plan of plans) plan.commit();
+          for (const plan of plans) await plan.commit();
           plans = undefined;
           repaired.push('element');
         }
@@ -154,7 +154,7 @@ export class NftBackend implements Backend {
       if (rewriteReset) for (const p of dropped) writeCleanup(tx, p.ref);
       await this.#run(nft, tx, { families });
     }
-    for (const plan of plans) plan.commit();
+    for (const plan of plans) await plan.commit();
     this.#needReset = false;
     this.#drift = [];
     this.#lastState = req.state;
