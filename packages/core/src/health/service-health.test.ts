@@ -47,6 +47,16 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
+/** A loopback port another server holds until `release()` (or the test's end). */
+async function occupiedPort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const release = () =>
+    new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve()));
+  cleanups.push(release);
+  return { port: (blocker.address() as { port: number }).port, release };
+}
+
 function newServers(log = new RecordingLogger()) {
   return (servers = new ServiceHealthServers({ addresses: ['127.0.0.1'], log }));
 }
@@ -107,12 +117,7 @@ describe('ServiceHealthServers', () => {
   });
 
   it('logs a port it cannot open and opens it at a later sync', async () => {
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    const port = (blocker.address() as { port: number }).port;
-    cleanups.push(
-      () => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())),
-    );
+    const { port, release } = await occupiedPort();
     const log = new RecordingLogger();
     const s = newServers(log);
     const other = await freePort();
@@ -122,7 +127,7 @@ describe('ServiceHealthServers', () => {
     expect(log.at('error')[0]!.fields).toMatchObject({ service: 'default/busy', port });
     expect([...s.listening().keys()]).toEqual(['default/fine']);
 
-    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    await release();
     await s.sync([lbLocal('busy', port, 1), lbLocal('fine', other, 1)], () => true);
     expect(await probe(port)).toMatchObject({ status: 200 });
   });
@@ -188,17 +193,12 @@ describe('ServiceHealthServers', () => {
     });
 
     it('looks only at the named Services, plus any port that failed to open', async () => {
-      const blocker = createServer();
-      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-      const busy = (blocker.address() as { port: number }).port;
-      cleanups.push(
-        () => new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve())),
-      );
+      const { port: busy, release } = await occupiedPort();
       const [pa, pb] = [await freePort(), await freePort()];
       const s = newServers(new RecordingLogger());
       await s.sync([lbLocal('a', pa, 1), lbLocal('b', pb, 1), lbLocal('busy', busy, 1)], () => true);
       expect([...s.listening().keys()].sort()).toEqual([key('a'), key('b')]);
-      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await release();
       // b's count moved but only a is named: b keeps what it had; the failed port opens now.
       await s.sync(
         [lbLocal('a', pa, 2), lbLocal('b', pb, 5), lbLocal('busy', busy, 1)],

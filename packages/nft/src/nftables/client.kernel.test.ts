@@ -107,6 +107,9 @@ function sample(family: Family): NftObject[] {
   ];
 }
 
+/** A verdict map keyed by address and port, for the element tests. */
+const map: NftMap = { kind: 'map', family: 'ip', table: 'kpng', name: 'm', type: 'ipv4_addr . inet_service : verdict' };
+
 // Both ways of running nft: a process per command, and one long-lived shell in the namespace.
 describe.skipIf(!e2e.run).each([
   ['a process per command', false],
@@ -174,13 +177,6 @@ describe.skipIf(!e2e.run).each([
 
   test('batched element lines: a failure maps to its own element, by column (also after multibyte comments)', async () => {
     const [table, chain] = sample('ip') as [Table, Chain];
-    const map: NftMap = {
-      kind: 'map',
-      family: 'ip',
-      table: 'kpng',
-      name: 'm',
-      type: 'ipv4_addr . inet_service : verdict',
-    };
     const element = (n: number, value: string, comment?: string): Element => ({
       kind: 'element',
       family: 'ip',
@@ -217,13 +213,6 @@ describe.skipIf(!e2e.run).each([
 
   describe('deferred elements (addEach), streamed to nft a chunk at a time', () => {
     const [table, chain] = sample('ip') as [Table, Chain];
-    const map: NftMap = {
-      kind: 'map',
-      family: 'ip',
-      table: 'kpng',
-      name: 'm',
-      type: 'ipv4_addr . inet_service : verdict',
-    };
     const element = (n: number, value = 'accept'): Element => ({
       kind: 'element',
       family: 'ip',
