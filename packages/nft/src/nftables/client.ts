@@ -70,8 +70,9 @@ export function timeoutExecer(execer: Execer, ms: number): Execer {
   ): Promise<ExecResult> => {
     const timeout = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    // Unreferenced, as AbortSignal.timeout's: the timer alone never keeps the program alive.
     const arm = (): void => {
-      timer ??= setTimeout(() => timeout.abort(new Error(`timed out after ${ms} ms`)), ms);
+      timer ??= setTimeout(() => timeout.abort(new Error(`timed out after ${ms} ms`)), ms).unref();
     };
     try {
       return await run(signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]), arm);
