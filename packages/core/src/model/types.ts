@@ -20,17 +20,20 @@ export type SliceKey = string & { readonly __brand: 'SliceKey' };
 /** A node's name. */
 export type NodeName = string & { readonly __brand: 'NodeName' };
 
+// Keys are built with `join`, which makes one flat string: a template literal of 13 characters or
+// more is a V8 concatenation of its parts (about twice the memory), and every Service's and
+// endpoint's key is kept by the model, the node view and the backends (~100k strings at s10k).
 export function serviceKey(namespace: string, name: string): ServiceKey {
-  return `${namespace}/${name}` as ServiceKey;
+  return [namespace, name].join('/') as ServiceKey;
 }
 export function servicePortKey(svc: ServiceKey, portName: string, protocol: Protocol): ServicePortKey {
-  return `${svc}:${portName}/${protocol}` as ServicePortKey;
+  return [svc, ':', portName, '/', protocol].join('') as ServicePortKey;
 }
 export function nodeName(name: string): NodeName {
   return name as NodeName;
 }
 export function sliceKey(namespace: string, name: string): SliceKey {
-  return `${namespace}/${name}` as SliceKey;
+  return [namespace, name].join('/') as SliceKey;
 }
 
 export interface ServicePortSpec {

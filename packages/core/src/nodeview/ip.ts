@@ -11,7 +11,8 @@ export function familyOf(ipOrCidr: string): IPFamily {
 
 /** kube-proxy's `Endpoint.String()` (`net.JoinHostPort`): the identity and sort key of an endpoint. */
 export function endpointString(ip: string, port: number): string {
-  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+  // One flat string (see `serviceKey`): the view keeps one per endpoint.
+  return (ip.includes(':') ? ['[', ip, ']:', port] : [ip, ':', port]).join('');
 }
 
 /** A single-address CIDR: `/32` for IPv4, `/128` for IPv6. */

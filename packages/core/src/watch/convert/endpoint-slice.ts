@@ -1,6 +1,6 @@
 import type { EndpointModel, EndpointSliceModel, EndpointSlicePort, IPFamily } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
-import { formatIP, parseIP } from '../../util/ip.js';
+import { formatParsedIP, parseIP } from '../../util/ip.js';
 import { nameProblem, readMetadata } from './names.js';
 import { type Converted, finish, rejected } from './result.js';
 import { PROTOCOLS } from './service-ports.js';
@@ -67,9 +67,9 @@ function readEndpoint(fields: FieldErrors, value: unknown, at: string, family: I
   const ip = text === undefined ? undefined : parseIP(text);
   if (text !== undefined && ip?.family !== family)
     fields.invalid(addressPath, `must be a valid ${family} address`, text);
-  if (!ip || ip.family !== family) return undefined;
+  if (!ip || ip.family !== family || text === undefined) return undefined;
   return {
-    address: formatIP(ip),
+    address: formatParsedIP(ip, text),
     ready,
     serving,
     terminating,

@@ -1,6 +1,6 @@
 import type { IPFamily } from '../../model/types.js';
 import { type FieldErrors, fieldPath, type JsonObject } from './fields.js';
-import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../util/ip.js';
+import { formatCIDR, formatParsedIP, parseCIDR, parseIP } from '../../util/ip.js';
 
 /** Canonical, de-duplicated and sorted: the order of these lists carries no meaning. */
 function sortedUnique(values: readonly string[]): readonly string[] {
@@ -11,7 +11,7 @@ function readIP(fields: FieldErrors, value: unknown, path: string): { family: IP
   const text = fields.string(value, path, { required: true });
   if (text === undefined) return undefined;
   const ip = parseIP(text);
-  if (ip) return { family: ip.family, text: formatIP(ip) };
+  if (ip) return { family: ip.family, text: formatParsedIP(ip, text) };
   fields.invalid(path, 'must be a valid IP address', text);
   return undefined;
 }
