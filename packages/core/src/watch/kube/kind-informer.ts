@@ -13,7 +13,6 @@ import { ObjectTracker } from './object-tracker.js';
 import type { RequestRateLimiter } from './request-rate-limiter.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import { SourceWatch } from './source-watch.js';
-import { keepIdentityOnly } from './trim-object.js';
 import { WatchOutage } from './watch-outage.js';
 
 export interface KindInformerOptions {
@@ -88,14 +87,9 @@ export class KindInformer {
       fieldSelector,
       ...(options.turnBudgetMs === undefined ? {} : { turnBudgetMs: options.turnBudgetMs }),
     });
-    const upserted = (obj: KubernetesObject): void =>
-      this.emit(() => {
-        const event = this.tracker.upserted(obj);
-        // The informer's cache keeps this very object, and needs only its name and version to
-        // relist and to tell updates apart: the model holds the converted form, one copy.
-        keepIdentityOnly(obj);
-        return event;
-      });
+    // The informer's cache keeps only names and versions: once converted, the raw object is
+    // garbage, and the model holds the converted form, one copy.
+    const upserted = (obj: KubernetesObject): void => this.emit(() => this.tracker.upserted(obj));
     this.informer.on('add', upserted);
     this.informer.on('update', upserted);
     this.informer.on('delete', (obj) => this.emit(() => this.tracker.deleted(obj)));

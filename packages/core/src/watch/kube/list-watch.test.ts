@@ -38,11 +38,16 @@ function harness(lists: (KubernetesListObject<KubernetesObject> | Error)[], opti
     return next;
   };
   const lw = new ListWatch('/api/v1/things', watch as never, listFn, options);
-  for (const verb of ['add', 'update', 'delete'] as const)
+  for (const verb of ['add', 'update'] as const)
     lw.on(verb, (o) => log.push(`${verb} ${o.metadata?.name}@${o.metadata?.resourceVersion}`));
+  const deleted: unknown[] = [];
+  lw.on('delete', (o) => {
+    deleted.push(o);
+    log.push(`delete ${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+  });
   lw.on('error', (e) => log.push(`error ${(e as Error).message}`));
   const settled = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
-  return { lw, log, watches, settled };
+  return { lw, log, watches, settled, deleted };
 }
 
 describe('ListWatch', () => {
@@ -79,6 +84,11 @@ describe('ListWatch', () => {
     await h.settled();
     expect(h.log).toEqual(['list@20', 'delete c@3', 'delete c@4', 'update b@5', 'add d@6', 'watch@20']);
     expect(h.lw.size).toBe(3);
+    // The cache kept only identities: that is what a relist's deletions get.
+    expect(h.deleted).toEqual([
+      { metadata: { namespace: 'ns', name: 'c', resourceVersion: '3' } },
+      { metadata: { namespace: 'other', name: 'c', resourceVersion: '4' } },
+    ]);
   });
 
   it('applies watch events: adds, updates (only a new version), deletes of known objects, bookmarks; follows resourceVersion', async () => {

@@ -5,6 +5,15 @@ import { nextTurn, type Scheduler } from '../../util/next-turn.js';
 type ObjectCallback<T> = (obj: T) => void;
 type ErrorCallback = (err?: unknown) => void;
 
+/** What the cache keeps of an object: its key and version, in a fresh object of one shape. */
+interface Identity {
+  readonly metadata: {
+    readonly namespace: string | undefined;
+    readonly name: string | undefined;
+    readonly resourceVersion: string | undefined;
+  };
+}
+
 export interface ListWatchOptions {
   readonly labelSelector?: string | undefined;
   readonly fieldSelector?: string | undefined;
@@ -26,14 +35,18 @@ const CLOCK_EVERY = 64;
  * one: at s50k, 50,000 callbacks plus a map of every object took ~250 ms, the longest stall of a
  * start-up. The watch opens only once the whole LIST was applied, so no watch event overtakes it.
  * A `stop()` while a LIST is applied ends the apply there and opens no watch.
+ *
+ * The cache keeps only each object's namespace, name and resourceVersion (client-node keeps the
+ * object; stripping it in place left ~430 bytes of dictionary-mode properties per object, 8.5 MB at
+ * s10k), so a relist's `delete` callbacks get that identity, not the last object seen.
  */
 export class ListWatch<T extends KubernetesObject> {
-  /** Every object, by `namespace/name`. */
-  #objects = new Map<string, T>();
+  /** Every object's identity, by `namespace/name`. */
+  #objects = new Map<string, Identity>();
   #resourceVersion = '';
   readonly #add: ObjectCallback<T>[] = [];
   readonly #update: ObjectCallback<T>[] = [];
-  readonly #delete: ObjectCallback<T>[] = [];
+  readonly #delete: ObjectCallback<T | Identity>[] = [];
   readonly #error: ErrorCallback[] = [];
   #request: AbortController | undefined;
   #stopped = false;
@@ -62,11 +75,14 @@ export class ListWatch<T extends KubernetesObject> {
     this.#abortRequest();
   }
 
-  on(verb: 'add' | 'update' | 'delete', cb: ObjectCallback<T>): void;
+  on(verb: 'add' | 'update', cb: ObjectCallback<T>): void;
+  /** The deleted object as the watch sent it, or, for what a relist no longer holds, its identity. */
+  on(verb: 'delete', cb: ObjectCallback<T | Identity>): void;
   on(verb: 'error', cb: ErrorCallback): void;
   on(verb: 'add' | 'update' | 'delete' | 'error', cb: ObjectCallback<T> | ErrorCallback): void {
     if (verb === 'error') this.#error.push(cb as ErrorCallback);
-    else (verb === 'add' ? this.#add : verb === 'update' ? this.#update : this.#delete).push(cb as ObjectCallback<T>);
+    else if (verb === 'delete') this.#delete.push(cb as ObjectCallback<T | Identity>);
+    else (verb === 'add' ? this.#add : this.#update).push(cb as ObjectCallback<T>);
   }
 
   latestResourceVersion(): string {
@@ -175,20 +191,25 @@ export class ListWatch<T extends KubernetesObject> {
     const key = keyOf(obj);
     const found = this.#objects.get(key);
     if (found === undefined) {
-      this.#objects.set(key, obj);
+      this.#objects.set(key, identityOf(obj));
       for (const cb of this.#add.slice()) cb(obj);
     } else if (!sameVersion(found, obj)) {
-      this.#objects.set(key, obj);
+      this.#objects.set(key, identityOf(obj));
       for (const cb of this.#update.slice()) cb(obj);
     }
   }
 }
 
-function keyOf(obj: KubernetesObject): string {
+function keyOf(obj: KubernetesObject | Identity): string {
   return `${obj.metadata?.namespace || ''}/${obj.metadata?.name || ''}`;
 }
 
-function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
+function identityOf(obj: KubernetesObject): Identity {
+  const { namespace, name, resourceVersion } = obj.metadata ?? {};
+  return { metadata: { namespace, name, resourceVersion } };
+}
+
+function sameVersion(a: KubernetesObject | Identity, b: KubernetesObject): boolean {
   const version = a.metadata?.resourceVersion;
   return version !== undefined && version !== null && version === b.metadata?.resourceVersion;
 }
