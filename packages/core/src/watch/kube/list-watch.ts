@@ -5,7 +5,7 @@ import { nextTurn, type Scheduler } from '../../util/next-turn.js';
 type ObjectCallback<T> = (obj: T) => void;
 type ErrorCallback = (err?: unknown) => void;
 
-/** What the cache keeps of an object: its key and version, in a fresh object of one shape. */
+/** An object's identity: what a relist's `delete` callbacks get for what it no longer holds. */
 interface Identity {
   readonly metadata: {
     readonly namespace: string | undefined;
@@ -36,13 +36,14 @@ const CLOCK_EVERY = 64;
  * start-up. The watch opens only once the whole LIST was applied, so no watch event overtakes it.
  * A `stop()` while a LIST is applied ends the apply there and opens no watch.
  *
- * The cache keeps only each object's namespace, name and resourceVersion (client-node keeps the
- * object; stripping it in place left ~430 bytes of dictionary-mode properties per object, 8.5 MB at
- * s10k), so a relist's `delete` callbacks get that identity, not the last object seen.
+ * The cache keeps only each object's key and resourceVersion (client-node keeps the object;
+ * stripping it in place left ~430 bytes of dictionary-mode properties per object, 8.5 MB at s10k),
+ * so a relist's `delete` callbacks get the object's identity (namespace, name, resourceVersion),
+ * not the last object seen.
  */
 export class ListWatch<T extends KubernetesObject> {
-  /** Every object's identity, by `namespace/name`. */
-  #objects = new Map<string, Identity>();
+  /** Every object's resourceVersion, by `namespace/name` (neither can hold a `/`). */
+  #objects = new Map<string, string | undefined>();
   #resourceVersion = '';
   readonly #add: ObjectCallback<T>[] = [];
   readonly #update: ObjectCallback<T>[] = [];
@@ -152,10 +153,11 @@ export class ListWatch<T extends KubernetesObject> {
       if (!(await due())) return false;
     }
     // Deleting the entry just visited does not disturb a Map's iteration.
-    for (const [key, obj] of this.#objects) {
+    for (const [key, resourceVersion] of this.#objects) {
       if (listed.has(key)) continue;
       this.#objects.delete(key);
-      for (const cb of this.#delete.slice()) cb(obj);
+      const identity = identityOf(key, resourceVersion);
+      for (const cb of this.#delete.slice()) cb(identity);
       if (!(await due())) return false;
     }
     for (const obj of items) {
@@ -189,27 +191,30 @@ export class ListWatch<T extends KubernetesObject> {
 
   #upsert(obj: T): void {
     const key = keyOf(obj);
-    const found = this.#objects.get(key);
-    if (found === undefined) {
-      this.#objects.set(key, identityOf(obj));
+    const version = obj.metadata?.resourceVersion ?? undefined;
+    if (!this.#objects.has(key)) {
+      this.#objects.set(key, version);
       for (const cb of this.#add.slice()) cb(obj);
-    } else if (!sameVersion(found, obj)) {
-      this.#objects.set(key, identityOf(obj));
+    } else if (!sameVersion(this.#objects.get(key), version)) {
+      this.#objects.set(key, version);
       for (const cb of this.#update.slice()) cb(obj);
     }
   }
 }
 
-function keyOf(obj: KubernetesObject | Identity): string {
+function keyOf(obj: KubernetesObject): string {
   return `${obj.metadata?.namespace || ''}/${obj.metadata?.name || ''}`;
 }
 
-function identityOf(obj: KubernetesObject): Identity {
-  const { namespace, name, resourceVersion } = obj.metadata ?? {};
-  return { metadata: { namespace, name, resourceVersion } };
+/** What a relist's deletion reports: the object's identity, made again from its cache entry. */
+function identityOf(key: string, resourceVersion: string | undefined): Identity {
+  const slash = key.indexOf('/');
+  return {
+    metadata: { namespace: key.slice(0, slash) || undefined, name: key.slice(slash + 1) || undefined, resourceVersion },
+  };
 }
 
-function sameVersion(a: KubernetesObject | Identity, b: KubernetesObject): boolean {
-  const version = a.metadata?.resourceVersion;
-  return version !== undefined && version !== null && version === b.metadata?.resourceVersion;
+/** client-node's `isSameVersion`: an object without a resourceVersion always counts as changed. */
+function sameVersion(cached: string | undefined, version: string | undefined): boolean {
+  return cached !== undefined && cached === version;
 }
