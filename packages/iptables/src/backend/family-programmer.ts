@@ -78,6 +78,8 @@ export interface Draft {
 export interface FamilyPlan {
   readonly family: IPFamily;
   readonly partial: boolean;
+  /** The restore input, in pieces (`text`: joined). */
+  readonly parts: readonly string[];
   readonly text: string;
   /** Rules written per table this sync. */
   readonly written: { readonly filter: number; readonly nat: number };
@@ -218,6 +220,7 @@ export class FamilyProgrammer {
       return {
         family: this.family,
         partial,
+        parts: [],
         text: '',
         written: unchanged,
         total,
@@ -242,7 +245,10 @@ export class FamilyProgrammer {
     return {
       family: this.family,
       partial,
-      text: written.text,
+      parts: written.parts,
+      get text() {
+        return written.parts.join('');
+      },
       written: { filter: written.filterRules, nat: written.natRules },
       total: { filter: written.filterRules, nat: natTotal + natStatic.length },
       chainsWritten,

@@ -2,7 +2,14 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
-import { IptablesBackend, processExecer, type Execer, type IptablesFlavour } from '@kpng/iptables';
+import {
+  IptablesBackend,
+  processExecer,
+  startProcess,
+  type Execer,
+  type IptablesFlavour,
+  type StartedProcess,
+} from '@kpng/iptables';
 import { canCreateNamespaces, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
@@ -14,6 +21,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * The iptables backend on the real iptables, legacy and nft flavours, inside network namespaces
  * this suite creates and deletes (root only). Per flavour (PERFORMANCE.md's targets):
  * - `iptables.<flavour>.full-sync`: first full sync of an instance, state to rules applied;
+ *   `…setup`: its `setup()` before (detects the flavour, starts the kernel dump the first sync reads);
  * - `…reference.restore`: `iptables-restore --noflush` of the very input that sync wrote, alone,
  *   into a fresh namespace (runs alternate with the syncs); `…full-sync.vs.restore`: the ratio of
  *   medians (target <= 1.2x);
@@ -26,7 +34,9 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   `…outside-restore`: the backend's own part, sync minus its restores, paired per sync (the
  *   difference of the two medians mixes runs); `…full-sync.vs.inside`: the median of per-run
  *   sync / its own restores (the reference restore runs in another namespace minutes apart, and at
- *   this machine's load varies by 1.5x either way from one run to the next);
+ *   this machine's load varies by 1.5x either way from one run to the next); a full sync's restore
+ *   starts before the backend renders, so its part counts from its input's end;
+ *   `…full-sync.vs.restore.paired`: the median of per-run sync / the reference restore run right after it;
  * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
  * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
  * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
@@ -81,21 +91,58 @@ function withOwnLock(argv: readonly string[]): readonly string[] {
   return [...argv.slice(0, 2), 'env', `XTABLES_LOCKFILE=${BENCH_XTABLES_LOCK}`, ...argv.slice(2)];
 }
 
-/** An execer that records the restore inputs and the time spent in restore processes. */
+/**
+ * An execer that records the restore inputs and the time spent in restore processes: from the
+ * call to its exit for a restore run whole, and from its input's end to its exit for one started
+ * before its input was rendered (the backend's full syncs): the part of the sync that waited for it.
+ */
 class RestoreRecorder implements Execer {
   inputs: { argv: readonly string[]; stdin: string }[] = [];
   recording = true;
   restoreMs = 0;
   async run(original: readonly string[], stdin: string, signal?: AbortSignal): ReturnType<Execer['run']> {
     const argv = withOwnLock(original);
-    if (!argv.some((a) => a.endsWith('-restore'))) return processExecer.run(argv, stdin, signal);
+    if (!isRestore(argv)) return processExecer.run(argv, stdin, signal);
     if (this.recording) this.inputs.push({ argv, stdin });
     const start = performance.now();
     const result = await processExecer.run(argv, stdin, signal);
     this.restoreMs += performance.now() - start;
     return result;
   }
+
+  start(original: readonly string[], signal?: AbortSignal): StartedProcess {
+    const argv = withOwnLock(original);
+    const started = startProcess(processExecer, argv, signal);
+    if (!isRestore(argv)) return started;
+    const chunks: string[] = [];
+    return {
+      write: (chunk) => {
+        chunks.push(chunk);
+        started.write(chunk);
+      },
+      end: async () => {
+        // Joined when read, after the sync (3 MB at s1k): not inside the timed window.
+        let joined: string | undefined;
+        if (this.recording)
+          this.inputs.push({
+            argv,
+            get stdin() {
+              return (joined ??= chunks.join(''));
+            },
+          });
+        const start = performance.now();
+        try {
+          return await started.end();
+        } finally {
+          this.restoreMs += performance.now() - start;
+        }
+      },
+      kill: () => started.kill(),
+    };
+  }
 }
+
+const isRestore = (argv: readonly string[]): boolean => argv.some((a) => a.endsWith('-restore'));
 
 function fullRequest(state: NodeLocalState): SyncRequest {
   return { state, changes: { triggerTimes: new Map(), nodeChanged: true }, full: true, revision: 1 };
@@ -106,7 +153,7 @@ async function firstFullSync(
   ns: NetworkNamespace,
   flavour: IptablesFlavour,
   state: NodeLocalState,
-): Promise<{ backend: IptablesBackend; ms: number; recorder: RestoreRecorder }> {
+): Promise<{ backend: IptablesBackend; ms: number; setupMs: number; recorder: RestoreRecorder }> {
   const recorder = new RestoreRecorder();
   const backend = new IptablesBackend({
     flavour,
@@ -115,10 +162,11 @@ async function firstFullSync(
     conntrack: false,
     log: new RecordingLogger(),
   });
-  await backend.setup();
+  // setup() starts the kernel dump the first sync uses (the program runs it while the API server lists).
+  const setupMs = await timed(() => backend.setup());
   const ms = await timed(() => backend.sync(fullRequest(state)));
   recorder.recording = false;
-  return { backend, ms, recorder };
+  return { backend, ms, setupMs, recorder };
 }
 
 /** The recorded restores, alone, into a fresh namespace, spawned exactly as the backend spawned them. */
@@ -149,6 +197,7 @@ async function flavourFigures(
 ): Promise<void> {
   const partialCount = Number(ctx.options['partials'] ?? 11);
   const totals: number[] = [];
+  const setups: number[] = [];
   const inside: number[] = [];
   const reference: number[] = [];
   const partials: number[] = [];
@@ -158,8 +207,9 @@ async function flavourFigures(
   for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
     let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
     await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
-      const { backend, ms, recorder } = await firstFullSync(ns, flavour, core.first.state);
+      const { backend, ms, setupMs, recorder } = await firstFullSync(ns, flavour, core.first.state);
       totals.push(ms);
+      setups.push(setupMs);
       inside.push(recorder.restoreMs);
       const inputs = recorder.inputs;
       recorded = { netns: ns.name, inputs };
@@ -193,12 +243,19 @@ async function flavourFigures(
   const fullSync = measurementOf(`${prefix}.full-sync`, totals);
   const ref = measurementOf(`${prefix}.reference.restore`, reference);
   ctx.reportMeasurement(`${prefix}.full-sync`, fullSync);
+  ctx.reportMeasurement(`${prefix}.setup`, measurementOf('setup', setups));
   ctx.reportMeasurement(`${prefix}.reference.restore`, ref);
   ctx.reportMeasurement(`${prefix}.full-sync.inside-restore`, measurementOf('inside', inside));
   ctx.reportMeasurement(`${prefix}.full-sync.outside-restore`, measurementOf('outside', paired(totals, inside, minus)));
   reportRatio(ctx, `${prefix}.full-sync.vs.inside`, measurementOf('ratio', paired(totals, inside, over), 'x').p50);
   ctx.reportValue(`${prefix}.full-sync.lines`, lines, 'count');
   reportRatio(ctx, `${prefix}.full-sync.vs.restore`, fullSync.p50 / ref.p50);
+  // Each sync over the reference restore run right after it: the load drifts less within a pair.
+  reportRatio(
+    ctx,
+    `${prefix}.full-sync.vs.restore.paired`,
+    measurementOf('ratio', paired(totals, reference, over), 'x').p50,
+  );
   if (partials.length === 0) return;
   const partial = measurementOf('partial', partials);
   const floorM = measurementOf('floor', floor);
