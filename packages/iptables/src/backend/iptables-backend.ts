@@ -34,7 +34,13 @@ import { resolveConfig, type IptablesConfig } from '../render/config.js';
 import { CHAIN } from '../render/names.js';
 import { localhostNodePorts } from '../render/skeleton.js';
 import { cleanupFamily } from './cleanup.js';
-import { FamilyProgrammer, type Draft, type FamilyPlan, type SavedTables } from './family-programmer.js';
+import {
+  FamilyProgrammer,
+  type Draft,
+  type FamilyPlan,
+  type PlanRequest,
+  type SavedTables,
+} from './family-programmer.js';
 import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
 import { DEFAULT_WRITE_TIMEOUT_MS, type IptablesBackendOptions } from './options.js';
 import { nftFlavourWarning } from './scale-warning.js';
@@ -187,8 +193,15 @@ export class IptablesBackend implements Backend {
       if (programmer === undefined || streams[i] !== undefined) return;
       if (fresh[i] === true || updated === undefined) streams[i] = this.client.startRestore(programmer.family);
     };
-    const prepare = (i: number): Draft | undefined =>
-      this.#programmers[i]?.prepare({ state: req.state, updated: fresh[i] === true ? undefined : updated });
+    const request = (i: number): PlanRequest => ({
+      state: req.state,
+      updated: fresh[i] === true ? undefined : updated,
+    });
+    // Held until awaited: a failure of the next family's rendering is reported if its turn comes.
+    const prepare = (i: number): { result(): Promise<Draft> } | undefined => {
+      const programmer = this.#programmers[i];
+      return programmer === undefined ? undefined : settled(programmer.prepare(request(i)));
+    };
     try {
       startSave(0);
       // Every process starts before rendering: while a restore runs, this thread must feed its pipe.
@@ -196,7 +209,7 @@ export class IptablesBackend implements Backend {
       let next = prepare(0);
       for (const [i, programmer] of this.#programmers.entries()) {
         const family = programmer.family;
-        const draft = next ?? (prepare(i) as Draft);
+        const draft = await (next ?? settled(programmer.prepare(request(i)))).result();
         next = undefined;
         startSave(i);
         const saved = await saves[i]?.result();
