@@ -27,15 +27,20 @@ import {
   type SyncRequest,
 } from '@kpng/core';
 import { Registry } from 'prom-client';
-import { IptablesClient, savedTable } from '../iptables/client.js';
+import { IptablesClient, savedTable, type RestoreStream } from '../iptables/client.js';
 import { ExecTimeoutError } from '../iptables/errors.js';
 import { processExecer } from '../iptables/exec.js';
 import { resolveConfig, type IptablesConfig } from '../render/config.js';
-import { renderContext } from '../render/context.js';
 import { CHAIN } from '../render/names.js';
 import { localhostNodePorts } from '../render/skeleton.js';
 import { cleanupFamily } from './cleanup.js';
-import { FamilyProgrammer, type Draft, type FamilyPlan, type SavedTables } from './family-programmer.js';
+import {
+  FamilyProgrammer,
+  type Draft,
+  type FamilyPlan,
+  type PlanRequest,
+  type SavedTables,
+} from './family-programmer.js';
 import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
 import { DEFAULT_WRITE_TIMEOUT_MS, type IptablesBackendOptions } from './options.js';
 import { nftFlavourWarning } from './scale-warning.js';
@@ -58,6 +63,10 @@ export class IptablesBackend implements Backend {
   #localnetSet = false;
   /** Drift found by `check` (or by a partial sync's canary probe) and not yet repaired. */
   #drift = new Set<string>();
+  /** Per family, the dump `setup` started for the first sync (used once, if still recent). */
+  /** route_localnet, started by `setup` (the first sync waits for it). */
+  #localnet: { result(): Promise<void> } | undefined;
+  #prefetched: ({ readonly at: number; readonly dump: { result(): Promise<SavedTables> } } | undefined)[] = [];
 
   constructor(options: IptablesBackendOptions = {}) {
     this.config = resolveConfig(options);
@@ -87,6 +96,11 @@ export class IptablesBackend implements Backend {
   /** Learns (and logs) the host's iptables flavour. */
   async setup(): Promise<void> {
     await this.#detect();
+    // The first sync needs what the kernel holds (leftover chains, missing jumps): read it now,
+    // while the program waits for the API server's first lists, not on the first sync's path.
+    const at = this.#now();
+    this.#prefetched = this.families.map((family) => ({ at, dump: settled(this.#save(family)) }));
+    this.#localnet = settled(this.#routeLocalnet());
   }
 
   /** `legacy` or `nft`, once known (after setup or the first sync). */
@@ -148,55 +162,99 @@ export class IptablesBackend implements Backend {
     }
     const fresh = this.#programmers.map((p) => !p.knowsKernel);
     // A process start blocks this thread until the child runs (fork, then exec), tens of ms on a busy
-    // machine: only the first family's dump starts before rendering; the next family's dump and
+    // machine: `setup` started the first sync's dumps and route_localnet; later (after a failure or
+    // drift), only the first family's dump starts before rendering; the next family's dump and
     // route_localnet start while a restore runs, which they finish well within.
     const saves: ({ result(): Promise<SavedTables> } | undefined)[] = [];
+    const prefetched = this.#prefetched;
+    this.#prefetched = [];
     const startSave = (i: number): void => {
       const programmer = this.#programmers[i];
-      if (programmer !== undefined && fresh[i] === true) saves[i] ??= settled(this.#save(programmer.family));
+      if (programmer === undefined || fresh[i] !== true || saves[i] !== undefined) return;
+      const early = prefetched[i];
+      saves[i] =
+        early !== undefined && this.#now() - early.at <= PREFETCH_MAX_AGE_MS
+          ? early.dump
+          : settled(this.#save(programmer.family));
     };
     let localnet: { result(): Promise<void> } | undefined;
     const startLocalnet = (): void => {
-      if (fresh.some(Boolean)) localnet ??= settled(this.#routeLocalnet(req));
+      if (!fresh.some(Boolean)) return;
+      localnet ??= this.#localnet ?? settled(this.#routeLocalnet());
+      this.#localnet = undefined;
     };
-    startSave(0);
-    const drafts = this.#programmers.map((p, i) =>
-      p.prepare({ state: req.state, updated: fresh[i] === true ? undefined : updated }),
-    );
-    for (const [i, programmer] of this.#programmers.entries()) {
-      const family = programmer.family;
-      startSave(i);
-      const saved = await saves[i]?.result();
-      const plan = (drafts[i] as Draft).finish(saved);
-      // Before the restore: on an iptables-nft host at scale, the restore itself is what takes minutes.
-      this.#warnOnce(plan);
-      try {
-        if (!plan.noop) {
-          const restoring = this.client.restore(family, plan.text);
-          startSave(i + 1);
-          startLocalnet();
-          await restoring;
+    // A full restore (never a no-op) starts before its input is rendered: the process starts while
+    // this thread renders. It is sent its input only once the whole input is rendered, so an error
+    // while rendering kills a process that never saw a COMMIT (nor took the xtables lock, which
+    // iptables-restore takes at its first `*table` line).
+    const streams: (RestoreStream | undefined)[] = [];
+    const startRestore = (i: number): void => {
+      const programmer = this.#programmers[i];
+      if (programmer === undefined || streams[i] !== undefined) return;
+      if (fresh[i] === true || updated === undefined) streams[i] = this.client.startRestore(programmer.family);
+    };
+    const request = (i: number): PlanRequest => ({
+      state: req.state,
+      updated: fresh[i] === true ? undefined : updated,
+    });
+    // Held until awaited: a failure of the next family's rendering is reported if its turn comes.
+    const prepare = (i: number): { result(): Promise<Draft> } | undefined => {
+      const programmer = this.#programmers[i];
+      return programmer === undefined ? undefined : settled(programmer.prepare(request(i)));
+    };
+    try {
+      startSave(0);
+      // Every process starts before rendering: while a restore runs, this thread must feed its pipe.
+      for (const i of this.#programmers.keys()) startRestore(i);
+      let next = prepare(0);
+      for (const [i, programmer] of this.#programmers.entries()) {
+        const family = programmer.family;
+        const draft = await (next ?? settled(programmer.prepare(request(i)))).result();
+        next = undefined;
+        startSave(i);
+        const saved = await saves[i]?.result();
+        const plan = draft.finish(saved);
+        // Before the restore: on an iptables-nft host at scale, the restore itself is what takes minutes.
+        this.#warnOnce(plan);
+        try {
+          if (!plan.noop) {
+            const stream = streams[i] ?? this.client.startRestore(family);
+            streams[i] = stream;
+            for (const part of plan.parts) stream.write(part);
+            const restoring = stream.finish();
+            streams[i] = undefined;
+            startSave(i + 1);
+            startLocalnet();
+            startRestore(i + 1);
+            // The next family renders while this one's restore runs.
+            next = prepare(i + 1);
+            await restoring;
+          }
+        } catch (e) {
+          programmer.reset();
+          this.#metrics.restoreFailed(family, plan.partial);
+          this.#log.error(
+            'iptables-restore failed; rules not committed stay as they were and the next sync is a full one',
+            {
+              family,
+              partial: plan.partial,
+              error: e instanceof Error ? e.message : String(e),
+            },
+          );
+          throw new KpngError(
+            e instanceof ExecTimeoutError ? ErrorCodes.WriteTimedOut : ErrorCodes.SyncFailed,
+            `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`,
+            { cause: e },
+          );
         }
-      } catch (e) {
-        programmer.reset();
-        this.#metrics.restoreFailed(family, plan.partial);
-        this.#log.error(
-          'iptables-restore failed; rules not committed stay as they were and the next sync is a full one',
-          {
-            family,
-            partial: plan.partial,
-            error: e instanceof Error ? e.message : String(e),
-          },
-        );
-        throw new KpngError(
-          e instanceof ExecTimeoutError ? ErrorCodes.WriteTimedOut : ErrorCodes.SyncFailed,
-          `iptables-restore (${family}) failed: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
+        plan.commit();
+        plans.push(plan);
+        this.#metrics.rules(family, plan.written, plan.total);
       }
-      plan.commit();
-      plans.push(plan);
-      this.#metrics.rules(family, plan.written, plan.total);
+    } finally {
+      // Rendering threw, a dump failed, or an earlier family's restore did: the restores started
+      // for what follows never get their input.
+      for (const stream of streams) stream?.abort();
     }
     startLocalnet();
     await localnet?.result();
@@ -220,6 +278,7 @@ export class IptablesBackend implements Backend {
     // Both families, whatever is configured now: a previous run may have programmed the other.
     for (const family of ['IPv4', 'IPv6'] as const) await cleanupFamily(this.client, family);
     for (const programmer of this.#programmers) programmer.reset();
+    this.#prefetched = [];
   }
 
   async #detect(): Promise<void> {
@@ -237,11 +296,10 @@ export class IptablesBackend implements Backend {
     return { nat: savedTable(dump, 'nat'), filter: savedTable(dump, 'filter') };
   }
 
-  /** Localhost NodePorts need route_localnet (upstream sets it at start; here once, with the first full sync). */
-  async #routeLocalnet(req: SyncRequest): Promise<void> {
+  /** Localhost NodePorts need route_localnet (upstream sets it at start; here at setup, else with a full sync, until it is set). */
+  async #routeLocalnet(): Promise<void> {
     if (this.#localnetSet || !this.families.includes('IPv4')) return;
-    const ctx = renderContext(this.config, 'IPv4', req.state.node, 0);
-    if (!localhostNodePorts(ctx)) return;
+    if (!localhostNodePorts({ config: this.config, family: 'IPv4' })) return;
     const result = await this.client.run(['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
     if (result.exitCode !== 0)
       this.#log.warn('cannot set route_localnet: localhost NodePorts will not work', { error: result.stderr.trim() });
@@ -283,6 +341,13 @@ export class IptablesBackend implements Backend {
     }
   }
 }
+
+/**
+ * How old `setup`'s dump may be for the first sync to use it instead of reading the kernel again.
+ * Another program may change the tables meanwhile, as it may at any time after a sync: what a
+ * stale dump misses (a jump removed) the drift check finds within its period, which is this long.
+ */
+const PREFETCH_MAX_AGE_MS = 30_000;
 
 /** A promise whose rejection is held until `result()` is awaited (no unhandled rejection meanwhile). */
 function settled<T>(promise: Promise<T>): { result(): Promise<T> } {

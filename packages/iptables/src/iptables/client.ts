@@ -9,7 +9,20 @@ import type { IptablesFlavour } from '../render/config.js';
 import type { Table } from '../render/skeleton.js';
 import { command, flavourOf, type Tool } from './commands.js';
 import { ExecTimeoutError, RestoreError } from './errors.js';
-import type { Execer, ExecResult } from './exec.js';
+import { startProcess, type Execer, type ExecResult } from './exec.js';
+
+/**
+ * A restore started before its input is rendered (the process starts while the backend renders):
+ * `write` the input in order, then `finish`. `abort` kills it first; the input then never reaches
+ * a `COMMIT` it was not sent, so nothing of it is applied as long as the caller writes only
+ * complete input (the backend writes once the whole input is rendered).
+ */
+export interface RestoreStream {
+  write(chunk: string): void;
+  /** Throws RestoreError (or ExecTimeoutError) as `restore` does. */
+  finish(): Promise<void>;
+  abort(): void;
+}
 
 export interface IptablesClientOptions {
   readonly execer: Execer;
@@ -45,13 +58,42 @@ export class IptablesClient {
     }
   }
 
+  /** `restore`, started now, its input written later; the client's timeout runs from `finish`. */
+  startRestore(family: IPFamily): RestoreStream {
+    const argv = [command(family, this.flavour, 'restore'), ...RESTORE_ARGS];
+    const ms = this.#timeoutMs;
+    const cancel = new AbortController();
+    const started = startProcess(this.#execer, [...this.#prefix, ...argv], cancel.signal);
+    const input: string[] = [];
+    return {
+      write(chunk) {
+        input.push(chunk);
+        started.write(chunk);
+      },
+      async finish() {
+        const timer = ms === undefined ? undefined : setTimeout(() => cancel.abort(), ms);
+        let result: ExecResult;
+        try {
+          result = await started.end();
+        } catch (e) {
+          throw cancel.signal.aborted ? new ExecTimeoutError(argv, ms as number, { cause: e }) : e;
+        } finally {
+          clearTimeout(timer);
+        }
+        if (result.exitCode !== 0)
+          throw new RestoreError(argv[0] as string, result.stderr || result.stdout, input.join(''));
+      },
+      abort: () => started.kill(),
+    };
+  }
+
   #tool(family: IPFamily, tool: Tool, args: readonly string[], stdin = ''): Promise<ExecResult> {
     return this.run([command(family, this.flavour, tool), ...args], stdin);
   }
 
   /** `iptables-restore --noflush` (`--test`: parse and check only). Throws RestoreError. */
   async restore(family: IPFamily, input: string, options: { readonly test?: boolean } = {}): Promise<void> {
-    const args = ['-w', '5', '--noflush', ...(options.test === true ? ['--test'] : [])];
+    const args = [...RESTORE_ARGS, ...(options.test === true ? ['--test'] : [])];
     const result = await this.#tool(family, 'restore', args, input);
     if (result.exitCode !== 0)
       throw new RestoreError(command(family, this.flavour, 'restore'), result.stderr || result.stdout, input);
@@ -92,6 +134,9 @@ export class IptablesClient {
     return { flavour: this.flavour === 'auto' ? flavourOf(version) : this.flavour, version };
   }
 }
+
+/** Wait up to 5 s for the xtables lock; change only the chains the input names. */
+const RESTORE_ARGS = ['-w', '5', '--noflush'] as const;
 
 /**
  * Runs a command in the named namespace (`ip netns add`'s /run/netns/NAME). `nsenter --net` enters

@@ -19,7 +19,7 @@ export type { RenderedService } from '../render/types.js';
 export { CHAIN, endpointChain, servicePortChains, servicePortName, SERVICE_CHAIN } from '../render/names.js';
 export { IptablesClient, type IptablesClientOptions } from '../iptables/client.js';
 export { RestoreError } from '../iptables/errors.js';
-export { processExecer, type Execer, type ExecResult } from '../iptables/exec.js';
+export { processExecer, startProcess, type Execer, type ExecResult, type StartedProcess } from '../iptables/exec.js';
 export { command, flavourOf } from '../iptables/commands.js';
 
 // Metrics

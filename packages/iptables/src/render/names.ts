@@ -22,7 +22,7 @@ export const CHAIN = {
 /** Per-service chain prefixes; anything else starting with `KUBE-` is left alone by sweeps. */
 export const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP)-[A-Z2-7]{16}$/;
 
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const BASE32_CODES = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', (ch) => ch.charCodeAt(0));
 
 /**
  * The first 16 characters of RFC 4648 base32 (Go's base32.StdEncoding) of a digest given as a
@@ -33,24 +33,25 @@ function base32Of80Bits(digest: string): string {
   const hi = ((byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3)) >>> 0;
   const mid = ((byte(4) << 24) | (byte(5) << 16) | (byte(6) << 8) | byte(7)) >>> 0;
   const lo = (byte(8) << 8) | byte(9);
-  const c = (v: number): string => BASE32[v & 31] as string;
-  return (
-    c(hi >>> 27) +
-    c(hi >>> 22) +
-    c(hi >>> 17) +
-    c(hi >>> 12) +
-    c(hi >>> 7) +
-    c(hi >>> 2) +
-    c(((hi & 3) << 3) | (mid >>> 29)) +
-    c(mid >>> 24) +
-    c(mid >>> 19) +
-    c(mid >>> 14) +
-    c(mid >>> 9) +
-    c(mid >>> 4) +
-    c(((mid & 15) << 1) | (lo >>> 15)) +
-    c(lo >>> 10) +
-    c(lo >>> 5) +
-    c(lo)
+  const c = (v: number): number => BASE32_CODES[v & 31] as number;
+  // One string from 16 char codes: 15 concatenations made a rope per endpoint (100k at s10k).
+  return String.fromCharCode(
+    c(hi >>> 27),
+    c(hi >>> 22),
+    c(hi >>> 17),
+    c(hi >>> 12),
+    c(hi >>> 7),
+    c(hi >>> 2),
+    c(((hi & 3) << 3) | (mid >>> 29)),
+    c(mid >>> 24),
+    c(mid >>> 19),
+    c(mid >>> 14),
+    c(mid >>> 9),
+    c(mid >>> 4),
+    c(((mid & 15) << 1) | (lo >>> 15)),
+    c(lo >>> 10),
+    c(lo >>> 5),
+    c(lo),
   );
 }
 

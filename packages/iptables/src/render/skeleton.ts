@@ -26,7 +26,8 @@ function jump(table: Table, from: string, to: string, text: string, extra: reado
 }
 
 /** Localhost NodePorts are on: IPv4, the option is set, and 127.0.0.1 is among the NodePort addresses. */
-export function localhostNodePorts(ctx: RenderContext): boolean {
+/** Needs only the configuration and the family (the backend asks before it has a node). */
+export function localhostNodePorts(ctx: Pick<RenderContext, 'config' | 'family'>): boolean {
   const npa = ctx.config.nodePortAddresses;
   if (ctx.family !== 'IPv4' || !ctx.config.localhostNodePorts || npa === 'primary') return false;
   return matchAll(ctx) !== undefined || npa.some((cidr) => cidrContains(cidr, '127.0.0.1'));
@@ -102,7 +103,7 @@ export function natStaticRules(ctx: RenderContext, node: LocalNode): string[] {
 const NODEPORTS_COMMENT = 'kubernetes service nodeports; NOTE: this must be the last rule in this chain';
 
 /** The family's NodePort CIDRs, or undefined when NodePorts are accepted on every local address. */
-function matchAll(ctx: RenderContext): true | undefined {
+function matchAll(ctx: Pick<RenderContext, 'config' | 'family'>): true | undefined {
   const npa = ctx.config.nodePortAddresses;
   if (npa === 'primary') return undefined;
   const mine = npa.filter((cidr) => ipFamilyOf(cidr.split('/')[0] ?? '') === ctx.family);

@@ -39,7 +39,8 @@ export interface RestoreInput {
 }
 
 export interface WrittenInput {
-  readonly text: string;
+  /** The input in pieces, in order (written to the process as they are: 3 MB at s1k need no joining). */
+  readonly parts: readonly string[];
   readonly filterRules: number;
   readonly natRules: number;
 }
@@ -63,5 +64,5 @@ export function writeRestore(input: RestoreInput): WrittenInput {
   }
   out.push(block(input.deleteChains.map((chain) => `-X ${chain}`)).text, 'COMMIT\n');
   if (input.canary) out.push('*mangle\n', canary, 'COMMIT\n');
-  return { text: out.join(''), filterRules, natRules };
+  return { parts: out, filterRules, natRules };
 }

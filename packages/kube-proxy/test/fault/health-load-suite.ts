@@ -16,6 +16,8 @@ import {
   type KubeObject,
   type LabKubeconfig,
 } from '@kpng/lab';
+import { SILENT_LOGGER } from '@kpng/core/testing';
+import { IptablesBackend } from '@kpng/iptables';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
 import { HealthPoll, type UrlAnswers } from './health-poll.js';
@@ -52,20 +54,39 @@ export interface HealthLoadOutcome {
   /** Per status URL, while the 10,000 Services loaded, and under churn (empty if never programmed). */
   readonly loading: readonly UrlAnswers[];
   readonly churn: readonly UrlAnswers[];
+  /** After the churn: the `web` ClusterIP still answered, and the program's /metrics then ('' if never programmed). */
+  readonly servedAfterChurn: boolean;
+  readonly metricsAfterChurn: string;
   readonly logs: string;
 }
 
-/** Removes what `name` programmed (its nft table of each family), so the next program starts bare. */
+/** Removes what `name` programmed (its nft table of each family, or its iptables chains), so the next program starts bare. */
 async function removeRules(lab: Lab, name: ProgramName): Promise<void> {
   const table = nftTableOf(name);
-  if (table === undefined) throw new Error(`${name}: only nft programs run here so far`);
+  if (table === undefined) {
+    // Both flavours: whichever the program wrote (a flavour with nothing of ours costs a save per family).
+    for (const flavour of ['legacy', 'nft'] as const)
+      await new IptablesBackend({
+        netns: lab.node.namespace.name,
+        flavour,
+        conntrack: false,
+        log: SILENT_LOGGER,
+      }).cleanup();
+    return;
+  }
   for (const family of ['ip', 'ip6'])
     await lab.node.namespace.exec(['nft', 'delete', 'table', family, table]).catch(() => undefined);
+}
+
+export interface HealthLoadOptions {
+  /** More flags per program (kpng programs), e.g. `--iptables-flavour legacy`. */
+  readonly args?: Partial<Record<ProgramName, readonly string[]>>;
 }
 
 export async function describeHealthUnderLoad(
   names: readonly ProgramName[],
   verify: (outcome: HealthLoadOutcome) => void,
+  options: HealthLoadOptions = {},
 ): Promise<void> {
   const e2e = await kernelE2e(`fault suite: ${names.join(', ')} health under load`);
   describe.skipIf(!e2e.run)('health and metrics answer within 1 s under load', () => {
@@ -110,13 +131,15 @@ export async function describeHealthUnderLoad(
           netns: lab!.node.namespace.name,
           kubeconfig: kubeconfig!,
           syncPeriod: '30s',
+          ...(options.args?.[name] === undefined ? {} : { args: options.args[name] }),
         });
         try {
           await measure(name, program);
         } finally {
           await program.stop();
           program = undefined;
-          await removeRules(lab!, name);
+          // The lab goes after the last program: only a next one needs a bare node.
+          if (name !== names.at(-1)) await removeRules(lab!, name);
         }
 
         async function measure(name: ProgramName, program: RunningProgram): Promise<void> {
@@ -138,7 +161,15 @@ export async function describeHealthUnderLoad(
           const loadAnswers = await loading.stop();
           const logs = () => program.logs().slice(-3000);
           // Never programmed: churn would measure nothing more; the test file says what failed.
-          if (programmedMs < 0) return verify({ programmedMs, loading: loadAnswers, churn: [], logs: logs() });
+          if (programmedMs < 0)
+            return verify({
+              programmedMs,
+              loading: loadAnswers,
+              churn: [],
+              servedAfterChurn: false,
+              metricsAfterChurn: '',
+              logs: logs(),
+            });
           printFigure(name, 'health while 10,000 Services load', { programmedMs, ...preload, ...figures(loadAnswers) });
 
           const churn = createChurn(s10k, { ratePerSecond: 100, durationSeconds: CHURN_SECONDS });
@@ -155,7 +186,23 @@ export async function describeHealthUnderLoad(
             changes: churn.total,
             ...figures(churnAnswers),
           });
-          verify({ programmedMs, loading: loadAnswers, churn: churnAnswers, logs: logs() });
+          const after = await lab!.probe(lab!.pod('pod-a'), {
+            proto: 'tcp',
+            ip: CLUSTER_IP,
+            port: SERVICE_PORT,
+            timeoutMs: 1_000,
+          });
+          const metricsAfterChurn = await (
+            await fetch(program.metricsUrl, { signal: AbortSignal.timeout(5_000) })
+          ).text();
+          verify({
+            programmedMs,
+            loading: loadAnswers,
+            churn: churnAnswers,
+            servedAfterChurn: after.ok,
+            metricsAfterChurn,
+            logs: logs(),
+          });
         }
       },
       240_000,

@@ -23,6 +23,8 @@ export interface ProgramOptions {
   readonly syncPeriod: string;
   /** kpng-<backend> only: the compat kube-proxy's full resync is hourly, as upstream's. */
   readonly fullSyncPeriod?: string;
+  /** kpng-<backend> only: more flags (e.g. `--iptables-flavour legacy`). */
+  readonly args?: readonly string[];
 }
 
 export interface RunningProgram {
@@ -75,7 +77,10 @@ export async function startProgram(name: ProgramName, options: ProgramOptions): 
     const module = name === 'kpng-nft' ? nftBackend : iptablesBackend;
     const pkg = name === 'kpng-nft' ? '@kpng/nft/package.json' : '@kpng/iptables/package.json';
     const main = backendProgram(module, new URL(import.meta.resolve(pkg)));
-    const argv = kpngArgv({ ...options, kubeconfigPath: options.kubeconfig.path, metricsPort, healthzPort });
+    const argv = [
+      ...kpngArgv({ ...options, kubeconfigPath: options.kubeconfig.path, metricsPort, healthzPort }),
+      ...(options.args ?? []),
+    ];
     running = main(argv, {}, stop.signal);
   }
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;

@@ -1,8 +1,15 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
-import { IptablesBackend, processExecer, type Execer, type IptablesFlavour } from '@kpng/iptables';
+import {
+  IptablesBackend,
+  processExecer,
+  startProcess,
+  type Execer,
+  type IptablesFlavour,
+  type StartedProcess,
+} from '@kpng/iptables';
 import { canCreateNamespaces, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
@@ -14,6 +21,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * The iptables backend on the real iptables, legacy and nft flavours, inside network namespaces
  * this suite creates and deletes (root only). Per flavour (PERFORMANCE.md's targets):
  * - `iptables.<flavour>.full-sync`: first full sync of an instance, state to rules applied;
+ *   `…setup`: its `setup()` before (detects the flavour, starts the kernel dump the first sync reads);
  * - `…reference.restore`: `iptables-restore --noflush` of the very input that sync wrote, alone,
  *   into a fresh namespace (runs alternate with the syncs); `…full-sync.vs.restore`: the ratio of
  *   medians (target <= 1.2x);
@@ -26,7 +34,11 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   `…outside-restore`: the backend's own part, sync minus its restores, paired per sync (the
  *   difference of the two medians mixes runs); `…full-sync.vs.inside`: the median of per-run
  *   sync / its own restores (the reference restore runs in another namespace minutes apart, and at
- *   this machine's load varies by 1.5x either way from one run to the next);
+ *   this machine's load varies by 1.5x either way from one run to the next); a full sync's restore
+ *   starts before the backend renders, so its part counts from its input's end;
+ *   `…full-sync.vs.restore.paired`: the median of per-run sync / the reference restore run right after it;
+ *   `…full-sync.cpu`, `…reference.restore.cpu`: CPU time of this process and the processes it started
+ *   (ms), and `…full-sync.cpu.vs.restore` their ratio: the same comparison, barely moved by load;
  * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
  * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
  * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
@@ -81,20 +93,77 @@ function withOwnLock(argv: readonly string[]): readonly string[] {
   return [...argv.slice(0, 2), 'env', `XTABLES_LOCKFILE=${BENCH_XTABLES_LOCK}`, ...argv.slice(2)];
 }
 
-/** An execer that records the restore inputs and the time spent in restore processes. */
+/**
+ * An execer that records the restore inputs and the time spent in restore processes: from the
+ * call to its exit for a restore run whole, and from its input's end to its exit for one started
+ * before its input was rendered (the backend's full syncs): the part of the sync that waited for it.
+ */
 class RestoreRecorder implements Execer {
   inputs: { argv: readonly string[]; stdin: string }[] = [];
   recording = true;
   restoreMs = 0;
   async run(original: readonly string[], stdin: string, signal?: AbortSignal): ReturnType<Execer['run']> {
     const argv = withOwnLock(original);
-    if (!argv.some((a) => a.endsWith('-restore'))) return processExecer.run(argv, stdin, signal);
+    if (!isRestore(argv)) return processExecer.run(argv, stdin, signal);
     if (this.recording) this.inputs.push({ argv, stdin });
     const start = performance.now();
     const result = await processExecer.run(argv, stdin, signal);
     this.restoreMs += performance.now() - start;
     return result;
   }
+
+  start(original: readonly string[], signal?: AbortSignal): StartedProcess {
+    const argv = withOwnLock(original);
+    const started = startProcess(processExecer, argv, signal);
+    if (!isRestore(argv)) return started;
+    const chunks: string[] = [];
+    return {
+      write: (chunk) => {
+        chunks.push(chunk);
+        started.write(chunk);
+      },
+      end: async () => {
+        // Joined when read, after the sync (3 MB at s1k): not inside the timed window.
+        let joined: string | undefined;
+        if (this.recording)
+          this.inputs.push({
+            argv,
+            get stdin() {
+              return (joined ??= chunks.join(''));
+            },
+          });
+        const start = performance.now();
+        try {
+          return await started.end();
+        } finally {
+          this.restoreMs += performance.now() - start;
+        }
+      },
+      kill: () => started.kill(),
+    };
+  }
+}
+
+const isRestore = (argv: readonly string[]): boolean => argv.some((a) => a.endsWith('-restore'));
+
+/**
+ * CPU of this process (every thread) plus that of the child processes it reaped, in ms: the
+ * children's from /proc/self/stat (cutime + cstime, in clock ticks of 10 ms). Load stretches wall
+ * time but barely CPU time, so this ratio holds still where the wall one moves 1.5x either way.
+ */
+async function cpuMs(): Promise<number> {
+  const stat = await readFile('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of proc(5), counted after the ')' closing field 2.
+  const children = Number(fields[13]) + Number(fields[14]);
+  const own = process.cpuUsage();
+  return children * 10 + (own.user + own.system) / 1000;
+}
+
+async function withCpu(fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> {
+  const cpu = await cpuMs();
+  const ms = await timed(fn);
+  return { ms, cpu: (await cpuMs()) - cpu };
 }
 
 function fullRequest(state: NodeLocalState): SyncRequest {
@@ -106,7 +175,7 @@ async function firstFullSync(
   ns: NetworkNamespace,
   flavour: IptablesFlavour,
   state: NodeLocalState,
-): Promise<{ backend: IptablesBackend; ms: number; recorder: RestoreRecorder }> {
+): Promise<{ backend: IptablesBackend; ms: number; cpu: number; setupMs: number; recorder: RestoreRecorder }> {
   const recorder = new RestoreRecorder();
   const backend = new IptablesBackend({
     flavour,
@@ -115,10 +184,11 @@ async function firstFullSync(
     conntrack: false,
     log: new RecordingLogger(),
   });
-  await backend.setup();
-  const ms = await timed(() => backend.sync(fullRequest(state)));
+  // setup() starts the kernel dump the first sync uses (the program runs it while the API server lists).
+  const setupMs = await timed(() => backend.setup());
+  const { ms, cpu } = await withCpu(() => backend.sync(fullRequest(state)));
   recorder.recording = false;
-  return { backend, ms, recorder };
+  return { backend, ms, cpu, setupMs, recorder };
 }
 
 /** The recorded restores, alone, into a fresh namespace, spawned exactly as the backend spawned them. */
@@ -126,19 +196,19 @@ async function referenceRestore(
   ctx: SuiteContext,
   name: string,
   recorded: { readonly netns: string; readonly inputs: RestoreRecorder['inputs'] },
-): Promise<number> {
-  let ms = 0;
+): Promise<{ ms: number; cpu: number }> {
+  let measured = { ms: 0, cpu: 0 };
   await inNamespace(ctx, name, async (ns) => {
     const argvIn = (argv: readonly string[]): string[] =>
       argv.map((arg) => (arg === `--net=/run/netns/${recorded.netns}` ? `--net=/run/netns/${ns.name}` : arg));
-    ms = await timed(async () => {
+    measured = await withCpu(async () => {
       for (const input of recorded.inputs) {
         const result = await processExecer.run(argvIn(input.argv), input.stdin);
         if (result.exitCode !== 0) throw new Error(`reference restore failed: ${result.stderr}`);
       }
     });
   });
-  return ms;
+  return measured;
 }
 
 async function flavourFigures(
@@ -149,6 +219,9 @@ async function flavourFigures(
 ): Promise<void> {
   const partialCount = Number(ctx.options['partials'] ?? 11);
   const totals: number[] = [];
+  const setups: number[] = [];
+  const syncCpu: number[] = [];
+  const referenceCpu: number[] = [];
   const inside: number[] = [];
   const reference: number[] = [];
   const partials: number[] = [];
@@ -158,8 +231,10 @@ async function flavourFigures(
   for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
     let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
     await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
-      const { backend, ms, recorder } = await firstFullSync(ns, flavour, core.first.state);
+      const { backend, ms, cpu, setupMs, recorder } = await firstFullSync(ns, flavour, core.first.state);
       totals.push(ms);
+      syncCpu.push(cpu);
+      setups.push(setupMs);
       inside.push(recorder.restoreMs);
       const inputs = recorder.inputs;
       recorded = { netns: ns.name, inputs };
@@ -187,18 +262,32 @@ async function flavourFigures(
         floor.push(await timed(() => processExecer.run(restoreTool, FLOOR_INPUT)));
       }
     });
-    reference.push(await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, recorded));
+    const ref = await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, recorded);
+    reference.push(ref.ms);
+    referenceCpu.push(ref.cpu);
   }
   const prefix = `iptables.${flavour}`;
   const fullSync = measurementOf(`${prefix}.full-sync`, totals);
   const ref = measurementOf(`${prefix}.reference.restore`, reference);
   ctx.reportMeasurement(`${prefix}.full-sync`, fullSync);
+  ctx.reportMeasurement(`${prefix}.setup`, measurementOf('setup', setups));
   ctx.reportMeasurement(`${prefix}.reference.restore`, ref);
   ctx.reportMeasurement(`${prefix}.full-sync.inside-restore`, measurementOf('inside', inside));
   ctx.reportMeasurement(`${prefix}.full-sync.outside-restore`, measurementOf('outside', paired(totals, inside, minus)));
   reportRatio(ctx, `${prefix}.full-sync.vs.inside`, measurementOf('ratio', paired(totals, inside, over), 'x').p50);
   ctx.reportValue(`${prefix}.full-sync.lines`, lines, 'count');
   reportRatio(ctx, `${prefix}.full-sync.vs.restore`, fullSync.p50 / ref.p50);
+  const cpu = measurementOf('cpu', syncCpu);
+  const refCpu = measurementOf('cpu', referenceCpu);
+  ctx.reportMeasurement(`${prefix}.full-sync.cpu`, cpu);
+  ctx.reportMeasurement(`${prefix}.reference.restore.cpu`, refCpu);
+  reportRatio(ctx, `${prefix}.full-sync.cpu.vs.restore`, cpu.p50 / refCpu.p50);
+  // Each sync over the reference restore run right after it: the load drifts less within a pair.
+  reportRatio(
+    ctx,
+    `${prefix}.full-sync.vs.restore.paired`,
+    measurementOf('ratio', paired(totals, reference, over), 'x').p50,
+  );
   if (partials.length === 0) return;
   const partial = measurementOf('partial', partials);
   const floorM = measurementOf('floor', floor);
@@ -252,7 +341,7 @@ async function nftCurve(ctx: SuiteContext, state: NodeLocalState): Promise<void>
         recorded = { netns: ns.name, inputs: result.recorder.inputs };
       });
       natRules = natRuleCount(recorded.inputs[0]?.stdin ?? '');
-      refs.push(await referenceRestore(ctx, `ipt-curve-ref-${n}-${run}`, recorded));
+      refs.push((await referenceRestore(ctx, `ipt-curve-ref-${n}-${run}`, recorded)).ms);
     }
     const sync = measurementOf('sync', syncs);
     const ref = measurementOf('restore', refs);
