@@ -11,10 +11,6 @@ export default defineConfig({
   test: {
     ...shared.test,
     include: ['test/guest/**/*.guest.ts'],
-    // The compiled kpng-ipvs under faults starts a program twice (25-70 s each under emulation): opt-in.
-    exclude: (process.env['KPNG_VM_SUITES'] ?? '').split(',').includes('ipvs-program-faults')
-      ? []
-      : ['test/guest/program-faults.guest.ts'],
     reporters: ['default'],
     fileParallelism: false,
     testTimeout: 120_000,

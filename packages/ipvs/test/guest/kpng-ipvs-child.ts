@@ -1,12 +1,11 @@
-// kpng-ipvs as a real child process inside the VM (the compiled `dist/cli/main.js`, as shipped),
-// for the fault cases an in-process backend cannot show: `kill -9`, a PATH with shimmed kernel
+// kpng-ipvs as a real child process inside the VM (the compiled `dist/cli/main.js`, as shipped,
+// bundled into one file by test/vm.test.ts on the host: see test/kpng-ipvs-bundle.ts), for the fault cases an in-process backend cannot show: `kill -9`, a PATH with shimmed kernel
 // tools, and core's sync loop (drift checks, retries, metrics). It programs the lab's node
 // namespace only (`--netns`); its status servers listen on the guest's loopback.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { BUNDLE_RUNNER } from '../bundle-paths.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const METRICS = '127.0.0.1:10249';
 const HEALTHZ = '127.0.0.1:10256';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -28,7 +27,8 @@ export class KpngIpvsChild {
   #logs = '';
 
   constructor(options: ChildOptions) {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx nx run @kpng/ipvs:build)`);
+    if (!existsSync(BUNDLE_RUNNER))
+      throw new Error(`${BUNDLE_RUNNER} is missing: test/vm.test.ts bundles kpng-ipvs (after a build) before the boot`);
     this.#options = options;
   }
 
@@ -41,7 +41,10 @@ export class KpngIpvsChild {
       ...['--metrics-bind-address', METRICS, '--healthz-bind-address', HEALTHZ],
     ];
     const path = [o.pathPrefix, process.env['PATH']].filter((p) => p !== undefined).join(':');
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: path } });
+    const child = spawn(process.execPath, [BUNDLE_RUNNER, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: path },
+    });
     const keep = (chunk: Buffer): void => void (this.#logs = (this.#logs + chunk.toString()).slice(-400_000));
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
