@@ -4,6 +4,7 @@
 // namespace only (`--netns`); its status servers listen on the guest's loopback.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { NetworkNamespace } from '@kpng/lab';
 import { BUNDLE_RUNNER } from '../bundle-paths.js';
 
 const METRICS = '127.0.0.1:10249';
@@ -13,7 +14,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export interface ChildOptions {
   /** The node namespace: the child never programs any other. */
   readonly netns: string;
-  readonly manifest: string;
+  /** Where the state comes from: a manifest file (`--file`) or an API server (`--kubeconfig`). */
+  readonly source: { readonly manifest: string } | { readonly kubeconfig: string };
   readonly nodeName: string;
   readonly syncPeriod: string;
   /** Prepended to PATH (a kernel shim). */
@@ -36,7 +38,8 @@ export class KpngIpvsChild {
     if (this.#child !== undefined) throw new Error('already running');
     const o = this.#options;
     const args = [
-      ...['--netns', o.netns, '--file', o.manifest, '--hostname-override', o.nodeName],
+      ...['--netns', o.netns, '--hostname-override', o.nodeName],
+      ...('manifest' in o.source ? ['--file', o.source.manifest] : ['--kubeconfig', o.source.kubeconfig]),
       ...['--sync-period', o.syncPeriod, '--min-sync-period', '0s'],
       ...['--metrics-bind-address', METRICS, '--healthz-bind-address', HEALTHZ],
     ];
@@ -108,4 +111,15 @@ export class KpngIpvsChild {
     child.kill(signal);
     await gone;
   }
+}
+
+/** What kpng-ipvs holds in the node namespace: IPVS, both kpng-ipvs tables, kube-ipvs0's addresses. */
+export async function nodeRules(ns: NetworkNamespace): Promise<string> {
+  const out = async (argv: string[]): Promise<string> => (await ns.exec(argv)).stdout;
+  return [
+    await out(['ipvsadm', '-Sn']),
+    await out(['nft', 'list', 'table', 'ip', 'kpng-ipvs']),
+    await out(['nft', 'list', 'table', 'ip6', 'kpng-ipvs']),
+    await out(['ip', '-br', 'addr', 'show', 'dev', 'kube-ipvs0']),
+  ].join('\n');
 }

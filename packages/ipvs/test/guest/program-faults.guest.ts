@@ -23,7 +23,7 @@ import {
   service,
   SERVICE_PORT,
 } from '@kpng/lab/fault';
-import { KpngIpvsChild } from './kpng-ipvs-child.js';
+import { KpngIpvsChild, nodeRules } from './kpng-ipvs-child.js';
 
 const PROGRAM = 'kpng-ipvs (VM, kernel 6.1)';
 // 3 s, not 1 s: under emulation a check costs ~1 s of the VM's one CPU, which the traffic needs too.
@@ -129,16 +129,7 @@ describe('kpng-ipvs under faults on a real kernel (VM): drift, write failures, k
     );
     return result?.ok === true;
   };
-  /** What the node holds: IPVS, both kpng-ipvs tables, kube-ipvs0's addresses. */
-  const rules = async (): Promise<string> => {
-    const out = async (argv: string[]): Promise<string> => (await nodeNs().exec(argv)).stdout;
-    return [
-      await out(['ipvsadm', '-Sn']),
-      await out(['nft', 'list', 'table', 'ip', 'kpng-ipvs']),
-      await out(['nft', 'list', 'table', 'ip6', 'kpng-ipvs']),
-      await out(['ip', '-br', 'addr', 'show', 'dev', 'kube-ipvs0']),
-    ].join('\n');
-  };
+  const rules = (): Promise<string> => nodeRules(nodeNs());
 
   beforeAll(async () => {
     lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
@@ -147,7 +138,7 @@ describe('kpng-ipvs under faults on a real kernel (VM): drift, write failures, k
     writeManifest();
     child = new KpngIpvsChild({
       netns: nodeNs().name,
-      manifest,
+      source: { manifest },
       nodeName: NODE_NAME,
       syncPeriod: SYNC_PERIOD,
       pathPrefix: shim.dir,
