@@ -14,7 +14,7 @@ export default defineConfig({
     // The API server cases through kpng-ipvs: opt-in (`KPNG_VM_SUITES=ipvs-api-faults`), see README.
     exclude: (process.env['KPNG_VM_SUITES'] ?? '').split(',').includes('ipvs-api-faults')
       ? []
-      : ['test/guest/program-api-*.guest.ts'],
+      : ['test/guest/program-api-outage.guest.ts', 'test/guest/program-hostile.guest.ts'],
     reporters: ['default'],
     fileParallelism: false,
     testTimeout: 120_000,

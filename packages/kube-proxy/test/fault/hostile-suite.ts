@@ -4,10 +4,9 @@
 // gone from the rules, prints a figure line, and checks the program counted what it rejected.
 import { kernelE2e, probeSteadily, type Lab, type SteadyResult } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
-import { startFaultCluster, type FaultCluster } from './cluster.js';
 import {
   burstService,
+  CLUSTER_IP,
   hostileService,
   hostileSlice,
   LONGEST_LABEL,
@@ -15,7 +14,10 @@ import {
   LONGEST_SUBDOMAIN,
   manyEndpoints,
   manyPorts,
-} from './hostile-objects.js';
+  SERVICE_PORT,
+  printFigure,
+} from '@kpng/lab/fault';
+import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { ProgramName, RunningProgram } from './programs.js';
 
 /** Generous: a sync of 1,000 rules on a loaded 2-core machine. */
