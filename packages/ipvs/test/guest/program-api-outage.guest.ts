@@ -7,39 +7,27 @@
 // may fail. After the restart the missed change, then a new one, must reach IPVS, and no update may
 // be lost: a fresh kpng-ipvs (same flags, same API state) over the same node must find nothing to
 // change, and the node's rules must be what they were.
-import { FakeApiServer, kubeconfigFor, Lab, probeSteadily, type LabKubeconfig } from '@kpng/lab';
-import {
-  CLUSTER_IP,
-  ECHO_PORT,
-  endpointSlice,
-  node,
-  NODE_NAME,
-  printFigure,
-  service,
-  SERVICE_PORT,
-} from '@kpng/lab/fault';
+import { probeSteadily } from '@kpng/lab';
+import { CLUSTER_IP, endpointSlice, printFigure, SERVICE_PORT } from '@kpng/lab/fault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KpngIpvsChild, nodeRules } from './kpng-ipvs-child.js';
+import { startApiCluster, type ApiCluster } from './api-cluster.js';
+import { nodeRules } from './kpng-ipvs-child.js';
 
 const PROGRAM = 'kpng-ipvs (VM, kernel 6.1)';
 const OUTAGE_MS = 30_000;
-/** Budgets under emulation on a loaded host (figures are printed; no wall-clock assertion). */
-const START_BUDGET_MS = 240_000;
+/** Under emulation on a loaded host (figures are printed; no wall-clock assertion). */
 const CATCH_UP_BUDGET_MS = 60_000;
 
 describe('kpng-ipvs keeps serving while the API server is down (VM)', () => {
-  let lab: Lab;
-  let server: FakeApiServer;
-  let kubeconfig: LabKubeconfig;
-  let child: KpngIpvsChild;
+  let cluster: ApiCluster;
 
   /** Polls (20 connections a round, bounded) until exactly `pods` answer; ms it took. */
   const untilServers = async (pods: readonly string[]): Promise<number> => {
     const started = Date.now();
     let seen: string[] = [];
     while (Date.now() - started < CATCH_UP_BUDGET_MS) {
-      const results = await lab.probeRepeatedly(
-        lab.pod('pod-a').namespace,
+      const results = await cluster.lab.probeRepeatedly(
+        cluster.lab.pod('pod-a'),
         { proto: 'tcp', ip: CLUSTER_IP, port: SERVICE_PORT, timeoutMs: 1_000 },
         20,
       );
@@ -48,45 +36,18 @@ describe('kpng-ipvs keeps serving while the API server is down (VM)', () => {
     }
     throw new Error(`after ${CATCH_UP_BUDGET_MS} ms ${seen.join(', ')} answer, not ${pods.join(', ')}`);
   };
-  const newChild = (): KpngIpvsChild =>
-    new KpngIpvsChild({
-      netns: lab.node.namespace.name,
-      source: { kubeconfig: kubeconfig.path },
-      nodeName: NODE_NAME,
-      syncPeriod: '3s',
-    });
-  /** Starts `program` and resolves at its first sync (read from its log: no probe process meanwhile). */
-  const untilFirstSync = async (program: KpngIpvsChild): Promise<number> => {
-    const started = Date.now();
-    program.start();
-    await program.waitFor('the first sync', async () => program.syncOperations().length > 0, START_BUDGET_MS);
-    return Date.now() - started;
-  };
 
   beforeAll(async () => {
-    lab = await Lab.create({ pods: ['pod-a', 'pod-b', 'pod-c'] });
-    await lab.startEcho('pod-b', [ECHO_PORT]);
-    await lab.startEcho('pod-c', [ECHO_PORT]);
-    server = await FakeApiServer.start();
-    server.create(node({ ipv4Only: true }));
-    server.create(service());
-    server.create(endpointSlice([lab.pod('pod-b')]));
-    kubeconfig = await kubeconfigFor(server);
-    child = newChild();
-    const syncedMs = await untilFirstSync(child);
+    cluster = await startApiCluster();
     printFigure(PROGRAM, 'start through the API server', {
-      startToSyncedMs: syncedMs,
+      startToSyncedMs: cluster.startToSyncedMs,
       servingMs: await untilServers(['pod-b']),
     });
   });
-  afterAll(async () => {
-    await child?.stop();
-    await lab?.delete();
-    await server?.close();
-    await kubeconfig?.remove();
-  });
+  afterAll(() => cluster?.close());
 
   it('stopped 30 s with changes missed (410 Gone, relist): no connection fails, every change lands, nothing lost', async () => {
+    const { lab, server } = cluster;
     const b = lab.pod('pod-b');
     const c = lab.pod('pod-c');
     const traffic = probeSteadily(lab.pod('pod-a').namespace, {
@@ -108,11 +69,9 @@ describe('kpng-ipvs keeps serving while the API server is down (VM)', () => {
     const result = await traffic;
     const relists = server.requests().filter((r) => r.verb === 'list').length - listsBefore;
     const finalRules = await nodeRules(lab.node.namespace);
-    const logs = child.logs().slice(-3_000);
-    await child.stop();
-    child = newChild();
-    const freshSyncMs = await untilFirstSync(child);
-    const [freshOperations] = child.syncOperations();
+    const logs = cluster.program.logs().slice(-3_000);
+    const freshSyncMs = await cluster.replaceProgram();
+    const [freshOperations] = cluster.program.syncOperations();
     const freshRules = await nodeRules(lab.node.namespace);
     printFigure(PROGRAM, 'API server down 30 s, 410 Gone, relist', {
       failed: `${result.failures.length}/${result.attempts}`,

@@ -16,3 +16,4 @@ export {
   manyPorts,
   type ServicePort,
 } from './hostile-objects.js';
+export { runHostileCases, type HostileCounts, type HostileProbes, type InvalidKind } from './hostile-cases.js';
