@@ -2,16 +2,22 @@
 // (test/guest/*.guest.ts) inside it; each guest test is reported here as one test.
 import { runVitestInVm, vmE2e, type GuestTest } from '@kpng/lab';
 import { describe, expect, it } from 'vitest';
+import { bundleKpngIpvs } from './kpng-ipvs-bundle.js';
 import { e2eScenario } from './scenarios.js';
 
 const e2e = await vmE2e('ipvs backend');
+// The guest's program-level cases run kpng-ipvs from one bundled file (see kpng-ipvs-bundle.ts).
+const bundled = e2e.run ? await bundleKpngIpvs() : undefined;
+if (bundled !== undefined) console.log(`kpng-ipvs bundled for the guest in ${bundled.ms} ms: ${bundled.runner}`);
 const guest = e2e.run
   ? await runVitestInVm({
       packageDir: new URL('..', import.meta.url).pathname,
       config: 'vitest.vm.config.ts',
       inputs: { 'scenario.json': JSON.stringify(e2eScenario()) },
-      // `KPNG_VM_SUITES=ipvs-program-faults` adds test/guest/program-faults.guest.ts (see vitest.vm.config.ts).
+      // `KPNG_VM_SUITES=ipvs-program-faults`: every drift kind in test/guest/program-faults.guest.ts.
       env: { KPNG_VM_SUITES: process.env['KPNG_VM_SUITES'] ?? '' },
+      // `KPNG_VM_FILES=program-faults,seam`: only the guest files matching these filters (one boot either way).
+      files: (process.env['KPNG_VM_FILES'] ?? '').split(',').filter((f) => f !== ''),
       timeoutMs: 900_000,
       onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
     })

@@ -1,12 +1,12 @@
-// kpng-ipvs as a real child process inside the VM (the compiled `dist/cli/main.js`, as shipped),
-// for the fault cases an in-process backend cannot show: `kill -9`, a PATH with shimmed kernel
+// kpng-ipvs as a real child process inside the VM (the compiled `dist/cli/main.js`, as shipped,
+// bundled into one file by test/vm.test.ts on the host: see test/kpng-ipvs-bundle.ts), for the fault cases an in-process backend cannot show: `kill -9`, a PATH with shimmed kernel
 // tools, and core's sync loop (drift checks, retries, metrics). It programs the lab's node
 // namespace only (`--netns`); its status servers listen on the guest's loopback.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { NetworkNamespace } from '@kpng/lab';
+import { BUNDLE_RUNNER } from '../bundle-paths.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const METRICS = '127.0.0.1:10249';
 const HEALTHZ = '127.0.0.1:10256';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -14,7 +14,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export interface ChildOptions {
   /** The node namespace: the child never programs any other. */
   readonly netns: string;
-  readonly manifest: string;
+  /** Where the state comes from: a manifest file (`--file`) or an API server (`--kubeconfig`). */
+  readonly source: { readonly manifest: string } | { readonly kubeconfig: string };
   readonly nodeName: string;
   readonly syncPeriod: string;
   /** Prepended to PATH (a kernel shim). */
@@ -28,7 +29,8 @@ export class KpngIpvsChild {
   #logs = '';
 
   constructor(options: ChildOptions) {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx nx run @kpng/ipvs:build)`);
+    if (!existsSync(BUNDLE_RUNNER))
+      throw new Error(`${BUNDLE_RUNNER} is missing: test/vm.test.ts bundles kpng-ipvs (after a build) before the boot`);
     this.#options = options;
   }
 
@@ -36,12 +38,16 @@ export class KpngIpvsChild {
     if (this.#child !== undefined) throw new Error('already running');
     const o = this.#options;
     const args = [
-      ...['--netns', o.netns, '--file', o.manifest, '--hostname-override', o.nodeName],
+      ...['--netns', o.netns, '--hostname-override', o.nodeName],
+      ...('manifest' in o.source ? ['--file', o.source.manifest] : ['--kubeconfig', o.source.kubeconfig]),
       ...['--sync-period', o.syncPeriod, '--min-sync-period', '0s'],
       ...['--metrics-bind-address', METRICS, '--healthz-bind-address', HEALTHZ],
     ];
     const path = [o.pathPrefix, process.env['PATH']].filter((p) => p !== undefined).join(':');
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: path } });
+    const child = spawn(process.execPath, [BUNDLE_RUNNER, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: path },
+    });
     const keep = (chunk: Buffer): void => void (this.#logs = (this.#logs + chunk.toString()).slice(-400_000));
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -105,4 +111,15 @@ export class KpngIpvsChild {
     child.kill(signal);
     await gone;
   }
+}
+
+/** What kpng-ipvs holds in the node namespace: IPVS, both kpng-ipvs tables, kube-ipvs0's addresses. */
+export async function nodeRules(ns: NetworkNamespace): Promise<string> {
+  const out = async (argv: string[]): Promise<string> => (await ns.exec(argv)).stdout;
+  return [
+    await out(['ipvsadm', '-Sn']),
+    await out(['nft', 'list', 'table', 'ip', 'kpng-ipvs']),
+    await out(['nft', 'list', 'table', 'ip6', 'kpng-ipvs']),
+    await out(['ip', '-br', 'addr', 'show', 'dev', 'kube-ipvs0']),
+  ].join('\n');
 }

@@ -4,18 +4,15 @@
 // gone from the rules, prints a figure line, and checks the program counted what it rejected.
 import { kernelE2e, probeSteadily, type Lab, type SteadyResult } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
-import { startFaultCluster, type FaultCluster } from './cluster.js';
 import {
-  burstService,
-  hostileService,
-  hostileSlice,
-  LONGEST_LABEL,
-  LONGEST_PORT_NAME,
-  LONGEST_SUBDOMAIN,
-  manyEndpoints,
-  manyPorts,
-} from './hostile-objects.js';
+  CLUSTER_IP,
+  printFigure,
+  runHostileCases,
+  SERVICE_PORT,
+  type HostileCounts,
+  type InvalidKind,
+} from '@kpng/lab/fault';
+import { startFaultCluster, type FaultCluster } from './cluster.js';
 import type { ProgramName, RunningProgram } from './programs.js';
 
 /** Generous: a sync of 1,000 rules on a loaded 2-core machine. */
@@ -23,7 +20,6 @@ const APPLY_DEADLINE_MS = 20_000;
 /** Traffic runs in windows of this length until every case is done (at most MAX_CASES_MS). */
 const WINDOW_MS = 5_000;
 const MAX_CASES_MS = 110_000;
-const BURST = 1_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -81,19 +77,13 @@ async function steadyUntil(lab: Lab, done: Promise<unknown>): Promise<SteadyResu
   return { started, attempts, failures, servers: [...servers] };
 }
 
-const occurrences = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
-
 /** What the hostile-objects case measured; the test file states what must hold of it. */
-export interface HostileOutcome {
+export interface HostileOutcome extends HostileCounts {
   /** New connections to `web` that failed while the cases ran. */
   readonly failures: readonly unknown[];
   /** How long the cases took, and the most the traffic covers (later cases would run without traffic). */
   readonly casesMs: number;
   readonly maxCasesMs: number;
-  /** `kpng_invalid_objects_total` increments: for the FQDN slice (ignored, not invalid), the Service with a bad clusterIP and the slice with a bad address (-1: the case did not get that far). */
-  readonly fqdnCountedInvalid: number;
-  readonly invalidServiceCounted: number;
-  readonly invalidSliceCounted: number;
   readonly logs: string;
 }
 
@@ -113,8 +103,7 @@ export async function describeHostileObjects(
       'extreme and invalid objects: no connection to web fails, invalid ones are counted, fixes land',
       async () => {
         const { lab, server, program } = cluster;
-        const c = lab.pod('pod-c');
-        const invalid = (kind: string) => program.metric(`kpng_invalid_objects_total{kind="${kind}"}`);
+        const invalid = (kind: InvalidKind) => program.metric(`kpng_invalid_objects_total{kind="${kind}"}`);
         const figure = (what: string, figures: Record<string, string | number>) =>
           printFigure(name, `hostile: ${what}`, figures);
         let casesDone!: () => void;
@@ -123,88 +112,16 @@ export async function describeHostileObjects(
         traffic.catch(() => {}); // awaited below; a failure before that must not go unhandled
         await sleep(500); // the first window's client is connecting before the first case
         const casesStarted = Date.now();
-        let [fqdnCounted, serviceCounted, sliceCounted] = [-1, -1, -1];
-        try {
-          // A Service with 100 ports, each answering.
-          const ports = manyPorts(100);
-          server.create(hostileService('many-ports', '198.19.0.20', ports));
-          server.create(
-            hostileSlice(
-              'many-ports-1',
-              'many-ports',
-              ports.map((p) => p.name),
-              [c.ipv4],
-            ),
-          );
-          const lastPortMs = await untilAnswers(lab, '198.19.0.20', ports.at(-1)!.port);
-          const firstPortMs = await untilAnswers(lab, '198.19.0.20', ports[0]!.port);
-          figure('Service with 100 ports', { lastPortAnsweredMs: lastPortMs, firstPortAnsweredMs: firstPortMs });
-
-          // A slice with 1,000 endpoints (pod-c and 999 that do not exist): all programmed.
-          const addresses = manyEndpoints(c, 1_000);
-          server.create(hostileService('many-endpoints', '198.19.0.21', [{ name: 'http', port: 80 }]));
-          server.create(hostileSlice('many-endpoints-1', 'many-endpoints', ['http'], addresses));
-          const absent = /198\.18\.20[0-3]\.\d+/g;
-          const endpointsMs = await untilRules(lab, program, (t) => new Set(t.match(absent)).size === 999);
-          figure('slice with 1,000 endpoints', { allInRulesMs: endpointsMs });
-
-          // The longest names: Service and port 63 characters, slice 253.
-          server.create(hostileService(LONGEST_LABEL, '198.19.0.22', [{ name: LONGEST_PORT_NAME, port: 80 }]));
-          server.create(hostileSlice(LONGEST_SUBDOMAIN, LONGEST_LABEL, [LONGEST_PORT_NAME], [c.ipv4]));
-          figure('63-character Service and port names, 253-character slice name', {
-            answeredMs: await untilAnswers(lab, '198.19.0.22', 80),
-          });
-
-          // An FQDN slice for web: ignored (not invalid), web unchanged.
-          const invalidSlicesBefore = await invalid('EndpointSlice');
-          server.create(hostileSlice('web-fqdn', 'web', ['http'], ['pod-x.example.invalid'], 'FQDN'));
-          await sleep(1_000);
-          fqdnCounted = (await invalid('EndpointSlice')) - invalidSlicesBefore;
-          figure('FQDN slice for web', { countedInvalid: fqdnCounted });
-
-          // A slice without a Service, then its Service.
-          server.create(hostileSlice('ghost-1', 'ghost', ['http'], [c.ipv4]));
-          await sleep(1_000);
-          server.create(hostileService('ghost', '198.19.0.24', [{ name: 'http', port: 80 }]));
-          figure('slice without a Service, Service created later', {
-            answeredAfterServiceMs: await untilAnswers(lab, '198.19.0.24', 80),
-          });
-
-          // 1,000 Services created in a burst, then deleted in a burst: none left in the rules.
-          const burst = /198\.19\.[4-7]\.\d+/g;
-          for (let i = 0; i < BURST; i++) server.create(burstService(i));
-          const createdMs = await untilRules(lab, program, (t) => new Set(t.match(burst)).size === BURST);
-          for (let i = 0; i < BURST; i++) server.delete(burstService(i));
-          const deletedMs = await untilRules(lab, program, (t) => occurrences(t, burst) === 0);
-          figure('1,000 Services created then deleted in a burst', {
-            allProgrammedMs: createdMs,
-            allGoneMs: deletedMs,
-          });
-
-          // A Service with an invalid clusterIP: counted, skipped; fixed, it answers.
-          const invalidServicesBefore = await invalid('Service');
-          server.create(hostileSlice('fix-service-1', 'fix-service', ['http'], [c.ipv4]));
-          server.create(hostileService('fix-service', '198.19.0.300', [{ name: 'http', port: 80 }]));
-          serviceCounted = await untilCounted(() => invalid('Service'), invalidServicesBefore);
-          server.update(hostileService('fix-service', '198.19.0.23', [{ name: 'http', port: 80 }]));
-          figure('Service with clusterIP 198.19.0.300, then fixed', {
-            countedInvalid: serviceCounted,
-            fixAnsweredMs: await untilAnswers(lab, '198.19.0.23', 80),
-          });
-
-          // A slice with a bad address: counted, skipped; fixed, it answers.
-          const slicesBefore = await invalid('EndpointSlice');
-          server.create(hostileService('fix-slice', '198.19.0.25', [{ name: 'http', port: 80 }]));
-          server.create(hostileSlice('fix-slice-1', 'fix-slice', ['http'], ['198.18.999.1']));
-          sliceCounted = await untilCounted(() => invalid('EndpointSlice'), slicesBefore);
-          server.update(hostileSlice('fix-slice-1', 'fix-slice', ['http'], [c.ipv4]));
-          figure('slice with address 198.18.999.1, then fixed', {
-            countedInvalid: sliceCounted,
-            fixAnsweredMs: await untilAnswers(lab, '198.19.0.25', 80),
-          });
-        } finally {
-          casesDone();
-        }
+        const counts = await runHostileCases({
+          server,
+          pod: lab.pod('pod-c'),
+          untilAnswers: (ip, port) => untilAnswers(lab, ip, port),
+          untilRules: (done) => untilRules(lab, program, done),
+          invalid,
+          untilCounted: (kind, before) => untilCounted(() => invalid(kind), before),
+          settleMs: 1_000,
+          figure,
+        }).finally(casesDone);
         const casesMs = Date.now() - casesStarted;
         const result = await traffic;
         figure('web throughout', { failed: `${result.failures.length}/${result.attempts}`, casesMs });
@@ -212,9 +129,7 @@ export async function describeHostileObjects(
           failures: result.failures,
           casesMs,
           maxCasesMs: MAX_CASES_MS,
-          fqdnCountedInvalid: fqdnCounted,
-          invalidServiceCounted: serviceCounted,
-          invalidSliceCounted: sliceCounted,
+          ...counts,
           logs: program.logs().slice(-3000),
         });
       },

@@ -2,8 +2,9 @@
 // names the API allows, FQDN slices, a slice whose Service does not exist yet, a burst of Services)
 // and objects that fail conversion (an invalid clusterIP, a slice with a bad address) until fixed.
 // Addresses from the lab's plan; the endpoints that are not lab pods are never connected to.
-import type { KubeObject, LabPod } from '@kpng/lab';
-import { ECHO_PORT, NODE_NAME } from '@kpng/lab/fault';
+import type { KubeObject } from '../apiserver/index.js';
+import type { LabPod } from '../netns/index.js';
+import { ECHO_PORT, NODE_NAME } from './objects.js';
 
 export interface ServicePort {
   readonly name: string;
