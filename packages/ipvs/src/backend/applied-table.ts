@@ -1,3 +1,4 @@
+import type { TurnBudget } from '@kpng/nft/nftables';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import {
   type ObservedRealServer,
@@ -18,13 +19,15 @@ type Reals = Map<string, ObservedRealServer | RealServer>;
 export class AppliedTable {
   readonly #entries = new Map<VirtualServerKey, { vs: AppliedVirtualServer['vs']; reals: Reals }>();
 
-  static read(kernel: IpvsKernel): AppliedTable {
+  /** One netlink dump per virtual server: gives the event loop a turn whenever `budget` is spent. */
+  static async read(kernel: IpvsKernel, budget: TurnBudget): Promise<AppliedTable> {
     const table = new AppliedTable();
     for (const vs of kernel.listVirtualServers()) {
       table.#entries.set(virtualServerKey(vs), {
         vs,
         reals: new Map(kernel.listRealServers(vs).map((rs) => [realServerKey(rs), rs])),
       });
+      if (budget.due()) await budget.yield();
     }
     return table;
   }

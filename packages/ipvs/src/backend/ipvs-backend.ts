@@ -16,15 +16,16 @@ import {
   processExecer,
   timeoutExecer,
   Transaction,
+  TurnBudget,
 } from '@kpng/nft/nftables';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
-import { type DesiredState, renderDesired } from '../render/desired.js';
-import { describeOperation, type DiffResult, diffTables, type IpvsOperation } from '../render/diff.js';
-import { filterTable } from '../render/filter-table.js';
+import { type DesiredState, renderDesiredYielding } from '../render/desired.js';
+import { describeOperation, type DiffResult, diffTablesYielding, type IpvsOperation } from '../render/diff.js';
+import { filterTableYielding } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
 import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
@@ -37,6 +38,8 @@ import type { IpvsBackendOptions } from './options.js';
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
 /** A command that has not finished in a minute is hung: an s10k nft transaction takes ~2 s. */
 export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
+/** A sync gives the event loop a turn this often, so /healthz answers during an s10k sync (~1 s of work). */
+const DEFAULT_TURN_BUDGET_MS = 10;
 /** Without a logger (the `backend` module passes core's), the backend logs nothing. */
 const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 
@@ -152,19 +155,28 @@ export class IpvsBackend implements Backend {
     const kernel = this.#kernelSeam();
     const nft = this.#nft;
     if (nft === undefined) throw new Error('IpvsBackend.setup() was not called');
-    const desired = renderDesired(req.state, this.config);
+    const budget = new TurnBudget(this.#options.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS);
+    const desired = await renderDesiredYielding(req.state, this.config, budget);
     try {
       // A full sync re-reads the kernel and rewrites the nft tables: it repairs any drift, and
       // kube-ipvs0 too (another program may have deleted it or set it down).
       if (req.full) await this.#host.ensureDummyLink();
-      if (req.full || this.#applied === undefined) this.#applied = AppliedTable.read(kernel);
+      if (req.full || this.#applied === undefined) this.#applied = await AppliedTable.read(kernel, budget);
       const applied = this.#applied;
-      for (const key of this.#draining.keys()) applied.refresh(kernel, key);
-      const { operations, draining } = diffTables(desired.virtualServers, applied.entries, (vs) => this.#owned(vs));
+      for (const key of this.#draining.keys()) {
+        applied.refresh(kernel, key);
+        if (budget.due()) await budget.yield();
+      }
+      const { operations, draining } = await diffTablesYielding(
+        desired.virtualServers,
+        applied.entries,
+        (vs) => this.#owned(vs),
+        budget,
+      );
       // New and changed virtual servers first, so an address or rule never points at nothing.
       const [removals, others] = partition(operations, (o) => o.op === 'deleteVirtualServer');
-      for (const operation of others) this.#apply(kernel, applied, operation);
-      const { tx, families } = this.#nftTransaction(desired, req.full);
+      await this.#applyAll(kernel, applied, others, budget);
+      const { tx, families } = await this.#nftTransaction(desired, req.full, budget);
       if (tx.size > 0)
         await nft.run(tx).catch((error: unknown) => {
           for (const family of families) this.#metrics.nftFailed(family);
@@ -174,7 +186,7 @@ export class IpvsBackend implements Backend {
         FAMILIES.flatMap((f) => desired.addresses[f]),
         req.full,
       );
-      for (const operation of removals) this.#apply(kernel, applied, operation);
+      await this.#applyAll(kernel, applied, removals, budget);
       this.#draining = draining;
       this.#lastState = req.state;
       this.#observeTable(desired, applied, draining);
@@ -200,6 +212,18 @@ export class IpvsBackend implements Backend {
           cause: error,
         });
       throw error;
+    }
+  }
+
+  async #applyAll(
+    kernel: IpvsKernel,
+    applied: AppliedTable,
+    operations: readonly IpvsOperation[],
+    budget: TurnBudget,
+  ): Promise<void> {
+    for (const operation of operations) {
+      this.#apply(kernel, applied, operation);
+      if (budget.due()) await budget.yield();
     }
   }
 
@@ -238,11 +262,17 @@ export class IpvsBackend implements Backend {
   }
 
   /** The transaction for both families' tables, and the families it writes (for the failure metric). */
-  #nftTransaction(desired: DesiredState, full: boolean): { tx: Transaction; families: IPFamily[] } {
+  async #nftTransaction(
+    desired: DesiredState,
+    full: boolean,
+    budget: TurnBudget,
+  ): Promise<{ tx: Transaction; families: IPFamily[] }> {
     const tx = new Transaction();
-    const families = FAMILIES.filter(
-      (family) => this.#nftTables[family].queue(tx, filterTable(desired, this.config, family), full) > 0,
-    );
+    const families: IPFamily[] = [];
+    for (const family of FAMILIES) {
+      const objects = await filterTableYielding(desired, this.config, family, budget);
+      if ((await this.#nftTables[family].queue(tx, objects, full, budget)) > 0) families.push(family);
+    }
     return { tx, families };
   }
 

@@ -1,4 +1,4 @@
-import type { Element, NftObject, Transaction } from '@kpng/nft/nftables';
+import type { Element, NftObject, Transaction, TurnBudget } from '@kpng/nft/nftables';
 
 /**
  * What the backend last wrote to one family's nftables table: the structure (table, sets, chains,
@@ -10,10 +10,17 @@ export class NftTableState {
   #objects: readonly NftObject[] = [];
   #elements = new Map<string, Element>();
 
-  /** Queues what turns the applied table into `objects`; returns the number of queued operations. */
-  queue(tx: Transaction, objects: readonly NftObject[], full: boolean): number {
+  /**
+   * Queues what turns the applied table into `objects`; returns the number of queued operations.
+   * Gives the event loop a turn whenever `budget` is spent (an s10k table holds 100,000 elements).
+   */
+  async queue(tx: Transaction, objects: readonly NftObject[], full: boolean, budget: TurnBudget): Promise<number> {
     const structure = JSON.stringify(objects.filter((o) => o.kind !== 'element'));
-    const elements = new Map(objects.flatMap((o) => (o.kind === 'element' ? [[elementId(o), o] as const] : [])));
+    const elements = new Map<string, Element>();
+    for (const object of objects) {
+      if (object.kind === 'element') elements.set(elementId(object), object);
+      if (budget.due()) await budget.yield();
+    }
     let queued = 0;
     if (full || structure !== this.#structure) {
       const [table] = objects;
@@ -21,11 +28,20 @@ export class NftTableState {
         tx.add(table);
         tx.delete(table);
       }
-      for (const object of objects) tx.add(object);
+      for (const object of objects) {
+        tx.add(object);
+        if (budget.due()) await budget.yield();
+      }
       queued = objects.length + 2;
     } else {
-      for (const [id, element] of this.#elements) if (!elements.has(id)) (tx.delete(element), queued++);
-      for (const [id, element] of elements) if (!this.#elements.has(id)) (tx.add(element), queued++);
+      for (const [id, element] of this.#elements) {
+        if (!elements.has(id)) (tx.delete(element), queued++);
+        if (budget.due()) await budget.yield();
+      }
+      for (const [id, element] of elements) {
+        if (!this.#elements.has(id)) (tx.add(element), queued++);
+        if (budget.due()) await budget.yield();
+      }
     }
     this.#structure = structure;
     this.#objects = objects.filter((o) => o.kind !== 'element');

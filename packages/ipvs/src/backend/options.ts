@@ -26,6 +26,11 @@ export interface IpvsBackendOptions {
    * a write timeout (retried in full); default 60 s. IPVS itself is netlink, in process.
    */
   readonly writeTimeoutMs?: number;
+  /**
+   * How long a sync's rendering, diffing and writing run before giving the event loop a turn
+   * (default 10 ms): an s10k sync must not hold health and metrics requests for a second.
+   */
+  readonly turnBudgetMs?: number;
   /** Core's structured logger; silent when absent. */
   readonly logger?: Logger;
 }

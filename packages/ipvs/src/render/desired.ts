@@ -7,8 +7,12 @@ import type {
   NodeLocalState,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
+import type { TurnBudget } from '@kpng/nft/nftables';
 import { cidrMatcher } from './cidr-matcher.js';
 import { type IpvsConfig, NODE_PORT_PRIMARY } from './options.js';
+import { runSteps, runStepsYielding, type Steps } from './steps.js';
+
+const FAMILIES = ['IPv4', 'IPv6'] as const;
 
 /** Why a virtual server exists: which traffic policy its real servers follow, for filtering and masquerade. */
 export type Exposure = 'cluster-ip' | 'node-port' | 'external';
@@ -39,42 +43,72 @@ export interface DesiredState {
  * lists: `internal` for the ClusterIP, `external` for the rest. No policy is re-derived here.
  */
 export function renderDesired(state: NodeLocalState, config: IpvsConfig): DesiredState {
+  return runSteps(desiredSteps(state, config));
+}
+
+/** `renderDesired`, giving the event loop a turn whenever `budget` is spent. */
+export function renderDesiredYielding(
+  state: NodeLocalState,
+  config: IpvsConfig,
+  budget: TurnBudget,
+): Promise<DesiredState> {
+  return runStepsYielding(desiredSteps(state, config), budget);
+}
+
+/** What one Service renders to: its virtual servers (in order) and the addresses they need on kube-ipvs0. */
+export interface RenderedService {
+  readonly virtualServers: readonly DesiredVirtualServer[];
+  readonly addresses: Readonly<Record<IPFamily, readonly string[]>>;
+}
+
+/** Renders Service by Service (one step each); later Services win a virtual server key, as before. */
+function* desiredSteps(state: NodeLocalState, config: IpvsConfig): Steps<DesiredState> {
   const virtualServers = new Map<VirtualServerKey, DesiredVirtualServer>();
   const nodePorts = nodePortSelector(config.nodePortAddresses);
   const addresses: Record<IPFamily, Set<string>> = { IPv4: new Set(), IPv6: new Set() };
   for (const service of state.services) {
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      const fa = service.families[family];
-      if (fa === undefined) continue;
-      const nodeAddresses = nodePorts(state.node.addresses, family);
-      for (const port of service.ports) {
-        const endpoints = port.endpoints[family];
-        if (endpoints === undefined) continue;
-        const add = (
-          address: string,
-          servicePort: number,
-          exposure: Exposure,
-          ranges: readonly string[] = [],
-        ): void => {
-          const d = desired(service, port, family, endpoints, address, servicePort, exposure, config);
-          virtualServers.set(virtualServerKey(d.vs), { ...d, sourceRanges: ranges });
-        };
-        add(fa.clusterIP, port.port, 'cluster-ip');
-        addresses[family].add(fa.clusterIP);
-        for (const ip of fa.externalIPs) {
-          add(ip, port.port, 'external');
-          addresses[family].add(ip);
-        }
-        // Source ranges apply to LB IPs only (not external IPs, not NodePorts), as upstream.
-        for (const ip of fa.loadBalancerIPs) {
-          add(ip, port.port, 'external', fa.loadBalancerSourceRanges);
-          addresses[family].add(ip);
-        }
-        if (port.nodePort > 0) for (const ip of nodeAddresses) add(ip, port.nodePort, 'node-port');
-      }
-    }
+    const rendered = renderService(service, state.node.addresses, nodePorts, config);
+    for (const d of rendered.virtualServers) virtualServers.set(virtualServerKey(d.vs), d);
+    for (const family of FAMILIES) for (const ip of rendered.addresses[family]) addresses[family].add(ip);
+    yield;
   }
   return { virtualServers, addresses: { IPv4: [...addresses.IPv4].sort(), IPv6: [...addresses.IPv6].sort() } };
+}
+
+function renderService(
+  service: LocalService,
+  nodeAddressList: readonly string[],
+  nodePorts: NodePortSelector,
+  config: IpvsConfig,
+): RenderedService {
+  const virtualServers: DesiredVirtualServer[] = [];
+  const addresses: Record<IPFamily, string[]> = { IPv4: [], IPv6: [] };
+  for (const family of FAMILIES) {
+    const fa = service.families[family];
+    if (fa === undefined) continue;
+    const nodeAddresses = nodePorts(nodeAddressList, family);
+    for (const port of service.ports) {
+      const endpoints = port.endpoints[family];
+      if (endpoints === undefined) continue;
+      const add = (address: string, servicePort: number, exposure: Exposure, ranges: readonly string[] = []): void => {
+        const d = desired(service, port, family, endpoints, address, servicePort, exposure, config);
+        virtualServers.push({ ...d, sourceRanges: ranges });
+      };
+      add(fa.clusterIP, port.port, 'cluster-ip');
+      addresses[family].push(fa.clusterIP);
+      for (const ip of fa.externalIPs) {
+        add(ip, port.port, 'external');
+        addresses[family].push(ip);
+      }
+      // Source ranges apply to LB IPs only (not external IPs, not NodePorts), as upstream.
+      for (const ip of fa.loadBalancerIPs) {
+        add(ip, port.port, 'external', fa.loadBalancerSourceRanges);
+        addresses[family].push(ip);
+      }
+      if (port.nodePort > 0) for (const ip of nodeAddresses) add(ip, port.nodePort, 'node-port');
+    }
+  }
+  return { virtualServers, addresses };
 }
 
 function desired(
@@ -117,7 +151,9 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
  * node address (upstream's IPVS default), `primary` = the node's first address of each family,
  * CIDRs = the node's addresses inside them (`0.0.0.0/0` = all of that family).
  */
-function nodePortSelector(selection: readonly string[]): (addresses: readonly string[], family: IPFamily) => string[] {
+type NodePortSelector = (addresses: readonly string[], family: IPFamily) => string[];
+
+function nodePortSelector(selection: readonly string[]): NodePortSelector {
   const ofFamily = (family: IPFamily) => (ip: string) => ip.includes(':') === (family === 'IPv6');
   if (selection.length === 0) return (addresses, family) => addresses.filter(ofFamily(family));
   if (selection.includes(NODE_PORT_PRIMARY))

@@ -6,7 +6,9 @@ import {
   type VirtualServerKey,
   virtualServerKey,
 } from '../ipvs/types.js';
+import type { TurnBudget } from '@kpng/nft/nftables';
 import type { DesiredVirtualServer } from './desired.js';
+import { runSteps, runStepsYielding, type Steps } from './steps.js';
 
 /** What the kernel holds (or is believed to hold) for one virtual server. */
 export interface AppliedVirtualServer {
@@ -40,39 +42,69 @@ export function diffTables(
   applied: ReadonlyMap<VirtualServerKey, AppliedVirtualServer>,
   owned: (vs: VirtualServer) => boolean,
 ): DiffResult {
+  return runSteps(diffSteps(desired, applied, owned));
+}
+
+/** `diffTables`, giving the event loop a turn whenever `budget` is spent. */
+export function diffTablesYielding(
+  desired: ReadonlyMap<VirtualServerKey, DesiredVirtualServer>,
+  applied: ReadonlyMap<VirtualServerKey, AppliedVirtualServer>,
+  owned: (vs: VirtualServer) => boolean,
+  budget: TurnBudget,
+): Promise<DiffResult> {
+  return runStepsYielding(diffSteps(desired, applied, owned), budget);
+}
+
+/** One step per desired, then per applied virtual server. */
+function* diffSteps(
+  desired: ReadonlyMap<VirtualServerKey, DesiredVirtualServer>,
+  applied: ReadonlyMap<VirtualServerKey, AppliedVirtualServer>,
+  owned: (vs: VirtualServer) => boolean,
+): Steps<DiffResult> {
   const operations: IpvsOperation[] = [];
   const draining = new Map<VirtualServerKey, Set<string>>();
   for (const [key, want] of desired) {
-    const have = applied.get(key);
-    if (have === undefined) {
-      operations.push({ op: 'addVirtualServer', vs: want.vs });
-      for (const rs of want.reals) operations.push({ op: 'addRealServer', vs: want.vs, rs });
-      continue;
-    }
-    if (have.vs.scheduler !== want.vs.scheduler || have.vs.persistentSeconds !== want.vs.persistentSeconds) {
-      operations.push({ op: 'updateVirtualServer', vs: want.vs });
-    }
-    const wanted = new Map(want.reals.map((rs) => [realServerKey(rs), rs]));
-    for (const [rsKey, rs] of wanted) {
-      const current = have.reals.get(rsKey);
-      if (current === undefined) operations.push({ op: 'addRealServer', vs: want.vs, rs });
-      else if (current.weight !== rs.weight) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
-    }
-    for (const [rsKey, current] of have.reals) {
-      if (wanted.has(rsKey)) continue;
-      const rs: RealServer = { address: current.address, port: current.port, weight: 0 };
-      if (want.vs.protocol !== 'UDP' && connections(current) > 0) {
-        if (current.weight !== 0) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
-        draining.set(key, (draining.get(key) ?? new Set()).add(rsKey));
-      } else {
-        operations.push({ op: 'deleteRealServer', vs: want.vs, rs });
-      }
-    }
+    diffVirtualServer(key, want, applied.get(key), operations, draining);
+    yield;
   }
   for (const [key, have] of applied) {
     if (!desired.has(key) && owned(have.vs)) operations.push({ op: 'deleteVirtualServer', vs: have.vs });
+    yield;
   }
   return { operations, draining };
+}
+
+function diffVirtualServer(
+  key: VirtualServerKey,
+  want: DesiredVirtualServer,
+  have: AppliedVirtualServer | undefined,
+  operations: IpvsOperation[],
+  draining: Map<VirtualServerKey, Set<string>>,
+): void {
+  if (have === undefined) {
+    operations.push({ op: 'addVirtualServer', vs: want.vs });
+    for (const rs of want.reals) operations.push({ op: 'addRealServer', vs: want.vs, rs });
+    return;
+  }
+  if (have.vs.scheduler !== want.vs.scheduler || have.vs.persistentSeconds !== want.vs.persistentSeconds) {
+    operations.push({ op: 'updateVirtualServer', vs: want.vs });
+  }
+  const wanted = new Map(want.reals.map((rs) => [realServerKey(rs), rs]));
+  for (const [rsKey, rs] of wanted) {
+    const current = have.reals.get(rsKey);
+    if (current === undefined) operations.push({ op: 'addRealServer', vs: want.vs, rs });
+    else if (current.weight !== rs.weight) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
+  }
+  for (const [rsKey, current] of have.reals) {
+    if (wanted.has(rsKey)) continue;
+    const rs: RealServer = { address: current.address, port: current.port, weight: 0 };
+    if (want.vs.protocol !== 'UDP' && connections(current) > 0) {
+      if (current.weight !== 0) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
+      draining.set(key, (draining.get(key) ?? new Set()).add(rsKey));
+    } else {
+      operations.push({ op: 'deleteRealServer', vs: want.vs, rs });
+    }
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { IPFamily } from '@kpng/core';
-import type { Family, NftObject } from '@kpng/nft/nftables';
+import type { Family, NftObject, TurnBudget } from '@kpng/nft/nftables';
 import type { DesiredState } from './desired.js';
 import { type IpvsConfig, NFT_TABLE } from './options.js';
+import { runSteps, runStepsYielding, type Steps } from './steps.js';
 
 /**
  * What IPVS cannot do, in one nftables table per family (nftables rather than upstream's
@@ -19,6 +20,21 @@ import { type IpvsConfig, NFT_TABLE } from './options.js';
  *   address . protocol . port, `firewall_allow` the allowed source ranges for each (an interval set).
  */
 export function filterTable(desired: DesiredState, config: IpvsConfig, family: IPFamily): NftObject[] {
+  return runSteps(filterSteps(desired, config, family));
+}
+
+/** `filterTable`, giving the event loop a turn whenever `budget` is spent. */
+export function filterTableYielding(
+  desired: DesiredState,
+  config: IpvsConfig,
+  family: IPFamily,
+  budget: TurnBudget,
+): Promise<NftObject[]> {
+  return runStepsYielding(filterSteps(desired, config, family), budget);
+}
+
+/** One step per virtual server, then per element written (sets are deduplicated as they fill). */
+function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamily): Steps<NftObject[]> {
   const f: Family = family === 'IPv4' ? 'ip' : 'ip6';
   const ip = family === 'IPv4' ? 'ip' : 'ip6';
   const addr = family === 'IPv4' ? 'ipv4_addr' : 'ipv6_addr';
@@ -28,28 +44,30 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
   const mark = `0x${(1 << config.masqueradeBit).toString(16)}`;
   const setMark = `meta mark set meta mark | ${mark}`;
 
-  const sets: Record<string, string[][]> = {
-    service_ports: [],
-    reject_ports: [],
-    drop_ports: [],
-    masq_always: [],
-    masq_outside: [],
-    hairpin: [],
-    firewall: [],
+  // Each set's elements by their key, first occurrence first (the order the table is written in).
+  const sets: Record<string, Map<string, string[]>> = {
+    service_ports: new Map(),
+    reject_ports: new Map(),
+    drop_ports: new Map(),
+    masq_always: new Map(),
+    masq_outside: new Map(),
+    hairpin: new Map(),
+    firewall: new Map(),
   };
-  const allowed: string[][] = [];
+  const allowed = new Map<string, string[]>();
   for (const d of desired.virtualServers.values()) {
     if (d.vs.family !== family) continue;
     const proto = d.vs.protocol.toLowerCase();
     const element = [d.vs.address, proto, String(d.vs.port)];
-    sets['service_ports']?.push(element);
-    if (d.reject) sets['reject_ports']?.push(element);
-    if (d.drop) sets['drop_ports']?.push(element);
-    if (d.masqueradeAlways) sets['masq_always']?.push(element);
-    else if (d.exposure === 'cluster-ip') sets['masq_outside']?.push(element);
-    for (const rs of d.reals) sets['hairpin']?.push([rs.address, proto, String(rs.port), rs.address]);
-    if (d.sourceRanges.length > 0) sets['firewall']?.push(element);
-    for (const range of d.sourceRanges) allowed.push([...element, range]);
+    put(sets['service_ports'], element);
+    if (d.reject) put(sets['reject_ports'], element);
+    if (d.drop) put(sets['drop_ports'], element);
+    if (d.masqueradeAlways) put(sets['masq_always'], element);
+    else if (d.exposure === 'cluster-ip') put(sets['masq_outside'], element);
+    for (const rs of d.reals) put(sets['hairpin'], [rs.address, proto, String(rs.port), rs.address]);
+    if (d.sourceRanges.length > 0) put(sets['firewall'], element);
+    for (const range of d.sourceRanges) put(allowed, [...element, range]);
+    yield;
   }
   const clusterCIDRs = config.clusterCIDRs.filter((cidr) => cidr.includes(':') === (family === 'IPv6'));
   const firewall = `${target} @firewall ${target} . ${ip} saddr != @firewall_allow drop`;
@@ -85,14 +103,18 @@ export function filterTable(desired: DesiredState, config: IpvsConfig, family: I
     { kind: 'rule', ...t, chain: 'postrouting', rule: `${target} . ${ip} saddr @hairpin masquerade` },
     ...desired.addresses[family].map((a): NftObject => ({ kind: 'element', ...t, set: 'service_ips', key: [a] })),
     ...clusterCIDRs.map((c): NftObject => ({ kind: 'element', ...t, set: 'cluster_cidrs', key: [c] })),
-    ...unique(allowed).map((key): NftObject => ({ kind: 'element', ...t, set: 'firewall_allow', key })),
-    ...Object.entries(sets).flatMap(([set, elements]) =>
-      unique(elements).map((key): NftObject => ({ kind: 'element', ...t, set, key })),
-    ),
   ];
+  for (const [set, elements] of [['firewall_allow', allowed] as const, ...Object.entries(sets)]) {
+    for (const key of elements.values()) {
+      objects.push({ kind: 'element', ...t, set, key });
+      yield;
+    }
+  }
   return objects;
 }
 
-function unique(keys: readonly string[][]): string[][] {
-  return [...new Map(keys.map((k) => [k.join(' . '), k])).values()];
+/** Adds `key` to `set` unless an equal one is there (the first one keeps its place). */
+function put(set: Map<string, string[]> | undefined, key: string[]): void {
+  const id = key.join(' . ');
+  if (set !== undefined && !set.has(id)) set.set(id, key);
 }
