@@ -23,7 +23,7 @@ import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
-import { type DesiredState, renderDesiredYielding } from '../render/desired.js';
+import { type DesiredState, type RenderCache, type RenderReuse, renderDesiredYielding } from '../render/desired.js';
 import { describeOperation, type DiffResult, diffTablesYielding, type IpvsOperation } from '../render/diff.js';
 import { filterTableYielding } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
@@ -66,6 +66,8 @@ export class IpvsBackend implements Backend {
   #draining: ReadonlyMap<VirtualServerKey, ReadonlySet<string>> = new Map();
   #addresses: Set<string> | undefined;
   #lastState: SyncRequest['state'] | undefined;
+  /** Each Service's rendering at the last successful sync, for the next partial sync's reuse. */
+  #rendered: RenderCache | undefined;
   #drainTimer: NodeJS.Timeout | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #excluded: (ip: string) => boolean;
@@ -156,7 +158,8 @@ export class IpvsBackend implements Backend {
     const nft = this.#nft;
     if (nft === undefined) throw new Error('IpvsBackend.setup() was not called');
     const budget = new TurnBudget(this.#options.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS);
-    const desired = await renderDesiredYielding(req.state, this.config, budget);
+    const { desired, cache, touched } = await renderDesiredYielding(req.state, this.config, this.#reuse(req), budget);
+    this.#rendered = undefined;
     try {
       // A full sync re-reads the kernel and rewrites the nft tables: it repairs any drift, and
       // kube-ipvs0 too (another program may have deleted it or set it down).
@@ -167,9 +170,12 @@ export class IpvsBackend implements Backend {
         applied.refresh(kernel, key);
         if (budget.due()) await budget.yield();
       }
+      // After a partial render, only the changed Services' virtual servers and the draining ones can
+      // differ from the applied table (it matched the rest after the last sync).
+      const scope = touched === undefined ? undefined : new Set([...touched, ...this.#draining.keys()]);
       const { operations, draining } = await diffTablesYielding(
-        desired.virtualServers,
-        applied.entries,
+        scope === undefined ? desired.virtualServers : only(desired.virtualServers, scope),
+        scope === undefined ? applied.entries : only(applied.entries, scope),
         (vs) => this.#owned(vs),
         budget,
       );
@@ -189,6 +195,7 @@ export class IpvsBackend implements Backend {
       await this.#applyAll(kernel, applied, removals, budget);
       this.#draining = draining;
       this.#lastState = req.state;
+      this.#rendered = cache;
       this.#observeTable(desired, applied, draining);
       // Only a full sync repairs what `check` found (a partial one, e.g. the drain timer's, does not).
       const repaired = req.full ? this.#drift : [];
@@ -225,6 +232,20 @@ export class IpvsBackend implements Backend {
       this.#apply(kernel, applied, operation);
       if (budget.due()) await budget.yield();
     }
+  }
+
+  /**
+   * A partial sync that names its changed Services reuses the last rendering of the others, unless
+   * the node changed (its addresses are the NodePort virtual servers') or the last sync failed (its
+   * rendering was not applied).
+   */
+  #reuse(req: SyncRequest): RenderReuse | undefined {
+    const updated = req.changes.updatedServices;
+    if (req.full || req.changes.nodeChanged || updated === undefined || this.#applied === undefined) return undefined;
+    const before = this.#lastState?.node.addresses ?? [];
+    const now = req.state.node.addresses;
+    if (now.length !== before.length || now.some((a, i) => a !== before[i])) return undefined;
+    return this.#rendered === undefined ? undefined : { cache: this.#rendered, updated };
   }
 
   #apply(kernel: IpvsKernel, applied: AppliedTable, operation: IpvsOperation): void {
@@ -351,6 +372,15 @@ export class IpvsBackend implements Backend {
     this.#queue = next.catch(() => undefined);
     return next;
   }
+}
+
+function only<K, V>(map: ReadonlyMap<K, V>, keys: ReadonlySet<K>): Map<K, V> {
+  const subset = new Map<K, V>();
+  for (const key of keys) {
+    const value = map.get(key);
+    if (value !== undefined) subset.set(key, value);
+  }
+  return subset;
 }
 
 function partition<T>(list: readonly T[], pick: (item: T) => boolean): [T[], T[]] {

@@ -5,6 +5,7 @@ import type {
   LocalService,
   LocalServicePort,
   NodeLocalState,
+  ServiceKey,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
 import type { TurnBudget } from '@kpng/nft/nftables';
@@ -43,36 +44,77 @@ export interface DesiredState {
  * lists: `internal` for the ClusterIP, `external` for the rest. No policy is re-derived here.
  */
 export function renderDesired(state: NodeLocalState, config: IpvsConfig): DesiredState {
-  return runSteps(desiredSteps(state, config));
-}
-
-/** `renderDesired`, giving the event loop a turn whenever `budget` is spent. */
-export function renderDesiredYielding(
-  state: NodeLocalState,
-  config: IpvsConfig,
-  budget: TurnBudget,
-): Promise<DesiredState> {
-  return runStepsYielding(desiredSteps(state, config), budget);
+  return runSteps(desiredSteps(state, config, undefined)).desired;
 }
 
 /** What one Service renders to: its virtual servers (in order) and the addresses they need on kube-ipvs0. */
 export interface RenderedService {
-  readonly virtualServers: readonly DesiredVirtualServer[];
+  readonly virtualServers: readonly (readonly [VirtualServerKey, DesiredVirtualServer])[];
   readonly addresses: Readonly<Record<IPFamily, readonly string[]>>;
 }
 
+/** What the last render produced per Service: a partial sync re-renders only the Services that changed. */
+export type RenderCache = ReadonlyMap<ServiceKey, RenderedService>;
+
+/** The Services that changed since the render that produced `cache` (core's `updatedServices`). */
+export interface RenderReuse {
+  readonly cache: RenderCache;
+  readonly updated: ReadonlySet<ServiceKey>;
+}
+
+export interface IncrementalRender {
+  readonly desired: DesiredState;
+  /** For the next render's reuse. */
+  readonly cache: RenderCache;
+  /** The virtual servers the changed Services had or have now; undefined when everything was rendered. */
+  readonly touched: ReadonlySet<VirtualServerKey> | undefined;
+}
+
+/**
+ * `renderDesired`, giving the event loop a turn whenever `budget` is spent; with `reuse`, Services
+ * not in `reuse.updated` are taken from the cache (same state in, same result out: only the node
+ * and the config, which invalidate the cache, and the Service itself go into its rendering).
+ */
+export function renderDesiredYielding(
+  state: NodeLocalState,
+  config: IpvsConfig,
+  reuse: RenderReuse | undefined,
+  budget: TurnBudget,
+): Promise<IncrementalRender> {
+  return runStepsYielding(desiredSteps(state, config, reuse), budget);
+}
+
 /** Renders Service by Service (one step each); later Services win a virtual server key, as before. */
-function* desiredSteps(state: NodeLocalState, config: IpvsConfig): Steps<DesiredState> {
+function* desiredSteps(
+  state: NodeLocalState,
+  config: IpvsConfig,
+  reuse: RenderReuse | undefined,
+): Steps<IncrementalRender> {
   const virtualServers = new Map<VirtualServerKey, DesiredVirtualServer>();
   const nodePorts = nodePortSelector(config.nodePortAddresses);
   const addresses: Record<IPFamily, Set<string>> = { IPv4: new Set(), IPv6: new Set() };
+  const cache = new Map<ServiceKey, RenderedService>();
+  const touched = reuse === undefined ? undefined : new Set<VirtualServerKey>();
+  const touch = (rendered: RenderedService | undefined): void => {
+    for (const [key] of rendered?.virtualServers ?? []) touched?.add(key);
+  };
   for (const service of state.services) {
-    const rendered = renderService(service, state.node.addresses, nodePorts, config);
-    for (const d of rendered.virtualServers) virtualServers.set(virtualServerKey(d.vs), d);
+    const changed = reuse === undefined || reuse.updated.has(service.key);
+    let rendered = changed ? undefined : reuse.cache.get(service.key);
+    if (rendered === undefined) {
+      rendered = renderService(service, state.node.addresses, nodePorts, config);
+      touch(reuse?.cache.get(service.key));
+      touch(rendered);
+    }
+    cache.set(service.key, rendered);
+    for (const [key, d] of rendered.virtualServers) virtualServers.set(key, d);
     for (const family of FAMILIES) for (const ip of rendered.addresses[family]) addresses[family].add(ip);
     yield;
   }
-  return { virtualServers, addresses: { IPv4: [...addresses.IPv4].sort(), IPv6: [...addresses.IPv6].sort() } };
+  // Services that disappeared: what they had goes.
+  for (const key of reuse?.updated ?? []) if (!cache.has(key)) touch(reuse?.cache.get(key));
+  const sorted = { IPv4: [...addresses.IPv4].sort(), IPv6: [...addresses.IPv6].sort() };
+  return { desired: { virtualServers, addresses: sorted }, cache, touched };
 }
 
 function renderService(
@@ -81,7 +123,7 @@ function renderService(
   nodePorts: NodePortSelector,
   config: IpvsConfig,
 ): RenderedService {
-  const virtualServers: DesiredVirtualServer[] = [];
+  const virtualServers: [VirtualServerKey, DesiredVirtualServer][] = [];
   const addresses: Record<IPFamily, string[]> = { IPv4: [], IPv6: [] };
   for (const family of FAMILIES) {
     const fa = service.families[family];
@@ -92,7 +134,7 @@ function renderService(
       if (endpoints === undefined) continue;
       const add = (address: string, servicePort: number, exposure: Exposure, ranges: readonly string[] = []): void => {
         const d = desired(service, port, family, endpoints, address, servicePort, exposure, config);
-        virtualServers.push({ ...d, sourceRanges: ranges });
+        virtualServers.push([virtualServerKey(d.vs), { ...d, sourceRanges: ranges }]);
       };
       add(fa.clusterIP, port.port, 'cluster-ip');
       addresses[family].push(fa.clusterIP);
