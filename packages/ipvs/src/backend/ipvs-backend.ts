@@ -68,6 +68,8 @@ export class IpvsBackend implements Backend {
   #lastState: SyncRequest['state'] | undefined;
   /** Each Service's rendering at the last successful sync, for the next partial sync's reuse. */
   #rendered: RenderCache | undefined;
+  /** The virtual servers of the last successful sync, for the next partial sync's nft element delta. */
+  #desired: DesiredState['virtualServers'] | undefined;
   #drainTimer: NodeJS.Timeout | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #excluded: (ip: string) => boolean;
@@ -160,6 +162,8 @@ export class IpvsBackend implements Backend {
     const budget = new TurnBudget(this.#options.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS);
     const { desired, cache, touched } = await renderDesiredYielding(req.state, this.config, this.#reuse(req), budget);
     this.#rendered = undefined;
+    const previous = this.#desired;
+    this.#desired = undefined;
     try {
       // A full sync re-reads the kernel and rewrites the nft tables: it repairs any drift, and
       // kube-ipvs0 too (another program may have deleted it or set it down).
@@ -182,7 +186,8 @@ export class IpvsBackend implements Backend {
       // New and changed virtual servers first, so an address or rule never points at nothing.
       const [removals, others] = partition(operations, (o) => o.op === 'deleteVirtualServer');
       await this.#applyAll(kernel, applied, others, budget);
-      const { tx, families } = await this.#nftTransaction(desired, req.full, budget);
+      const changed = touched === undefined || previous === undefined ? undefined : { touched, previous };
+      const { tx, families } = await this.#nftTransaction(desired, req.full, changed, budget);
       if (tx.size > 0)
         await nft.run(tx).catch((error: unknown) => {
           for (const family of families) this.#metrics.nftFailed(family);
@@ -196,6 +201,7 @@ export class IpvsBackend implements Backend {
       this.#draining = draining;
       this.#lastState = req.state;
       this.#rendered = cache;
+      this.#desired = desired.virtualServers;
       this.#observeTable(desired, applied, draining);
       // Only a full sync repairs what `check` found (a partial one, e.g. the drain timer's, does not).
       const repaired = req.full ? this.#drift : [];
@@ -283,16 +289,33 @@ export class IpvsBackend implements Backend {
   }
 
   /** The transaction for both families' tables, and the families it writes (for the failure metric). */
+  /**
+   * The transaction for both families' tables, and the families it writes (for the failure metric).
+   * After a partial render, only the changed virtual servers' elements are looked at (`changed`).
+   */
   async #nftTransaction(
     desired: DesiredState,
     full: boolean,
+    changed: { touched: ReadonlySet<VirtualServerKey>; previous: DesiredState['virtualServers'] } | undefined,
     budget: TurnBudget,
   ): Promise<{ tx: Transaction; families: IPFamily[] }> {
     const tx = new Transaction();
     const families: IPFamily[] = [];
     for (const family of FAMILIES) {
-      const objects = await filterTableYielding(desired, this.config, family, budget);
-      if ((await this.#nftTables[family].queue(tx, objects, full, budget)) > 0) families.push(family);
+      const table = this.#nftTables[family];
+      const pick = (map: DesiredState['virtualServers']) =>
+        [...(changed?.touched ?? [])].flatMap((key) => {
+          const d = map.get(key);
+          return d === undefined || d.vs.family !== family ? [] : [d];
+        });
+      const patched =
+        changed === undefined || full
+          ? undefined
+          : table.patch(tx, pick(changed.previous), pick(desired.virtualServers), desired.addresses[family]);
+      const queued =
+        patched ??
+        (await table.queue(tx, await filterTableYielding(desired, this.config, family, budget), full, budget));
+      if (queued > 0) families.push(family);
     }
     return { tx, families };
   }

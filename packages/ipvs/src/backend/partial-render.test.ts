@@ -110,6 +110,8 @@ async function rig() {
     nft: nft.dump(),
     addresses: [...host.addresses].sort(),
     calls: kernel.calls.map((c) => JSON.stringify(c)).sort(),
+    // The last nft write: the same element delta, nothing rewritten.
+    write: (nft.lastTransaction?.operations ?? []).map((o) => `${o.verb} ${JSON.stringify(o.object)}`).sort(),
   });
   return { kernel, backend, snapshot };
 }

@@ -1,6 +1,7 @@
 import type { IPFamily } from '@kpng/core';
 import type { Family, NftObject, TurnBudget } from '@kpng/nft/nftables';
 import type { DesiredState } from './desired.js';
+import { contribute, ElementCounts, VS_SETS } from './filter-elements.js';
 import { type IpvsConfig, NFT_TABLE } from './options.js';
 import { runSteps, runStepsYielding, type Steps } from './steps.js';
 
@@ -20,7 +21,13 @@ import { runSteps, runStepsYielding, type Steps } from './steps.js';
  *   address . protocol . port, `firewall_allow` the allowed source ranges for each (an interval set).
  */
 export function filterTable(desired: DesiredState, config: IpvsConfig, family: IPFamily): NftObject[] {
-  return runSteps(filterSteps(desired, config, family));
+  return runSteps(filterSteps(desired, config, family)).objects;
+}
+
+export interface FilterTable {
+  readonly objects: NftObject[];
+  /** What the virtual servers put in the sets, for a later partial sync's delta. */
+  readonly counts: ElementCounts;
 }
 
 /** `filterTable`, giving the event loop a turn whenever `budget` is spent. */
@@ -29,12 +36,12 @@ export function filterTableYielding(
   config: IpvsConfig,
   family: IPFamily,
   budget: TurnBudget,
-): Promise<NftObject[]> {
+): Promise<FilterTable> {
   return runStepsYielding(filterSteps(desired, config, family), budget);
 }
 
 /** One step per virtual server, then per element written (sets are deduplicated as they fill). */
-function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamily): Steps<NftObject[]> {
+function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamily): Steps<FilterTable> {
   const f: Family = family === 'IPv4' ? 'ip' : 'ip6';
   const ip = family === 'IPv4' ? 'ip' : 'ip6';
   const addr = family === 'IPv4' ? 'ipv4_addr' : 'ipv6_addr';
@@ -44,29 +51,11 @@ function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamil
   const mark = `0x${(1 << config.masqueradeBit).toString(16)}`;
   const setMark = `meta mark set meta mark | ${mark}`;
 
-  // Each set's elements by their key, first occurrence first (the order the table is written in).
-  const sets: Record<string, Map<string, string[]>> = {
-    service_ports: new Map(),
-    reject_ports: new Map(),
-    drop_ports: new Map(),
-    masq_always: new Map(),
-    masq_outside: new Map(),
-    hairpin: new Map(),
-    firewall: new Map(),
-  };
-  const allowed = new Map<string, string[]>();
+  const counts = new ElementCounts();
+  const put = (set: string, element: string[]): void => void counts.add(set, element);
   for (const d of desired.virtualServers.values()) {
     if (d.vs.family !== family) continue;
-    const proto = d.vs.protocol.toLowerCase();
-    const element = [d.vs.address, proto, String(d.vs.port)];
-    put(sets['service_ports'], element);
-    if (d.reject) put(sets['reject_ports'], element);
-    if (d.drop) put(sets['drop_ports'], element);
-    if (d.masqueradeAlways) put(sets['masq_always'], element);
-    else if (d.exposure === 'cluster-ip') put(sets['masq_outside'], element);
-    for (const rs of d.reals) put(sets['hairpin'], [rs.address, proto, String(rs.port), rs.address]);
-    if (d.sourceRanges.length > 0) put(sets['firewall'], element);
-    for (const range of d.sourceRanges) put(allowed, [...element, range]);
+    contribute(d, put);
     yield;
   }
   const clusterCIDRs = config.clusterCIDRs.filter((cidr) => cidr.includes(':') === (family === 'IPv6'));
@@ -78,7 +67,7 @@ function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamil
   const objects: NftObject[] = [
     { kind: 'table', family: f, name: NFT_TABLE, comment: 'kpng ipvs: masquerade and filtering IPVS cannot do' },
     { kind: 'set', ...t, name: 'service_ips', type: addr, comment: 'addresses on kube-ipvs0' },
-    ...Object.keys(sets).map((name): NftObject => ({
+    ...VS_SETS.filter((name) => name !== 'firewall_allow').map((name): NftObject => ({
       kind: 'set',
       ...t,
       name,
@@ -104,17 +93,9 @@ function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamil
     ...desired.addresses[family].map((a): NftObject => ({ kind: 'element', ...t, set: 'service_ips', key: [a] })),
     ...clusterCIDRs.map((c): NftObject => ({ kind: 'element', ...t, set: 'cluster_cidrs', key: [c] })),
   ];
-  for (const [set, elements] of [['firewall_allow', allowed] as const, ...Object.entries(sets)]) {
-    for (const key of elements.values()) {
-      objects.push({ kind: 'element', ...t, set, key });
-      yield;
-    }
+  for (const [set, key] of counts.entries()) {
+    objects.push({ kind: 'element', ...t, set, key });
+    yield;
   }
-  return objects;
-}
-
-/** Adds `key` to `set` unless an equal one is there (the first one keeps its place). */
-function put(set: Map<string, string[]> | undefined, key: string[]): void {
-  const id = key.join(' . ');
-  if (set !== undefined && !set.has(id)) set.set(id, key);
+  return { objects, counts };
 }
