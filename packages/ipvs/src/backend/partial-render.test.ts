@@ -1,12 +1,10 @@
 import { fullSyncRequest, type NodeFixture, partialSyncRequest } from '@kpng/core/testing';
-import { allFeatures, clusterIPs, externalIPs, FakeNft, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
+import { allFeatures, clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
 import { TurnBudget } from '@kpng/nft/nftables';
 import { describe, expect, it } from 'vitest';
-import { FakeIpvs } from '../ipvs/fake-ipvs.js';
 import { type RenderCache, renderDesired, renderDesiredYielding } from '../render/desired.js';
 import { DEFAULT_IPVS_CONFIG } from '../render/options.js';
-import { FakeHostExecer } from '../testing/fake-host.js';
-import { IpvsBackend } from './ipvs-backend.js';
+import { backendRig } from '../testing/backend-rig.js';
 
 type Services = readonly ServiceFixture[];
 const base = allFeatures();
@@ -95,26 +93,7 @@ describe('renderDesiredYielding: a partial render from the cache equals a render
   });
 });
 
-const SILENT = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
-async function rig() {
-  const kernel = new FakeIpvs();
-  const nft = new FakeNft();
-  const host = new FakeHostExecer();
-  const backend = new IpvsBackend({ kernel, nft, execer: host, logger: SILENT, drainIntervalMs: 3_600_000 });
-  await backend.setup();
-  const snapshot = () => ({
-    ipvs: kernel
-      .listVirtualServers()
-      .map((vs) => ({ vs, reals: kernel.listRealServers(vs) }))
-      .sort((a, b) => JSON.stringify(a.vs).localeCompare(JSON.stringify(b.vs))),
-    nft: nft.dump(),
-    addresses: [...host.addresses].sort(),
-    calls: kernel.calls.map((c) => JSON.stringify(c)).sort(),
-    // The last nft write: the same element delta, nothing rewritten.
-    write: (nft.lastTransaction?.operations ?? []).map((o) => `${o.verb} ${JSON.stringify(o.object)}`).sort(),
-  });
-  return { kernel, backend, snapshot };
-}
+const rig = () => backendRig();
 
 describe('IpvsBackend: a partial sync re-renders and re-diffs only the changed Services (FakeIpvs, FakeNft, fake ip)', () => {
   it.each(CASES)('%s: programs what a partial sync of every Service programs', async (_name, steps) => {

@@ -1,19 +1,8 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
-import {
-  allFeatures,
-  clusterIPs,
-  type EndpointFixture,
-  FakeNft,
-  nodeState,
-  on,
-  type ServiceFixture,
-} from '@kpng/nft/testing';
+import { allFeatures, clusterIPs, type EndpointFixture, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeIpvs } from '../ipvs/fake-ipvs.js';
-import { FakeHostExecer } from '../testing/fake-host.js';
-import { IpvsBackend } from './ipvs-backend.js';
+import { backendRig } from '../testing/backend-rig.js';
 
-const SILENT = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 const request = (state: NodeLocalState, full: boolean, revision: number): SyncRequest => ({
   state,
   changes: { triggerTimes: new Map(), nodeChanged: false },
@@ -26,30 +15,8 @@ const services = (endpoints: readonly EndpointFixture[], count = 40): ServiceFix
   ...Array.from({ length: count }, (_, i) => ({ name: `many-${i}`, clusterIPs: clusterIPs(100 + i), endpoints })),
 ];
 
-/** A backend on fresh fakes; `turnBudgetMs: 0` yields at every clock check, `Infinity` never. */
-async function rig(turnBudgetMs: number) {
-  const kernel = new FakeIpvs();
-  const nft = new FakeNft();
-  const host = new FakeHostExecer();
-  const backend = new IpvsBackend({
-    kernel,
-    nft,
-    execer: host,
-    logger: SILENT,
-    drainIntervalMs: 3_600_000,
-    turnBudgetMs,
-  });
-  await backend.setup();
-  const snapshot = () => ({
-    ipvs: kernel
-      .listVirtualServers()
-      .map((vs) => ({ vs, reals: kernel.listRealServers(vs) }))
-      .sort((a, b) => JSON.stringify(a.vs).localeCompare(JSON.stringify(b.vs))),
-    nft: nft.dump(),
-    addresses: [...host.addresses].sort(),
-  });
-  return { kernel, backend, snapshot };
-}
+/** `turnBudgetMs: 0` yields at every clock check, `Infinity` never. */
+const rig = (turnBudgetMs: number) => backendRig({ turnBudgetMs });
 
 /** Runs `sync` and tells whether an immediate scheduled just before it ran before the sync resolved. */
 async function yieldedDuring(sync: Promise<unknown>): Promise<boolean> {
@@ -113,6 +80,9 @@ describe('IpvsBackend gives the event loop turns during a sync (FakeIpvs, FakeNf
     await expect(yielding.backend.sync(request(after, false, 2))).rejects.toMatchObject({ code: 'ENOMEM' });
     await yielding.backend.sync(request(after, true, 3));
     await straight.backend.sync(request(after, true, 1));
-    expect(yielding.snapshot()).toEqual(straight.snapshot());
+    // The same table, ruleset and addresses (the calls that got there differ: one failed).
+    const { calls: _c, write: _w, ...programmed } = yielding.snapshot();
+    const { calls: _sc, write: _sw, ...reference } = straight.snapshot();
+    expect(programmed).toEqual(reference);
   });
 });
