@@ -288,7 +288,6 @@ export class IpvsBackend implements Backend {
     }
   }
 
-  /** The transaction for both families' tables, and the families it writes (for the failure metric). */
   /**
    * The transaction for both families' tables, and the families it writes (for the failure metric).
    * After a partial render, only the changed virtual servers' elements are looked at (`changed`).
