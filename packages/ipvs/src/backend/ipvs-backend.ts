@@ -339,7 +339,12 @@ export class IpvsBackend implements Backend {
     this.#addresses = want;
   }
 
-  async cleanup(): Promise<void> {
+  /** After any sync in progress: a sync gives the event loop turns, and must not interleave with this. */
+  cleanup(): Promise<void> {
+    return this.#serial(() => this.#cleanup());
+  }
+
+  async #cleanup(): Promise<void> {
     const kernel = this.#kernelOrNone();
     for (const vs of kernel?.listVirtualServers() ?? []) if (this.#owned(vs)) kernel?.deleteVirtualServer(vs);
     this.#nft ??= await createNftClient({

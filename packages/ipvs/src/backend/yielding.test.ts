@@ -69,6 +69,16 @@ describe('IpvsBackend gives the event loop turns during a sync (FakeIpvs, FakeNf
     expect(yielding.snapshot()).toEqual(straight.snapshot());
   });
 
+  it('cleanup waits for the sync in progress: a yielding sync is never half-undone', async () => {
+    const yielding = await rig(0);
+    const syncing = yielding.backend.sync(request(nodeState(services(on('a', 'b'))), true, 1));
+    // Asked while the sync is between turns; it must run after the sync's last step, not inside it.
+    const cleaning = yielding.backend.cleanup();
+    await Promise.all([syncing, cleaning]);
+    expect(yielding.kernel.listVirtualServers()).toEqual([]);
+    expect(yielding.host.link).toBe(false);
+  });
+
   it('a kernel refusal late in a yielding sync fails it; the full retry converges', async () => {
     const yielding = await rig(0);
     const straight = await rig(Number.POSITIVE_INFINITY);
