@@ -9,6 +9,7 @@ import type { KindAdapter } from './kinds.js';
 import { ApiStatusError } from './api-request.js';
 import { listRaw } from './list-request.js';
 import { ListWatch } from './list-watch.js';
+import { ListedObject } from './listed-object.js';
 import { ObjectTracker } from './object-tracker.js';
 import type { RequestRateLimiter } from './request-rate-limiter.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
@@ -81,6 +82,7 @@ export class KindInformer {
         { labelSelector, fieldSelector },
         AbortSignal.any([stopping, AbortSignal.timeout(options.listTimeoutMs)]),
         options.limiter,
+        (item): KubernetesObject => new ListedObject(item, options.adapter),
       );
     this.informer = new ListWatch(path, watch, list, {
       labelSelector,

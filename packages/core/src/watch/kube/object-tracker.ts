@@ -1,6 +1,7 @@
 import type { ModelEvent } from '../../model/types.js';
 import { reportInvalid } from '../convert/index.js';
 import { deletionOf, type KindAdapter } from './kinds.js';
+import { upsertOf } from './listed-object.js';
 
 /**
  * Turns one informer's add/update/delete callbacks into model events, remembering which objects
@@ -19,7 +20,7 @@ export class ObjectTracker {
 
   upserted(obj: unknown): ModelEvent | undefined {
     const key = this.adapter.keyOf(obj);
-    const result = this.adapter.toUpsert(obj);
+    const result = upsertOf(obj, this.adapter);
     if (!result.ok) {
       this.report(this.adapter.kind, key, result.errors);
       return undefined;
