@@ -11,8 +11,7 @@ import { renderServiceText } from '../render/service.js';
 import type { ServiceText } from '../render/sink.js';
 import { insertLine, missingJumps, savedRules } from '../render/jumps.js';
 import { filterChains, filterStaticRules, jumpRules, NAT_CHAINS, natStaticRules } from '../render/skeleton.js';
-import { Chunks } from '../restore/chunks.js';
-import { block, declarations, natHead, NO_LINES, type Block, writeRestore } from '../restore/writer.js';
+import { block, declarations, NO_LINES, type Block, writeRestore } from '../restore/writer.js';
 
 /** A Service's rendering as restore text, joined once per rendering and re-used while it holds. */
 interface Cached {
@@ -81,8 +80,6 @@ export interface FamilyPlan {
   readonly partial: boolean;
   /** The restore input, in pieces (`text`: joined). */
   readonly parts: readonly string[];
-  /** What of `parts` is still to be written (`parts` but for what the sink was sent while rendering). */
-  readonly unsent: readonly string[];
   readonly text: string;
   /** Rules written per table this sync. */
   readonly written: { readonly filter: number; readonly nat: number };
@@ -100,27 +97,13 @@ interface Rendered {
   /** A partial sync whose changed Services render exactly as before. */
   readonly same: boolean;
   readonly filterRules: readonly Block[];
-  readonly natHead: string;
-  /** The nat table's body (see writeRestore), the static rules last. */
-  readonly nat: readonly string[];
-  /** Rules in `nat`. */
-  readonly natWritten: number;
-  /** Whether the nat head and body were sent to the sink. */
-  readonly streamed: boolean;
+  readonly natTop: readonly Block[];
+  readonly natChains: readonly Block[];
+  readonly chainRules: readonly Block[];
   readonly applied: ReadonlyMap<ServiceKey, readonly string[]>;
   readonly cache: Map<ServiceKey, Cached>;
   readonly natTotal: number;
   readonly chainsWritten: number;
-}
-
-/**
- * Where a full sync's nat table goes while it renders: the restore process, started before.
- * iptables-restore parses (and iptables-legacy reads the kernel's table at `*nat`) as lines
- * arrive, and applies nothing before the table's `COMMIT`, which is written only once everything
- * is rendered: a sync whose rendering throws kills a process that never saw a `COMMIT`.
- */
-export interface RestoreSink {
-  write(chunk: string): void;
 }
 
 /** Rendering yields after this much time (as core's turns; a kubelet probe's deadline is 1 s). */
@@ -160,7 +143,7 @@ export class FamilyProgrammer {
    * {@link RENDER_TURN_MS}: a first sync of 10k Services renders for ~0.5 s, during which health
    * probes and the API watches would otherwise wait.
    */
-  async prepare(req: PlanRequest, sink?: RestoreSink): Promise<Draft> {
+  async prepare(req: PlanRequest): Promise<Draft> {
     const { state } = req;
     const ctx = renderContext(this.#config, this.family, state.node, endpointCount(state, this.family));
     const previous = this.#ctx;
@@ -168,26 +151,16 @@ export class FamilyProgrammer {
     const reuse = previous !== undefined && sameServiceRendering(previous, ctx);
     const cache = new Map<ServiceKey, Cached>();
     const filterRules: Block[] = [];
-    const head = natHead(NAT_CHAINS, !partial);
-    const nat: string[] = [];
-    const out = sink === undefined || partial ? undefined : new Chunks((chunk) => sink.write(chunk));
-    // `*nat` at once: iptables-legacy-restore then reads the kernel's nat table while this renders.
-    out?.add(head);
-    out?.flush();
-    const add = (entry: Block): void => {
-      if (entry.lines === 0) return;
-      nat.push(entry.text);
-      out?.add(entry.text);
-    };
+    const natTop: Block[] = [];
+    const natChains: Block[] = [declarations(NAT_CHAINS)];
+    const chainRules: Block[] = [];
     const applied = new Map<ServiceKey, readonly string[]>();
     let natTotal = 0;
-    let natWritten = 0;
     let chainsWritten = 0;
     let same = partial;
     let turn = performance.now();
     for (const [index, svc] of state.services.entries()) {
       if (index % TURN_CHECK_EVERY === 0 && performance.now() - turn > RENDER_TURN_MS) {
-        out?.flush();
         await new Promise((resolve) => setImmediate(resolve));
         turn = performance.now();
       }
@@ -201,24 +174,15 @@ export class FamilyProgrammer {
           : cached(svc, renderServiceText(svc, ctx));
       cache.set(svc.key, entry);
       if (entry.filter.lines > 0) filterRules.push(entry.filter);
+      if (entry.nat.lines > 0) natTop.push(entry.nat);
       natTotal += entry.nat.lines + entry.rules.lines;
       applied.set(svc.key, entry.names);
-      if (partial && !changed) {
-        add(entry.nat);
-        natWritten += entry.nat.lines;
-        continue;
-      }
+      if (partial && !changed) continue;
       same &&= old !== undefined && sameText(old, entry);
-      add(entry.declare);
-      add(entry.nat);
-      add(entry.rules);
-      natWritten += entry.nat.lines + entry.rules.lines;
+      natChains.push(entry.declare);
+      chainRules.push(entry.rules);
       chainsWritten += entry.names.length;
     }
-    const natStatic = block(natStaticRules(ctx, state.node));
-    add(natStatic);
-    natWritten += natStatic.lines;
-    out?.flush();
     // A Service removed in this family's rendering changes its rules (and deletes its chains).
     for (const key of req.updated ?? []) {
       const old = this.#cache.get(key);
@@ -229,10 +193,9 @@ export class FamilyProgrammer {
         this.#finish(req, ctx, partial, saved, {
           same,
           filterRules,
-          natHead: head,
-          nat,
-          natWritten,
-          streamed: out !== undefined,
+          natTop,
+          natChains,
+          chainRules,
           applied,
           cache,
           natTotal,
@@ -248,7 +211,8 @@ export class FamilyProgrammer {
     saved: SavedTables | undefined,
     rendered: Rendered,
   ): FamilyPlan {
-    const { filterRules, nat, natWritten, applied, cache, natTotal, chainsWritten } = rendered;
+    const { state } = req;
+    const { filterRules, natTop, natChains, chainRules, applied, cache, natTotal, chainsWritten } = rendered;
     const commit = (): void => {
       this.#ctx = ctx;
       this.#cache = cache;
@@ -264,15 +228,14 @@ export class FamilyProgrammer {
         ? []
         : missingJumps(jumpRules(ctx), { nat: savedRules(saved.nat), filter: savedRules(saved.filter) });
     const filterStatic = filterStaticRules(ctx);
-    const natStatic = natStaticRules(ctx, req.state.node).length;
+    const natStatic = natStaticRules(ctx, state.node);
     if (rendered.same && deleteChains.length === 0 && missing.length === 0) {
       const unchanged = { filter: 0, nat: 0 };
-      const total = { filter: filterStatic.length + sum(filterRules), nat: natTotal + natStatic };
+      const total = { filter: filterStatic.length + sum(filterRules), nat: natTotal + natStatic.length };
       return {
         family: this.family,
         partial,
         parts: [],
-        unsent: [],
         text: '',
         written: unchanged,
         total,
@@ -285,26 +248,24 @@ export class FamilyProgrammer {
     const written = writeRestore({
       filterChains: filterChains(ctx),
       filterRules: [...filterRules, block(filterStatic)],
-      natHead: rendered.natHead,
-      nat,
+      natChains,
+      natRules: [...natTop, block(natStatic), ...chainRules],
       deleteChains,
       canary: !partial,
       insert: {
         filter: missing.filter((j) => j.table === 'filter').map(insertLine),
         nat: missing.filter((j) => j.table === 'nat').map(insertLine),
       },
-      natFirst: !partial,
     });
     return {
       family: this.family,
       partial,
       parts: written.parts,
-      unsent: rendered.streamed ? written.parts.slice(written.natBodyParts) : written.parts,
       get text() {
         return written.parts.join('');
       },
-      written: { filter: written.filterRules, nat: natWritten },
-      total: { filter: written.filterRules, nat: natTotal + natStatic },
+      written: { filter: written.filterRules, nat: written.natRules },
+      total: { filter: written.filterRules, nat: natTotal + natStatic.length },
       chainsWritten,
       chainsDeleted: deleteChains.length,
       noop: false,

@@ -30,7 +30,6 @@ import { Registry } from 'prom-client';
 import { IptablesClient, savedTable, type RestoreStream } from '../iptables/client.js';
 import { ExecTimeoutError } from '../iptables/errors.js';
 import { processExecer } from '../iptables/exec.js';
-import { Chunks } from '../restore/chunks.js';
 import { resolveConfig, type IptablesConfig } from '../render/config.js';
 import { CHAIN } from '../render/names.js';
 import { localhostNodePorts } from '../render/skeleton.js';
@@ -185,11 +184,9 @@ export class IptablesBackend implements Backend {
       this.#localnet = undefined;
     };
     // A full restore (never a no-op) starts before its input is rendered: the process starts while
-    // this thread renders. The first family's nat table (the bulk) is sent as it renders, its
-    // COMMIT only once the whole input is rendered, so an error while rendering kills a process
-    // that never saw a COMMIT and applies nothing. A family rendered while an earlier one's restore
-    // runs is sent its input once whole: iptables-legacy takes the host-wide xtables lock at the
-    // first `*table` line, and would wait for the running restore with the 5 s `-w` of ours.
+    // this thread renders. It is sent its input only once the whole input is rendered, so an error
+    // while rendering kills a process that never saw a COMMIT (nor took the xtables lock, which
+    // iptables-restore takes at its first `*table` line).
     const streams: (RestoreStream | undefined)[] = [];
     const startRestore = (i: number): void => {
       const programmer = this.#programmers[i];
@@ -201,21 +198,18 @@ export class IptablesBackend implements Backend {
       updated: fresh[i] === true ? undefined : updated,
     });
     // Held until awaited: a failure of the next family's rendering is reported if its turn comes.
-    // `stream`: no restore runs meanwhile, send the nat table to this family's restore as it renders.
-    const prepare = (i: number, stream: boolean): { result(): Promise<Draft> } | undefined => {
+    const prepare = (i: number): { result(): Promise<Draft> } | undefined => {
       const programmer = this.#programmers[i];
-      return programmer === undefined
-        ? undefined
-        : settled(programmer.prepare(request(i), stream ? streams[i] : undefined));
+      return programmer === undefined ? undefined : settled(programmer.prepare(request(i)));
     };
     try {
       startSave(0);
       // Every process starts before rendering: while a restore runs, this thread must feed its pipe.
       for (const i of this.#programmers.keys()) startRestore(i);
-      let next = prepare(0, true);
+      let next = prepare(0);
       for (const [i, programmer] of this.#programmers.entries()) {
         const family = programmer.family;
-        const draft = await (next ?? settled(programmer.prepare(request(i), streams[i]))).result();
+        const draft = await (next ?? settled(programmer.prepare(request(i)))).result();
         next = undefined;
         startSave(i);
         const saved = await saves[i]?.result();
@@ -226,16 +220,14 @@ export class IptablesBackend implements Backend {
           if (!plan.noop) {
             const stream = streams[i] ?? this.client.startRestore(family);
             streams[i] = stream;
-            const out = new Chunks((chunk) => stream.write(chunk));
-            for (const part of plan.unsent) out.add(part);
-            out.flush();
+            for (const part of plan.parts) stream.write(part);
             const restoring = stream.finish();
             streams[i] = undefined;
             startSave(i + 1);
             startLocalnet();
             startRestore(i + 1);
             // The next family renders while this one's restore runs.
-            next = prepare(i + 1, false);
+            next = prepare(i + 1);
             await restoring;
           }
         } catch (e) {

@@ -14,8 +14,8 @@ import { startProcess, type Execer, type ExecResult } from './exec.js';
 /**
  * A restore started before its input is rendered (the process starts while the backend renders):
  * `write` the input in order, then `finish`. `abort` kills it first; the input then never reaches
- * a `COMMIT` it was not sent, so nothing of a table is applied unless its `COMMIT` was written
- * (the backend writes each `COMMIT` only once the whole input is rendered).
+ * a `COMMIT` it was not sent, so nothing of it is applied as long as the caller writes only
+ * complete input (the backend writes once the whole input is rendered).
  */
 export interface RestoreStream {
   write(chunk: string): void;

@@ -63,12 +63,13 @@ function startChild(argv: readonly string[], signal?: AbortSignal): StartedProce
   // A process that exits before reading all its input (an error at line 1) closes the pipe: its
   // exit code and stderr say what happened, the EPIPE says nothing more.
   child.stdin.on('error', () => undefined);
-  // Each piece is written as it comes (the process reads while its writer renders): writers send
-  // large chunks (restore/chunks.ts), not a pipe write per line.
+  // Pieces are held until `end` and written together (one writev, not a pipe write per piece).
+  child.stdin.cork();
   let killed = false;
   return {
     write: (chunk) => void child.stdin.write(chunk),
     async end() {
+      child.stdin.uncork();
       child.stdin.end();
       const result = await child;
       if (result.isCanceled) throw signal?.reason ?? new Error(`${file} was aborted`);
