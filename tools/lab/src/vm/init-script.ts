@@ -4,6 +4,8 @@
  * the cache, mount the writable job share, and `switch_root` into the job script. Any failure before
  * the job runs prints a `kpng-vm:` line on the console and reboots, which ends QEMU (`-no-reboot`).
  */
+import { posix } from 'node:path';
+
 export const JOB_MOUNT = '/kpng-job';
 export const HOST_ROOT_TAG = 'hostroot';
 export const JOB_TAG = 'kpngjob';
@@ -38,13 +40,17 @@ export interface JobScriptOptions {
  * The job (host's /bin/sh, in the switched root): a fresh /run, /tmp and netns folder, loopback up,
  * then the command with its output on the second serial port (raw, so bytes arrive unchanged). Its
  * exit status lands in the job share; no status file means the job never finished.
+ *
+ * A working directory under /tmp (a checkout cloned there) keeps the host's /tmp as the overlay
+ * shows it, still writable and still the guest's own: a fresh tmpfs would hide the checkout.
  */
 export function jobScript(options: JobScriptOptions): string {
   const exports = Object.entries(options.env)
     .map(([name, value]) => `export ${name}=${shellQuote(value)}`)
     .join('\n');
+  const freshTmp = underTmp(options.cwd) ? '' : ' mount -t tmpfs -o mode=1777 tmpfs /tmp;';
   return `#!/bin/sh
-mount -t tmpfs -o mode=0755 tmpfs /run; mount -t tmpfs -o mode=1777 tmpfs /tmp; mkdir -p /run/netns
+mount -t tmpfs -o mode=0755 tmpfs /run;${freshTmp} mkdir -p /run/netns
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 stty -F /dev/ttyS1 raw -echo
 exec >/dev/ttyS1 2>&1 </dev/null
@@ -60,4 +66,10 @@ echo b > /proc/sysrq-trigger
 
 export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Whether `path` is /tmp or below it (after resolving `.` and `..`). */
+function underTmp(path: string): boolean {
+  const resolved = posix.resolve('/', path);
+  return resolved === '/tmp' || resolved.startsWith('/tmp/');
 }
