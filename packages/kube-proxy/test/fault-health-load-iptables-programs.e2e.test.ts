@@ -19,8 +19,10 @@ const lock = join(tmpdir(), `kpng-fault-${process.pid}-xtables.lock`);
 process.env['XTABLES_LOCKFILE'] = lock;
 // This file's own process environment (one test file a worker): the in-process programs' iptables.
 const legacy = await legacyIptablesPath();
-process.env['PATH'] = [legacy.dir, process.env['PATH']].join(delimiter);
+const path = process.env['PATH'];
+process.env['PATH'] = [legacy.dir, path].join(delimiter);
 afterAll(async () => {
+  process.env['PATH'] = path;
   await rm(lock, { force: true });
   await legacy.remove();
 });
