@@ -1,5 +1,5 @@
 // Fault suite: the API server down 30 s under `kpng-iptables` (fault/api-outage-suite.ts). The outage is
-// core's to survive, the same for every program: it runs on one nft and one iptables program.
+// core's to survive, yet it runs on every program: each has its own start-up and fresh render.
 import { expect } from 'vitest';
 import { describeApiOutage } from './fault/api-outage-suite.js';
 import { CLUSTER_IP } from '@kpng/lab/fault';

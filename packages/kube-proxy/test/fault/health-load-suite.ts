@@ -49,6 +49,7 @@ function figures(answers: readonly UrlAnswers[]): Record<string, string | number
 
 /** What the health-under-load case measured; the test file states what must hold of it. */
 export interface HealthLoadOutcome {
+  readonly name: ProgramName;
   /** From the program's start until the `web` ClusterIP answered (-1: not within the deadline). */
   readonly programmedMs: number;
   /** Per status URL, while the 10,000 Services loaded, and under churn (empty if never programmed). */
@@ -57,6 +58,8 @@ export interface HealthLoadOutcome {
   /** After the churn: the `web` ClusterIP still answered, and the program's /metrics then ('' if never programmed). */
   readonly servedAfterChurn: boolean;
   readonly metricsAfterChurn: string;
+  /** The compat kube-proxy's log until its first sync (its backend's start-up lines); '' for kpng programs (not captured). */
+  readonly startLogs: string;
   readonly logs: string;
 }
 
@@ -159,15 +162,18 @@ export async function describeHealthUnderLoad(
             await sleep(250);
           }
           const loadAnswers = await loading.stop();
+          const startLogs = program.logs().slice(0, 20_000);
           const logs = () => program.logs().slice(-3000);
           // Never programmed: churn would measure nothing more; the test file says what failed.
           if (programmedMs < 0)
             return verify({
+              name,
               programmedMs,
               loading: loadAnswers,
               churn: [],
               servedAfterChurn: false,
               metricsAfterChurn: '',
+              startLogs,
               logs: logs(),
             });
           printFigure(name, 'health while 10,000 Services load', { programmedMs, ...preload, ...figures(loadAnswers) });
@@ -196,11 +202,13 @@ export async function describeHealthUnderLoad(
             await fetch(program.metricsUrl, { signal: AbortSignal.timeout(5_000) })
           ).text();
           verify({
+            name,
             programmedMs,
             loading: loadAnswers,
             churn: churnAnswers,
             servedAfterChurn: after.ok,
             metricsAfterChurn,
+            startLogs,
             logs: logs(),
           });
         }

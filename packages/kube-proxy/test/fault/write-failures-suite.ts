@@ -112,7 +112,6 @@ export async function describeWriteFailures(
   name: ProgramName,
   syncPeriodMs: number,
   verify: (outcome: WriteFailureOutcome) => void,
-  kinds: readonly ShimMode['kind'][] = PHASES.map((p) => p.shim.kind),
 ): Promise<void> {
   const e2e = await kernelE2e(`fault suite: ${name} kernel write failures`);
   describe.skipIf(!e2e.run)(`${name} (child process) with failing kernel writes`, () => {
@@ -134,7 +133,7 @@ export async function describeWriteFailures(
       await shim?.remove();
     });
 
-    PHASES.filter((p) => kinds.includes(p.shim.kind)).forEach((phase, index) => {
+    PHASES.forEach((phase, index) => {
       it(`${phase.name}: old rules keep serving, counted, retried, unhealthy then healthy`, async () => {
         const { lab, server, program } = cluster;
         const holdMs = phase.holdMs(syncPeriodMs);
