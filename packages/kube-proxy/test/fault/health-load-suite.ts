@@ -20,12 +20,15 @@ import { SILENT_LOGGER } from '@kpng/core/testing';
 import { IptablesBackend } from '@kpng/iptables';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT, printFigure } from '@kpng/lab/fault';
+import { exclusive, type Exclusive } from './exclusive.js';
 import { HealthPoll, type UrlAnswers } from './health-poll.js';
 import { nftTableOf } from './program-args.js';
 import { startProgram, type ProgramName, type RunningProgram } from './programs.js';
 
 /** Generous: the first sync of 10k Services on a loaded 2-core machine took ~15 s here. */
 const PROGRAMMED_DEADLINE_MS = 120_000;
+/** Set-up, including the wait for another file's load (one at a time: fault/exclusive.ts) of up to ~150 s. */
+const SETUP_TIMEOUT_MS = 480_000;
 const CHURN_SECONDS = 10;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -98,8 +101,12 @@ export async function describeHealthUnderLoad(
     let kubeconfig: LabKubeconfig | undefined;
     let program: RunningProgram | undefined;
     let s10k: ReturnType<typeof generate>;
-    const preload = { generatedMs: 0, preloadMs: 0 };
+    const preload = { generatedMs: 0, preloadMs: 0, waitedMs: 0 };
+    let heavy: Exclusive | undefined;
     beforeAll(async () => {
+      const waitStarted = Date.now();
+      heavy = await exclusive('10k-load');
+      preload.waitedMs = Date.now() - waitStarted;
       await sweepLeftovers();
       lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
       await lab.startEcho('pod-b', [ECHO_PORT]);
@@ -118,12 +125,16 @@ export async function describeHealthUnderLoad(
       const slices = s10k.endpointSlices.filter((sl) => sl.metadata.labels?.['kubernetes.io/service-name'] !== taken);
       for (const obj of [...services, ...slices]) server.create(obj as unknown as KubeObject);
       preload.preloadMs = Date.now() - preloadStarted;
-    }, 120_000);
+    }, SETUP_TIMEOUT_MS);
     afterAll(async () => {
-      await program?.stop();
-      await lab?.delete();
-      await server?.close();
-      await kubeconfig?.remove();
+      try {
+        await program?.stop();
+        await lab?.delete();
+        await server?.close();
+        await kubeconfig?.remove();
+      } finally {
+        await heavy?.release();
+      }
     });
 
     it.each(names)(
