@@ -39,6 +39,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   `…full-sync.vs.restore.paired`: the median of per-run sync / the reference restore run right after it;
  *   `…full-sync.cpu`, `…reference.restore.cpu`: CPU time of this process and the processes it started
  *   (ms), and `…full-sync.cpu.vs.restore` their ratio: the same comparison, barely moved by load;
+ *   `….cpu.own` / `….cpu.children` split each into this process's CPU and its reaped processes';
  * - `…load1.start` / `.end`: the machine's 1-minute load average around the flavour's figures.
  * iptables-nft above `--nft-max-services` (default 1000: a kube-proxy-shaped 10k restore did not
  * finish in 45 minutes) measures the growth curve instead: full syncs of the first N Services for
@@ -151,19 +152,21 @@ const isRestore = (argv: readonly string[]): boolean => argv.some((a) => a.endsW
  * children's from /proc/self/stat (cutime + cstime, in clock ticks of 10 ms). Load stretches wall
  * time but barely CPU time, so this ratio holds still where the wall one moves 1.5x either way.
  */
-async function cpuMs(): Promise<number> {
+async function cpuMs(): Promise<{ readonly own: number; readonly children: number }> {
   const stat = await readFile('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 16 and 17 of proc(5), counted after the ')' closing field 2.
   const children = Number(fields[13]) + Number(fields[14]);
   const own = process.cpuUsage();
-  return children * 10 + (own.user + own.system) / 1000;
+  return { own: (own.user + own.system) / 1000, children: children * 10 };
 }
 
-async function withCpu(fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> {
-  const cpu = await cpuMs();
+async function withCpu(fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number; own: number }> {
+  const before = await cpuMs();
   const ms = await timed(fn);
-  return { ms, cpu: (await cpuMs()) - cpu };
+  const after = await cpuMs();
+  const own = after.own - before.own;
+  return { ms, cpu: own + after.children - before.children, own };
 }
 
 function fullRequest(state: NodeLocalState): SyncRequest {
@@ -175,7 +178,14 @@ async function firstFullSync(
   ns: NetworkNamespace,
   flavour: IptablesFlavour,
   state: NodeLocalState,
-): Promise<{ backend: IptablesBackend; ms: number; cpu: number; setupMs: number; recorder: RestoreRecorder }> {
+): Promise<{
+  backend: IptablesBackend;
+  ms: number;
+  cpu: number;
+  own: number;
+  setupMs: number;
+  recorder: RestoreRecorder;
+}> {
   const recorder = new RestoreRecorder();
   const backend = new IptablesBackend({
     flavour,
@@ -186,9 +196,9 @@ async function firstFullSync(
   });
   // setup() starts the kernel dump the first sync uses (the program runs it while the API server lists).
   const setupMs = await timed(() => backend.setup());
-  const { ms, cpu } = await withCpu(() => backend.sync(fullRequest(state)));
+  const { ms, cpu, own } = await withCpu(() => backend.sync(fullRequest(state)));
   recorder.recording = false;
-  return { backend, ms, cpu, setupMs, recorder };
+  return { backend, ms, cpu, own, setupMs, recorder };
 }
 
 /** The recorded restores, alone, into a fresh namespace, spawned exactly as the backend spawned them. */
@@ -196,8 +206,8 @@ async function referenceRestore(
   ctx: SuiteContext,
   name: string,
   recorded: { readonly netns: string; readonly inputs: RestoreRecorder['inputs'] },
-): Promise<{ ms: number; cpu: number }> {
-  let measured = { ms: 0, cpu: 0 };
+): Promise<{ ms: number; cpu: number; own: number }> {
+  let measured = { ms: 0, cpu: 0, own: 0 };
   await inNamespace(ctx, name, async (ns) => {
     const argvIn = (argv: readonly string[]): string[] =>
       argv.map((arg) => (arg === `--net=/run/netns/${recorded.netns}` ? `--net=/run/netns/${ns.name}` : arg));
@@ -221,7 +231,9 @@ async function flavourFigures(
   const totals: number[] = [];
   const setups: number[] = [];
   const syncCpu: number[] = [];
+  const syncOwn: number[] = [];
   const referenceCpu: number[] = [];
+  const referenceOwn: number[] = [];
   const inside: number[] = [];
   const reference: number[] = [];
   const partials: number[] = [];
@@ -231,9 +243,10 @@ async function flavourFigures(
   for (let run = 0; run < ctx.runs && !ctx.signal.aborted; run++) {
     let recorded = { netns: '', inputs: [] as RestoreRecorder['inputs'] };
     await inNamespace(ctx, `ipt-bench-${flavour}-${run}`, async (ns) => {
-      const { backend, ms, cpu, setupMs, recorder } = await firstFullSync(ns, flavour, core.first.state);
+      const { backend, ms, cpu, own, setupMs, recorder } = await firstFullSync(ns, flavour, core.first.state);
       totals.push(ms);
       syncCpu.push(cpu);
+      syncOwn.push(own);
       setups.push(setupMs);
       inside.push(recorder.restoreMs);
       const inputs = recorder.inputs;
@@ -265,6 +278,7 @@ async function flavourFigures(
     const ref = await referenceRestore(ctx, `ipt-ref-${flavour}-${run}`, recorded);
     reference.push(ref.ms);
     referenceCpu.push(ref.cpu);
+    referenceOwn.push(ref.own);
   }
   const prefix = `iptables.${flavour}`;
   const fullSync = measurementOf(`${prefix}.full-sync`, totals);
@@ -281,6 +295,20 @@ async function flavourFigures(
   const refCpu = measurementOf('cpu', referenceCpu);
   ctx.reportMeasurement(`${prefix}.full-sync.cpu`, cpu);
   ctx.reportMeasurement(`${prefix}.reference.restore.cpu`, refCpu);
+  // This process's share (every thread: rendering, JIT compilation, GC, process starts, pipes); the
+  // rest is the processes it reaped (the restores; for a sync also setup's dumps, reaped during it).
+  ctx.reportMeasurement(`${prefix}.full-sync.cpu.own`, measurementOf('cpu', syncOwn));
+  ctx.reportMeasurement(`${prefix}.reference.restore.cpu.own`, measurementOf('cpu', referenceOwn));
+  const children = paired(syncCpu, syncOwn, minus);
+  const referenceChildren = paired(referenceCpu, referenceOwn, minus);
+  ctx.reportMeasurement(`${prefix}.full-sync.cpu.children`, measurementOf('cpu', children));
+  ctx.reportMeasurement(`${prefix}.reference.restore.cpu.children`, measurementOf('cpu', referenceChildren));
+  // Run by run: a fresh backend each, in one process, so the first runs are V8's cold ones.
+  const list = (values: readonly number[]): string => values.map((v) => v.toFixed(0)).join(', ');
+  ctx.log(`iptables ${flavour}: full sync CPU per run (ms), this process: ${list(syncOwn)}; reaped: ${list(children)}`);
+  ctx.log(
+    `iptables ${flavour}: reference CPU per run (ms), this process: ${list(referenceOwn)}; reaped: ${list(referenceChildren)}`,
+  );
   reportRatio(ctx, `${prefix}.full-sync.cpu.vs.restore`, cpu.p50 / refCpu.p50);
   // Each sync over the reference restore run right after it: the load drifts less within a pair.
   reportRatio(
