@@ -10,7 +10,7 @@
 // (Upstream has no write timeout: a hung iptables-restore holds its sync loop for good; `-w 5`
 // bounds only the xtables lock wait.)
 import { kernelE2e, probeSteadily, type Lab } from '@kpng/lab';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLUSTER_IP,
   endpointSlice,
@@ -106,6 +106,22 @@ export interface WriteFailureOutcome {
   /** Of those, syncs whose write was killed by the write timeout (`kpng_sync_write_timeouts_total`). */
   readonly writeTimeouts: number;
   readonly logs: string;
+}
+
+/**
+ * What every program must show in every phase: no failed connection to the existing Service, the
+ * new one not written while the kernel misbehaves, each failed sync retried at its pace (not in a
+ * hot loop) and counted in both failure metrics, and the write timeout counted for the hang phase's
+ * failures only. Every entry file passes it as its verify.
+ */
+export function expectWriteFailuresHandled(o: WriteFailureOutcome): void {
+  expect(o.failures, o.logs).toEqual([]);
+  expect(o.newServiceDuringFault).toBe(false);
+  expect(o.faultyWrites.length, o.faultyWrites.join('\n')).toBeGreaterThanOrEqual(2);
+  expect(o.faultyWrites.length).toBeLessThanOrEqual(o.retryBound);
+  expect(o.syncFailures, o.logs).toBeGreaterThanOrEqual(2);
+  expect(o.modeFailures, o.logs).toBeGreaterThanOrEqual(2);
+  expect(o.writeTimeouts, o.logs).toBe(o.phase === 'hang' ? o.syncFailures : 0);
 }
 
 export async function describeWriteFailures(
