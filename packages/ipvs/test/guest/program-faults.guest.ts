@@ -1,15 +1,19 @@
-// The fault suite's cases for the IPVS backend (issue 15) through the compiled kpng-ipvs and core's
-// sync loop, inside the lab's VM (IPVS needs its kernel): the program, a child process, programs the
-// lab's node namespace; a pod opens a new connection to the ClusterIP every 20 ms while another
-// program breaks what it programmed, nft refuses writes, or the proxy is killed with SIGKILL and
-// restarted. Helpers and FAULT-FIGURE lines are the compat fault suite's (packages/kube-proxy/test/fault).
-// In CI: the start, one drift kind (`ipvsadm -C`: core's periodic check finds it), the refused
-// write and kill -9. The other three drift kinds also run in CI, in-process (faults.ts); here they
-// are opt-in (`KPNG_VM_SUITES=ipvs-program-faults`, ~18 s each under emulation).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// The fault suite's cases for the IPVS backend (issue 15) through both programs that run it, each a
+// child process inside the lab's VM (IPVS needs its kernel): the compiled kpng-ipvs (state from a
+// manifest file, `--file`) and the compiled compat `kube-proxy` with a KubeProxyConfiguration
+// `mode: ipvs` (state from the lab's fake API server on the guest's loopback, as upstream's reads
+// its cluster). Each program gets its own lab and programs its node namespace through core's sync
+// loop; a pod opens a new connection to the ClusterIP every 20 ms while another program breaks what
+// it programmed, nft refuses writes, or the proxy is killed with SIGKILL and restarted. Helpers and
+// FAULT-FIGURE lines are the compat fault suite's (packages/kube-proxy/test/fault).
+// In CI, for each program: the start, one drift kind (`ipvsadm -C`: core's periodic check finds
+// it), the refused write and kill -9. The other three drift kinds also run in CI, in-process
+// (faults.ts); here they are opt-in (`KPNG_VM_SUITES=ipvs-program-faults`, ~18 s each per program
+// under emulation).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Lab, type NetworkNamespace } from '@kpng/lab';
+import { FakeApiServer, kubeconfigFor, Lab, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKernelShim,
@@ -23,9 +27,13 @@ import {
   service,
   SERVICE_PORT,
 } from '@kpng/lab/fault';
-import { KpngIpvsChild, nodeRules } from './kpng-ipvs-child.js';
+import { type ChildOptions, type IpvsProgram, KpngIpvsChild, nodeRules } from './kpng-ipvs-child.js';
 
-const PROGRAM = 'kpng-ipvs (VM, kernel 6.1)';
+/** The programs every case runs through, one after the other, each in its own lab. */
+const PROGRAMS: readonly { program: IpvsProgram; label: string }[] = [
+  { program: 'kpng-ipvs', label: 'kpng-ipvs (VM, kernel 6.1)' },
+  { program: 'kube-proxy', label: 'kube-proxy --proxy-mode ipvs (VM, kernel 6.1)' },
+];
 // 3 s, not 1 s: under emulation a check costs ~1 s of the VM's one CPU, which the traffic needs too.
 const SYNC_PERIOD = '3s';
 /** A second Service, added while the kernel refuses writes. */
@@ -98,144 +106,207 @@ const errors = (failures: readonly { readonly error: string }[]): string => {
   return [...counts].map(([error, n]) => `${error}:${n}`).join(',') || 'none';
 };
 
-describe('kpng-ipvs under faults on a real kernel (VM): drift, write failures, kill -9', () => {
-  let lab: Lab;
-  let shim: KernelShim;
-  let child: KpngIpvsChild;
-  let manifest: string;
-  const nodeNs = (): NetworkNamespace => lab.node.namespace;
-  /** The cluster: `web` (CLUSTER_IP) and, with `second`, a second Service on SECOND_IP; both pod-b. */
-  const writeManifest = (second = false): void => {
-    const slice = endpointSlice([lab.pod('pod-b')]);
-    const extra = [
-      {
-        ...service(),
-        metadata: { name: 'second', namespace: 'default' },
-        spec: { ...service().spec, clusterIP: SECOND_IP, clusterIPs: [SECOND_IP] },
-      },
-      {
-        ...slice,
-        metadata: { name: 'second-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'second' } },
-      },
-    ];
-    const items = [node({ ipv4Only: true }), service(), slice, ...(second ? extra : [])];
-    writeFileSync(manifest, JSON.stringify({ kind: 'List', apiVersion: 'v1', items }));
-  };
-  const reaches = async (ip: string): Promise<boolean> => {
-    const [result] = await lab.probeRepeatedly(
-      lab.pod('pod-a').namespace,
-      { proto: 'tcp', ip, port: SERVICE_PORT, timeoutMs: 3_000 },
-      1,
-    );
-    return result?.ok === true;
-  };
-  const rules = (): Promise<string> => nodeRules(nodeNs());
+/** Where a program reads the cluster from, and how the second Service is added to it. */
+interface ClusterSource {
+  readonly source: ChildOptions['source'];
+  addSecondService(): void;
+  close(): Promise<void>;
+}
 
-  beforeAll(async () => {
-    lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
-    shim = await createKernelShim();
-    manifest = join(mkdtempSync(join(tmpdir(), 'kpng-ipvs-fault-')), 'cluster.json');
-    writeManifest();
-    child = new KpngIpvsChild({
-      netns: nodeNs().name,
-      source: { manifest },
-      nodeName: NODE_NAME,
-      syncPeriod: SYNC_PERIOD,
-      pathPrefix: shim.dir,
+/** The cluster: `web` (CLUSTER_IP) and its slice (pod-b); `second` adds a Service on SECOND_IP, also pod-b. */
+function clusterObjects(lab: Lab, second: boolean) {
+  const slice = endpointSlice([lab.pod('pod-b')]);
+  const extra = [
+    {
+      ...service(),
+      metadata: { name: 'second', namespace: 'default' },
+      spec: { ...service().spec, clusterIP: SECOND_IP, clusterIPs: [SECOND_IP] },
+    },
+    {
+      ...slice,
+      metadata: { name: 'second-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'second' } },
+    },
+  ];
+  return { base: [node({ ipv4Only: true }), service(), slice], extra: second ? extra : [] };
+}
+
+/** kpng-ipvs: a manifest file (`--file`), rewritten whole to add the second Service. */
+function manifestSource(lab: Lab): ClusterSource {
+  const dir = mkdtempSync(join(tmpdir(), 'kpng-ipvs-fault-'));
+  const manifest = join(dir, 'cluster.json');
+  const write = (second: boolean): void => {
+    const { base, extra } = clusterObjects(lab, second);
+    writeFileSync(manifest, JSON.stringify({ kind: 'List', apiVersion: 'v1', items: [...base, ...extra] }));
+  };
+  write(false);
+  return {
+    source: { manifest },
+    addSecondService: () => write(true),
+    close: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The compat kube-proxy: the lab's fake API server on the guest's loopback (`clientConnection.kubeconfig`). */
+async function apiServerSource(lab: Lab): Promise<ClusterSource> {
+  const server = await FakeApiServer.start();
+  try {
+    for (const object of clusterObjects(lab, false).base) server.create(object);
+    const kubeconfig = await kubeconfigFor(server);
+    return {
+      source: { kubeconfig: kubeconfig.path },
+      addSecondService: () => {
+        for (const object of clusterObjects(lab, true).extra) server.create(object);
+      },
+      close: async () => {
+        await kubeconfig.remove();
+        await server.close();
+      },
+    };
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
+}
+
+describe.each(PROGRAMS)(
+  '$program under faults on a real kernel (VM): drift, write failures, kill -9',
+  ({ program, label: PROGRAM }) => {
+    let lab: Lab;
+    let shim: KernelShim;
+    let cluster: ClusterSource;
+    let child: KpngIpvsChild;
+    const nodeNs = (): NetworkNamespace => lab.node.namespace;
+    const reaches = async (ip: string): Promise<boolean> => {
+      const [result] = await lab.probeRepeatedly(
+        lab.pod('pod-a').namespace,
+        { proto: 'tcp', ip, port: SERVICE_PORT, timeoutMs: 3_000 },
+        1,
+      );
+      return result?.ok === true;
+    };
+    const rules = (): Promise<string> => nodeRules(nodeNs());
+
+    /** When this program's lab was created: its guest time is printed at the end (CI time, README). */
+    let labAt = 0;
+
+    beforeAll(async () => {
+      labAt = Date.now();
+      lab = await Lab.create({ pods: ['pod-a', 'pod-b'] });
+      shim = await createKernelShim();
+      cluster = program === 'kube-proxy' ? await apiServerSource(lab) : manifestSource(lab);
+      child = new KpngIpvsChild({
+        program,
+        netns: nodeNs().name,
+        source: cluster.source,
+        nodeName: NODE_NAME,
+        syncPeriod: SYNC_PERIOD,
+        pathPrefix: shim.dir,
+      });
+      const started = Date.now();
+      child.start();
+      await lab.startEcho('pod-b', [8080]);
+      // The first sync from the log before any probe: a probe is a Node process (~1 s of the VM's one
+      // CPU under emulation); polling with them from the start, the same start took 28 s, not 11 s.
+      const syncedAt = await child.waitFor(
+        'the first sync',
+        async () => child.syncOperations().length > 0,
+        START_BUDGET_MS,
+      );
+      const servingAt = await child.waitFor('the ClusterIP answering', () => reaches(CLUSTER_IP), START_BUDGET_MS);
+      printFigure(PROGRAM, 'start', { startToSyncedMs: syncedAt - started, startToServingMs: servingAt - started });
+      expect(child.syncOperations()[0], 'the first sync programs the Service').toBeGreaterThan(0);
     });
-    const started = Date.now();
-    child.start();
-    await lab.startEcho('pod-b', [8080]);
-    // The first sync from the log before any probe: a probe is a Node process (~1 s of the VM's one
-    // CPU under emulation); polling with them from the start, the same start took 28 s, not 11 s.
-    const syncedAt = await child.waitFor(
-      'the first sync',
-      async () => child.syncOperations().length > 0,
-      START_BUDGET_MS,
-    );
-    const servingAt = await child.waitFor('the ClusterIP answering', () => reaches(CLUSTER_IP), START_BUDGET_MS);
-    printFigure(PROGRAM, 'start', { startToSyncedMs: syncedAt - started, startToServingMs: servingAt - started });
-    expect(child.syncOperations()[0], 'the first sync programs the Service').toBeGreaterThan(0);
-  });
-  afterAll(async () => {
-    await child?.stop();
-    await shim?.remove();
-    await lab?.delete();
-  });
+    afterAll(async () => {
+      await child?.stop();
+      await cluster?.close();
+      await shim?.remove();
+      await lab?.delete();
+      console.log(`${PROGRAM}: ${Math.round((Date.now() - labAt) / 1000)} s of guest time, lab to clean-up`);
+    });
 
-  describe.each(DRIFT.filter((d) => ALL_DRIFT || d.ci === true))('drift: $name', ({ name, kind, breaks, run }) => {
-    it(`is repaired without an API change and counted (kind ${kind})`, async () => {
-      const series = `kpng_sync_drift_repairs_total{backend="ipvs",kind="${kind}"}`;
-      const before = await child.metric(series);
-      const figure = await underTraffic(lab, DRIFT_WINDOW_MS, 500, () => run(nodeNs()).then(() => undefined));
-      const repairedAt = await child.waitFor(
-        `the ${kind} repair`,
-        async () => (await child.metric(series)) > before,
+    describe.each(DRIFT.filter((d) => ALL_DRIFT || d.ci === true))('drift: $name', ({ name, kind, breaks, run }) => {
+      it(`is repaired without an API change and counted (kind ${kind})`, async () => {
+        const series = `kpng_sync_drift_repairs_total{backend="ipvs",kind="${kind}"}`;
+        const before = await child.metric(series);
+        const figure = await underTraffic(lab, DRIFT_WINDOW_MS, 500, () => run(nodeNs()).then(() => undefined));
+        const repairedAt = await child.waitFor(
+          `the ${kind} repair`,
+          async () => (await child.metric(series)) > before,
+          REPAIR_BUDGET_MS,
+        );
+        expect(await reaches(CLUSTER_IP)).toBe(true);
+        printFigure(PROGRAM, `drift: ${name}`, {
+          failed: `${figure.failed}/${figure.attempts}`,
+          errors: errors(figure.traffic.failures),
+          brokenMs: figure.brokenMs,
+          // Polled once the traffic window has ended: an upper bound of when the repair was counted.
+          metricSeenAfterMs: repairedAt - figure.faultAt,
+        });
+        if (breaks) expect(figure.failed, 'the fault breaks new connections until the repair').toBeGreaterThan(0);
+        else expect(figure.failed).toBe(0);
+      });
+    });
+
+    it('a refused nft write leaves the previous rules serving, is counted and retried, and converges once the fault ends', async () => {
+      const failures = 'kpng_sync_failures_total{backend="ipvs"}';
+      const before = await child.metric(failures);
+      await shim.set({ kind: 'fail' });
+      const figure = await underTraffic(lab, WRITE_WINDOW_MS, 300, async () => cluster.addSecondService());
+      const refusedWrites = async (): Promise<number> =>
+        (await shim.writes()).filter((w) => w.includes(' fail ')).length;
+      // The fault stays on until the write was retried: under emulation on a loaded host the window
+      // above has held a single attempt (a generous deadline, not a duration).
+      await child.waitFor('a retry of the refused write', async () => (await refusedWrites()) >= 2, REPAIR_BUDGET_MS);
+      const unhealthy = await child.healthz();
+      const refused = await refusedWrites();
+      const counted = (await child.metric(failures)) - before;
+      await shim.set({ kind: 'pass' });
+      const ended = Date.now();
+      const convergedAt = await child.waitFor(
+        'the second Service answering',
+        () => reaches(SECOND_IP),
         REPAIR_BUDGET_MS,
       );
-      expect(await reaches(CLUSTER_IP)).toBe(true);
-      printFigure(PROGRAM, `drift: ${name}`, {
+      printFigure(PROGRAM, 'nft write refused', {
+        failed: `${figure.failed}/${figure.attempts}`,
+        refusedWrites: refused,
+        countedFailures: counted,
+        healthzDuringFault: unhealthy,
+        convergedMs: convergedAt - ended,
+      });
+      expect(figure.failed, 'the existing Service keeps serving').toBe(0);
+      expect(refused, 'the write was retried').toBeGreaterThanOrEqual(2);
+      expect(counted).toBeGreaterThanOrEqual(1);
+      expect(unhealthy, '/healthz after 2 x syncPeriod without a successful sync').toBe(503);
+      expect(await child.healthz()).toBe(200);
+    });
+
+    it('kill -9 and a restart under traffic: no connection fails, the restart writes nothing to IPVS, the rules are the same', async () => {
+      const before = await rules();
+      const synced = child.syncOperations().length;
+      let killedAt = 0;
+      const figure = await underTraffic(lab, RESTART_WINDOW_MS, 500, async () => {
+        await child.kill9();
+        killedAt = Date.now();
+        child.start();
+      });
+      const syncedAt = await child.waitFor(
+        'the first sync after the restart',
+        async () => child.syncOperations().length > synced,
+        START_BUDGET_MS,
+      );
+      const after = await rules();
+      const [firstSync] = child.syncOperations().slice(synced);
+      printFigure(PROGRAM, 'kill -9 and restart', {
         failed: `${figure.failed}/${figure.attempts}`,
         errors: errors(figure.traffic.failures),
-        brokenMs: figure.brokenMs,
-        // Polled once the traffic window has ended: an upper bound of when the repair was counted.
-        metricSeenAfterMs: repairedAt - figure.faultAt,
+        restartToSyncedMs: syncedAt - killedAt,
+        windowMs: RESTART_WINDOW_MS,
+        firstSyncIpvsOperations: firstSync ?? -1,
       });
-      if (breaks) expect(figure.failed, 'the fault breaks new connections until the repair').toBeGreaterThan(0);
-      else expect(figure.failed).toBe(0);
+      expect(figure.failed).toBe(0);
+      expect(firstSync, 'IPVS virtual servers survive the process: nothing to write').toBe(0);
+      expect(after).toBe(before);
     });
-  });
-
-  it('a refused nft write leaves the previous rules serving, is counted and retried, and converges once the fault ends', async () => {
-    const failures = 'kpng_sync_failures_total{backend="ipvs"}';
-    const before = await child.metric(failures);
-    await shim.set({ kind: 'fail' });
-    const figure = await underTraffic(lab, WRITE_WINDOW_MS, 300, async () => writeManifest(true));
-    const unhealthy = await child.healthz();
-    const refused = (await shim.writes()).filter((w) => w.includes(' fail ')).length;
-    const counted = (await child.metric(failures)) - before;
-    await shim.set({ kind: 'pass' });
-    const ended = Date.now();
-    const convergedAt = await child.waitFor('the second Service answering', () => reaches(SECOND_IP), REPAIR_BUDGET_MS);
-    printFigure(PROGRAM, 'nft write refused', {
-      failed: `${figure.failed}/${figure.attempts}`,
-      refusedWrites: refused,
-      countedFailures: counted,
-      healthzDuringFault: unhealthy,
-      convergedMs: convergedAt - ended,
-    });
-    expect(figure.failed, 'the existing Service keeps serving').toBe(0);
-    expect(refused, 'the write was retried').toBeGreaterThanOrEqual(2);
-    expect(counted).toBeGreaterThanOrEqual(1);
-    expect(unhealthy, '/healthz after 2 x syncPeriod without a successful sync').toBe(503);
-    expect(await child.healthz()).toBe(200);
-  });
-
-  it('kill -9 and a restart under traffic: no connection fails, the restart writes nothing to IPVS, the rules are the same', async () => {
-    const before = await rules();
-    const synced = child.syncOperations().length;
-    let killedAt = 0;
-    const figure = await underTraffic(lab, RESTART_WINDOW_MS, 500, async () => {
-      await child.kill9();
-      killedAt = Date.now();
-      child.start();
-    });
-    const syncedAt = await child.waitFor(
-      'the first sync after the restart',
-      async () => child.syncOperations().length > synced,
-      START_BUDGET_MS,
-    );
-    const after = await rules();
-    const [firstSync] = child.syncOperations().slice(synced);
-    printFigure(PROGRAM, 'kill -9 and restart', {
-      failed: `${figure.failed}/${figure.attempts}`,
-      errors: errors(figure.traffic.failures),
-      restartToSyncedMs: syncedAt - killedAt,
-      windowMs: RESTART_WINDOW_MS,
-      firstSyncIpvsOperations: firstSync ?? -1,
-    });
-    expect(figure.failed).toBe(0);
-    expect(firstSync, 'IPVS virtual servers survive the process: nothing to write').toBe(0);
-    expect(after).toBe(before);
-  });
-});
+  },
+);
