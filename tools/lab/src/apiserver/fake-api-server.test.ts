@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeApiServer } from './fake-api-server.js';
+import { FakeApiServer, LIST_PIECE_ITEMS, listBodyPieces } from './fake-api-server.js';
 
 const PROXY = 'service.kubernetes.io/service-proxy-name';
 const SERVICES = '/api/v1/services';
@@ -104,6 +104,37 @@ describe('FakeApiServer', () => {
     expect(body.apiVersion).toBe('v1');
     expect(body.metadata.resourceVersion).toBe('3');
     expect(body.items.map((i) => i.metadata.name)).toEqual(['a']);
+  });
+
+  it('writes a big list in pieces, a turn each (chunked), with the same body', async () => {
+    const count = LIST_PIECE_ITEMS * 2 + 7;
+    for (let i = 0; i < count; i++) server.create(svc(`s${i}`));
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const res = await fetch(`${server.url}${SERVICES}`);
+    const text = await res.text();
+    clearInterval(ticking);
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(res.headers.get('content-length')).toBeNull();
+    const body = JSON.parse(text) as { kind: string; metadata: { resourceVersion: string }; items: unknown[] };
+    expect(body.kind).toBe('ServiceList');
+    expect(body.metadata.resourceVersion).toBe(String(count));
+    expect(body.items).toHaveLength(count);
+    expect(turns).toBeGreaterThan(0);
+    // A small list is one piece with its length.
+    const small = await fetch(`${server.url}/api/v1/nodes`);
+    expect(small.headers.get('content-length')).not.toBeNull();
+    expect(await small.json()).toMatchObject({ kind: 'NodeList', items: [] });
+  });
+
+  it('list body pieces join to the one-piece JSON', () => {
+    const head = { kind: 'ServiceList', apiVersion: 'v1', metadata: { resourceVersion: '9' } };
+    for (const n of [0, 1, 3, 4, 5, 9]) {
+      const items = Array.from({ length: n }, (_, i) => ({ metadata: { name: `s${i}` }, spec: { ports: [i] } }));
+      const pieces = [...listBodyPieces(head, items, 3)];
+      expect(pieces.join('')).toBe(JSON.stringify({ ...head, items }));
+      expect(pieces).toHaveLength(Math.max(1, Math.ceil(n / 3)));
+    }
   });
 
   it('serves namespaced paths, named objects and field selectors', async () => {
