@@ -32,6 +32,18 @@ class CountingIpvs extends FakeIpvs {
   }
 }
 
+/** Another program flushes every virtual server while the check reads the real servers of the first one. */
+class FlushedMidCheck extends FakeIpvs {
+  armed = false;
+  override listRealServers(vs: VirtualServer): ReturnType<FakeIpvs['listRealServers']> {
+    if (this.armed) {
+      this.armed = false;
+      this.flush();
+    }
+    return super.listRealServers(vs);
+  }
+}
+
 interface World {
   readonly kernel: FakeIpvs;
   readonly host: FakeHostExecer;
@@ -160,6 +172,20 @@ describe('IpvsBackend drift (FakeIpvs, FakeNft, fake ip)', () => {
     await expect(backend.sync(sync(STATE, true, 2))).rejects.toThrow();
     expect(await backend.check()).toEqual([]); // nothing is believed applied: the retry rewrites anyway
     expect(await backend.sync(sync(STATE, true, 3))).toEqual({ repaired: ['virtual-server'] });
+  });
+
+  it('ipvsadm -C between the virtual-server dump and a real-server read is a virtual-server drift, not a real-server one', async () => {
+    const kernel = new FlushedMidCheck();
+    world = { ...world, kernel };
+    backend = new IpvsBackend({ ...world, execer: world.host, drainIntervalMs: 3_600_000 });
+    await backend.setup();
+    await backend.sync(sync(STATE, true));
+    kernel.armed = true;
+    expect(await backend.check()).toEqual(['virtual-server']);
+    expect(kernel.armed).toBe(false); // the flush did happen inside the check
+    expect(await backend.sync(sync(STATE, true, 2))).toEqual({ repaired: ['virtual-server'] });
+    expect(await backend.check()).toEqual([]);
+    await backend.close();
   });
 
   it('real servers are read for a window of virtual servers per check, in turn', async () => {

@@ -49,13 +49,24 @@ export class IpvsDriftProbe {
     }
     const intact = ours.filter(([key]) => present.has(key));
     const count = Math.min(this.#window, intact.length);
+    /** Virtual servers whose real servers differ from what was applied. */
+    const realDrift: VirtualServerKey[] = [];
     for (let i = 0; i < count; i++) {
-      const [, entry] = intact[(this.#cursor + i) % intact.length] ?? [];
-      if (entry === undefined) continue;
+      const [key, entry] = intact[(this.#cursor + i) % intact.length] ?? [];
+      if (key === undefined || entry === undefined) continue;
       const reals = new Map(kernel.listRealServers(entry.vs).map((rs) => [realServerKey(rs), rs]));
-      for (const [key, rs] of entry.reals) if (reals.get(key)?.weight !== rs.weight) kinds.add('real-server');
+      if ([...entry.reals].some(([rsKey, rs]) => reals.get(rsKey)?.weight !== rs.weight)) realDrift.push(key);
     }
     this.#cursor = intact.length === 0 ? 0 : (this.#cursor + count) % intact.length;
+    if (realDrift.length > 0) {
+      // The reads are not one snapshot: a virtual server deleted between the dump and the read of its
+      // real servers (`ipvsadm -C` during a check) shows as its real servers gone. Read the virtual
+      // servers again and name the drift for what happened.
+      const now = new Set(kernel.listVirtualServers().map((vs) => virtualServerKey(vs)));
+      const gone = realDrift.filter((key) => !now.has(key)).length;
+      if (gone > 0) kinds.add('virtual-server');
+      if (gone < realDrift.length) kinds.add('real-server');
+    }
     return [...kinds];
   }
 }
