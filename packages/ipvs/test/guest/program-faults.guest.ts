@@ -4,7 +4,8 @@
 // `mode: ipvs` (state from the lab's fake API server on the guest's loopback, as upstream's reads
 // its cluster). Each program gets its own lab and programs its node namespace through core's sync
 // loop; a pod opens a new connection to the ClusterIP every 20 ms while another program breaks what
-// it programmed, nft refuses writes, or the proxy is killed with SIGKILL and restarted. Helpers and
+// it programmed, nft refuses writes, or the proxy is killed with SIGKILL and restarted (then a pod
+// also holds one connection open through a second ClusterIP, exchanging a line every 100 ms). Helpers and
 // FAULT-FIGURE lines are the compat fault suite's (packages/kube-proxy/test/fault).
 // In CI, for each program: the start, one drift kind (`ipvsadm -C`: core's periodic check finds
 // it), the refused write and kill -9. The other three drift kinds also run in CI, in-process
@@ -13,7 +14,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApiServer, kubeconfigFor, Lab, type NetworkNamespace } from '@kpng/lab';
+import { FakeApiServer, kubeconfigFor, Lab, type HeldConnection, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKernelShim,
@@ -21,6 +22,7 @@ import {
   printFigure,
   underTraffic,
   CLUSTER_IP,
+  ECHO_PORT,
   endpointSlice,
   node,
   NODE_NAME,
@@ -47,6 +49,12 @@ const START_BUDGET_MS = 240_000;
 /** Traffic from just before kill -9 on: the program is dead, then loading (20-110 s under emulation). */
 const RESTART_WINDOW_MS = 20_000;
 const REPAIR_BUDGET_MS = 30_000;
+/** The held connection's Service, to pod-b's echo hold port (answers each line with `pod-b LINE`). */
+const HOLD_IP = '198.19.0.12';
+const HOLD_SERVICE_PORT = 81;
+const HOLD_PORT = 9090;
+/** Bounds each exchange on the held connection: generous (the program's restart loads the VM's one CPU). */
+const HOLD_EXCHANGE_BUDGET_MS = 20_000;
 
 /** Every drift kind below, not only those marked `ci`. */
 const ALL_DRIFT = (process.env['KPNG_VM_SUITES'] ?? '').split(',').includes('ipvs-program-faults');
@@ -106,42 +114,107 @@ const errors = (failures: readonly { readonly error: string }[]): string => {
   return [...counts].map(([error, n]) => `${error}:${n}`).join(',') || 'none';
 };
 
-/** Where a program reads the cluster from, and how the second Service is added to it. */
+/**
+ * Exchanges a line on `held` every ~100 ms until `until` resolves: lines echoed, failures and the
+ * longest gap between two echoes (as the native restart suite, packages/kube-proxy/test/fault).
+ */
+async function keepExchanging(held: HeldConnection, until: Promise<unknown>) {
+  let done = false;
+  void until.finally(() => (done = true));
+  const failures: string[] = [];
+  let exchanges = 0;
+  let last = Date.now();
+  let maxGapMs = 0;
+  for (let i = 0; !done && i < 100_000; i++) {
+    const answer = await held.exchange(`line-${i}`).catch((e: Error) => `error ${e.message}`);
+    if (answer === `pod-b line-${i}`) {
+      exchanges++;
+      maxGapMs = Math.max(maxGapMs, Date.now() - last);
+      last = Date.now();
+    } else failures.push(answer);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { exchanges, failures, maxGapMs };
+}
+
+/** The sources (`ip:port`) of the node's ESTABLISHED IPVS connections to the held connection's virtual server. */
+async function heldIpvsConnections(ns: NetworkNamespace): Promise<string[]> {
+  const { stdout } = await ns.exec(['ipvsadm', '-Lnc']);
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(
+      ([pro, , state, , virtual]) =>
+        pro === 'TCP' && state === 'ESTABLISHED' && virtual === `${HOLD_IP}:${HOLD_SERVICE_PORT}`,
+    )
+    .map(([, , , source]) => source ?? '');
+}
+
+/** Where a program reads the cluster from, and how the second and the hold Service are added to it. */
 interface ClusterSource {
   readonly source: ChildOptions['source'];
   addSecondService(): void;
+  addHoldService(): void;
   close(): Promise<void>;
 }
 
-/** The cluster: `web` (CLUSTER_IP) and its slice (pod-b); `second` adds a Service on SECOND_IP, also pod-b. */
-function clusterObjects(lab: Lab, second: boolean) {
+/** A Service `name` on `ip`:`port` -> pod-b's `targetPort`, and its slice. */
+function podBService(lab: Lab, name: string, ip: string, port: number, targetPort: number) {
+  const web = service();
   const slice = endpointSlice([lab.pod('pod-b')]);
-  const extra = [
+  return [
     {
-      ...service(),
-      metadata: { name: 'second', namespace: 'default' },
-      spec: { ...service().spec, clusterIP: SECOND_IP, clusterIPs: [SECOND_IP] },
+      ...web,
+      metadata: { name, namespace: 'default' },
+      spec: {
+        ...web.spec,
+        clusterIP: ip,
+        clusterIPs: [ip],
+        ports: [{ name: 'tcp', protocol: 'TCP', port, targetPort }],
+      },
     },
     {
       ...slice,
-      metadata: { name: 'second-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'second' } },
+      metadata: { name: `${name}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': name } },
+      ports: [{ name: 'tcp', protocol: 'TCP', port: targetPort }],
     },
   ];
-  return { base: [node({ ipv4Only: true }), service(), slice], extra: second ? extra : [] };
 }
 
-/** kpng-ipvs: a manifest file (`--file`), rewritten whole to add the second Service. */
+/**
+ * The cluster: `web` (CLUSTER_IP) and its slice (pod-b); `second` adds a Service on SECOND_IP, also
+ * pod-b; `hold` a Service on HOLD_IP whose port goes to pod-b's echo hold port (added for the
+ * kill -9 case only: the drift cases keep one virtual server, as before).
+ */
+function clusterObjects(lab: Lab) {
+  return {
+    base: [node({ ipv4Only: true }), service(), endpointSlice([lab.pod('pod-b')])],
+    second: podBService(lab, 'second', SECOND_IP, SERVICE_PORT, ECHO_PORT),
+    hold: podBService(lab, 'hold', HOLD_IP, HOLD_SERVICE_PORT, HOLD_PORT),
+  };
+}
+
+/** kpng-ipvs: a manifest file (`--file`), rewritten whole to add a Service. */
 function manifestSource(lab: Lab): ClusterSource {
   const dir = mkdtempSync(join(tmpdir(), 'kpng-ipvs-fault-'));
   const manifest = join(dir, 'cluster.json');
-  const write = (second: boolean): void => {
-    const { base, extra } = clusterObjects(lab, second);
-    writeFileSync(manifest, JSON.stringify({ kind: 'List', apiVersion: 'v1', items: [...base, ...extra] }));
+  const objects = clusterObjects(lab);
+  const added = { second: false, hold: false };
+  const write = (): void => {
+    const items = [...objects.base, ...(added.second ? objects.second : []), ...(added.hold ? objects.hold : [])];
+    writeFileSync(manifest, JSON.stringify({ kind: 'List', apiVersion: 'v1', items }));
   };
-  write(false);
+  write();
   return {
     source: { manifest },
-    addSecondService: () => write(true),
+    addSecondService: () => {
+      added.second = true;
+      write();
+    },
+    addHoldService: () => {
+      added.hold = true;
+      write();
+    },
     close: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -150,12 +223,16 @@ function manifestSource(lab: Lab): ClusterSource {
 async function apiServerSource(lab: Lab): Promise<ClusterSource> {
   const server = await FakeApiServer.start();
   try {
-    for (const object of clusterObjects(lab, false).base) server.create(object);
+    const objects = clusterObjects(lab);
+    for (const object of objects.base) server.create(object);
     const kubeconfig = await kubeconfigFor(server);
     return {
       source: { kubeconfig: kubeconfig.path },
       addSecondService: () => {
-        for (const object of clusterObjects(lab, true).extra) server.create(object);
+        for (const object of objects.second) server.create(object);
+      },
+      addHoldService: () => {
+        for (const object of objects.hold) server.create(object);
       },
       close: async () => {
         await kubeconfig.remove();
@@ -204,7 +281,7 @@ describe.each(PROGRAMS)(
       });
       const started = Date.now();
       child.start();
-      await lab.startEcho('pod-b', [8080]);
+      await lab.startEcho('pod-b', [ECHO_PORT], { holdPorts: [HOLD_PORT] });
       // The first sync from the log before any probe: a probe is a Node process (~1 s of the VM's one
       // CPU under emulation); polling with them from the start, the same start took 28 s, not 11 s.
       const syncedAt = await child.waitFor(
@@ -281,32 +358,70 @@ describe.each(PROGRAMS)(
       expect(await child.healthz()).toBe(200);
     });
 
-    it('kill -9 and a restart under traffic: no connection fails, the restart writes nothing to IPVS, the rules are the same', async () => {
+    it('kill -9 and a restart under traffic: no connection fails, the held one keeps echoing on the same connection, the restart writes nothing to IPVS, the rules are the same', async () => {
+      // The hold Service first, programmed (virtual and real server, address) before "before".
+      cluster.addHoldService();
+      await child.waitFor(
+        'the hold Service programmed',
+        async () => {
+          const now = await rules();
+          return now.includes(`-a -t ${HOLD_IP}:${HOLD_SERVICE_PORT} -r`) && now.includes(`${HOLD_IP}/32`);
+        },
+        REPAIR_BUDGET_MS,
+      );
       const before = await rules();
       const synced = child.syncOperations().length;
-      let killedAt = 0;
-      const figure = await underTraffic(lab, RESTART_WINDOW_MS, 500, async () => {
-        await child.kill9();
-        killedAt = Date.now();
-        child.start();
+      // Opened before the kill: IPVS connections live in the kernel, not in the proxy. The client
+      // never reconnects (a broken connection fails every later exchange), and its IPVS entry
+      // (source address and port) must be the one there after the restart.
+      const held = await lab.hold(lab.pod('pod-a'), {
+        ip: HOLD_IP,
+        port: HOLD_SERVICE_PORT,
+        timeoutMs: HOLD_EXCHANGE_BUDGET_MS,
       });
-      const syncedAt = await child.waitFor(
-        'the first sync after the restart',
-        async () => child.syncOperations().length > synced,
-        START_BUDGET_MS,
-      );
-      const after = await rules();
-      const [firstSync] = child.syncOperations().slice(synced);
-      printFigure(PROGRAM, 'kill -9 and restart', {
-        failed: `${figure.failed}/${figure.attempts}`,
-        errors: errors(figure.traffic.failures),
-        restartToSyncedMs: syncedAt - killedAt,
-        windowMs: RESTART_WINDOW_MS,
-        firstSyncIpvsOperations: firstSync ?? -1,
-      });
-      expect(figure.failed).toBe(0);
-      expect(firstSync, 'IPVS virtual servers survive the process: nothing to write').toBe(0);
-      expect(after).toBe(before);
+      try {
+        const heldBefore = await heldIpvsConnections(nodeNs());
+        let stopExchanging = (): void => {};
+        const exchanging = keepExchanging(held, new Promise<void>((resolve) => (stopExchanging = resolve)));
+        let killedAt = 0;
+        const figure = await underTraffic(lab, RESTART_WINDOW_MS, 500, async () => {
+          await child.kill9();
+          killedAt = Date.now();
+          child.start();
+        });
+        const syncedAt = await child
+          .waitFor(
+            'the first sync after the restart',
+            async () => child.syncOperations().length > synced,
+            START_BUDGET_MS,
+          )
+          .finally(stopExchanging);
+        const exchanged = await exchanging;
+        const heldAfter = await heldIpvsConnections(nodeNs());
+        const after = await rules();
+        const [firstSync] = child.syncOperations().slice(synced);
+        printFigure(PROGRAM, 'kill -9 and restart', {
+          failed: `${figure.failed}/${figure.attempts}`,
+          errors: errors(figure.traffic.failures),
+          heldExchanges: exchanged.exchanges,
+          heldFailures: exchanged.failures.length,
+          heldMaxGapMs: exchanged.maxGapMs,
+          heldSameConnection: heldBefore.length === 1 && heldAfter.join() === heldBefore.join() ? 'yes' : 'no',
+          restartToSyncedMs: syncedAt - killedAt,
+          windowMs: RESTART_WINDOW_MS,
+          firstSyncIpvsOperations: firstSync ?? -1,
+        });
+        expect(figure.failed).toBe(0);
+        expect(exchanged.failures, 'no exchange on the held connection failed').toEqual([]);
+        expect(exchanged.exchanges, 'the held connection echoed through the kill and the restart').toBeGreaterThan(0);
+        expect(heldBefore, 'one IPVS connection for the held one').toHaveLength(1);
+        expect(heldAfter, 'the same IPVS connection after the restart').toEqual(heldBefore);
+        expect(await held.exchange('after'), 'still echoing after the first sync').toBe('pod-b after');
+        expect(firstSync, 'IPVS virtual servers survive the process: nothing to write').toBe(0);
+        expect(after).toBe(before);
+      } finally {
+        await held.close();
+      }
     });
   },
 );
