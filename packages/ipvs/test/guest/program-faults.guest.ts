@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApiServer, kubeconfigFor, Lab, type HeldConnection, type NetworkNamespace } from '@kpng/lab';
+import { FakeApiServer, kubeconfigFor, Lab, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKernelShim,
@@ -28,6 +28,7 @@ import {
   NODE_NAME,
   service,
   SERVICE_PORT,
+  keepExchanging,
 } from '@kpng/lab/fault';
 import { type ChildOptions, type IpvsProgram, KpngIpvsChild, nodeRules } from './kpng-ipvs-child.js';
 
@@ -113,29 +114,6 @@ const errors = (failures: readonly { readonly error: string }[]): string => {
   for (const { error } of failures) counts.set(error, (counts.get(error) ?? 0) + 1);
   return [...counts].map(([error, n]) => `${error}:${n}`).join(',') || 'none';
 };
-
-/**
- * Exchanges a line on `held` every ~100 ms until `until` resolves: lines echoed, failures and the
- * longest gap between two echoes (as the native restart suite, packages/kube-proxy/test/fault).
- */
-async function keepExchanging(held: HeldConnection, until: Promise<unknown>) {
-  let done = false;
-  void until.finally(() => (done = true));
-  const failures: string[] = [];
-  let exchanges = 0;
-  let last = Date.now();
-  let maxGapMs = 0;
-  for (let i = 0; !done && i < 100_000; i++) {
-    const answer = await held.exchange(`line-${i}`).catch((e: Error) => `error ${e.message}`);
-    if (answer === `pod-b line-${i}`) {
-      exchanges++;
-      maxGapMs = Math.max(maxGapMs, Date.now() - last);
-      last = Date.now();
-    } else failures.push(answer);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { exchanges, failures, maxGapMs };
-}
 
 /** The sources (`ip:port`) of the node's ESTABLISHED IPVS connections to the held connection's virtual server. */
 async function heldIpvsConnections(ns: NetworkNamespace): Promise<string[]> {
@@ -382,7 +360,7 @@ describe.each(PROGRAMS)(
       try {
         const heldBefore = await heldIpvsConnections(nodeNs());
         let stopExchanging = (): void => {};
-        const exchanging = keepExchanging(held, new Promise<void>((resolve) => (stopExchanging = resolve)));
+        const exchanging = keepExchanging(held, new Promise<void>((resolve) => (stopExchanging = resolve)), 'pod-b');
         let killedAt = 0;
         const figure = await underTraffic(lab, RESTART_WINDOW_MS, 500, async () => {
           await child.kill9();

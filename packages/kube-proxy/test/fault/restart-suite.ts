@@ -4,9 +4,16 @@
 // are the kernel's, so no connection may fail and the held one keeps echoing; after the restart the
 // rules must be what they were. A kernel shim on the child's PATH logs every rule write, so the test
 // knows what the first sync after the restart wrote.
-import { kernelE2e, probeSteadily, type HeldConnection } from '@kpng/lab';
+import { kernelE2e, probeSteadily } from '@kpng/lab';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CLUSTER_IP, SERVICE_PORT, createKernelShim, type KernelShim, printFigure } from '@kpng/lab/fault';
+import {
+  CLUSTER_IP,
+  SERVICE_PORT,
+  createKernelShim,
+  keepExchanging,
+  type KernelShim,
+  printFigure,
+} from '@kpng/lab/fault';
 import { HOLD_SERVICE_PORT, startChildCluster, type ChildCluster } from './child-cluster.js';
 import type { ProgramName } from './program-args.js';
 import { ruleSnapshot } from './rule-snapshot.js';
@@ -14,26 +21,6 @@ import { ruleSnapshot } from './rule-snapshot.js';
 // Long enough to cover the restart and its first sync on a loaded machine (~2-8 s here).
 const TRAFFIC_MS = 12_000;
 const KILL_AFTER_MS = 1_500;
-
-/** Exchanges a line on `held` every 100 ms until `until` resolves; failures and the longest gap. */
-async function keepExchanging(held: HeldConnection, until: Promise<unknown>) {
-  let done = false;
-  void until.finally(() => (done = true));
-  const failures: string[] = [];
-  let exchanges = 0;
-  let last = Date.now();
-  let maxGapMs = 0;
-  for (let i = 0; !done && i < 1_000; i++) {
-    const answer = await held.exchange(`line-${i}`).catch((e: Error) => `error ${e.message}`);
-    if (answer.endsWith(`line-${i}`)) {
-      exchanges++;
-      maxGapMs = Math.max(maxGapMs, Date.now() - last);
-      last = Date.now();
-    } else failures.push(answer);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { exchanges, failures, maxGapMs };
-}
 
 /** What the restart case measured; the test file states what must hold of it. */
 export interface RestartOutcome {
@@ -83,7 +70,7 @@ export async function describeRestart(
           durationMs: TRAFFIC_MS,
         });
         traffic.catch(() => {}); // awaited below
-        const exchanging = keepExchanging(held, traffic);
+        const exchanging = keepExchanging(held, traffic, 'pod-b');
         await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
         await program.kill9();
         const writesAtKill = (await shim.writes()).length;

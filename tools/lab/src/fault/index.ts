@@ -4,6 +4,7 @@
 // package importing another package's test files would make a dependency cycle in the build graph.
 export { CLUSTER_IP, ECHO_PORT, endpointSlice, node, NODE_NAME, service, SERVICE_PORT } from './objects.js';
 export { printFigure, underTraffic, type FaultFigure } from './run-case.js';
+export { keepExchanging, type Exchanged } from './keep-exchanging.js';
 export { createKernelShim, type KernelShim, type ShimMode } from './kernel-shim.js';
 export {
   burstService,
