@@ -130,12 +130,14 @@ describe('kube source across an API server restart (production retry schedule)',
           outageMs: OUTAGE_MS,
           changeAppliedMs: Math.round(appliedMs),
           watchesBackAfterAnswerMs: backAt.map((t) => Math.round(t - answeringAt)),
+          watchesBackSpreadMs: Math.round(spreadMs),
         }),
       );
 
       expect(appliedMs).toBeLessThan(BOUND_MS);
-      // Every kind came back in the same round, not one after another.
-      expect(spreadMs).toBeLessThan(200);
+      // That every kind comes back in the same round, not one after another, is pinned with a fake
+      // clock (reconnect-rounds.test.ts); here the spread is a figure only: a wall-clock bound on it
+      // (200 ms) failed on an idle CI machine at 400 ms.
       // Resumed from the last resourceVersion: no LIST, one watch per kind from where it was.
       expect(server.requests({ verb: 'list', since: mark })).toEqual([]);
       const rewatched = server.requests({ verb: 'watch', since: mark });
