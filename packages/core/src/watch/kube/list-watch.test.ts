@@ -51,6 +51,41 @@ function harness(lists: (KubernetesListObject<KubernetesObject> | Error)[], opti
 }
 
 describe('ListWatch', () => {
+  it('stopped during the LIST: no watch is opened', async () => {
+    let listed!: (l: KubernetesListObject<KubernetesObject>) => void;
+    const watched: string[] = [];
+    const watch = {
+      watch: async (path: string) => {
+        watched.push(path);
+        return new AbortController();
+      },
+    };
+    const lw = new ListWatch('/api/v1/things', watch as never, () => new Promise((resolve) => (listed = resolve)));
+    const starting = lw.start();
+    await new Promise((r) => setTimeout(r, 5));
+    await lw.stop();
+    listed(list('1', obj('a', '1')));
+    await starting;
+    expect(watched).toEqual([]);
+  });
+
+  it('stopped while a watch is being opened: the watch is aborted once it opens, not left open', async () => {
+    let opened!: (request: AbortController) => void;
+    const request = new AbortController();
+    const watch = {
+      watch: () => new Promise<AbortController>((resolve) => (opened = resolve)),
+    };
+    const lw = new ListWatch('/api/v1/things', watch as never, async () => list('1'));
+    const starting = lw.start();
+    await new Promise((r) => setTimeout(r, 5)); // listed; the watch request is out, unanswered
+    expect(opened).toBeTypeOf('function');
+    await lw.stop();
+    expect(request.signal.aborted).toBe(false);
+    opened(request);
+    await starting;
+    expect(request.signal.aborted).toBe(true);
+  });
+
   it.each([
     {
       name: 'a first LIST adds every object, then watches from its resourceVersion',

@@ -121,16 +121,24 @@ export class ListWatch<T extends KubernetesObject> {
       }
       if (!(await this.#applyList(list.items ?? []))) return;
       this.#resourceVersion = list.metadata?.resourceVersion || '';
+      if (this.#stopped) return; // stopped during the LIST: open no watch
     }
     const query: Record<string, string> = { resourceVersion: this.#resourceVersion };
     if (this.options.labelSelector !== undefined) query['labelSelector'] = this.options.labelSelector;
     if (this.options.fieldSelector !== undefined) query['fieldSelector'] = this.options.fieldSelector;
-    this.#request = await this.watch.watch(
+    const request = await this.watch.watch(
       this.path,
       query,
       (phase: string, obj: T) => this.#event(phase, obj),
       (e: unknown) => void this.#done(e),
     );
+    // Stopped while the watch was being opened (its answer not read yet): stop() had no request to
+    // abort, so this one would stay open, a connection held after the source stopped.
+    if (this.#stopped) {
+      request.abort();
+      return;
+    }
+    this.#request = request;
   }
 
   /**
