@@ -60,7 +60,11 @@ describe('ListWatch', () => {
         return new AbortController();
       },
     };
-    const lw = new ListWatch('/api/v1/things', watch as never, () => new Promise((resolve) => (listed = resolve)));
+    const lw = new ListWatch(
+      '/api/v1/things',
+      watch as never,
+      () => new Promise<KubernetesListObject<KubernetesObject>>((resolve) => (listed = resolve)),
+    );
     const starting = lw.start();
     await new Promise((r) => setTimeout(r, 5));
     await lw.stop();
