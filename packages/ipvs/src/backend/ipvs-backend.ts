@@ -5,6 +5,7 @@ import {
   type DriftKinds,
   type IPFamily,
   type Logger,
+  log as defaultLog,
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
@@ -40,8 +41,6 @@ const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
 export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
 /** A sync gives the event loop a turn this often, so /healthz answers during an s10k sync (~1 s of work). */
 const DEFAULT_TURN_BUDGET_MS = 10;
-/** Without a logger (the `backend` module passes core's), the backend logs nothing. */
-const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };
 
 /**
  * The IPVS backend: render desired virtual/real servers from the node-local state, diff them with
@@ -83,7 +82,7 @@ export class IpvsBackend implements Backend {
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
     // `ip` and `sysctl` under the same limit as nft: a hung one fails the sync as a timeout too.
     this.#host = new NodeHost(timeoutExecer(options.execer ?? processExecer, this.#writeTimeoutMs), options.netns);
-    this.#log = options.logger ?? SILENT;
+    this.#log = options.logger ?? defaultLog.with({ backend: 'ipvs' });
     const metrics = options.metrics;
     this.#metrics =
       metrics === undefined ? NO_IPVS_METRICS : metrics instanceof Registry ? createIpvsMetrics(metrics) : metrics;

@@ -31,6 +31,6 @@ export interface IpvsBackendOptions {
    * (default 10 ms): an s10k sync must not hold health and metrics requests for a second.
    */
   readonly turnBudgetMs?: number;
-  /** Core's structured logger; silent when absent. */
+  /** Core's structured logger; core's own (`backend="ipvs"`) when absent, as the nft and iptables backends do. */
   readonly logger?: Logger;
 }

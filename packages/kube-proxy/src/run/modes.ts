@@ -2,7 +2,7 @@
  * The proxy modes this build can run, each backed by a backend package. Adding a mode is one entry
  * here (and its package in package.json).
  */
-import { createLogger, type Backend } from '@kpng/core';
+import type { Backend } from '@kpng/core';
 import { IptablesBackend } from '@kpng/iptables';
 import { NftBackend } from '@kpng/nft';
 import { WinKernelBackend } from '@kpng/win-kernel';
@@ -86,8 +86,6 @@ const ipvs: ProxyModeBackend = {
     const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
     const backend = new IpvsBackend({
       config: ipvsConfig,
-      // As kpng-ipvs's: without a logger the backend logs nothing (its syncs, failed drains).
-      logger: createLogger({ backend: 'ipvs' }),
       ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
       ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
       ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
