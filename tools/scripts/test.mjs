@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: runs every package's vitest suite through Nx, then prints the workspace total as the
-// last line: `N passed, M failed, K skipped`. Exits non-zero when any test failed or any suite
+// last line: `N passed, M failed, K skipped` (counted by totals.mjs: the tests of a file that failed, e.g.
+// in its `beforeAll`, count as failed, never as skipped). Exits non-zero when any test failed or any suite
 // could not run. Extra arguments are passed to `nx run-many` (e.g. `--projects=@kpng/core`).
 //
 // With KPNG_TEST_NODE_LTS=1 (CI sets it) a second pass runs the shipped packages' suites (every
@@ -12,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { sumReports, totalLine, withExitStatus } from './totals.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', FORCE_COLOR: '0' };
@@ -21,33 +23,22 @@ const projectDirs = ['packages', 'tools']
 const args = process.argv.slice(2);
 const filtered = args.some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 
-/** Sums the JSON reports each project's vitest wrote; a project without one counts as failed. */
+/** Sums the JSON reports each project's vitest wrote (totals.mjs); a project without one counts as failed. */
 function collect(dirs, { requireAll }) {
-  const total = { passed: 0, failed: 0, skipped: 0, missing: [] };
+  const reports = [];
+  const missing = [];
   for (const dir of dirs) {
     const report = join(dir, '.vitest-report.json');
-    if (!existsSync(report)) {
-      total.missing.push(dir.slice(root.length));
-      continue;
-    }
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    total.passed += r.numPassedTests ?? 0;
-    total.failed += r.numFailedTests ?? 0;
-    total.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-    // A suite that failed to load (syntax error, import failure) has no tests but failed.
-    total.failed += (r.testResults ?? []).filter(
-      (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
-    ).length;
+    if (existsSync(report)) reports.push(JSON.parse(readFileSync(report, 'utf8')));
+    else missing.push(dir.slice(root.length));
   }
-  if (total.missing.length && requireAll) {
-    console.error(`no test report from: ${total.missing.join(', ')}`);
-    total.failed += total.missing.length;
-  }
+  const total = sumReports(reports, { missing, requireAll });
+  if (total.failedFiles.length) console.error(`\nfailed test files:\n  ${total.failedFiles.join('\n  ')}`);
   return total;
 }
 
 const clearReports = (dirs) => dirs.forEach((dir) => rmSync(join(dir, '.vitest-report.json'), { force: true }));
-const line = (t) => `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`;
+const line = totalLine;
 
 clearReports(projectDirs);
 const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
@@ -55,8 +46,7 @@ const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stre
   env,
   stdio: 'inherit',
 });
-const total = collect(projectDirs, { requireAll: !filtered });
-if (nx.status !== 0 && total.failed === 0) total.failed = 1;
+const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
 
 if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
   console.log(`\nfirst pass (node ${process.version}): ${line(total)}`);
@@ -111,7 +101,5 @@ function ltsPass() {
     );
     status ||= r.status ?? 1;
   }
-  const t = collect(dirs, { requireAll: true });
-  if (status !== 0 && t.failed === 0) t.failed = 1;
-  return { ...t, version };
+  return { ...withExitStatus(collect(dirs, { requireAll: true }), status), version };
 }

@@ -44,7 +44,8 @@ export const NODE_RUNTIME_WINDOWS: PinnedPackage = {
  */
 export function pinnedTarball(cacheDir: string, pin: PinnedPackage): string {
   const dir = join(cacheDir, 'node', pin.version);
-  const tarball = join(dir, `${pin.package}-${pin.version}.tgz`);
+  // npm pack names a scoped package's tarball without the `@` and with `-` for the `/`.
+  const tarball = join(dir, `${pin.package.replace(/^@/, '').replace('/', '-')}-${pin.version}.tgz`);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(tarball)) {
     const r = spawnSync(
