@@ -1,0 +1,86 @@
+import { BpfError } from './errors.js';
+import type { Libbpf } from './ffi.js';
+
+const BPF_ANY = 0;
+
+/**
+ * One BPF map of the loaded object, by fd. Writes are batched (`BPF_MAP_UPDATE_BATCH` /
+ * `BPF_MAP_DELETE_BATCH`, hash maps since Linux 5.6) with a per-element fallback when the kernel
+ * refuses batches (EINVAL/ENOTSUPP). A batch the kernel stops part way through reports how many
+ * elements it did, so a failure is never silently half-applied: the error says where it stopped.
+ */
+export class BpfMap {
+  #batches = true;
+
+  constructor(
+    private readonly lib: Libbpf,
+    readonly name: string,
+    readonly fd: number,
+    readonly keySize: number,
+    readonly valueSize: number,
+  ) {}
+
+  /** Writes every (key, value); keys and values of this map's sizes. */
+  update(entries: readonly (readonly [Buffer, Buffer])[]): void {
+    if (entries.length === 0) return;
+    for (const [key, value] of entries) this.#checkSizes(key, value);
+    if (this.#batches && entries.length > 1) {
+      const keys = Buffer.concat(entries.map(([key]) => key));
+      const values = Buffer.concat(entries.map(([, value]) => value));
+      const count: [number] = [entries.length];
+      const rc = this.lib.updateBatch(this.fd, keys, values, count, null);
+      if (rc === 0) return;
+      if (!this.#unsupported(-rc) || count[0] !== 0)
+        throw new BpfError(`update ${this.name} (batch of ${entries.length}, ${count[0]} done)`, -rc);
+      this.#batches = false;
+    }
+    for (const [key, value] of entries) {
+      const rc = this.lib.update(this.fd, key, value, BPF_ANY);
+      if (rc !== 0) throw new BpfError(`update ${this.name}`, -rc);
+    }
+  }
+
+  /** Deletes every key; a key already absent is not an error. */
+  delete(keys: readonly Buffer[]): void {
+    for (const key of keys) {
+      const rc = this.lib.remove(this.fd, key);
+      if (rc !== 0 && -rc !== ENOENT) throw new BpfError(`delete ${this.name}`, -rc);
+    }
+  }
+
+  /** Every (key, value) in the map, keys as hex. Reads one element at a time (drift check, tests). */
+  dump(): Map<string, Buffer> {
+    const out = new Map<string, Buffer>();
+    let key: Buffer | null = null;
+    for (;;) {
+      const next = Buffer.alloc(this.keySize);
+      const rc = this.lib.nextKey(this.fd, key, next);
+      if (rc !== 0) {
+        if (-rc === ENOENT) return out;
+        throw new BpfError(`next key of ${this.name}`, -rc);
+      }
+      const value = Buffer.alloc(this.valueSize);
+      const found = this.lib.lookup(this.fd, next, value);
+      if (found === 0) out.set(next.toString('hex'), value);
+      else if (-found !== ENOENT) throw new BpfError(`lookup in ${this.name}`, -found);
+      key = next;
+    }
+  }
+
+  #checkSizes(key: Buffer, value: Buffer): void {
+    if (key.length !== this.keySize || value.length !== this.valueSize)
+      throw new Error(
+        `${this.name}: key/value of ${key.length}/${value.length} bytes, map has ${this.keySize}/${this.valueSize}`,
+      );
+  }
+
+  #unsupported(errno: number): boolean {
+    return errno === EINVAL || errno === ENOTSUPP || errno === EOPNOTSUPP;
+  }
+}
+
+const ENOENT = 2;
+const EINVAL = 22;
+const EOPNOTSUPP = 95;
+/** The kernel's internal "not supported" (524), which bpf() can return for missing batch ops. */
+const ENOTSUPP = 524;

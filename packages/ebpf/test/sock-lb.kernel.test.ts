@@ -1,0 +1,146 @@
+// Kernel test: bpf/sock_lb.c loaded through libbpf and attached to a cgroup this test creates;
+// real connections from a lab pod whose client process is in that cgroup. Service entries are
+// written straight into the maps here (the backend's rendering is tested on its own).
+import { execFileSync } from 'node:child_process';
+import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, lbValue, serviceKey } from '../src/maps/layout.js';
+import { SockLb } from '../src/libbpf/sock-lb.js';
+import { TestCgroup } from './test-cgroup.js';
+
+const e2e = await kernelE2e('ebpf socket load balancer');
+
+/** What bpftool sees attached to a cgroup: one `attach_type name` per program. */
+function attachedTo(path: string): string[] {
+  const out = execFileSync('bpftool', ['-j', 'cgroup', 'show', path], { encoding: 'utf8' }).trim();
+  const list = (out === '' ? [] : JSON.parse(out)) as { attach_type: string; name: string }[];
+  return list.map((p) => `${p.attach_type} ${p.name}`).sort();
+}
+
+const V4 = '198.19.0.10';
+const V6 = '2001:db8:5e::10';
+
+describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
+  let lab: Lab;
+  let cgroup: TestCgroup;
+  let lb: SockLb;
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await Lab.create({ pods: ['client', 'pod-a', 'pod-b'] });
+    await Promise.all([lab.startEcho('pod-a', [8080]), lab.startEcho('pod-b', [8080])]);
+    cgroup = TestCgroup.create();
+    lb = SockLb.load();
+    lb.attach(cgroup.path);
+    const a = lab.pod('pod-a');
+    const b = lab.pod('pod-b');
+    lb.maps.endpoints.update([
+      [endpointKey(1, 0), endpointValue('IPv4', a.ipv4, 8080)],
+      [endpointKey(1, 1), endpointValue('IPv4', b.ipv4, 8080)],
+      [endpointKey(2, 0), endpointValue('IPv6', a.ipv6, 8080)],
+      [endpointKey(2, 1), endpointValue('IPv6', b.ipv6, 8080)],
+    ]);
+    const two = (id: number, affinitySeconds = 0) => lbValue({ id, count: 2, affinitySeconds, flags: 0 });
+    lb.maps.services4.update([
+      [serviceKey('IPv4', V4, 80, 'TCP'), two(1)],
+      [serviceKey('IPv4', V4, 53, 'UDP'), two(1)],
+      [serviceKey('IPv4', V4, 81, 'TCP'), two(1, 3600)],
+      [serviceKey('IPv4', V4, 82, 'TCP'), lbValue({ id: 3, count: 0, affinitySeconds: 0, flags: LB_REJECT })],
+      [serviceKey('IPv4', V4, 83, 'TCP'), lbValue({ id: 4, count: 0, affinitySeconds: 0, flags: LB_UNREACHABLE })],
+    ]);
+    lb.maps.services6.update([
+      [serviceKey('IPv6', V6, 80, 'TCP'), two(2)],
+      [serviceKey('IPv6', V6, 53, 'UDP'), two(2)],
+    ]);
+  });
+
+  afterAll(async () => {
+    lb?.close();
+    cgroup?.remove();
+    await lab?.delete();
+  });
+
+  const servers = (results: readonly { reply?: string }[]) => new Set(results.map((r) => r.reply?.split(' ')[0]));
+
+  it('attaches the eight programs to the test cgroup, each at its hook', () => {
+    expect(attachedTo(cgroup.path)).toEqual([
+      'cgroup_inet4_connect kpng_connect4',
+      'cgroup_inet4_getpeername kpng_getpeername4',
+      'cgroup_inet6_connect kpng_connect6',
+      'cgroup_inet6_getpeername kpng_getpeername6',
+      'cgroup_udp4_recvmsg kpng_recvmsg4',
+      'cgroup_udp4_sendmsg kpng_sendmsg4',
+      'cgroup_udp6_recvmsg kpng_recvmsg6',
+      'cgroup_udp6_sendmsg kpng_sendmsg6',
+    ]);
+  });
+
+  it('TCP to a ClusterIP reaches every endpoint, and getpeername() is the Service address (IPv4, IPv6)', async () => {
+    const client = lab.pod('client');
+    const v4 = await cgroup.client(client.namespace, { proto: 'tcp', ip: V4, port: 80, count: 20 });
+    expect(v4.every((r) => r.ok && r.peer === `${V4} 80`)).toBe(true);
+    expect(servers(v4)).toEqual(new Set(['pod-a', 'pod-b']));
+    // Not NATed: the endpoint sees the client's own address.
+    expect(v4[0]?.reply?.split(' ')[1]).toBe(client.ipv4);
+    const v6 = await cgroup.client(client.namespace, { proto: 'tcp', ip: V6, port: 80, count: 20 });
+    expect(v6.every((r) => r.ok && r.peer === `${V6} 80`)).toBe(true);
+    expect(servers(v6)).toEqual(new Set(['pod-a', 'pod-b']));
+  });
+
+  it('UDP, connected and unconnected: replies come from the Service address (IPv4, IPv6)', async () => {
+    const client = lab.pod('client').namespace;
+    for (const [ip, peer] of [
+      [V4, `${V4} 53`],
+      [V6, `${V6} 53`],
+    ] as const) {
+      for (const proto of ['udp', 'udp-sendto'] as const) {
+        const results = await cgroup.client(client, { proto, ip, port: 53, count: 12 });
+        expect(results.every((r) => r.ok && r.peer === peer)).toBe(true);
+        expect(servers(results)).toEqual(new Set(['pod-a', 'pod-b']));
+      }
+    }
+  });
+
+  it('session affinity keeps one client on one endpoint', async () => {
+    const results = await cgroup.client(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 81, count: 12 });
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(servers(results).size).toBe(1);
+  });
+
+  it('no endpoints: connect() fails at once with ECONNREFUSED; none usable: EHOSTUNREACH', async () => {
+    const client = lab.pod('client').namespace;
+    expect(await cgroup.client(client, { proto: 'tcp', ip: V4, port: 82 })).toEqual([
+      { ok: false, error: 'ECONNREFUSED' },
+    ]);
+    expect(await cgroup.client(client, { proto: 'tcp', ip: V4, port: 83 })).toEqual([
+      { ok: false, error: 'EHOSTUNREACH' },
+    ]);
+  });
+
+  it('an endpoint change is followed by the next connection', async () => {
+    const client = lab.pod('client').namespace;
+    lb.maps.endpoints.update([[endpointKey(1, 0), endpointValue('IPv4', lab.pod('pod-b').ipv4, 8080)]]);
+    const results = await cgroup.client(client, { proto: 'tcp', ip: V4, port: 80, count: 10 });
+    expect(servers(results)).toEqual(new Set(['pod-b']));
+    lb.maps.endpoints.update([[endpointKey(1, 0), endpointValue('IPv4', lab.pod('pod-a').ipv4, 8080)]]);
+  });
+
+  it('a process outside the cgroup is untouched: the ClusterIP is not translated for it', async () => {
+    const [result] = await cgroup.outsider(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
+    expect(result?.ok).toBe(false);
+  });
+
+  it('close() detaches every program: the cgroup translates nothing after', async () => {
+    const again = SockLb.load();
+    again.attach(cgroup.path);
+    expect(attachedTo(cgroup.path)).toHaveLength(16);
+    again.close();
+    expect(again.attachedTo).toBeUndefined();
+    expect(attachedTo(cgroup.path)).toHaveLength(8);
+    // The first instance is still attached; its own detach leaves the cgroup untranslated.
+    lb.detach();
+    expect(attachedTo(cgroup.path)).toEqual([]);
+    const [result] = await cgroup.client(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
+    expect(result?.ok).toBe(false);
+  });
+});

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import type { NetworkNamespace } from '@kpng/lab';
+import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
+
+const run = promisify(execFile);
+const PREFIX = 'kpng-test-';
+const CLIENT = new URL('./fixtures/sock-client.mjs', import.meta.url).pathname;
+
+export interface ClientResult {
+  readonly ok: boolean;
+  readonly reply?: string;
+  readonly peer?: string;
+  readonly error?: string;
+}
+
+export interface ClientRequest {
+  readonly proto: 'tcp' | 'udp' | 'udp-sendto';
+  readonly ip: string;
+  readonly port: number;
+  readonly count?: number;
+  readonly timeoutMs?: number;
+}
+
+const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
+
+/**
+ * A child cgroup of the cgroup v2 root made for one test file (`kpng-test-PID-RANDOM`): the
+ * programs attach here, and only processes the test spawns are moved in. `remove()` ends what is
+ * still in it (only ever the test's own processes) and deletes it. Nothing attaches to the root.
+ */
+export class TestCgroup {
+  private constructor(readonly path: string) {}
+
+  static create(): TestCgroup {
+    const [root] = readCgroupV2Mounts();
+    if (root === undefined) throw new Error('no cgroup v2 mount');
+    sweepTestCgroups(root);
+    const path = join(root, `${PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`);
+    mkdirSync(path);
+    return new TestCgroup(path);
+  }
+
+  /** Runs the socket client inside `namespace`, as a process of this cgroup (moved in before exec). */
+  async client(namespace: NetworkNamespace, request: ClientRequest): Promise<ClientResult[]> {
+    return this.#client(namespace, request, true);
+  }
+
+  /** The same client from outside the cgroup. */
+  async outsider(namespace: NetworkNamespace, request: ClientRequest): Promise<ClientResult[]> {
+    return this.#client(namespace, request, false);
+  }
+
+  async #client(namespace: NetworkNamespace, request: ClientRequest, inside: boolean): Promise<ClientResult[]> {
+    const full = { count: 1, timeoutMs: 2_000, ...request };
+    const argv = ['ip', 'netns', 'exec', namespace.name, process.execPath, CLIENT, JSON.stringify(full)];
+    // `ip netns exec` remounts /sys, hiding the cgroup mount: the shell moves itself in first.
+    const command = inside ? ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv] : argv;
+    const { stdout } = await run(command[0]!, command.slice(1), { timeout: 10_000 + full.count * full.timeoutMs });
+    return JSON.parse(stdout) as ClientResult[];
+  }
+
+  remove(): void {
+    removeCgroup(this.path);
+  }
+}
+
+function removeCgroup(path: string): void {
+  if (!existsSync(path)) return;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const pids = readFileSync(`${path}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).map(Number);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    try {
+      rmdirSync(path);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EBUSY') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); // the killed exit
+    }
+  }
+  throw new Error(`cgroup ${path} still busy`);
+}
+
+/** Test cgroups whose test process died without removing them. */
+function sweepTestCgroups(root: string): void {
+  for (const entry of readdirSync(root)) {
+    const match = /^kpng-test-(\d+)-[0-9a-f]+$/.exec(entry);
+    if (match && !alive(Number(match[1]))) removeCgroup(join(root, entry));
+  }
+}
