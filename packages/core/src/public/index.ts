@@ -40,6 +40,18 @@ export type {
 } from '../nodeview/types.js';
 export { findService } from '../nodeview/find-service.js';
 
+// The node-local policy view: what a NetworkPolicy enforcer consumes
+export type {
+  AllowRule,
+  DirectionPolicy,
+  PodKey,
+  PodPolicy,
+  PolicyKey,
+  PolicyState,
+  PortRange,
+} from '../policy/index.js';
+export { allowsConnection, podKey, policyKey, type Connection } from '../policy/index.js';
+
 // What a backend implements
 export type { Backend, DriftKinds, SyncOutcome, SyncRequest } from '../sync/backend.js';
 export {

@@ -50,6 +50,17 @@ export type { ModelReader } from '../model/reader.js';
 export type { ChangeSet } from '../model/change-set.js';
 export { GlobalModel, type GlobalSnapshot, type ModelObserver } from '../model/global-model.js';
 export { NodeViewer, computeNodeLocalState } from '../nodeview/node-viewer.js';
+export {
+  PolicyView,
+  convertNamespace,
+  convertNetworkPolicy,
+  convertPod,
+  type LabelSelector,
+  type NetworkPolicyModel,
+  type PolicyNamespace,
+  type PolicyPod,
+  type PolicyUpdate,
+} from '../policy/index.js';
 
 // Syncing
 export { SyncLoop, type SyncLoopOptions } from '../sync/sync-loop.js';

@@ -1,0 +1,30 @@
+/** The node-local policy view: NetworkPolicy semantics as pure functions, kept incrementally. */
+export type {
+  AllowRule,
+  DirectionPolicy,
+  IPBlock,
+  LabelSelector,
+  Labels,
+  NamedPort,
+  NetworkPolicyModel,
+  PodKey,
+  PodPolicy,
+  PolicyKey,
+  PolicyNamespace,
+  PolicyPeer,
+  PolicyPod,
+  PolicyPort,
+  PolicyRule,
+  PolicyState,
+  PolicyType,
+  PortRange,
+  SelectorOperator,
+  SelectorRequirement,
+} from './types.js';
+export { podKey, policyKey } from './types.js';
+export { EVERYTHING, matchesSelector } from './selector.js';
+export { ipBlockCIDRs } from './ip-block.js';
+export { podPolicy, type PeerResolver } from './evaluate.js';
+export { PolicyView, type PolicyUpdate } from './policy-view.js';
+export { allowsConnection, type Connection } from './allows.js';
+export { convertNamespace, convertNetworkPolicy, convertPod, POLICY_LIMITS } from './convert.js';
