@@ -1,6 +1,8 @@
 import type { GlobalSnapshot } from '../../model/global-model.js';
 import type { LocalService, NodeLocalState } from '../../nodeview/types.js';
-import { toError } from '../../util/errors.js';
+import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
+import { reportInvalid } from '../../watch/convert/report.js';
+import { localStateRefusals } from '../../watch/convert/validate.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
 import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
@@ -28,6 +30,27 @@ export interface WatchOptions extends GrpcSourceOptions {
 }
 
 /**
+ * A node-local state decoded from the stream passes the checks core's own node view meets
+ * (`localStateRefusals`) before any handler sees it. A state that fails is refused whole: each
+ * object is reported as an invalid API object is (a warning and `kpng_invalid_objects_total{kind}`),
+ * the handler keeps the state it has, and the stream is opened again with backoff (the server then
+ * sends its current state). Objects reused from the decode cache were checked when first decoded.
+ */
+function checkedLocalDecoder(decode: StateDecoder<NodeLocalState>): StateDecoder<NodeLocalState> {
+  const checked = new WeakSet<object>();
+  return (buf, start, end) => {
+    const delivery = decode(buf, start, end);
+    const refusals = localStateRefusals(delivery.state, checked);
+    if (refusals.length === 0) return delivery;
+    for (const r of refusals) reportInvalid(r.kind, `local stream: ${r.where.slice(0, 300)}`, r.problems);
+    throw new KpngError(
+      ErrorCodes.InvalidObject,
+      `refused the node-local state at revision ${delivery.revision}: ${refusals.length} invalid object(s)`,
+    );
+  };
+}
+
+/**
  * Watches core's node-local stream at `address` (`unix:///run/kpng/kpng.sock`, `127.0.0.1:PORT`):
  * calls `handler` with each new complete state, asks for the next only after the handler resolved,
  * reconnects with backoff and resumes from the last state handled. Resolves once `signal` aborts.
@@ -38,7 +61,8 @@ export function watchLocalState(
   options: WatchOptions = {},
 ): Promise<void> {
   const cache = options.decodeCache === false ? undefined : new DecodedItemCache<LocalService>();
-  return watchRemote('local', address, (buf, start, end) => decodeLocalState(buf, start, end, cache), handler, options);
+  const decode = checkedLocalDecoder((buf, start, end) => decodeLocalState(buf, start, end, cache));
+  return watchRemote('local', address, decode, handler, options);
 }
 
 /** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */

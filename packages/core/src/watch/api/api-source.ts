@@ -10,6 +10,8 @@ import {
 import type { WatchOptions } from '../../stream/client/client.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
+import { reportInvalid } from '../convert/report.js';
+import { nodeProblems, serviceCIDRProblems, serviceProblems, sliceProblems } from '../convert/validate.js';
 
 export interface ApiSourceOptions {
   /** The central core's global stream: `host:port` or `unix:///path`. */
@@ -23,10 +25,16 @@ export interface ApiSourceOptions {
  * process's model with it. Each complete state is turned into upserts for the objects whose
  * decoded form changed (the client keeps unchanged objects identical) and deletes for the ones
  * that vanished, so the local model and its revisions move only with real changes.
+ *
+ * Each changed object passes the checks an API object passes (`watch/convert/validate.ts`) before
+ * it reaches the model: one that fails is reported as an invalid API object is (a warning and
+ * `kpng_invalid_objects_total{kind}`) and skipped, and the version delivered before it stays.
  */
 export class ApiSource implements Source {
   readonly name = 'api';
   readonly #delivered = new Map<string, unknown>();
+  /** The last version of each object refused, so that a state repeating it does not report it again. */
+  readonly #refused = new Map<string, unknown>();
 
   constructor(private readonly options: ApiSourceOptions) {}
 
@@ -54,21 +62,27 @@ export class ApiSource implements Source {
   #diff(snapshot: GlobalSnapshot, triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>): ModelEvent[] {
     const events: ModelEvent[] = [];
     const seen = new Set<string>();
-    const visit = (id: string, object: unknown, upsert: () => ModelEvent) => {
+    const visit = <T>(id: string, object: T, problems: (o: T) => readonly string[], upsert: () => ModelEvent) => {
       seen.add(id);
-      if (this.#delivered.get(id) === object) return;
+      if (this.#delivered.get(id) === object || this.#refused.get(id) === object) return;
+      const found = problems(object);
+      if (found.length > 0) {
+        this.#refused.set(id, object);
+        reportInvalid(id.slice(0, id.indexOf('/')) as ObjectKind, `global stream: ${id.slice(0, 300)}`, found);
+        return;
+      }
+      this.#refused.delete(id);
       this.#delivered.set(id, object);
       events.push(upsert());
     };
     for (const s of snapshot.services) {
       const key = serviceKey(s.namespace, s.name);
-      visit(`Service/${key}`, s, () => ({ kind: 'Service', op: 'upsert', key, object: s }));
+      visit(`Service/${key}`, s, serviceProblems, () => ({ kind: 'Service', op: 'upsert', key, object: s }));
     }
     for (const s of snapshot.endpointSlices) {
       const key = sliceKey(s.namespace, s.name);
-      const times = triggerTimes.get(serviceKey(s.namespace, s.serviceName));
-      const triggerTime = times && times.length > 0 ? Math.max(...times) : undefined;
-      visit(`EndpointSlice/${key}`, s, () => ({
+      const triggerTime = latest(triggerTimes.get(serviceKey(s.namespace, s.serviceName)));
+      visit(`EndpointSlice/${key}`, s, sliceProblems, () => ({
         kind: 'EndpointSlice',
         op: 'upsert',
         key,
@@ -77,11 +91,22 @@ export class ApiSource implements Source {
       }));
     }
     for (const n of snapshot.nodes) {
-      visit(`Node/${n.name}`, n, () => ({ kind: 'Node', op: 'upsert', key: nodeName(n.name), object: n }));
+      visit(`Node/${n.name}`, n, nodeProblems, () => ({
+        kind: 'Node',
+        op: 'upsert',
+        key: nodeName(n.name),
+        object: n,
+      }));
     }
     for (const c of snapshot.serviceCIDRs) {
-      visit(`ServiceCIDR/${c.name}`, c, () => ({ kind: 'ServiceCIDR', op: 'upsert', key: c.name, object: c }));
+      visit(`ServiceCIDR/${c.name}`, c, serviceCIDRProblems, () => ({
+        kind: 'ServiceCIDR',
+        op: 'upsert',
+        key: c.name,
+        object: c,
+      }));
     }
+    for (const id of [...this.#refused.keys()]) if (!seen.has(id)) this.#refused.delete(id);
     for (const id of [...this.#delivered.keys()]) {
       if (seen.has(id)) continue;
       this.#delivered.delete(id);
@@ -92,4 +117,12 @@ export class ApiSource implements Source {
     }
     return events;
   }
+}
+
+/** The newest of `times` (a loop: spreading a list of any length into `Math.max` can overflow the stack). */
+function latest(times: readonly number[] | undefined): number | undefined {
+  if (times === undefined || times.length === 0) return undefined;
+  let max = times[0]!;
+  for (const t of times) if (t > max) max = t;
+  return max;
 }

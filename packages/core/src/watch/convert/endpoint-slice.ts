@@ -2,7 +2,9 @@ import type { EndpointModel, EndpointSliceModel, EndpointSlicePort, IPFamily } f
 import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
 import { formatParsedIP, parseIP } from '../../util/ip.js';
 import { nameProblem, readMetadata } from './names.js';
-import { type Converted, finish, rejected } from './result.js';
+import { OBJECT_LIMITS } from './limits.js';
+import { type Converted, finish, rejected, validated } from './result.js';
+import { sliceProblems } from './validate.js';
 import { PROTOCOLS } from './service-ports.js';
 import { parseTriggerTime, TRIGGER_TIME_ANNOTATION } from './trigger-time.js';
 
@@ -19,7 +21,7 @@ export interface ConvertedSlice {
 /** Semantics 2.3: a port with a nil name, or a nil or zero port number, is ignored, not an error. */
 function readSlicePorts(fields: FieldErrors, value: unknown): readonly EndpointSlicePort[] {
   const ports: EndpointSlicePort[] = [];
-  (fields.array(value, 'ports') ?? []).forEach((item, i) => {
+  (fields.array(value, 'ports', { max: OBJECT_LIMITS.slicePorts }) ?? []).forEach((item, i) => {
     const at = fieldPath('ports', i);
     const entry = fields.object(item, at, { required: true });
     if (!entry) return;
@@ -37,7 +39,7 @@ function readSlicePorts(fields: FieldErrors, value: unknown): readonly EndpointS
 /** `hints.forZones[].name` or `hints.forNodes[].name`, sorted; undefined when there are none. */
 function readHintNames(fields: FieldErrors, value: unknown, path: string): readonly string[] | undefined {
   const names: string[] = [];
-  (fields.array(value, path) ?? []).forEach((item, i) => {
+  (fields.array(value, path, { max: OBJECT_LIMITS.endpointHints }) ?? []).forEach((item, i) => {
     const hint = fields.object(item, fieldPath(path, i), { required: true });
     const name = fields.string(hint?.['name'], fieldPath(fieldPath(path, i), 'name'), { required: true });
     if (name !== undefined) names.push(name);
@@ -108,13 +110,14 @@ export function convertEndpointSlice(obj: unknown): Converted<ConvertedSlice> {
 
   const ports = readSlicePorts(fields, obj['ports']);
   const endpoints: EndpointModel[] = [];
-  (fields.array(obj['endpoints'], 'endpoints') ?? []).forEach((value, i) => {
+  (fields.array(obj['endpoints'], 'endpoints', { max: OBJECT_LIMITS.sliceEndpoints }) ?? []).forEach((value, i) => {
     const endpoint = readEndpoint(fields, value, fieldPath('endpoints', i), addressType);
     if (endpoint) endpoints.push(endpoint);
   });
   const triggerTime = parseTriggerTime(meta.annotations[TRIGGER_TIME_ANNOTATION]);
-  return finish(fields, () => ({
+  const result = finish(fields, () => ({
     slice: { namespace: meta.namespace, name: meta.name, serviceName, addressType, ports, endpoints },
     ...(triggerTime !== undefined ? { triggerTime } : {}),
   }));
+  return validated(result, (c) => (c.slice ? sliceProblems(c.slice) : []));
 }

@@ -4,6 +4,8 @@
  * field it needs, then fails if any error was recorded, so one pass reports all problems at once.
  */
 
+import { OBJECT_LIMITS } from './limits.js';
+
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 export function isJsonObject(value: unknown): value is JsonObject {
@@ -41,15 +43,25 @@ interface Presence {
   readonly required?: boolean;
 }
 
+/** Problems kept per object: an object with 100,000 bad entries makes one bounded log line. */
+const MAX_ERRORS = 20;
+
 export class FieldErrors {
-  readonly errors: string[] = [];
+  readonly #errors: string[] = [];
+  #more = 0;
 
   get ok(): boolean {
-    return this.errors.length === 0;
+    return this.#errors.length === 0;
+  }
+
+  /** The first problems found, and how many more there were. */
+  get errors(): readonly string[] {
+    return this.#more === 0 ? this.#errors : [...this.#errors, `... and ${this.#more} more`];
   }
 
   add(path: string, problem: string): void {
-    this.errors.push(`${path}: ${problem}`);
+    if (this.#errors.length < MAX_ERRORS) this.#errors.push(`${path}: ${problem}`);
+    else this.#more++;
   }
 
   /** Records a problem with the offending value shown (bounded). */
@@ -70,10 +82,16 @@ export class FieldErrors {
     return undefined;
   }
 
-  array(value: unknown, path: string, opts: Presence = {}): readonly unknown[] | undefined {
+  /** A list of at most `opts.max` entries (default {@link OBJECT_LIMITS}`.listEntries`): an absurd count is refused before any entry is read. */
+  array(value: unknown, path: string, opts: Presence & { readonly max?: number } = {}): readonly unknown[] | undefined {
     if (this.missing(value, path, opts)) return undefined;
-    if (Array.isArray(value)) return value;
-    this.invalid(path, 'must be a list', value);
+    if (!Array.isArray(value)) {
+      this.invalid(path, 'must be a list', value);
+      return undefined;
+    }
+    const max = opts.max ?? OBJECT_LIMITS.listEntries;
+    if (value.length <= max) return value;
+    this.add(path, `must have at most ${max} entries, got ${value.length}`);
     return undefined;
   }
 

@@ -2,7 +2,8 @@ import type { NodeModel } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject, type JsonObject } from './fields.js';
 import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../util/ip.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected } from './result.js';
+import { type Converted, finish, rejected, validated } from './result.js';
+import { nodeProblems } from './validate.js';
 
 /** The cluster autoscaler's taint on a node it is about to remove. */
 export const TO_BE_DELETED_TAINT = 'ToBeDeletedByClusterAutoscaler';
@@ -42,13 +43,17 @@ function readAddresses(fields: FieldErrors, status: JsonObject | undefined): rea
     return { at, type: fields.string(entry?.['type'], fieldPath(at, 'type')), address: entry?.['address'] };
   });
   const addresses: string[] = [];
+  const seen = new Set<string>();
   for (const wanted of ADDRESS_TYPES) {
     for (const { at, type, address } of entries.filter((e) => e.type === wanted)) {
       const text = fields.string(address, fieldPath(at, 'address'), { required: true });
       const ip = text === undefined ? undefined : parseIP(text);
       if (text !== undefined && !ip)
         fields.invalid(fieldPath(at, 'address'), `${type} must be a valid IP address`, text);
-      if (ip && !addresses.includes(formatIP(ip))) addresses.push(formatIP(ip));
+      if (ip && !seen.has(formatIP(ip))) {
+        seen.add(formatIP(ip));
+        addresses.push(formatIP(ip));
+      }
     }
   }
   return addresses;
@@ -68,11 +73,12 @@ export function convertNode(obj: unknown): Converted<NodeModel> {
   const podCIDRs = readPodCIDRs(fields, spec);
   const addresses = readAddresses(fields, status);
   const beingRemoved = hasToBeDeletedTaint(fields, spec);
-  return finish(fields, () => ({
+  const result = finish(fields, () => ({
     name: meta!.name,
     labels: proxyLabels(meta!.labels),
     podCIDRs,
     addresses,
     eligible: !meta!.deleting && !beingRemoved,
   }));
+  return validated(result, nodeProblems);
 }

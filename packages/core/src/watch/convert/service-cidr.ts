@@ -2,7 +2,8 @@ import type { ServiceCIDRModel } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
 import { formatCIDR, parseCIDR } from '../../util/ip.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected } from './result.js';
+import { type Converted, finish, rejected, validated } from './result.js';
+import { serviceCIDRProblems } from './validate.js';
 
 /**
  * A `networking.k8s.io/v1` (or v1beta1, same shape) ServiceCIDR: its name and `spec.cidrs`,
@@ -23,5 +24,8 @@ export function convertServiceCIDR(obj: unknown): Converted<ServiceCIDRModel> {
     if (cidr) cidrs.push(formatCIDR(cidr));
     else fields.invalid(at, 'must be a valid CIDR', text);
   });
-  return finish(fields, () => ({ name: meta!.name, cidrs: [...new Set(cidrs)].sort() }));
+  return validated(
+    finish(fields, () => ({ name: meta!.name, cidrs: [...new Set(cidrs)].sort() })),
+    serviceCIDRProblems,
+  );
 }

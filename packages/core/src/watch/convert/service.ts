@@ -1,7 +1,8 @@
 import type { ServiceModel, SessionAffinity, TrafficPolicy } from '../../model/types.js';
 import { FieldErrors, isJsonObject, type JsonObject } from './fields.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected } from './result.js';
+import { type Converted, finish, rejected, validated } from './result.js';
+import { serviceProblems } from './validate.js';
 import { readClusterIPs, readExternalIPs, readLoadBalancerIPs, readSourceRanges } from './service-ips.js';
 import { readServicePorts } from './service-ports.js';
 
@@ -64,7 +65,7 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
     fields.int(spec['healthCheckNodePort'], 'spec.healthCheckNodePort', { min: 0, max: 65535 }) ?? 0;
   const trafficDistribution = fields.string(spec['trafficDistribution'], 'spec.trafficDistribution');
 
-  return finish(fields, () => ({
+  const result = finish(fields, () => ({
     namespace: meta.namespace,
     name: meta.name,
     type,
@@ -79,4 +80,5 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
     healthCheckNodePort,
     ...(trafficDistribution ? { trafficDistribution } : {}),
   }));
+  return validated(result, serviceProblems);
 }
