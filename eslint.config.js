@@ -19,9 +19,14 @@ const privateTools = {
   group: ['@kpng/lab', '@kpng/lab/*', '@kpng/bench', '@kpng/release'],
   message: "tools/* are private: a package's runtime code never imports them.",
 };
-const noCore = {
-  group: ['@kpng/core', '@kpng/core/*'],
-  message: 'nft/src/nftables is a generic nftables library: it never imports core.',
+const noKpng = {
+  group: ['@kpng/*', '@kpng/*/*', '!@kpng/lab', '!@kpng/kit', '!@kpng/kit/*'],
+  message:
+    '@kpng/nftables is a generic nftables library: it imports no kpng package (the kit and, in tests, the lab aside).',
+};
+const noNftBackend = {
+  group: ['@kpng/nft', '@kpng/nft/*'],
+  message: 'The IPVS backend uses the nftables library (@kpng/nftables), never the nft backend.',
 };
 /** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
 const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
@@ -63,11 +68,20 @@ export default tseslint.config(
   },
   {
     // The nftables library is knftables-shaped and knows nothing of Kubernetes or kpng's core.
-    files: ['packages/nft/src/nftables/**/*.ts'],
-    rules: { 'no-restricted-imports': restrict(privateTools, noCore) },
+    files: ['packages/nftables/src/**/*.ts'],
+    rules: { 'no-restricted-imports': restrict(privateTools, noKpng) },
   },
   {
-    files: TEST_CODE.map((glob) => `packages/nft/src/nftables/${glob}`),
-    rules: { 'no-restricted-imports': restrict(noCore) },
+    files: TEST_CODE.map((glob) => `packages/nftables/src/${glob}`),
+    rules: { 'no-restricted-imports': restrict(noKpng) },
+  },
+  {
+    files: ['packages/ipvs/src/**/*.ts'],
+    ignores: TEST_CODE,
+    rules: { 'no-restricted-imports': restrict(privateTools, noNftBackend) },
+  },
+  {
+    files: ['packages/ipvs/test/**/*.ts', ...TEST_CODE.map((glob) => `packages/ipvs/src/${glob}`)],
+    rules: { 'no-restricted-imports': restrict(noNftBackend) },
   },
 );

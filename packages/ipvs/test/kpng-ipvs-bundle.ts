@@ -22,8 +22,7 @@ const KUBE_PROXY_PACKAGE = new URL('../../kube-proxy/', import.meta.url);
 
 /**
  * The runner imports the bundle and calls its `main`. Not the bundle itself as the script: every
- * bin in it (kpng-ipvs's, and kpng-nft's, which `@kpng/nft`'s entry brings along; in kube-proxy's,
- * also kube-proxy's own) starts itself when `process.argv[1]` is its module's file, and in one file
+ * bin in it (kpng-ipvs's; in kube-proxy's, also kpng-nft's and kube-proxy's own) starts itself when `process.argv[1]` is its module's file, and in one file
  * they all share that name.
  */
 const runner = (bundle: string): string => `const { main } = await import('./${bundle}');

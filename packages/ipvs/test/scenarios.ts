@@ -1,8 +1,15 @@
 // The e2e scenario, computed on the host through core's real node view (nft's fixtures) and handed
 // to the guest as JSON: importing core under emulation costs over a minute, the state is plain data.
 import type { NodeLocalState } from '@kpng/core';
-import { CLIENT_RANGES, OTHER_RANGES } from '@kpng/core/testing';
-import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
+import {
+  CLIENT_RANGES,
+  clusterIPs,
+  externalIPs,
+  nodeState,
+  on,
+  OTHER_RANGES,
+  type ServiceFixture,
+} from '@kpng/core/testing';
 
 export const ECHO_PORT = 8080;
 export const HOLD_PORT = 9090;

@@ -4,7 +4,7 @@
 import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NftBackend } from '../src/backend/nft-backend.js';
-import { createNftClient, type NftClient } from '../src/nftables/index.js';
+import { createNftClient, type NftClient } from '@kpng/nftables';
 import { nodeState, type ServiceFixture } from '../src/testing/fixtures.js';
 import { allFeatures, clusterIPs, on } from '../src/testing/scenarios.js';
 import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from './lab.js';

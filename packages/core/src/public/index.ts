@@ -86,6 +86,9 @@ export {
   ipFamilyOf,
 } from '../watch/convert/index.js';
 
+// kube-proxy's nftables sync failure counter, shared by the backends that write nftables
+export { createNftablesSyncFailures } from '../metrics/nftables-sync.js';
+
 // Stale UDP conntrack cleanup, shared by the Linux backends
 export {
   ConntrackTool,

@@ -1,4 +1,4 @@
-import type { TurnBudget } from '@kpng/nft/nftables';
+import type { TurnBudget } from '@kpng/nftables';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import {
   type ObservedRealServer,

@@ -1,6 +1,7 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
-import { clusterIPs, FakeNft, nodeState, on, POD } from '@kpng/nft/testing';
-import { Transaction, type NftObject } from '@kpng/nft/nftables';
+import { clusterIPs, nodeState, on, POD } from '@kpng/core/testing';
+import { FakeNft } from '@kpng/nftables/testing';
+import { Transaction, type NftObject } from '@kpng/nftables';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';
 import { VS4 } from '../ipvs/ipvs-cases.js';

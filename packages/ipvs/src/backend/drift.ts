@@ -13,7 +13,7 @@
  * - `nft-table`, `nft-set`, `nft-chain`: the `kpng-ipvs` table deleted (or `nft flush ruleset`), a
  *   set deleted or flushed, a chain deleted: one check-mode `nft` call (see `NftTableState.probe`).
  */
-import { isAlreadyExists, isNotFound, type Nft, type NftError, Transaction } from '@kpng/nft/nftables';
+import { isAlreadyExists, isNotFound, type Nft, type NftError, Transaction } from '@kpng/nftables';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import { realServerKey, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
 import type { AppliedVirtualServer } from '../render/diff.js';

@@ -1,4 +1,4 @@
-import type { Execer } from '@kpng/nft/nftables';
+import type { Execer } from '@kpng/nftables';
 import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
 
 /**

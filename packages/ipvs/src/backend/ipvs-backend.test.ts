@@ -1,5 +1,6 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
-import { clusterIPs, externalIPs, FakeNft, nodeState, on, POD, type ServiceFixture } from '@kpng/nft/testing';
+import { clusterIPs, externalIPs, nodeState, on, POD, type ServiceFixture } from '@kpng/core/testing';
+import { FakeNft } from '@kpng/nftables/testing';
 import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';

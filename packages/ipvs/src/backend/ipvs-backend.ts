@@ -18,7 +18,7 @@ import {
   timeoutExecer,
   Transaction,
   TurnBudget,
-} from '@kpng/nft/nftables';
+} from '@kpng/nftables';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';

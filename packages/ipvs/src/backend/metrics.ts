@@ -2,11 +2,10 @@
  * The IPVS backend's own metrics. Core's sync loop registers kube-proxy's `sync_proxy_rules_*`
  * family for every backend; upstream's IPVS mode adds only `..._iptables_restore_failures_total`
  * (its filtering is iptables), so kpng's IPVS backend counts its filtering writes under the
- * nftables name (the `kpng-ipvs` table is written by `nft`, through the nft backend's metrics), and
+ * nftables name (the `kpng-ipvs` table is written by `nft`; core's `createNftablesSyncFailures`, shared with the nft backend), and
  * adds what IPVS itself is: refused netlink calls and the size of the table.
  */
-import type { IPFamily } from '@kpng/core';
-import { createNftMetrics } from '@kpng/nft';
+import { createNftablesSyncFailures, type IPFamily } from '@kpng/core';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface IpvsMetrics {
@@ -22,7 +21,7 @@ export const NO_IPVS_METRICS: IpvsMetrics = { nftFailed() {}, netlinkFailed() {}
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIpvsMetrics(registry: Registry): IpvsMetrics {
-  const nft = createNftMetrics(registry);
+  const nftFailed = createNftablesSyncFailures(registry);
   const registers = [registry];
   const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
@@ -34,7 +33,7 @@ export function createIpvsMetrics(registry: Registry): IpvsMetrics {
   const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');
   const draining = gauge('kpng_ipvs_draining_real_servers', 'real servers at weight 0 waiting for their connections');
   return {
-    nftFailed: (family) => nft.syncFailed(family),
+    nftFailed,
     netlinkFailed: (operation) => netlink.inc({ operation }),
     tableSize(family, vs, rs, drain) {
       virtualServers.set({ ip_family: family }, vs);

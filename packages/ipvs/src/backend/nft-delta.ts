@@ -1,4 +1,4 @@
-import type { Element, NftObject, Transaction, TurnBudget } from '@kpng/nft/nftables';
+import type { Element, NftObject, Transaction, TurnBudget } from '@kpng/nftables';
 import type { DesiredVirtualServer } from '../render/desired.js';
 import { contribute, type ElementCounts } from '../render/filter-elements.js';
 import type { FilterTable } from '../render/filter-table.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@kpng/core';
-import type { Execer, Nft } from '@kpng/nft/nftables';
+import type { Execer, Nft } from '@kpng/nftables';
 import type { Registry } from 'prom-client';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { IpvsConfig } from '../render/options.js';

@@ -1,6 +1,15 @@
-import { fullSyncRequest, type NodeFixture, partialSyncRequest } from '@kpng/core/testing';
-import { allFeatures, clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
-import { TurnBudget } from '@kpng/nft/nftables';
+import {
+  allFeatures,
+  clusterIPs,
+  externalIPs,
+  fullSyncRequest,
+  type NodeFixture,
+  nodeState,
+  on,
+  partialSyncRequest,
+  type ServiceFixture,
+} from '@kpng/core/testing';
+import { TurnBudget } from '@kpng/nftables';
 import { describe, expect, it } from 'vitest';
 import { type RenderCache, renderDesired, renderDesiredYielding } from '../render/desired.js';
 import { DEFAULT_IPVS_CONFIG } from '../render/options.js';

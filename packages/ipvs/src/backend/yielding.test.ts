@@ -1,5 +1,5 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
-import { allFeatures, clusterIPs, type EndpointFixture, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
+import { allFeatures, clusterIPs, type EndpointFixture, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
 import { backendRig } from '../testing/backend-rig.js';
 

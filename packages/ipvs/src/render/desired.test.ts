@@ -1,4 +1,4 @@
-import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/nft/testing';
+import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
 import { renderDesired } from './desired.js';
 import { filterTable } from './filter-table.js';

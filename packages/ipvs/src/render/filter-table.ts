@@ -1,5 +1,5 @@
 import type { IPFamily } from '@kpng/core';
-import type { Family, NftObject, TurnBudget } from '@kpng/nft/nftables';
+import type { Family, NftObject, TurnBudget } from '@kpng/nftables';
 import type { DesiredState } from './desired.js';
 import { contribute, ElementCounts, VS_SETS } from './filter-elements.js';
 import { type IpvsConfig, NFT_TABLE } from './options.js';

@@ -1,4 +1,4 @@
-import { FakeNft } from '@kpng/nft/testing';
+import { FakeNft } from '@kpng/nftables/testing';
 import { IpvsBackend } from '../backend/ipvs-backend.js';
 import type { IpvsBackendOptions } from '../backend/options.js';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';

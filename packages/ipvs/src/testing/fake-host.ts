@@ -1,4 +1,4 @@
-import type { Execer, ExecResult } from '@kpng/nft/nftables';
+import type { Execer, ExecResult } from '@kpng/nftables';
 
 /**
  * The `ip` and `sysctl` commands `NodeHost` runs, answered from memory: the dummy link, its

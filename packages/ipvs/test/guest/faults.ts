@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { NodeLocalState, SyncOutcome } from '@kpng/core';
 import type { Lab, NetworkNamespace } from '@kpng/lab';
-import { createNftClient } from '@kpng/nft/nftables';
+import { createNftClient } from '@kpng/nftables';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelShim, type KernelShim, printFigure } from '@kpng/lab/fault';

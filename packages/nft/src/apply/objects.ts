@@ -1,5 +1,5 @@
 /** Rendered specs -> the nftables library's objects, for one family's table. */
-import type { Chain, Element, NftMap, NftSet, Rule, Table } from '../nftables/index.js';
+import type { Chain, Element, NftMap, NftSet, Rule, Table } from '@kpng/nftables';
 import type { FamilySyntax } from '../render/family.js';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 

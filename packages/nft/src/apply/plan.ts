@@ -5,7 +5,7 @@
  * an instance, or after a failure, when we cannot know what the kernel holds): the same from an
  * empty table, dropped and recreated in the same atomic transaction.
  */
-import type { Transaction } from '../nftables/index.js';
+import type { Transaction, TurnBudget } from '@kpng/nftables';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 import {
   chainObject,
@@ -18,7 +18,6 @@ import {
   type TableRef,
 } from './objects.js';
 import type { Delta } from './store.js';
-import type { TurnBudget } from '../nftables/turn-budget.js';
 
 export function writePartial(tx: Transaction, ref: TableRef, delta: Delta): void {
   for (const chain of delta.addChains) {

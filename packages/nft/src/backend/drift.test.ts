@@ -1,8 +1,8 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../nftables/index.js';
-import { FakeNft } from '../nftables/testing.js';
+import type { Transaction } from '@kpng/nftables';
+import { FakeNft } from '@kpng/nftables/testing';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
 import { NftBackend } from './nft-backend.js';
 

@@ -7,7 +7,7 @@ import { findService, type IPFamily, type LocalService, type NodeLocalState, typ
 import { writeFull, writePartial } from '../apply/plan.js';
 import { chainRef, elementObject, listElementObjects, type TableRef } from '../apply/objects.js';
 import { deltaSize, FamilyStore } from '../apply/store.js';
-import type { Transaction } from '../nftables/index.js';
+import type { Transaction, TurnBudget } from '@kpng/nftables';
 import type { NftConfig } from '../render/config.js';
 import { renderContext, sameChainRendering, type RenderContext } from '../render/context.js';
 import { familySyntax } from '../render/family.js';
@@ -17,7 +17,6 @@ import { renderService } from '../render/service.js';
 import { MAP_NAMES, skeletonChains, skeletonSets } from '../render/skeleton.js';
 import { SlotMemory } from '../render/slots.js';
 import type { FamilyRuleset } from '../render/types.js';
-import type { TurnBudget } from '../nftables/turn-budget.js';
 
 const NODE_OWNER = '#node';
 

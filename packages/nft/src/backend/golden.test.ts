@@ -3,7 +3,7 @@
 // the diff: it is the ruleset change.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FakeNft } from '../nftables/testing.js';
+import { FakeNft } from '@kpng/nftables/testing';
 import { nodeState } from '../testing/fixtures.js';
 import { clusterIPs, externalIPs, on } from '../testing/scenarios.js';
 import { RecordingLogger } from '@kpng/core/testing';

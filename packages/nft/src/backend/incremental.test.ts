@@ -3,7 +3,7 @@
 import type { IPFamily, ServiceKey, SyncRequest } from '@kpng/core';
 import { serviceKey } from '@kpng/core';
 import { describe, expect, it } from 'vitest';
-import { FakeNft } from '../nftables/testing.js';
+import { FakeNft } from '@kpng/nftables/testing';
 import { render } from '../render/ruleset.js';
 import { nodeState, NODE_IPV4, NODE_IPV6, type ServiceFixture } from '../testing/fixtures.js';
 import { RecordingLogger } from '@kpng/core/testing';

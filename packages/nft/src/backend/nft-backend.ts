@@ -35,15 +35,15 @@ import {
   isTimeout,
   NftError,
   processExecer,
+  TurnBudget,
   type Nft,
   type Transaction,
-} from '../nftables/index.js';
+} from '@kpng/nftables';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
 import { DEFAULT_WRITE_TIMEOUT_MS, type NftBackendOptions } from './options.js';
-import { TurnBudget } from '../nftables/turn-budget.js';
 
 export class NftBackend implements Backend {
   readonly name = 'nft';

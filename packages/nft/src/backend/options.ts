@@ -1,6 +1,6 @@
 import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Registry } from 'prom-client';
-import type { Execer, Nft } from '../nftables/index.js';
+import type { Execer, Nft } from '@kpng/nftables';
 import type { NftConfigInput } from '../render/config.js';
 import type { NftMetrics } from './metrics.js';
 

@@ -1,7 +1,7 @@
 /**
  * @kpng/nft: the nftables backend. Every export is listed by name; this file is the contract.
- * The generic nftables library is `@kpng/nft/nftables`; fakes, the tracer and fixtures are
- * `@kpng/nft/testing`.
+ * The generic nftables library is its own package, `@kpng/nftables`; the tracer and fixtures are
+ * `@kpng/nft/testing` (the in-memory nft is `@kpng/nftables/testing`).
  */
 
 // The backend core's sync loop drives

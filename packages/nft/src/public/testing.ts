@@ -1,9 +1,7 @@
 /**
- * @kpng/nft/testing: what tests of the backend (and of anything driving it) use: the in-memory
- * nft, the packet tracer over rendered rulesets, and node-local state fixtures built through
+ * @kpng/nft/testing: what tests of the backend (and of anything driving it) use: the packet tracer over rendered rulesets, and node-local state fixtures built through
  * core's real node view.
  */
-export { FakeNft, ScriptedExecer, type ScriptedCall } from '../nftables/testing.js';
 export { RulesetTracer } from '../tracer/tracer.js';
 export { UnknownRuleError } from '../tracer/parse.js';
 export type { TraceNode, TraceOptions, TracePacket, TraceRecord, TraceResult, TraceVerdict } from '../tracer/types.js';

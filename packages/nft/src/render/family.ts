@@ -1,6 +1,6 @@
 /** The few places where an IPv4 and an IPv6 table differ, as data. */
 import type { IPFamily } from '@kpng/core';
-import type { Family } from '../nftables/index.js';
+import type { Family } from '@kpng/nftables';
 
 export interface FamilySyntax {
   readonly family: IPFamily;

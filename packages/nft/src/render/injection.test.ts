@@ -1,8 +1,8 @@
 // Names and comments can never inject nft syntax: whatever a Service is called, every operation
 // the backend writes passes the library's validation and stays on its own line.
 import { describe, expect, it } from 'vitest';
-import { FakeNft } from '../nftables/testing.js';
-import { renderOperations } from '../nftables/index.js';
+import { FakeNft } from '@kpng/nftables/testing';
+import { renderOperations } from '@kpng/nftables';
 import { NftBackend } from '../backend/nft-backend.js';
 import { serviceKey, type NodeName, type ServiceModel } from '@kpng/core';
 import { computeNodeLocalState, type ModelReader } from '@kpng/core/runtime';

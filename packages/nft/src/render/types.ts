@@ -3,7 +3,7 @@
  * `render` produces it from the node-local state; the apply layer turns it into nft operations;
  * the tracer walks it. Rule text is exactly what is sent to nft.
  */
-import type { ChainHook, ChainType } from '../nftables/index.js';
+import type { ChainHook, ChainType } from '@kpng/nftables';
 
 export interface ChainSpec {
   readonly name: string;

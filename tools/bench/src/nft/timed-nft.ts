@@ -4,7 +4,7 @@
  * made, validated and rendered while nft's input is written (`Transaction.addEach`), so for a full
  * sync "inside nft" includes that part of ours (~0.3 s at s10k).
  */
-import type { Nft, Transaction } from '@kpng/nft/nftables';
+import type { Nft, Transaction } from '@kpng/nftables';
 
 export interface TimedRun {
   readonly ms: number;

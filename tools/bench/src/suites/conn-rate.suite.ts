@@ -4,7 +4,7 @@ import { ECHO_PORT, Lab } from '@kpng/lab';
 import { SILENT_LOGGER } from '@kpng/core/testing';
 import type { NodeLocalState } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
-import { createNftClient } from '@kpng/nft/nftables';
+import { createNftClient } from '@kpng/nftables';
 import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { firstServices, TARGET_CLUSTER_IP, TARGET_PORT, withTarget } from '../connrate/objects.js';
 import { garbageCollector } from '../runner/gc.js';

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { compiledCopy } from '../nft/compiled-copy.js';
@@ -35,7 +36,7 @@ export async function inNamespace(
  * and `packages/nft`, e.g. from `git archive`), to measure it against the current one.
  */
 export async function compiledKpngNft(cacheName: string, sources?: string): Promise<string> {
-  return compiledProgram(['@kpng/core', '@kpng/nft'], cacheName, sources);
+  return compiledProgram(['@kpng/core', '@kpng/nftables', '@kpng/nft'], cacheName, sources);
 }
 
 /**
@@ -44,7 +45,15 @@ export async function compiledKpngNft(cacheName: string, sources?: string): Prom
  * guard (`namespaceRefusal`), with `KPNG_NETNS` set to a lab namespace.
  */
 export async function compiledKubeProxy(cacheName: string, sources?: string): Promise<string> {
-  const names = ['@kpng/core', '@kpng/nft', '@kpng/iptables', '@kpng/ipvs', '@kpng/win-kernel', '@kpng/kube-proxy'];
+  const names = [
+    '@kpng/core',
+    '@kpng/nftables',
+    '@kpng/nft',
+    '@kpng/iptables',
+    '@kpng/ipvs',
+    '@kpng/win-kernel',
+    '@kpng/kube-proxy',
+  ];
   return compiledProgram(names, cacheName, sources);
 }
 
@@ -54,8 +63,10 @@ async function compiledProgram(names: readonly string[], cacheName: string, sour
     sources !== undefined
       ? join(sources, 'packages', name.replace('@kpng/', ''))
       : fileURLToPath(new URL('.', import.meta.resolve(`${name}/package.json`)));
+  // An older revision may lack a package split out since (`@kpng/nftables` was in `@kpng/nft`).
+  const present = names.filter((name) => sources === undefined || existsSync(packageDir(name)));
   const copies = await compiledCopy(
-    names.map((name) => ({ name, dir: packageDir(name) })),
+    present.map((name) => ({ name, dir: packageDir(name) })),
     fileURLToPath(new URL(`../../node_modules/.cache/${cacheName}/`, import.meta.url)),
   );
   return join(copies.get(names[names.length - 1] as string) as string, 'dist', 'cli', 'main.js');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Core } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
-import { createNftClient } from '@kpng/nft/nftables';
+import { createNftClient } from '@kpng/nftables';
 import { SILENT_LOGGER } from '@kpng/core/testing';
 import { kubeProxyShape } from '../nft/kube-proxy-shape.js';
 import { measurePipelineRss } from '../nft/pipeline-rss.js';

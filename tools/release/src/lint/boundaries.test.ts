@@ -39,9 +39,33 @@ describe('lint: package boundaries', () => {
     },
     {
       name: 'the nftables library imports core',
-      path: 'packages/nft/src/nftables/probe.ts',
+      path: 'packages/nftables/src/probe.ts',
       code: "import { log } from '@kpng/core';\nexport const x = log;\n",
       fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'the nftables library imports the nft backend',
+      path: 'packages/nftables/src/fake/probe.ts',
+      code: "import { NftBackend } from '@kpng/nft';\nexport const x = NftBackend;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'the IPVS backend imports the nft backend',
+      path: 'packages/ipvs/src/backend/probe.ts',
+      code: "import { createNftMetrics } from '@kpng/nft';\nexport const x = createNftMetrics;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: "an IPVS test imports the nft backend's testing entry",
+      path: 'packages/ipvs/test/probe.test.ts',
+      code: "import { RulesetTracer } from '@kpng/nft/testing';\nexport const x = RulesetTracer;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'allowed: the nftables library tests use the lab',
+      path: 'packages/nftables/src/probe.test.ts',
+      code: "import { Lab } from '@kpng/lab';\nexport const x = Lab;\n",
+      fires: [],
     },
     {
       name: "a package's runtime code imports the lab",
@@ -62,9 +86,9 @@ describe('lint: package boundaries', () => {
       fires: [],
     },
     {
-      name: 'allowed: the nft backend uses core and its own nftables library',
+      name: 'allowed: the nft backend uses core and the nftables library',
       path: 'packages/nft/src/backend/probe.ts',
-      code: "import { log } from '@kpng/core';\nimport { NftError } from '../nftables/index.js';\nexport const x = [log, NftError];\n",
+      code: "import { log } from '@kpng/core';\nimport { NftError } from '@kpng/nftables';\nexport const x = [log, NftError];\n",
       fires: [],
     },
   ];

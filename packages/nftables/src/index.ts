@@ -1,4 +1,4 @@
-// @kpng/nft/nftables: a generic nftables library modelled on knftables. It knows nothing of
+// @kpng/nftables: a generic nftables library modelled on knftables. It knows nothing of
 // Kubernetes (and must not import @kpng/core): objects, transactions, the nft client and its errors.
 
 export {

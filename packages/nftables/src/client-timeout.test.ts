@@ -34,7 +34,9 @@ describe('NftClient timeoutMs', () => {
     'kills a hung nft -f after timeoutMs with a timeout error; the next command runs (shell: %s)',
     async (shell) => {
       await rm(join(dir, 'shells'), { force: true });
-      const client = await createNftClient({ nftPath, shell, timeoutMs: 300 });
+      // The deadline is the behaviour under test; it also bounds the capability probe (`nft --version`),
+      // which took more than 300 ms on a loaded 2-core machine: 2 s, well under the 30 s hang.
+      const client = await createNftClient({ nftPath, shell, timeoutMs: 2_000 });
       try {
         const tx = () => {
           const t = client.newTransaction();
@@ -46,7 +48,7 @@ describe('NftClient timeoutMs', () => {
         const started = Date.now();
         const error: unknown = await client.run(tx()).catch((e: unknown) => e);
         expect(isTimeout(error), String(error)).toBe(true);
-        expect((error as Error).message).toMatch(/nft -f - did not finish within 300 ms: killed/);
+        expect((error as Error).message).toMatch(/nft -f - did not finish within 2000 ms: killed/);
         expect(Date.now() - started).toBeLessThan(10_000); // killed, not waited for (the hang is 30 s)
         await rm(join(dir, 'hang'));
         await client.run(tx());

@@ -1,0 +1,25 @@
+import { Counter, type Registry } from 'prom-client';
+import type { IPFamily } from '../model/types.js';
+import { registeredOr } from './reuse.js';
+
+export const NFTABLES_SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total';
+
+/**
+ * Counts failed nft transactions under kube-proxy's nftables name, for every backend that writes
+ * nftables (the nft backend's tables, the IPVS backend's `kpng-ipvs` filter table). Registers the
+ * counter, or reuses the one another backend on the same registry registered.
+ */
+export function createNftablesSyncFailures(registry: Registry): (family: IPFamily) => void {
+  const failures = registeredOr(
+    registry,
+    NFTABLES_SYNC_FAILURES,
+    () =>
+      new Counter({
+        name: NFTABLES_SYNC_FAILURES,
+        help: 'Number of failed nftables syncs',
+        labelNames: ['ip_family'],
+        registers: [registry],
+      }),
+  );
+  return (family) => failures.inc({ ip_family: family });
+}
