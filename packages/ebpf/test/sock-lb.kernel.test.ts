@@ -1,7 +1,6 @@
 // Kernel test: bpf/sock_lb.c loaded through libbpf and attached to a cgroup this test creates;
 // real connections from a lab pod whose client process is in that cgroup. Service entries are
 // written straight into the maps here (the backend's rendering is tested on its own).
-import { execFileSync } from 'node:child_process';
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, lbValue, serviceKey } from '../src/maps/layout.js';
@@ -9,13 +8,6 @@ import { SockLb } from '../src/libbpf/sock-lb.js';
 import { TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf socket load balancer');
-
-/** What bpftool sees attached to a cgroup: one `attach_type name` per program. */
-function attachedTo(path: string): string[] {
-  const out = execFileSync('bpftool', ['-j', 'cgroup', 'show', path], { encoding: 'utf8' }).trim();
-  const list = (out === '' ? [] : JSON.parse(out)) as { attach_type: string; name: string }[];
-  return list.map((p) => `${p.attach_type} ${p.name}`).sort();
-}
 
 const V4 = '198.19.0.10';
 const V6 = '2001:db8:5e::10';
@@ -63,7 +55,7 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
   const servers = (results: readonly { reply?: string }[]) => new Set(results.map((r) => r.reply?.split(' ')[0]));
 
   it('attaches the eight programs to the test cgroup, each at its hook', () => {
-    expect(attachedTo(cgroup.path)).toEqual([
+    expect(cgroup.attached()).toEqual([
       'cgroup_inet4_connect kpng_connect4',
       'cgroup_inet4_getpeername kpng_getpeername4',
       'cgroup_inet6_connect kpng_connect6',
@@ -133,13 +125,13 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
   it('close() detaches every program: the cgroup translates nothing after', async () => {
     const again = SockLb.load();
     again.attach(cgroup.path);
-    expect(attachedTo(cgroup.path)).toHaveLength(16);
+    expect(cgroup.attached()).toHaveLength(16);
     again.close();
     expect(again.attachedTo).toBeUndefined();
-    expect(attachedTo(cgroup.path)).toHaveLength(8);
+    expect(cgroup.attached()).toHaveLength(8);
     // The first instance is still attached; its own detach leaves the cgroup untranslated.
     lb.detach();
-    expect(attachedTo(cgroup.path)).toEqual([]);
+    expect(cgroup.attached()).toEqual([]);
     const [result] = await cgroup.client(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
     expect(result?.ok).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,13 @@ export class TestCgroup {
     const command = inside ? ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv] : argv;
     const { stdout } = await run(command[0]!, command.slice(1), { timeout: 10_000 + full.count * full.timeoutMs });
     return JSON.parse(stdout) as ClientResult[];
+  }
+
+  /** What bpftool sees attached here: `attach_type program_name`, sorted. */
+  attached(): string[] {
+    const out = execFileSync('bpftool', ['-j', 'cgroup', 'show', this.path], { encoding: 'utf8' }).trim();
+    const list = (out === '' ? [] : JSON.parse(out)) as { attach_type: string; name: string }[];
+    return list.map((p) => `${p.attach_type} ${p.name}`).sort();
   }
 
   remove(): void {

@@ -29,3 +29,11 @@ export {
   type MapName,
   type LbValue,
 } from '../maps/layout.js';
+
+// The backend core's sync loop drives, and the module every kpng program loads
+export { EbpfBackend, type EbpfBackendOptions } from '../backend/ebpf-backend.js';
+export type { LbKernel, MapIO } from '../backend/kernel.js';
+export { createEbpfMetrics, type EbpfMetrics } from '../backend/metrics.js';
+export { backend, parseEbpfFlags, type EbpfFlagConfig } from '../cli/backend-module.js';
+export { main } from '../cli/main.js';
+export { renderService, type RenderedLb, type RenderProblem, type Scope } from '../render/render.js';

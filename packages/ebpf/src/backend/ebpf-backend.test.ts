@@ -1,0 +1,203 @@
+import {
+  fullSyncRequest,
+  nodeState,
+  OTHER_NODE,
+  partialSyncRequest,
+  RecordingLogger,
+  type ServiceFixture,
+} from '@kpng/core/testing';
+import { Registry } from 'prom-client';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { decodeLb, endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, serviceKey } from '../maps/layout.js';
+import { FakeKernel } from '../testing/fake-kernel.js';
+import { EbpfBackend } from './ebpf-backend.js';
+
+const web = (endpoints: readonly string[], extra: Partial<ServiceFixture> = {}): ServiceFixture => ({
+  name: 'web',
+  clusterIPs: ['198.19.0.10', '2001:db8:5e::10'],
+  endpoints: endpoints.map((ip) => ({ ip })),
+  ...extra,
+});
+
+/** The lb a services4/6 key resolves to, and its endpoints as "ip:port" text. */
+function resolve(kernel: FakeKernel, family: 'IPv4' | 'IPv6', ip: string, port: number, proto: 'TCP' | 'UDP' = 'TCP') {
+  const map = family === 'IPv4' ? kernel.maps.services4 : kernel.maps.services6;
+  const raw = map.data.get(serviceKey(family, ip, port, proto).toString('hex'));
+  if (raw === undefined) return undefined;
+  const lb = decodeLb(raw);
+  const endpoints: string[] = [];
+  for (let i = 0; i < lb.count; i++) {
+    const ep = kernel.maps.endpoints.data.get(endpointKey(lb.id, i).toString('hex'));
+    if (ep === undefined) throw new Error(`lb ${lb.id} index ${i} missing`);
+    endpoints.push(ep.toString('hex'));
+  }
+  return { ...lb, endpoints };
+}
+
+const ep = (family: 'IPv4' | 'IPv6', ip: string, port = 8080) => endpointValue(family, ip, port).toString('hex');
+
+describe('EbpfBackend (fake maps)', () => {
+  let kernel: FakeKernel;
+  let backend: EbpfBackend;
+  let logger: RecordingLogger;
+  beforeEach(async () => {
+    kernel = new FakeKernel();
+    logger = new RecordingLogger();
+    backend = new EbpfBackend({ cgroup: '/unused', kernel, logger });
+    await backend.setup();
+  });
+
+  it('a ClusterIP resolves to core internal endpoints, per family', async () => {
+    await backend.sync(fullSyncRequest(nodeState([web(['198.18.1.10', '198.18.1.11', '2001:db8:1::10'])])));
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)).toMatchObject({
+      count: 2,
+      flags: 0,
+      affinitySeconds: 0,
+      endpoints: [ep('IPv4', '198.18.1.10'), ep('IPv4', '198.18.1.11')],
+    });
+    expect(resolve(kernel, 'IPv6', '2001:db8:5e::10', 80)?.endpoints).toEqual([ep('IPv6', '2001:db8:1::10')]);
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80, 'UDP')).toBeUndefined();
+  });
+
+  it('no endpoint anywhere: REJECT; endpoints but none this node may use: UNREACHABLE', async () => {
+    await backend.sync(
+      fullSyncRequest(
+        nodeState([
+          web([]),
+          {
+            name: 'local',
+            clusterIPs: ['198.19.0.11'],
+            internalLocal: true,
+            endpoints: [{ ip: '198.18.2.10', node: OTHER_NODE }],
+          },
+        ]),
+      ),
+    );
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)).toMatchObject({ count: 0, flags: LB_REJECT });
+    expect(resolve(kernel, 'IPv4', '198.19.0.11', 80)).toMatchObject({ count: 0, flags: LB_UNREACHABLE });
+  });
+
+  it('external and LB IPs share one lb; with externalTrafficPolicy Local, local traffic uses the cluster list', async () => {
+    const svc = web([], {
+      externalIPs: ['203.0.113.10'],
+      loadBalancerIPs: ['203.0.113.70'],
+      externalLocal: true,
+      endpoints: [{ ip: '198.18.1.10' }, { ip: '198.18.2.10', node: OTHER_NODE }],
+    });
+    await backend.sync(fullSyncRequest(nodeState([svc])));
+    const ext = resolve(kernel, 'IPv4', '203.0.113.10', 80);
+    expect(ext?.endpoints).toEqual([ep('IPv4', '198.18.1.10'), ep('IPv4', '198.18.2.10')]);
+    expect(resolve(kernel, 'IPv4', '203.0.113.70', 80)).toEqual(ext);
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)?.id).not.toBe(ext?.id);
+  });
+
+  it('session affinity, UDP ports; SCTP ports are left alone', async () => {
+    const svc = web(['198.18.1.10'], {
+      affinity: 600,
+      ports: [
+        { port: 53, protocol: 'UDP' },
+        { port: 5000, protocol: 'SCTP' },
+      ],
+    });
+    await backend.sync(fullSyncRequest(nodeState([svc])));
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 53, 'UDP')).toMatchObject({ count: 1, affinitySeconds: 600 });
+    expect(kernel.maps.services4.data.size).toBe(1);
+  });
+
+  it('an endpoint change among 1000 Services writes only the changed elements', async () => {
+    const services = (changed: string) =>
+      Array.from({ length: 1000 }, (_, i) => ({
+        name: `s${i}`,
+        clusterIPs: [`198.19.${i >> 8}.${i & 255}`],
+        endpoints: [{ ip: '198.18.1.10' }, { ip: i === 7 ? changed : '198.18.1.11' }],
+      }));
+    await backend.sync(fullSyncRequest(nodeState(services('198.18.1.11'))));
+    const before = kernel.writes();
+    await backend.sync(partialSyncRequest(nodeState(services('198.18.1.12')), ['s7'], 2));
+    expect(kernel.writes() - before).toBe(1);
+    expect(resolve(kernel, 'IPv4', '198.19.0.7', 80)?.endpoints).toContain(ep('IPv4', '198.18.1.12'));
+  });
+
+  it('growing writes endpoints before the count; shrinking lowers the count before deleting the tail', async () => {
+    await backend.sync(fullSyncRequest(nodeState([web(['198.18.1.10'])])));
+    kernel.journal.length = 0;
+    await backend.sync(partialSyncRequest(nodeState([web(['198.18.1.10', '198.18.1.11'])]), ['web'], 2));
+    expect(kernel.journal).toEqual(['endpoints update', 'services4 update']);
+    kernel.journal.length = 0;
+    await backend.sync(partialSyncRequest(nodeState([web(['198.18.1.11'])]), ['web'], 3));
+    expect(kernel.journal).toEqual(['endpoints update', 'services4 update', 'endpoints delete']);
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)?.endpoints).toEqual([ep('IPv4', '198.18.1.11')]);
+    expect(kernel.maps.endpoints.data.size).toBe(1);
+  });
+
+  it('a deleted Service leaves nothing; its id is reused only by a later sync', async () => {
+    await backend.sync(fullSyncRequest(nodeState([web(['198.18.1.10'], { clusterIPs: ['198.19.0.10'] })])));
+    const id = resolve(kernel, 'IPv4', '198.19.0.10', 80)!.id;
+    await backend.sync(partialSyncRequest(nodeState([]), ['web'], 2));
+    expect(kernel.maps.services4.data.size + kernel.maps.endpoints.data.size).toBe(0);
+    const other = { name: 'other', clusterIPs: ['198.19.0.20'], endpoints: [{ ip: '198.18.1.20' }] };
+    await backend.sync(partialSyncRequest(nodeState([other]), ['other'], 3));
+    expect(resolve(kernel, 'IPv4', '198.19.0.20', 80)?.id).toBe(id);
+  });
+
+  it('a refused write fails the sync, counted; the full retry converges from what the maps hold', async () => {
+    const registry = new Registry();
+    backend = new EbpfBackend({ cgroup: '/unused', kernel, logger, metrics: registry });
+    await backend.sync(fullSyncRequest(nodeState([web(['198.18.1.10'])])));
+    kernel.maps.services4.failNext = new Error('update services4: ENOMEM');
+    const next = nodeState([web(['198.18.1.11']), { name: 'b', clusterIPs: ['198.19.0.11'], endpoints: [] }]);
+    await expect(backend.sync(partialSyncRequest(next, ['web', 'b'], 2))).rejects.toThrow(/ENOMEM/);
+    expect(backend.applied()).toBeUndefined();
+    expect(await registry.getSingleMetricAsString('kpng_ebpf_map_write_failures_total')).toContain(
+      'kpng_ebpf_map_write_failures_total{map="services4"} 1',
+    );
+    await backend.sync(fullSyncRequest(next, 3));
+    expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)?.endpoints).toEqual([ep('IPv4', '198.18.1.11')]);
+    expect(resolve(kernel, 'IPv4', '198.19.0.11', 80)?.flags).toBe(LB_REJECT);
+    expect(kernel.maps.endpoints.data.size).toBe(1);
+  });
+
+  it('check() finds what another program changed; the full sync repairs it and reports the kinds', async () => {
+    const state = nodeState([web(['198.18.1.10', '2001:db8:1::10'])]);
+    await backend.sync(fullSyncRequest(state));
+    expect(await backend.check()).toEqual([]);
+    kernel.maps.services6.data.clear();
+    kernel.maps.endpoints.data.set(endpointKey(99, 0).toString('hex'), endpointValue('IPv4', '198.18.9.9', 1));
+    expect([...(await backend.check())].sort()).toEqual(['endpoint', 'service']);
+    expect(await backend.sync(fullSyncRequest(state, 2))).toEqual({ repaired: ['service', 'endpoint'] });
+    expect(await backend.check()).toEqual([]);
+    expect(kernel.maps.endpoints.data.has(endpointKey(99, 0).toString('hex'))).toBe(false);
+  });
+
+  it('an address two Services claim goes to the first, the other is logged and counted', async () => {
+    const a = {
+      name: 'a',
+      clusterIPs: ['198.19.0.1'],
+      externalIPs: ['203.0.113.10'],
+      endpoints: [{ ip: '198.18.1.10' }],
+    };
+    const b = {
+      name: 'b',
+      clusterIPs: ['198.19.0.2'],
+      externalIPs: ['203.0.113.10'],
+      endpoints: [{ ip: '198.18.1.20' }],
+    };
+    await backend.sync(fullSyncRequest(nodeState([a, b])));
+    expect(resolve(kernel, 'IPv4', '203.0.113.10', 80)?.endpoints).toEqual([ep('IPv4', '198.18.1.10')]);
+    expect(logger.records.some((r) => r.msg === 'service part left out of the BPF maps')).toBe(true);
+    // `a` lets go of it: a full sync gives it to `b`.
+    await backend.sync(fullSyncRequest(nodeState([{ ...a, externalIPs: [] }, b]), 2));
+    expect(resolve(kernel, 'IPv4', '203.0.113.10', 80)?.endpoints).toEqual([ep('IPv4', '198.18.1.20')]);
+  });
+
+  it('programs only the families the sync names; cleanup() closes the kernel side', async () => {
+    const state = nodeState([web(['198.18.1.10', '2001:db8:1::10'])]);
+    await backend.sync({ ...fullSyncRequest(state), families: ['IPv4'] });
+    expect(kernel.maps.services6.data.size).toBe(0);
+    await backend.sync({ ...fullSyncRequest(state, 2), families: ['IPv4', 'IPv6'] });
+    expect(kernel.maps.services6.data.size).toBe(1);
+    await backend.cleanup();
+    expect(kernel.closed).toBe(true);
+    await expect(backend.sync(fullSyncRequest(state, 3))).rejects.toThrow(/setup\(\) was not called/);
+  });
+});

@@ -1,0 +1,268 @@
+import {
+  findService,
+  log as defaultLog,
+  type Backend,
+  type DriftKinds,
+  type IPFamily,
+  type LocalService,
+  type Logger,
+  type ServiceKey,
+  type SyncOutcome,
+  type SyncRequest,
+} from '@kpng/core';
+import { Registry } from 'prom-client';
+import { resolveCgroup } from '../cgroup/cgroup.js';
+import { SockLb, type MapLimits } from '../libbpf/sock-lb.js';
+import { endpointKey, lbValue, MAP_NAMES, type MapName } from '../maps/layout.js';
+import { renderService, type RenderProblem } from '../render/render.js';
+import type { LbKernel } from './kernel.js';
+import { createEbpfMetrics, type EbpfMetrics, NO_METRICS } from './metrics.js';
+import {
+  applyPlan,
+  applyToRecord,
+  diffInto,
+  differingMaps,
+  emptyEntries,
+  emptyPlan,
+  planSize,
+  type Entries,
+} from './plan.js';
+
+const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
+
+export interface EbpfBackendOptions {
+  /** The cgroup v2 directory the programs attach to (`--cgroup-root`); checked by `resolveCgroup`. */
+  readonly cgroup: string;
+  readonly families?: readonly IPFamily[];
+  readonly limits?: Partial<MapLimits>;
+  /** The kernel seam; default: bpf/sock_lb.o loaded and attached to `cgroup` in `setup()`. */
+  readonly kernel?: LbKernel;
+  readonly metrics?: EbpfMetrics | Registry;
+  readonly logger?: Logger;
+}
+
+/** One Service's part of the maps at the last successful sync. */
+interface ServiceRender {
+  readonly lbKeys: readonly string[];
+  /** `map:hexkey` of the frontends this Service owns. */
+  readonly frontends: readonly string[];
+  readonly entries: Entries;
+}
+
+/**
+ * The eBPF backend: renders each Service's map entries from the node-local state, diffs them with
+ * what the maps hold, and writes only the difference (`plan.ts`: an order the programs never see
+ * half-way). A partial sync re-renders only the Services core says changed; a full sync renders
+ * everything and diffs against the maps as read from the kernel, so it also repairs drift. A
+ * failed write throws, the backend forgets what it knew, and core's retry (a full sync) re-reads
+ * the maps and converges.
+ */
+export class EbpfBackend implements Backend {
+  readonly name = 'ebpf';
+  readonly families: readonly IPFamily[];
+  readonly #options: EbpfBackendOptions;
+  readonly #log: Logger;
+  readonly #metrics: EbpfMetrics;
+  #kernel: LbKernel | undefined;
+  /** What the maps hold after the last successful sync; undefined: unknown (read them). */
+  #applied: Entries | undefined;
+  #rendered: Map<ServiceKey, ServiceRender> | undefined;
+  #families: readonly IPFamily[] = [];
+  /** Which Service owns each frontend (`map:hexkey`): an address two Services claim goes to the first. */
+  #owners = new Map<string, ServiceKey>();
+  /** lb ids, stable per (service port, family, scope); freed ids are reused only after a successful sync. */
+  #ids = new Map<string, number>();
+  #free: number[] = [];
+  #nextId = 1;
+  #drift: string[] = [];
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: EbpfBackendOptions) {
+    this.#options = options;
+    this.families = options.families ?? FAMILIES;
+    this.#log = options.logger ?? defaultLog.with({ backend: 'ebpf' });
+    const metrics = options.metrics;
+    this.#metrics =
+      metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createEbpfMetrics(metrics) : metrics;
+    this.#kernel = options.kernel;
+  }
+
+  /** Loads the programs (maps created, verifier passed) and attaches them to the cgroup. */
+  async setup(): Promise<void> {
+    if (this.#kernel !== undefined) return;
+    const cgroup = resolveCgroup(this.#options.cgroup);
+    const lb = SockLb.load(this.#options.limits === undefined ? {} : { limits: this.#options.limits });
+    try {
+      lb.attach(cgroup);
+    } catch (e) {
+      lb.close();
+      throw e;
+    }
+    this.#log.info('socket load balancer attached', { cgroup });
+    this.#kernel = lb;
+  }
+
+  sync(req: SyncRequest): Promise<SyncOutcome> {
+    return this.#serial(() => this.#sync(req));
+  }
+
+  /** Did another program change the maps? Reads them and compares with the last sync's picture. */
+  check(): Promise<DriftKinds> {
+    return this.#serial(async () => {
+      const kernel = this.#kernel;
+      const applied = this.#applied;
+      if (kernel === undefined || applied === undefined) return [];
+      const kinds = [...new Set(differingMaps(dumpAll(kernel), applied).map(driftKind))];
+      this.#drift = [...new Set([...this.#drift, ...kinds])];
+      return kinds;
+    });
+  }
+
+  /** Detaches the programs and frees the maps: the links and maps belong to this process, nothing is pinned. */
+  cleanup(): Promise<void> {
+    return this.#serial(async () => {
+      this.#forget();
+      this.#kernel?.close();
+      this.#kernel = undefined;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.cleanup();
+  }
+
+  /** What the maps hold after the last successful sync (tests, debugging). */
+  applied(): Readonly<Entries> | undefined {
+    return this.#applied;
+  }
+
+  async #sync(req: SyncRequest): Promise<SyncOutcome> {
+    const kernel = this.#kernel;
+    if (kernel === undefined) throw new Error('EbpfBackend.setup() was not called');
+    const families =
+      req.families === undefined ? this.families : this.families.filter((f) => req.families!.includes(f));
+    const updated = req.changes.updatedServices;
+    const full =
+      req.full ||
+      updated === undefined ||
+      this.#rendered === undefined ||
+      this.#applied === undefined ||
+      families.join() !== this.#families.join();
+    const problems: RenderProblem[] = [];
+    const plan = emptyPlan();
+    const released: string[] = [];
+    let applied: Entries;
+    let rendered: Map<ServiceKey, ServiceRender>;
+    if (full) {
+      this.#owners = new Map();
+      rendered = new Map();
+      const desired = emptyEntries();
+      for (const service of req.state.services) {
+        const render = this.#render(service, families, problems);
+        rendered.set(service.key, render);
+        for (const map of MAP_NAMES) for (const [k, v] of render.entries[map]) desired[map].set(k, v);
+      }
+      diffInto(plan, dumpAll(kernel), desired);
+      const live = new Set([...rendered.values()].flatMap((r) => r.lbKeys));
+      released.push(...[...this.#ids.keys()].filter((key) => !live.has(key)));
+      applied = desired;
+    } else {
+      rendered = this.#rendered!;
+      applied = this.#applied!;
+      for (const key of updated) {
+        const old = rendered.get(key);
+        for (const frontend of old?.frontends ?? [])
+          if (this.#owners.get(frontend) === key) this.#owners.delete(frontend);
+        const service = findService(req.state.services, key);
+        const next = service === undefined ? undefined : this.#render(service, families, problems);
+        diffInto(plan, old?.entries ?? emptyEntries(), next?.entries ?? emptyEntries());
+        if (next === undefined) rendered.delete(key);
+        else rendered.set(key, next);
+        const keep = new Set(next?.lbKeys);
+        released.push(...(old?.lbKeys ?? []).filter((lb) => !keep.has(lb)));
+      }
+    }
+    for (const problem of problems) {
+      this.#metrics.renderProblem();
+      this.#log.warn('service part left out of the BPF maps', { ...problem });
+    }
+    try {
+      await applyPlan(kernel, plan, this.#metrics);
+    } catch (e) {
+      this.#forget();
+      throw e;
+    }
+    if (!full) applyToRecord(applied, plan);
+    this.#applied = applied;
+    this.#rendered = rendered;
+    this.#families = families;
+    for (const key of released) this.#release(key);
+    for (const map of MAP_NAMES) this.#metrics.entries(map, applied[map].size);
+    this.#log.debug(2, 'synced', { full, written: planSize(plan), services: req.state.services.length });
+    const repaired = full ? this.#drift : [];
+    if (full) this.#drift = [];
+    return repaired.length > 0 ? { repaired } : {};
+  }
+
+  #render(service: LocalService, families: readonly IPFamily[], problems: RenderProblem[]): ServiceRender {
+    const entries = emptyEntries();
+    const frontends: string[] = [];
+    const lbs = renderService(service, families, problems);
+    for (const lb of lbs) {
+      const id = this.#id(lb.key);
+      const value = lbValue({ id, count: lb.endpoints.length, affinitySeconds: lb.affinitySeconds, flags: lb.flags });
+      for (const frontend of lb.frontends) {
+        const owned = `${lb.map}:${frontend}`;
+        const owner = this.#owners.get(owned);
+        if (owner !== undefined && owner !== service.key) {
+          problems.push({ service: service.key, reason: `${lb.map} key ${frontend} already belongs to ${owner}` });
+          continue;
+        }
+        this.#owners.set(owned, service.key);
+        frontends.push(owned);
+        entries[lb.map].set(frontend, value);
+      }
+      lb.endpoints.forEach((ep, index) => entries.endpoints.set(endpointKey(id, index).toString('hex'), ep));
+    }
+    return { lbKeys: lbs.map((lb) => lb.key), frontends, entries };
+  }
+
+  #id(lbKey: string): number {
+    let id = this.#ids.get(lbKey);
+    if (id === undefined) {
+      id = this.#free.pop() ?? this.#nextId++;
+      this.#ids.set(lbKey, id);
+    }
+    return id;
+  }
+
+  #release(lbKey: string): void {
+    const id = this.#ids.get(lbKey);
+    if (id === undefined) return;
+    this.#ids.delete(lbKey);
+    this.#free.push(id);
+  }
+
+  /** After a failed write: what the maps hold is unknown until a full sync reads them. */
+  #forget(): void {
+    this.#applied = undefined;
+    this.#rendered = undefined;
+    this.#owners = new Map();
+  }
+
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run, run);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function dumpAll(kernel: LbKernel): Entries {
+  return {
+    services4: kernel.maps.services4.dump(),
+    services6: kernel.maps.services6.dump(),
+    endpoints: kernel.maps.endpoints.dump(),
+  };
+}
+
+const driftKind = (map: MapName): string => (map === 'endpoints' ? 'endpoint' : 'service');

@@ -1,0 +1,99 @@
+/**
+ * What the maps hold (hex key -> value per map), the difference between two such pictures, and
+ * writing that difference in an order the programs never see half-way:
+ *
+ *   1. endpoints written   (an lb's new or changed endpoints exist before its count grows)
+ *   2. services written    (new lbs, new counts, flags, affinity)
+ *   3. services deleted    (gone addresses stop resolving)
+ *   4. endpoints deleted   (the tail of a shrunk lb, and gone lbs', after their counts dropped)
+ *
+ * A program reads an lb's count, then one endpoint index below it: at every step that index exists.
+ */
+import { setImmediate as turn } from 'node:timers/promises';
+import { MAP_NAMES, type MapName } from '../maps/layout.js';
+import type { LbKernel } from './kernel.js';
+import type { EbpfMetrics } from './metrics.js';
+
+export type Entries = Record<MapName, Map<string, Buffer>>;
+
+export const emptyEntries = (): Entries => ({ services4: new Map(), services6: new Map(), endpoints: new Map() });
+
+export interface Plan {
+  readonly upserts: Entries;
+  readonly deletes: Record<MapName, Set<string>>;
+}
+
+export const emptyPlan = (): Plan => ({
+  upserts: emptyEntries(),
+  deletes: { services4: new Set(), services6: new Set(), endpoints: new Set() },
+});
+
+export function planSize(plan: Plan): number {
+  return MAP_NAMES.reduce((n, m) => n + plan.upserts[m].size + plan.deletes[m].size, 0);
+}
+
+/** Adds the writes that turn `from` into `to` (for the keys they hold) to `plan`. */
+export function diffInto(plan: Plan, from: Entries, to: Entries): void {
+  for (const map of MAP_NAMES) {
+    const upserts = plan.upserts[map];
+    const deletes = plan.deletes[map];
+    for (const [key, value] of to[map]) {
+      const before = from[map].get(key);
+      if (before === undefined || !before.equals(value)) upserts.set(key, value);
+      // Another Service's part of this plan may have deleted the key (an address moving between Services).
+      deletes.delete(key);
+    }
+    for (const key of from[map].keys()) if (!to[map].has(key) && !upserts.has(key)) deletes.add(key);
+  }
+}
+
+/** Elements per write call: a big full sync gives the event loop a turn between batches. */
+const BATCH = 4096;
+
+/** Writes `plan` in the order above; a refused write throws (counted) and the rest is not written. */
+export async function applyPlan(kernel: LbKernel, plan: Plan, metrics: EbpfMetrics): Promise<void> {
+  const services = ['services4', 'services6'] as const;
+  await write(kernel, 'endpoints', plan, 'update', metrics);
+  for (const map of services) await write(kernel, map, plan, 'update', metrics);
+  for (const map of services) await write(kernel, map, plan, 'delete', metrics);
+  await write(kernel, 'endpoints', plan, 'delete', metrics);
+}
+
+async function write(kernel: LbKernel, map: MapName, plan: Plan, op: 'update' | 'delete', metrics: EbpfMetrics) {
+  const io = kernel.maps[map];
+  const items =
+    op === 'update'
+      ? [...plan.upserts[map]].map(([k, v]) => [Buffer.from(k, 'hex'), v] as const)
+      : [...plan.deletes[map]].map((k) => Buffer.from(k, 'hex'));
+  for (let i = 0; i < items.length; i += BATCH) {
+    if (i > 0) await turn();
+    const chunk = items.slice(i, i + BATCH);
+    try {
+      if (op === 'update') io.update(chunk as (readonly [Buffer, Buffer])[]);
+      else io.delete(chunk as Buffer[]);
+    } catch (e) {
+      metrics.writeFailed(map);
+      throw e;
+    }
+  }
+  if (items.length > 0) metrics.written(map, op, items.length);
+}
+
+/** `record` after `plan` was written. */
+export function applyToRecord(record: Entries, plan: Plan): void {
+  for (const map of MAP_NAMES) {
+    for (const [key, value] of plan.upserts[map]) record[map].set(key, value);
+    for (const key of plan.deletes[map]) record[map].delete(key);
+  }
+}
+
+/** The maps whose contents differ between `kernel` and `expected`. */
+export function differingMaps(kernel: Entries, expected: Entries): MapName[] {
+  return MAP_NAMES.filter((map) => {
+    const a = kernel[map];
+    const b = expected[map];
+    if (a.size !== b.size) return true;
+    for (const [key, value] of b) if (!a.get(key)?.equals(value)) return true;
+    return false;
+  });
+}

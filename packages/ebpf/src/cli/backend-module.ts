@@ -1,0 +1,76 @@
+/**
+ * The eBPF backend as every kpng program loads it: `kpng-ebpf` and `kpng --backend ebpf`.
+ * `parseFlags` is pure: values in, validated options out.
+ */
+import { csvFlag as csv, defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
+import { EbpfBackend } from '../backend/ebpf-backend.js';
+import type { MapLimits } from '../libbpf/sock-lb.js';
+
+export interface EbpfFlagConfig {
+  readonly cgroup: string;
+  readonly families: readonly IPFamily[];
+  readonly limits: Partial<MapLimits>;
+}
+
+const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
+const MAX_ENTRIES = 1 << 26;
+
+function entries(values: FlagValues, flag: string): number | undefined {
+  const raw = text(values, flag);
+  if (raw === undefined) return undefined;
+  const n = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_ENTRIES) throw new UsageError(`--${flag} takes 1..${MAX_ENTRIES}`);
+  return n;
+}
+
+/** The flags to options; every problem is a UsageError naming the flag. */
+export function parseEbpfFlags(values: FlagValues): EbpfFlagConfig {
+  const cgroup = text(values, 'cgroup-root');
+  if (cgroup === undefined || cgroup.trim() === '')
+    throw new UsageError(
+      '--cgroup-root is required: the cgroup v2 directory whose processes get Service load balancing',
+    );
+  if (!cgroup.startsWith('/')) throw new UsageError('--cgroup-root must be an absolute path');
+  const raw = csv(text(values, 'ip-families'));
+  if (raw.some((f) => f !== 'IPv4' && f !== 'IPv6')) throw new UsageError('--ip-families takes IPv4, IPv6');
+  const services = entries(values, 'max-services');
+  const endpoints = entries(values, 'max-endpoints');
+  return {
+    cgroup,
+    families: raw.length > 0 ? (raw as IPFamily[]) : ['IPv4', 'IPv6'],
+    limits: {
+      ...(services === undefined ? {} : { services4: services, services6: services }),
+      ...(endpoints === undefined ? {} : { endpoints }),
+    },
+  };
+}
+
+export const backend = defineBackend<EbpfFlagConfig>({
+  name: 'ebpf',
+  program: 'kpng-ebpf',
+  proxyMode: 'ebpf',
+  summary: 'balances Service connections at connect()/sendmsg() in cgroup v2 BPF programs (attached to --cgroup-root)',
+  flags: {
+    'cgroup-root': {
+      type: 'string',
+      value: 'PATH',
+      help: 'cgroup v2 directory to attach to (e.g. /sys/fs/cgroup): its processes and those below it are balanced',
+    },
+    'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6', default: 'both' },
+    'max-services': {
+      type: 'string',
+      value: 'N',
+      help: 'Service address:port:protocol entries per family the maps hold',
+      default: '65536',
+    },
+    'max-endpoints': { type: 'string', value: 'N', help: 'endpoint entries the maps hold', default: '262144' },
+  },
+  parseFlags: parseEbpfFlags,
+  create: (config, ctx) => {
+    if (ctx.netns !== undefined)
+      throw new UsageError(
+        'the ebpf backend attaches to a cgroup, not a network namespace: KPNG_NETNS is not supported',
+      );
+    return new EbpfBackend({ ...config, metrics: ctx.registry });
+  },
+});

@@ -1,0 +1,71 @@
+import { MAP_NAMES, SIZES, type MapName } from '../maps/layout.js';
+import type { LbKernel, MapIO } from '../backend/kernel.js';
+
+/**
+ * An in-memory map with the kernel's contract for what the backend uses (sizes checked, a delete
+ * of an absent key is fine), counting calls, and refusing writes on demand: the backend's tests
+ * without the kernel. The kernel suites run the real maps.
+ */
+export class FakeMap implements MapIO {
+  readonly data = new Map<string, Buffer>();
+  /** Elements written by update, and deleted, since creation. */
+  updates = 0;
+  deletes = 0;
+  /** Throw on the next write call (then clear). */
+  failNext: Error | undefined;
+
+  constructor(
+    readonly name: MapName,
+    /** Every write call, `map op`, in order (shared by a kernel's maps). */
+    readonly journal: string[] = [],
+    readonly maxEntries = 1 << 20,
+  ) {}
+
+  update(entries: readonly (readonly [Buffer, Buffer])[]): void {
+    this.#fail();
+    this.journal.push(`${this.name} update`);
+    for (const [key, value] of entries) {
+      if (key.length !== SIZES[this.name].key || value.length !== SIZES[this.name].value)
+        throw new Error(`${this.name}: wrong key or value size`);
+      const hex = key.toString('hex');
+      if (!this.data.has(hex) && this.data.size >= this.maxEntries) throw new Error(`update ${this.name}: E2BIG`);
+      this.data.set(hex, Buffer.from(value));
+      this.updates++;
+    }
+  }
+
+  delete(keys: readonly Buffer[]): void {
+    this.#fail();
+    this.journal.push(`${this.name} delete`);
+    for (const key of keys) if (this.data.delete(key.toString('hex'))) this.deletes++;
+  }
+
+  dump(): Map<string, Buffer> {
+    return new Map([...this.data].map(([k, v]) => [k, Buffer.from(v)]));
+  }
+
+  #fail(): void {
+    const error = this.failNext;
+    this.failNext = undefined;
+    if (error !== undefined) throw error;
+  }
+}
+
+export class FakeKernel implements LbKernel {
+  readonly journal: string[] = [];
+  readonly maps: Record<MapName, FakeMap> = {
+    services4: new FakeMap('services4', this.journal),
+    services6: new FakeMap('services6', this.journal),
+    endpoints: new FakeMap('endpoints', this.journal),
+  };
+  closed = false;
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Elements written and deleted over every map. */
+  writes(): number {
+    return MAP_NAMES.reduce((n, m) => n + this.maps[m].updates + this.maps[m].deletes, 0);
+  }
+}
