@@ -54,6 +54,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_model_objects', type: 'gauge', labels: ['kind'] },
   { name: 'kpng_stream_clients', type: 'gauge', labels: ['api'] },
   { name: 'kpng_stream_states_sent_total', type: 'counter', labels: ['api'] },
+  { name: 'kpng_stream_refused_total', type: 'counter', labels: ['api', 'reason'] },
   { name: 'kpng_stream_revision', type: 'gauge', labels: [] },
   { name: 'kpng_sync_failures_total', type: 'counter', labels: ['backend'] },
   { name: 'kpng_sync_write_timeouts_total', type: 'counter', labels: ['backend'] },
@@ -86,6 +87,7 @@ function exercise(m: CoreMetrics): void {
   m.resynced(false);
   m.streamClients('local', 1);
   m.streamStateSent('local');
+  m.streamRefused('global', 'peer_streams');
   m.streamRevision(7);
   invalidObjectsTotal.inc({ kind: 'Service' }); // counted by the converters, served by core's registry
 }

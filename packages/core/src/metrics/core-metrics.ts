@@ -142,6 +142,10 @@ export class CoreMetrics {
     this.kpng.streamStatesSentTotal.inc({ api });
   }
 
+  streamRefused(api: string, reason: string): void {
+    this.kpng.streamRefusedTotal.inc({ api, reason });
+  }
+
   streamRevision(revision: number): void {
     this.kpng.streamRevision.set(revision);
   }

@@ -8,6 +8,7 @@ export interface KpngMetrics {
   readonly modelObjects: Gauge<'kind'>;
   readonly streamClients: Gauge<'api'>;
   readonly streamStatesSentTotal: Counter<'api'>;
+  readonly streamRefusedTotal: Counter<'api' | 'reason'>;
   readonly streamRevision: Gauge;
   readonly syncFailuresTotal: Counter<'backend'>;
   readonly syncWriteTimeoutsTotal: Counter<'backend'>;
@@ -47,6 +48,12 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
       name: 'kpng_stream_states_sent_total',
       help: 'Complete states sent to stream clients, by API',
       labelNames: ['api'] as const,
+      registers,
+    }),
+    streamRefusedTotal: new Counter({
+      name: 'kpng_stream_refused_total',
+      help: 'Watch calls a state stream server refused, by API and reason (peer_streams: the peer has as many open as it may; streams: the server has)',
+      labelNames: ['api', 'reason'] as const,
       registers,
     }),
     streamRevision: new Gauge({

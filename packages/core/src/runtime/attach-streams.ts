@@ -61,5 +61,6 @@ function streamMetrics(metrics: CoreMetrics): StreamObserver {
     clientConnected: (api) => bump(api, 1),
     clientDisconnected: (api) => bump(api, -1),
     stateSent: (api) => metrics.streamStateSent(api),
+    streamRefused: (api, reason) => metrics.streamRefused(api, reason),
   };
 }

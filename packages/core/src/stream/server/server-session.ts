@@ -10,7 +10,11 @@ export interface StreamObserver {
   clientConnected(api: StreamApi): void;
   clientDisconnected(api: StreamApi): void;
   stateSent(api: StreamApi, info: { readonly revision: number; readonly full: boolean; readonly bytes: number }): void;
+  /** A Watch call refused by a limit (`peer_streams`, `streams`). */
+  streamRefused?(api: StreamApi, reason: StreamRefusal): void;
 }
+
+export type StreamRefusal = 'peer_streams' | 'streams';
 
 export interface SessionContext<S> {
   readonly api: StreamApi;
@@ -25,12 +29,19 @@ export interface SessionContext<S> {
  * One client's Watch call. Each request is a resume token and the credit for exactly one state:
  * the next state is only computed and sent once the client asks, so a busy client skips revisions.
  * A request that arrives before the state it asked for was sent replaces the earlier token.
+ *
+ * Backpressure: a state is written only once the previous write completed (HTTP/2 flow control
+ * holds it until the client reads), and a heartbeat only when nothing is pending, so a client that
+ * asks and never reads holds at most one state and one heartbeat in this server however many
+ * requests it sends and revisions come.
  */
 export class ServerSession<S> {
   readonly #abort = new AbortController();
   #token: ResumeToken | undefined;
   #hasCredit = false;
   #wakeCredit: (() => void) | undefined;
+  /** Bytes written to the call whose write has not completed yet. */
+  #pendingBytes = 0;
 
   constructor(
     private readonly call: ServerDuplexStream<Buffer, Buffer>,
@@ -67,6 +78,11 @@ export class ServerSession<S> {
     }
   }
 
+  /** Bytes handed to the call and not yet taken by the client (what a silent client costs). */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
+  }
+
   /** Ends the call cleanly (server shutdown or the client half-closed). */
   end(): void {
     if (this.#abort.signal.aborted) return;
@@ -82,13 +98,33 @@ export class ServerSession<S> {
       this.#hasCredit = false;
       const delivery = await this.ctx.hub.next(this.#token, signal);
       const bytes = this.ctx.encode(delivery);
-      this.call.write(bytes);
+      const written = this.#write(bytes);
       this.ctx.observer?.stateSent(this.ctx.api, {
         revision: delivery.revision,
         full: delivery.full,
         bytes: bytes.length,
       });
+      await written;
     }
+  }
+
+  /** Resolves once the client took `bytes` (or the session ended: a cancelled call never calls back). */
+  #write(bytes: Buffer): Promise<void> {
+    const signal = this.#abort.signal;
+    if (signal.aborted) return Promise.resolve();
+    this.#pendingBytes += bytes.length;
+    return new Promise<void>((resolve) => {
+      let settled = false;
+      const done = () => {
+        if (settled) return;
+        settled = true;
+        this.#pendingBytes -= bytes.length;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      this.call.write(bytes, () => done());
+    });
   }
 
   #onRequest(buf: Buffer): void {
@@ -113,9 +149,10 @@ export class ServerSession<S> {
   }
 
   #heartbeat(): void {
-    if (this.#abort.signal.aborted) return;
+    // Anything still pending: the client is not reading, and a heartbeat would only queue behind it.
+    if (this.#abort.signal.aborted || this.#pendingBytes > 0) return;
     const { hub, heartbeatIntervalMs } = this.ctx;
-    this.call.write(
+    void this.#write(
       encodeHeartbeat({ instanceId: hub.instanceId, revision: hub.revision, intervalMs: heartbeatIntervalMs }),
     );
   }

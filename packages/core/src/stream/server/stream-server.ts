@@ -1,8 +1,8 @@
-import { Server, type ServerDuplexStream } from '@grpc/grpc-js';
+import { Server, status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { formatListenAddress } from '../../util/address.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { Delivery, StateHub } from '../hub.js';
-import { ServerSession, type StreamObserver } from './server-session.js';
+import { ServerSession, type StreamObserver, type StreamRefusal } from './server-session.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { parseServeAddress } from '../stream-address.js';
 import { serverCredentials } from '../credentials.js';
@@ -22,11 +22,17 @@ export interface ServeOptions<S> {
   readonly heartbeatIntervalMs?: number;
   readonly observer?: StreamObserver;
   readonly logger?: Logger;
+  /** Watch calls open at once from one peer (one IP, or every client of the unix socket); default 16. */
+  readonly maxStreamsPerPeer?: number;
+  /** Watch calls open at once in all; default 10,000 (twice the nodes a cluster may have). */
+  readonly maxStreams?: number;
 }
 
 export interface StreamServer {
   /** The bound address, with the real port when 0 was asked for. */
   readonly address: string;
+  /** Bytes written to clients and not taken by them yet, over every open call. */
+  pendingBytes(): number;
   /** Ends every client stream cleanly, stops the server and removes its unix socket. */
   close(): Promise<void>;
 }
@@ -34,6 +40,18 @@ export interface StreamServer {
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5000;
 /** Requests are tiny resume tokens; anything large is not a kpng client. */
 const MAX_REQUEST_BYTES = 64 * 1024;
+export const DEFAULT_MAX_STREAMS_PER_PEER = 16;
+export const DEFAULT_MAX_STREAMS = 10_000;
+/** HTTP/2 streams one connection may open at once: a kpng client opens one. */
+const MAX_CONCURRENT_STREAMS_PER_CONNECTION = 16;
+
+/** The peer a call counts against: its IP (the port dropped), or `local` for a unix socket client. */
+function peerOf(call: ServerDuplexStream<Buffer, Buffer>): string {
+  const peer = call.getPeer();
+  if (peer === 'unknown' || peer.startsWith('unix:')) return 'local';
+  const colon = peer.lastIndexOf(':');
+  return colon > 0 && /^[0-9]+$/.test(peer.slice(colon + 1)) ? peer.slice(0, colon) : peer;
+}
 
 export async function serveStateStream<S>(
   api: StreamApi,
@@ -42,8 +60,28 @@ export async function serveStateStream<S>(
 ): Promise<StreamServer> {
   const address = parseServeAddress(options.address, options.tls !== undefined);
   const log = (options.logger ?? defaultLog).with({ component: 'stream', api });
-  const server = new Server({ 'grpc.max_receive_message_length': MAX_REQUEST_BYTES });
+  const server = new Server({
+    'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
+    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS_PER_CONNECTION,
+  });
   const sessions = new Set<ServerSession<S>>();
+  const perPeer = new Map<string, number>();
+  const maxPerPeer = options.maxStreamsPerPeer ?? DEFAULT_MAX_STREAMS_PER_PEER;
+  const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
+  /** Limits hit and logged, until a call under them closes again: a flood of refused calls makes one line. */
+  const warned = new Set<string>();
+  /** Refuses a call over a limit: counted, logged (once per peer and reason until it is under again), RESOURCE_EXHAUSTED. */
+  const refuse = (call: ServerDuplexStream<Buffer, Buffer>, peer: string, reason: StreamRefusal, limit: number) => {
+    options.observer?.streamRefused?.(api, reason);
+    const key = reason === 'streams' ? reason : `${reason} ${peer}`;
+    if (!warned.has(key)) log.warn('refusing state stream calls: too many open', { peer, reason, limit });
+    warned.add(key);
+    call.on('error', () => {});
+    call.emit('error', {
+      code: status.RESOURCE_EXHAUSTED,
+      details: `too many state streams open (${reason === 'streams' ? 'server' : 'this peer'}: ${limit})`,
+    });
+  };
   const ctx = {
     api,
     hub: options.hub,
@@ -56,9 +94,21 @@ export async function serveStateStream<S>(
     { Watch: WATCH_METHODS[api] },
     {
       Watch: (call: ServerDuplexStream<Buffer, Buffer>) => {
+        const peer = peerOf(call);
+        const open = perPeer.get(peer) ?? 0;
+        if (sessions.size >= maxStreams) return refuse(call, peer, 'streams', maxStreams);
+        if (open >= maxPerPeer) return refuse(call, peer, 'peer_streams', maxPerPeer);
+        perPeer.set(peer, open + 1);
         const session = new ServerSession(call, ctx);
         sessions.add(session);
-        void session.run().finally(() => sessions.delete(session));
+        void session.run().finally(() => {
+          sessions.delete(session);
+          warned.delete('streams');
+          warned.delete(`peer_streams ${peer}`);
+          const left = (perPeer.get(peer) ?? 1) - 1;
+          if (left > 0) perPeer.set(peer, left);
+          else perPeer.delete(peer);
+        });
       },
     },
   );
@@ -86,6 +136,11 @@ export async function serveStateStream<S>(
 
   return {
     address: bound,
+    pendingBytes: () => {
+      let bytes = 0;
+      for (const s of sessions) bytes += s.pendingBytes;
+      return bytes;
+    },
     close: async () => {
       for (const s of sessions) s.end();
       await new Promise<void>((resolve) => {
