@@ -1,0 +1,8 @@
+/**
+ * @kpng/netpol: a NetworkPolicy enforcer in nftables. It renders core's node-local policy view
+ * (`PolicyState`) to one `inet kpng-netpol` table and keeps it in step by element updates.
+ */
+export { NetpolEnforcer, type EnforcerSyncResult, type NetpolEnforcerOptions } from '../backend/enforcer.js';
+export { renderElements, type DesiredElements } from '../render/elements.js';
+export { skeleton } from '../render/skeleton.js';
+export { TABLE, setNames, type Direction } from '../render/names.js';

@@ -1,0 +1,346 @@
+// The NetworkPolicy behaviours with real packets: the policy view (from raw Pods, Namespaces and
+// NetworkPolicies) rendered by the enforcer into the lab node's namespace, then probed from pods on
+// the node, pods on the remote node and the external client, IPv4 and IPv6.
+import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
+import { kernelE2e, Lab, sweepLeftovers, type HeldConnection } from '@kpng/lab';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { NetpolEnforcer } from '../src/backend/enforcer.js';
+
+const e2e = await kernelE2e('netpol enforcer');
+
+const NODE = 'node';
+type Family = 'ipv4' | 'ipv6';
+/** Lab pods and who they are in the cluster. */
+const PODS = {
+  server: { namespace: 'default', labels: { app: 'server' }, local: true },
+  client: { namespace: 'default', labels: { app: 'client' }, local: true },
+  far: { namespace: 'other', labels: { app: 'client' }, local: false },
+  web: { namespace: 'other', labels: { app: 'web' }, local: false },
+  late: { namespace: 'other', labels: { app: 'client' }, local: false },
+} as const;
+type PodName = keyof typeof PODS;
+type From = PodName | 'ext';
+const SERVICE = { ipv4: '198.19.0.10', ipv6: '2001:db8:5e::10' } as const;
+/** Probes expected to fail wait this long for an answer (a drop has none); allowed ones answer in ms. */
+const DENIED_AFTER_MS = 500;
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; errors: readonly string[] }): T {
+  if (!result.ok) throw new Error(result.errors.join('; '));
+  return result.value;
+}
+
+describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
+  let lab: Lab;
+  let enforcer: NetpolEnforcer;
+  let view: PolicyView;
+  let policies: string[] = [];
+
+  const podObject = (name: PodName, labels: Record<string, string> = PODS[name].labels) => {
+    const pod = lab.pod(name);
+    return unwrap(
+      convertPod({
+        metadata: { namespace: PODS[name].namespace, name, labels },
+        spec: {
+          nodeName: PODS[name].local ? NODE : 'remote',
+          containers: [{ name: 'echo', ports: [{ name: 'http', containerPort: 8080 }] }],
+        },
+        status: { phase: 'Running', podIPs: [{ ip: pod.ipv4 }, { ip: pod.ipv6 }] },
+      }),
+    );
+  };
+  const sync = () => enforcer.sync(view.state().state);
+  const setPolicies = async (specs: readonly object[]) => {
+    policies.forEach((key) => view.deletePolicy(key as never));
+    policies = specs.map((spec, i) => {
+      const policy = unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: `np${i}` }, spec }));
+      view.setPolicy(policy);
+      return `default/np${i}`;
+    });
+    await sync();
+  };
+  const addressOf = (to: PodName | 'svc', family: Family) => (to === 'svc' ? SERVICE[family] : lab.pod(to)[family]);
+  const reach = async (from: From, to: PodName | 'svc', port: number, family: Family, proto: 'tcp' | 'udp' = 'tcp') => {
+    const source = from === 'ext' ? lab.external.namespace : lab.pod(from).namespace;
+    const result = await lab.probe(source, { proto, ip: addressOf(to, family), port, timeoutMs: DENIED_AFTER_MS });
+    return result.ok;
+  };
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await Lab.create({ pods: ['server', 'client'], remotePods: ['far', 'web', 'late'] });
+    await Promise.all([
+      lab.startEcho('server', [8080, 8081, 9000, 9001, 9002], { holdPorts: [7000] }),
+      ...(['client', 'far', 'web', 'late'] as const).map((name) => lab.startEcho(name, [8080])),
+    ]);
+    // A Service in front of the server (as a service proxy's DNAT would be): policy judges the pod it reaches.
+    const server = lab.pod('server');
+    await lab.node.namespace.exec(['nft', '-f', '-'], {
+      input: [
+        'table inet svc {',
+        '  chain pre { type nat hook prerouting priority dstnat; policy accept;',
+        `    ip daddr ${SERVICE.ipv4} tcp dport 80 dnat ip to ${server.ipv4}:8080`,
+        `    ip6 daddr ${SERVICE.ipv6} tcp dport 80 dnat ip6 to [${server.ipv6}]:8080`,
+        '  }',
+        '}',
+      ].join('\n'),
+    });
+    enforcer = new NetpolEnforcer({ netns: lab.node.namespace.name });
+    view = new PolicyView(NODE);
+    view.setNamespace(unwrap(convertNamespace({ metadata: { name: 'default', labels: { team: 'a' } } })));
+    view.setNamespace(unwrap(convertNamespace({ metadata: { name: 'other', labels: { team: 'b' } } })));
+    (['server', 'client', 'far', 'web'] as const).forEach((name) => view.setPod(podObject(name)));
+    await sync();
+  });
+  afterAll(async () => {
+    await enforcer?.close();
+    await lab?.delete();
+  });
+
+  const server = { matchLabels: { app: 'server' } };
+  const client = { matchLabels: { app: 'client' } };
+  const teamB = { matchLabels: { team: 'b' } };
+  type Probe = readonly [from: From, to: PodName | 'svc', port: number, allowed: boolean, proto?: 'tcp' | 'udp'];
+  const CASES: readonly { name: string; policies: readonly object[]; probes: readonly Probe[] }[] = [
+    {
+      name: 'no policy: everything passes',
+      policies: [],
+      probes: [
+        ['client', 'server', 8080, true],
+        ['far', 'server', 8080, true],
+        ['ext', 'server', 8080, true],
+      ],
+    },
+    {
+      name: 'deny all ingress',
+      policies: [{ podSelector: {} }],
+      probes: [
+        ['client', 'server', 8080, false],
+        ['far', 'server', 8080, false],
+        ['ext', 'server', 8080, false],
+        ['far', 'server', 8080, false, 'udp'],
+      ],
+    },
+    {
+      name: 'allow from a pod selector (same namespace only)',
+      policies: [{ podSelector: server, ingress: [{ from: [{ podSelector: client }] }] }],
+      probes: [
+        ['client', 'server', 8080, true],
+        ['far', 'server', 8080, false],
+        ['web', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'allow from a namespace selector',
+      policies: [{ podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }] }] }],
+      probes: [
+        ['far', 'server', 8080, true],
+        ['web', 'server', 8080, true],
+        ['client', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'namespace and pod selector combined',
+      policies: [
+        {
+          podSelector: server,
+          ingress: [{ from: [{ namespaceSelector: teamB, podSelector: { matchLabels: { app: 'web' } } }] }],
+        },
+      ],
+      probes: [
+        ['web', 'server', 8080, true],
+        ['far', 'server', 8080, false],
+        ['client', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'ipBlock with except',
+      policies: [
+        {
+          podSelector: server,
+          ingress: [
+            {
+              from: [
+                { ipBlock: { cidr: '198.18.0.0/16', except: ['198.18.2.0/24'] } },
+                { ipBlock: { cidr: '2001:db8::/46', except: ['2001:db8:2::/64'] } },
+              ],
+            },
+          ],
+        },
+      ],
+      probes: [
+        ['client', 'server', 8080, true],
+        ['far', 'server', 8080, false],
+        ['ext', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'numeric port',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ port: 8081 }] }] }],
+      probes: [
+        ['client', 'server', 8081, true],
+        ['client', 'server', 8080, false],
+        ['client', 'server', 8081, false, 'udp'],
+      ],
+    },
+    {
+      name: 'named port (resolved on the server)',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ port: 'http' }] }] }],
+      probes: [
+        ['client', 'server', 8080, true],
+        ['ext', 'server', 8080, true],
+        ['client', 'server', 8081, false],
+      ],
+    },
+    {
+      name: 'port range (endPort)',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ port: 9000, endPort: 9001 }] }] }],
+      probes: [
+        ['client', 'server', 9000, true],
+        ['client', 'server', 9001, true],
+        ['client', 'server', 9002, false],
+        ['client', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'UDP port',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ protocol: 'UDP', port: 8080 }] }] }],
+      probes: [
+        ['client', 'server', 8080, true, 'udp'],
+        ['client', 'server', 8080, false],
+      ],
+    },
+    {
+      name: 'through a Service: judged after DNAT, on the pod port',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ port: 8080 }] }] }],
+      probes: [
+        ['client', 'svc', 80, true],
+        ['far', 'svc', 80, true],
+      ],
+    },
+    {
+      name: 'through a Service: the Service port is not what is allowed',
+      policies: [{ podSelector: server, ingress: [{ ports: [{ port: 80 }] }] }],
+      probes: [['client', 'svc', 80, false]],
+    },
+    {
+      name: 'egress deny',
+      policies: [{ podSelector: server, policyTypes: ['Egress'] }],
+      probes: [
+        ['server', 'client', 8080, false],
+        ['server', 'far', 8080, false],
+        ['client', 'server', 8080, true],
+      ],
+    },
+    {
+      name: 'egress allow to a namespace selector, named port on the destination',
+      policies: [
+        {
+          podSelector: server,
+          policyTypes: ['Egress'],
+          egress: [{ to: [{ namespaceSelector: teamB }], ports: [{ port: 'http' }] }],
+        },
+      ],
+      probes: [
+        ['server', 'far', 8080, true],
+        ['server', 'web', 8080, true],
+        ['server', 'client', 8080, false],
+      ],
+    },
+    {
+      name: 'egress of one pod and ingress of another, both on this node',
+      policies: [
+        { podSelector: client, policyTypes: ['Egress'], egress: [{ to: [{ podSelector: server }] }] },
+        { podSelector: server, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'nobody' } } }] }] },
+      ],
+      probes: [
+        ['client', 'server', 8080, false],
+        ['client', 'far', 8080, false],
+        ['far', 'client', 8080, true],
+      ],
+    },
+  ];
+
+  describe.each(['ipv4', 'ipv6'] as const)('%s', (family) => {
+    test.each(CASES)('$name', async ({ policies: specs, probes }) => {
+      await setPolicies(specs);
+      const results = await Promise.all(
+        probes.map(([from, to, port, , proto]) => reach(from, to, port, family, proto)),
+      );
+      expect(results).toEqual(probes.map(([, , , allowed]) => allowed));
+    });
+
+    test('policy update and deletion', async () => {
+      await setPolicies([{ podSelector: server, ingress: [{ from: [{ podSelector: client }] }] }]);
+      expect([await reach('client', 'server', 8080, family), await reach('far', 'server', 8080, family)]).toEqual([
+        true,
+        false,
+      ]);
+      await setPolicies([{ podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }] }] }]);
+      expect([await reach('client', 'server', 8080, family), await reach('far', 'server', 8080, family)]).toEqual([
+        false,
+        true,
+      ]);
+      await setPolicies([]);
+      expect([await reach('client', 'server', 8080, family), await reach('far', 'server', 8080, family)]).toEqual([
+        true,
+        true,
+      ]);
+    });
+
+    test('a pod label change in and out of a selector', async () => {
+      await setPolicies([{ podSelector: server, ingress: [{ from: [{ podSelector: client }] }] }]);
+      view.setPod(podObject('client', { app: 'other' }));
+      await sync();
+      expect(await reach('client', 'server', 8080, family)).toBe(false);
+      view.setPod(podObject('client'));
+      await sync();
+      expect(await reach('client', 'server', 8080, family)).toBe(true);
+    });
+
+    test('a target pod label change out of and into the policy', async () => {
+      await setPolicies([{ podSelector: server }]);
+      expect(await reach('client', 'server', 8080, family)).toBe(false);
+      view.setPod(podObject('server', { app: 'unselected' }));
+      await sync();
+      expect(await reach('client', 'server', 8080, family)).toBe(true);
+      view.setPod(podObject('server'));
+      await sync();
+      expect(await reach('client', 'server', 8080, family)).toBe(false);
+    });
+
+    test('a new pod in a selected namespace', async () => {
+      view.deletePod('other/late' as never);
+      await setPolicies([{ podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }] }] }]);
+      expect(await reach('late', 'server', 8080, family)).toBe(false);
+      view.setPod(podObject('late'));
+      await sync();
+      expect(await reach('late', 'server', 8080, family)).toBe(true);
+    });
+
+    test('an established connection outlives a new deny; a new one is dropped', async () => {
+      await setPolicies([]);
+      await using held: HeldConnection = await lab.hold(lab.pod('client'), {
+        ip: lab.pod('server')[family],
+        port: 7000,
+      });
+      await setPolicies([{ podSelector: server }]);
+      await expect(held.exchange('still')).resolves.toBe('server still');
+      expect(await reach('client', 'server', 7000, family)).toBe(false);
+    });
+  });
+
+  test('policy changes are element updates: the rules stay as the first sync wrote them', async () => {
+    await setPolicies([]);
+    const rules = async () =>
+      (await lab.node.namespace.exec(['nft', '-a', 'list', 'table', 'inet', 'kpng-netpol'])).stdout
+        .split('\n')
+        .filter((line) => line.includes('# handle') && !line.includes('elements'));
+    const before = await rules();
+    await setPolicies([
+      { podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }], ports: [{ port: 'http' }] }] },
+    ]);
+    const result = await enforcer.sync(view.state().state);
+    expect(result.full).toBe(false);
+    expect(await rules()).toEqual(before);
+  });
+});
