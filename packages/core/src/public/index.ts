@@ -89,6 +89,27 @@ export {
 // kube-proxy's nftables sync failure counter, shared by the backends that write nftables
 export { createNftablesSyncFailures } from '../metrics/nftables-sync.js';
 
+// Defence in depth at render time: what may reach a kernel tool's text
+export {
+  isAffinityTimeout,
+  isCanonicalCIDR,
+  isCanonicalIP,
+  isInterfaceName,
+  isMarkBit,
+  isObjectName,
+  isOptionalPort,
+  isPort,
+  isProtocol,
+} from '../guard/render-values.js';
+export {
+  RenderGuard,
+  type RefusalObserver,
+  type RefusalReason,
+  type RefusedKind,
+  type RenderRefusal,
+} from '../guard/render-guard.js';
+export { renderRefusals, RENDER_REFUSED_METRIC, type RenderRefusalsOptions } from '../guard/render-refusals.js';
+
 // Stale UDP conntrack cleanup, shared by the Linux backends
 export {
   ConntrackTool,

@@ -279,3 +279,34 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(log.at('warn').map((r) => r.msg)).toEqual([expect.stringMatching(/nf_tables flavour/)]);
   });
 });
+
+describe('values that fail validation never reach iptables-restore', () => {
+  it('a Service with an injected ClusterIP renders as deleted, an injected endpoint is left out; both counted', async () => {
+    const { fake, registry, backend, log } = setup();
+    const state = nodeState(services(['a', 'b']));
+    await backend.sync(full(state));
+    // What a hostile stream could decode: the same Services with text in an address field.
+    const hostile = structuredClone(state) as { -readonly [K in keyof typeof state]: any };
+    const webAt = hostile.services.findIndex((s: any) => s.name === 'web');
+    const dnsAt = hostile.services.findIndex((s: any) => s.name === 'dns');
+    hostile.services[dnsAt].families.IPv4.clusterIP = '198.19.0.1\n-A KUBE-SERVICES -j ACCEPT';
+    hostile.services[webAt].ports[0].endpoints.IPv4.cluster[0].ip = '198.18.1.1 -j ACCEPT';
+    await backend.sync({ ...partial(hostile, ['web', 'dns'], 2) });
+    const input = fake.restores.at(-1)!.input;
+    expect(fake.restores.at(-1)!.ok).toBe(true);
+    expect(input).not.toContain('-j ACCEPT\n-A KUBE-SERVICES -j ACCEPT');
+    expect(input).not.toMatch(/198\.18\.1\.1 -j ACCEPT/);
+    // dns's chains are deleted (as for a deleted Service); web keeps its other endpoint.
+    expect(fake.chain('IPv4', 'nat', dns.cluster)).toBeUndefined();
+    expect(fake.chain('IPv4', 'nat', web.cluster)).toHaveLength(1);
+    const refused = await registry.getSingleMetric('kpng_render_refused_total')!.get();
+    expect(refused.values.map((v) => [v.labels, v.value])).toEqual([
+      [{ backend: 'iptables', kind: 'Service', reason: 'address' }, 1],
+      [{ backend: 'iptables', kind: 'endpoint', reason: 'address' }, 1],
+    ]);
+    expect(log.at('warn').map((r) => r.msg)).toEqual([
+      expect.stringMatching(/^Service left out/),
+      expect.stringMatching(/^endpoint left out/),
+    ]);
+  });
+});

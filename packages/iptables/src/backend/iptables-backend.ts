@@ -17,6 +17,8 @@ import {
   findService,
   KpngError,
   log as defaultLog,
+  RenderGuard,
+  renderRefusals,
   type Backend,
   type ConntrackCleaner,
   type DriftKinds,
@@ -54,6 +56,8 @@ export class IptablesBackend implements Backend {
   readonly #metrics: IptablesMetrics;
   readonly #conntrack: ConntrackCleaner | undefined;
   readonly #log: Logger;
+  /** Leaves out of the render whatever would not pass core's render-value validators (counted, logged). */
+  readonly #guard: RenderGuard;
   readonly #canaryInterval: number;
   readonly #now: () => number;
   readonly #ruleLimit: number | undefined;
@@ -88,6 +92,13 @@ export class IptablesBackend implements Backend {
         : (options.conntrack ??
           new ConntrackTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) }));
     this.#log = options.log ?? defaultLog.with({ backend: 'iptables' });
+    this.#guard = new RenderGuard(
+      renderRefusals({
+        backend: 'iptables',
+        log: this.#log,
+        ...(metrics instanceof Registry ? { registry: metrics } : {}),
+      }),
+    );
     this.#canaryInterval = options.canaryIntervalMs ?? 30_000;
     this.#now = options.now ?? Date.now;
     this.#ruleLimit = options.nftFlavourRuleLimit;
@@ -141,7 +152,10 @@ export class IptablesBackend implements Backend {
     }
   }
 
-  async #sync(req: SyncRequest): Promise<SyncOutcome> {
+  async #sync(given: SyncRequest): Promise<SyncOutcome> {
+    // Defence in depth: no value that fails validation reaches iptables-restore's text. A refused
+    // Service renders as deleted (its key is among the changes when it is refused or accepted again).
+    const req = { ...given, state: this.#guard.state(given.state) };
     await this.#detect();
     const started = performance.now();
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;

@@ -51,8 +51,9 @@ function backendOver(execer: StreamingFake): IptablesBackend {
 /** The state with one Service whose rendering throws (a bug in rendering, or a broken object). */
 function throwingState(state: NodeLocalState): NodeLocalState {
   const [first, ...rest] = state.services;
+  // The name (read by rendering only: core's render guard checks the values, not the name).
   const broken = Object.create(first as LocalService, {
-    ports: {
+    name: {
       get() {
         throw new Error('render bug');
       },

@@ -3,7 +3,7 @@
  * localhostNodePorts, detectLocalMode, masqueradeAll, masqueradeBit, conntrack tcp_be_liberal),
  * validated once. Constant for the lifetime of a backend, so chain contents may depend on it.
  */
-import { parseCIDR, type IPFamily, type LocalDetectorConfig } from '@kpng/core';
+import { canonicalCIDR, isInterfaceName, isMarkBit, type IPFamily, type LocalDetectorConfig } from '@kpng/core';
 
 export type { LocalDetectorConfig };
 
@@ -41,34 +41,42 @@ export const DEFAULT_CONFIG: IptablesConfig = {
   largeClusterEndpoints: 1000,
 };
 
-const INTERFACE_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
-
-/** Fills defaults and refuses anything that could not be rendered safely. */
+/**
+ * Fills defaults and refuses anything that could not be rendered safely (core's render-value
+ * validators); CIDRs are kept in their canonical form, the only form the rules are written with.
+ */
 export function resolveConfig(input: IptablesConfigInput = {}): IptablesConfig {
-  const config: IptablesConfig = { ...DEFAULT_CONFIG, ...input };
   const problems: string[] = [];
+  const canonical = (cidrs: readonly string[]): string[] =>
+    cidrs.map((cidr) => {
+      const text = typeof cidr === 'string' ? canonicalCIDR(cidr) : undefined;
+      if (text === undefined) problems.push(`bad CIDR ${JSON.stringify(cidr)}`);
+      return text ?? cidr;
+    });
+  const merged: IptablesConfig = { ...DEFAULT_CONFIG, ...input };
+  const config: IptablesConfig = {
+    ...merged,
+    nodePortAddresses: merged.nodePortAddresses === 'primary' ? 'primary' : canonical(merged.nodePortAddresses),
+    localDetector:
+      merged.localDetector.mode === 'ClusterCIDR'
+        ? { ...merged.localDetector, clusterCIDRs: canonical(merged.localDetector.clusterCIDRs) }
+        : merged.localDetector,
+  };
   if (config.families.length === 0 || config.families.some((f) => f !== 'IPv4' && f !== 'IPv6')) {
     problems.push('families must be a non-empty subset of IPv4, IPv6');
   }
-  if (!Number.isInteger(config.masqueradeBit) || config.masqueradeBit < 0 || config.masqueradeBit > 31) {
+  if (!isMarkBit(config.masqueradeBit)) {
     problems.push('masqueradeBit must be an integer in 0..31');
   }
   if (!['auto', 'legacy', 'nft'].includes(config.flavour)) problems.push(`flavour must be auto, legacy or nft`);
   if (!Number.isInteger(config.largeClusterEndpoints) || config.largeClusterEndpoints < 0) {
     problems.push('largeClusterEndpoints must be a non-negative integer');
   }
-  const cidrs = [
-    ...(config.nodePortAddresses === 'primary' ? [] : config.nodePortAddresses),
-    ...(config.localDetector.mode === 'ClusterCIDR' ? config.localDetector.clusterCIDRs : []),
-  ];
-  for (const cidr of cidrs) {
-    if (parseCIDR(cidr) === undefined) problems.push(`bad CIDR ${JSON.stringify(cidr)}`);
-  }
   const detector = config.localDetector;
-  if (detector.mode === 'BridgeInterface' && !INTERFACE_NAME.test(detector.bridge)) {
+  if (detector.mode === 'BridgeInterface' && !isInterfaceName(detector.bridge)) {
     problems.push(`bad bridge interface name ${JSON.stringify(detector.bridge)}`);
   }
-  if (detector.mode === 'InterfaceNamePrefix' && !INTERFACE_NAME.test(detector.prefix)) {
+  if (detector.mode === 'InterfaceNamePrefix' && !isInterfaceName(detector.prefix)) {
     problems.push(`bad interface name prefix ${JSON.stringify(detector.prefix)}`);
   }
   if (problems.length > 0) throw new Error(`invalid iptables backend configuration: ${problems.join('; ')}`);

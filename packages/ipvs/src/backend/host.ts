@@ -1,3 +1,4 @@
+import { isCanonicalIP } from '@kpng/core';
 import type { Execer } from '@kpng/nftables';
 import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
 
@@ -32,8 +33,14 @@ export class NodeHost {
     return result.exitCode === 0 ? parseLink(result.stdout) : undefined;
   }
 
-  /** Adds and removes addresses in one `ip -batch` process. */
+  /**
+   * Adds and removes addresses in one `ip -batch` process. Each address must be canonical text (core's
+   * render guard left out the rest): one that is not throws before `ip` starts, as no line of the
+   * batch may carry anything but an address.
+   */
   async changeAddresses(add: readonly string[], remove: readonly string[]): Promise<void> {
+    const bad = [...add, ...remove].find((ip) => !isCanonicalIP(ip));
+    if (bad !== undefined) throw new Error(`refusing to write ${JSON.stringify(bad).slice(0, 80)} to ip -batch`);
     const line = (verb: string, ip: string): string =>
       ip.includes(':')
         ? `addr ${verb} ${ip}/128 dev ${DUMMY_LINK}${verb === 'add' ? ' nodad' : ''}`

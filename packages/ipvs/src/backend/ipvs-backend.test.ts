@@ -311,3 +311,42 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     expect(await value('kubeproxy_sync_proxy_rules_nftables_sync_failures_total', { ip_family: 'IPv4' })).toBe(1);
   });
 });
+
+describe('values that fail validation never reach ip -batch, nft or netlink', () => {
+  it('a Service with an injected LB IP renders as deleted, an injected endpoint is left out; both counted', async () => {
+    const kernel = new FakeIpvs();
+    const host = new FakeHostExecer();
+    const registry = new Registry();
+    const backend = new IpvsBackend({
+      kernel,
+      nft: new FakeNft(),
+      execer: host,
+      logger: SILENT,
+      metrics: registry,
+      drainIntervalMs: 3_600_000,
+    });
+    await backend.setup();
+    const state = nodeState([
+      web(on('a', 'b')),
+      { name: 'lb', clusterIPs: clusterIPs(11), loadBalancerIPs: ['203.0.113.9'], endpoints: on('a') },
+    ]);
+    // What a hostile stream could decode: text in address fields.
+    const hostile = structuredClone(state) as { services: any[]; node: any };
+    const lb = hostile.services.find((s) => s.name === 'lb');
+    lb.families.IPv4.loadBalancerIPs = ['203.0.113.9/32 dev lo\naddr add 203.0.113.10'];
+    const webV4 = hostile.services.find((s) => s.name === 'web').ports[0].endpoints.IPv4;
+    webV4.cluster[0].ip = '198.18.1.10 ';
+    await backend.sync(sync(hostile as NodeLocalState, true));
+    const batches = host.commands.filter((c) => c.startsWith('ip -batch'));
+    expect(batches.length).toBeGreaterThan(0);
+    expect([...host.addresses].sort()).toEqual([...clusterIPs(10)].sort());
+    // web's IPv4 ClusterIP keeps its other endpoint.
+    expect(table(kernel).filter((l) => l.includes('-> 198.18.'))).toHaveLength(1);
+    const refused = await registry.getSingleMetric('kpng_render_refused_total')!.get();
+    expect(refused.values.map((v) => [v.labels, v.value])).toEqual([
+      [{ backend: 'ipvs', kind: 'Service', reason: 'address' }, 1],
+      [{ backend: 'ipvs', kind: 'endpoint', reason: 'address' }, 1],
+    ]);
+    await backend.cleanup();
+  });
+});

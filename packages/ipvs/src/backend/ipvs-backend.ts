@@ -6,6 +6,8 @@ import {
   type IPFamily,
   type Logger,
   log as defaultLog,
+  RenderGuard,
+  renderRefusals,
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
@@ -59,6 +61,8 @@ export class IpvsBackend implements Backend {
   readonly #host: NodeHost;
   readonly #log: Logger;
   readonly #metrics: IpvsMetrics;
+  /** Leaves out of the render whatever would not pass core's render-value validators (counted, logged). */
+  readonly #guard: RenderGuard;
   #kernel: IpvsKernel | undefined;
   #nft: Nft | undefined;
   #applied: AppliedTable | undefined;
@@ -86,6 +90,13 @@ export class IpvsBackend implements Backend {
     const metrics = options.metrics;
     this.#metrics =
       metrics === undefined ? NO_IPVS_METRICS : metrics instanceof Registry ? createIpvsMetrics(metrics) : metrics;
+    this.#guard = new RenderGuard(
+      renderRefusals({
+        backend: 'ipvs',
+        log: this.#log,
+        ...(metrics instanceof Registry ? { registry: metrics } : {}),
+      }),
+    );
     this.#excluded = cidrMatcher(this.config.excludeCIDRs);
     this.#kernel = options.kernel;
     this.#nft = options.nft;
@@ -114,7 +125,10 @@ export class IpvsBackend implements Backend {
   }
 
   sync(req: SyncRequest): Promise<SyncOutcome> {
-    return this.#serial(() => this.#sync(req));
+    // Defence in depth: no value that fails validation reaches `ip -batch`, nft or a netlink message.
+    // A refused Service renders as deleted (its key is among the changes when it is refused or accepted again).
+    const state = this.#guard.state(req.state);
+    return this.#serial(() => this.#sync(state === req.state ? req : { ...req, state }));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isIPv4 } from 'node:net';
+import { formatIP, isAffinityTimeout, isCanonicalIP, isObjectName, isPort, parseIP } from '@kpng/core';
 import {
   type Attribute,
   be16,
@@ -47,6 +47,34 @@ const AF: Record<IpvsFamily, number> = { IPv4: 2, IPv6: 10 };
 const PROTO: Record<IpvsProtocol, number> = { TCP: 6, UDP: 17, SCTP: 132 };
 const PROTO_NAME: Record<number, IpvsProtocol> = { 6: 'TCP', 17: 'UDP', 132: 'SCTP' };
 
+/**
+ * A value the encoder refuses to put in a netlink message (core's render guard leaves such values
+ * out before they get here: this is the last line, so a bug cannot send the kernel a garbled address).
+ */
+export class IpvsEncodeError extends Error {
+  constructor(field: string, value: unknown) {
+    super(`IPVS netlink message refused: bad ${field} ${(JSON.stringify(value) ?? String(value)).slice(0, 80)}`);
+    this.name = 'IpvsEncodeError';
+  }
+}
+
+function checkedFamily(family: IpvsFamily): number {
+  const af = AF[family];
+  if (!Object.hasOwn(AF, family) || af === undefined) throw new IpvsEncodeError('family', family);
+  return af;
+}
+
+function checkedProtocol(protocol: IpvsProtocol): number {
+  const number = PROTO[protocol];
+  if (!Object.hasOwn(PROTO, protocol) || number === undefined) throw new IpvsEncodeError('protocol', protocol);
+  return number;
+}
+
+function checkedPort(port: number): Buffer {
+  if (!isPort(port)) throw new IpvsEncodeError('port', port);
+  return be16(port);
+}
+
 /** The identifying attributes: all DEL_SERVICE and the dest commands need. */
 export function serviceId(vs: Pick<VirtualServer, 'family' | 'protocol' | 'address' | 'port'>): Attribute {
   return nested(CMD_ATTR.SERVICE, identity(vs));
@@ -54,6 +82,10 @@ export function serviceId(vs: Pick<VirtualServer, 'family' | 'protocol' | 'addre
 
 /** NEW/SET_SERVICE need the full entry: scheduler, flags, timeout and netmask too (else EINVAL). */
 export function serviceFull(vs: VirtualServer): Attribute {
+  if (vs.persistentSeconds !== 0 && !isAffinityTimeout(vs.persistentSeconds))
+    throw new IpvsEncodeError('persistence timeout', vs.persistentSeconds);
+  // IP_VS_SCHEDNAME_MAXLEN is 16 with the NUL.
+  if (!isObjectName(vs.scheduler, 15)) throw new IpvsEncodeError('scheduler', vs.scheduler);
   const persistent = vs.persistentSeconds > 0;
   const flags = Buffer.alloc(8);
   flags.writeUInt32LE(persistent ? IP_VS_SVC_F_PERSISTENT : 0, 0);
@@ -72,70 +104,45 @@ export function serviceFull(vs: VirtualServer): Attribute {
 export function destId(rs: Pick<RealServer, 'address' | 'port'>): Attribute {
   return nested(CMD_ATTR.DEST, [
     [DEST.ADDR, address(rs.address)],
-    [DEST.PORT, be16(rs.port)],
+    [DEST.PORT, checkedPort(rs.port)],
   ]);
 }
 
 export function destFull(vs: VirtualServer, rs: RealServer): Attribute {
+  if (!Number.isInteger(rs.weight) || rs.weight < 0 || rs.weight > 65535)
+    throw new IpvsEncodeError('weight', rs.weight);
   return nested(CMD_ATTR.DEST, [
-    [DEST.ADDR, address(rs.address)],
-    [DEST.PORT, be16(rs.port)],
+    [DEST.ADDR, address(rs.address, vs.family)],
+    [DEST.PORT, checkedPort(rs.port)],
     [DEST.FWD_METHOD, u32(FWD_MASQ)],
     [DEST.WEIGHT, u32(rs.weight)],
     [DEST.U_THRESH, u32(0)],
     [DEST.L_THRESH, u32(0)],
-    [DEST.ADDR_FAMILY, u16(AF[vs.family])],
+    [DEST.ADDR_FAMILY, u16(checkedFamily(vs.family))],
   ]);
 }
 
 function identity(vs: Pick<VirtualServer, 'family' | 'protocol' | 'address' | 'port'>): Attribute[] {
   return [
-    [SVC.AF, u16(AF[vs.family])],
-    [SVC.PROTOCOL, u16(PROTO[vs.protocol])],
-    [SVC.ADDR, address(vs.address)],
-    [SVC.PORT, be16(vs.port)],
+    [SVC.AF, u16(checkedFamily(vs.family))],
+    [SVC.PROTOCOL, u16(checkedProtocol(vs.protocol))],
+    [SVC.ADDR, address(vs.address, vs.family)],
+    [SVC.PORT, checkedPort(vs.port)],
   ];
 }
 
-/** `union nf_inet_addr`: 16 bytes, IPv4 in the first four. */
-function address(ip: string): Buffer {
+/** `union nf_inet_addr`: 16 bytes, IPv4 in the first four; only a canonical address (of `family` when given). */
+function address(ip: string, family?: IpvsFamily): Buffer {
+  const parsed = isCanonicalIP(ip, family) ? parseIP(ip) : undefined;
+  if (parsed === undefined) throw new IpvsEncodeError('address', ip);
   const out = Buffer.alloc(16);
-  if (isIPv4(ip)) ip.split('.').forEach((octet, i) => out.writeUInt8(Number(octet), i));
-  else ipv6Bytes(ip).copy(out);
-  return out;
-}
-
-function ipv6Bytes(ip: string): Buffer {
-  const [head = '', tail] = ip.split('::');
-  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
-  const h = groups(head);
-  const t = tail === undefined ? [] : groups(tail);
-  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  const out = Buffer.alloc(16);
-  all.forEach((group, i) => out.writeUInt16BE(Number.parseInt(group, 16), i * 2));
+  out.set(parsed.bytes);
   return out;
 }
 
 function addressText(family: IpvsFamily, buf: Buffer | undefined): string {
   if (buf === undefined) return '';
-  if (family === 'IPv4') return [...buf.subarray(0, 4)].join('.');
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(buf.readUInt16BE(i).toString(16));
-  return compressIPv6(groups);
-}
-
-/** RFC 5952 text: the longest run (of two or more) of zero groups becomes `::`. */
-function compressIPv6(groups: readonly string[]): string {
-  let best = -1;
-  let bestLength = 1;
-  for (let i = 0; i < groups.length;) {
-    let j = i;
-    while (j < groups.length && groups[j] === '0') j++;
-    if (j - i > bestLength) [best, bestLength] = [i, j - i];
-    i = j === i ? i + 1 : j;
-  }
-  if (best < 0) return groups.join(':');
-  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLength).join(':')}`;
+  return formatIP({ family, bytes: [...buf.subarray(0, family === 'IPv4' ? 4 : 16)] });
 }
 
 export function decodeService(attributes: Map<number, Buffer>): VirtualServer | undefined {

@@ -1,15 +1,7 @@
-import { BlockList, isIPv6 } from 'node:net';
+import { cidrContains, parseCIDR } from '@kpng/core';
 
-/**
- * CIDRs as a matcher (`--ipvs-exclude-cidrs`, `nodePortAddresses`). node:net's BlockList rather than core's CIDR helpers: the
- * backend's runtime then loads no part of core (types only), which keeps it cheap to start, also
- * inside the lab's emulated VM.
- */
+/** CIDRs as a matcher (`--ipvs-exclude-cidrs`, `nodePortAddresses`), over core's CIDR helpers; each CIDR is parsed once. */
 export function cidrMatcher(cidrs: readonly string[]): (ip: string) => boolean {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [network = '', prefix = ''] = cidr.split('/');
-    list.addSubnet(network, Number(prefix), isIPv6(network) ? 'ipv6' : 'ipv4');
-  }
-  return (ip) => cidrs.length > 0 && list.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+  const networks = cidrs.flatMap((cidr) => parseCIDR(cidr) ?? []);
+  return (ip) => networks.some((network) => cidrContains(network, ip));
 }
