@@ -1,10 +1,11 @@
 // Kernel e2e: the policy-creation client's real main, probing from a lab "client pod", in both
-// modes. A stand-in enforcer (an nft drop rule on the lab node, inside its namespace, changed through
-// a long-lived `nft -i` so the commit is known to about a millisecond) drops the client's traffic to
-// the targets while the deny policy is "in force". The test lifts the rule at a random moment after
-// the client saw the allow policy, and (precise mode) puts it back after the policy is deleted.
+// modes, against kpng's NetworkPolicy enforcer (@kpng/netpol) on the lab node: its policy view holds
+// an egress deny for the client pod, and the allow policy (egress to the targets) is handed to it at
+// a random moment after the client saw the allow policy (and, precise mode, taken away after the
+// policy is deleted). Each change is one enforcer sync (element updates through a long-lived nft
+// shell); its start and end bound the commit.
 // - precise, -ProbeInterval=5ms: the moment the client reports (its start + its latency) must be
-//   within +-20 ms of the commit (generous; typically a few ms);
+//   within +-20 ms of the sync's end (generous; typically a few ms);
 // - upstream (the default mode, HTTP targets since upstream's probe is curl): the sample is measured
 //   from the whole-second creationTimestamp and each dropped attempt holds the next back for its 1 s
 //   timeout, so it exceeds the truth by up to ~2 s: upstream's quantisation, reproduced.
@@ -22,7 +23,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/policy-creation/main.js';
 import { pod, policy } from '../src/testing/objects.js';
 import { NetnsDialer } from './support/netns-dialer.js';
-import { NftSession, type Applied } from './support/nft-session.js';
+import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
+import { NetpolEnforcer } from '@kpng/netpol';
+import { createNftClient } from '@kpng/nftables';
+import { systemClock } from '../src/util/clock.js';
 import { sample, sleep, startClient } from './support/harness.js';
 
 const e2e = await kernelE2e('test-clients: policy enforcement');
@@ -33,7 +37,36 @@ const PORT = 8080;
 const HTTP_PORT = 8081;
 const HTTP_TARGET = fileURLToPath(new URL('./support/http-target.mjs', import.meta.url));
 const TARGETS = ['target-a', 'target-b'];
-const TABLE = 'kpng-t-enforcer';
+const CLIENT_LABELS = { app: 'test-client' };
+
+/** When an enforcer change took effect: after `sentAt`, before `confirmedAt` (epoch ms). */
+interface Applied {
+  readonly sentAt: number;
+  readonly confirmedAt: number;
+}
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; errors: readonly string[] }): T {
+  if (!result.ok) throw new Error(result.errors.join('; '));
+  return result.value;
+}
+
+/** The client pod's egress: denied, then allowed to the targets' ports by the allow policy. */
+const DENY = { podSelector: { matchLabels: CLIENT_LABELS }, policyTypes: ['Egress'] };
+const ALLOW = {
+  podSelector: { matchLabels: CLIENT_LABELS },
+  policyTypes: ['Egress'],
+  egress: [
+    {
+      to: [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'test-policy' } },
+          podSelector: { matchLabels: { target: 'test-policy' } },
+        },
+      ],
+      ports: [{ port: PORT }, { port: HTTP_PORT }],
+    },
+  ],
+};
 /** Precise mode: the reported instant vs the commit. Generous (a busy 2-core machine), not a benchmark. */
 const PRECISE_BOUND_MS = 20;
 const PRECISE_INTERVAL_MS = 5;
@@ -43,15 +76,20 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
   let dialer: NetnsDialer;
-  let nft: NftSession;
+  let enforcer: NetpolEnforcer;
+  let view: PolicyView;
   const http: SpawnedProcess[] = [];
   const figures: string[] = [];
 
-  /** Drops (deny in force) or accepts the client's traffic to the targets, on the lab node only. */
-  const enforce = (deny: boolean): Promise<Applied> => {
-    const targets = TARGETS.map((t) => lab.pod(t).ipv4).join(', ');
-    const rule = `add rule inet ${TABLE} forward ip saddr ${lab.pod('client').ipv4} ip daddr { ${targets} } tcp dport { ${PORT}, ${HTTP_PORT} } drop`;
-    return nft.apply(`flush chain inet ${TABLE} forward\n${deny ? rule : ''}`);
+  /** Only the deny policy (its traffic to the targets dropped) or the allow policy too, on the lab node. */
+  const enforce = async (deny: boolean): Promise<Applied> => {
+    if (deny) view.deletePolicy('default/allow' as never);
+    else
+      view.setPolicy(unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: 'allow' }, spec: ALLOW })));
+    const state = view.state().state;
+    const sentAt = systemClock.now();
+    await enforcer.sync(state);
+    return { sentAt, confirmedAt: systemClock.now() };
   };
   const baseArgs = (allowPolicyName: string) => [
     '-HostNamespace=default',
@@ -73,10 +111,26 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
       http.push(process);
       await process.waitForOutput('ready\n', 10_000);
     }
-    nft = NftSession.start(lab.node.namespace, TABLE);
-    await nft.apply(
-      `add table inet ${TABLE}\nadd chain inet ${TABLE} forward { type filter hook forward priority 0 ; }`,
-    );
+    view = new PolicyView('node');
+    for (const name of ['default', 'test-policy'])
+      view.setNamespace(
+        unwrap(convertNamespace({ metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } })),
+      );
+    const labPod = (name: string, namespace: string, labels: Record<string, string>) =>
+      unwrap(
+        convertPod({
+          metadata: { namespace, name, labels },
+          spec: { nodeName: 'node' },
+          status: { podIPs: [{ ip: lab.pod(name).ipv4 }] },
+        }),
+      );
+    view.setPod(labPod('client', 'default', CLIENT_LABELS));
+    for (const t of TARGETS) view.setPod(labPod(t, 'test-policy', { target: 'test-policy' }));
+    view.setPolicy(unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: 'deny' }, spec: DENY })));
+    enforcer = new NetpolEnforcer({
+      nft: await createNftClient({ netns: lab.node.namespace.name, shell: true }),
+      families: ['IPv4'],
+    });
     await enforce(true);
     server = await FakeApiServer.start();
     kubeconfig = await kubeconfigFor(server);
@@ -87,7 +141,7 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
   afterAll(async () => {
     if (figures.length > 0) console.info(`[policy]\n${figures.join('\n')}`);
     await dialer?.close();
-    await nft?.close();
+    await enforcer?.close();
     await Promise.all(http.map((p) => p.stop()));
     await kubeconfig?.remove();
     await server?.close();
