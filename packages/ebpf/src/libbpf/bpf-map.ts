@@ -11,6 +11,7 @@ const BPF_ANY = 0;
  */
 export class BpfMap {
   #batches = true;
+  #lookupBatches = true;
 
   constructor(
     private readonly lib: Libbpf,
@@ -48,8 +49,43 @@ export class BpfMap {
     }
   }
 
-  /** Every (key, value) in the map, keys as hex. Reads one element at a time (drift check, tests). */
+  /**
+   * Every (key, value) in the map, keys as hex (drift check, full syncs): `BPF_MAP_LOOKUP_BATCH`
+   * (5.6), 4096 elements a call, else one element at a time.
+   */
   dump(): Map<string, Buffer> {
+    if (this.#lookupBatches) {
+      const out = this.#dumpBatched();
+      if (out !== undefined) return out;
+      this.#lookupBatches = false;
+    }
+    return this.#dumpEach();
+  }
+
+  #dumpBatched(): Map<string, Buffer> | undefined {
+    const out = new Map<string, Buffer>();
+    const keys = Buffer.alloc(DUMP_BATCH * this.keySize);
+    const values = Buffer.alloc(DUMP_BATCH * this.valueSize);
+    // Hash maps' batch position is a 4-byte bucket index; other maps' is a key.
+    let position: Buffer | null = null;
+    for (;;) {
+      const next = Buffer.alloc(Math.max(8, this.keySize));
+      const count: [number] = [DUMP_BATCH];
+      const rc = this.lib.lookupBatch(this.fd, position, next, keys, values, count, null);
+      if (rc !== 0 && -rc !== ENOENT) {
+        if (position === null && this.#unsupported(-rc)) return undefined;
+        throw new BpfError(`dump ${this.name}`, -rc);
+      }
+      for (let i = 0; i < count[0]; i++) {
+        const key = keys.subarray(i * this.keySize, (i + 1) * this.keySize).toString('hex');
+        out.set(key, Buffer.from(values.subarray(i * this.valueSize, (i + 1) * this.valueSize)));
+      }
+      if (rc !== 0) return out; // ENOENT: the end of the map
+      position = next;
+    }
+  }
+
+  #dumpEach(): Map<string, Buffer> {
     const out = new Map<string, Buffer>();
     let key: Buffer | null = null;
     for (;;) {
@@ -79,6 +115,7 @@ export class BpfMap {
   }
 }
 
+const DUMP_BATCH = 4096;
 const ENOENT = 2;
 const EINVAL = 22;
 const EOPNOTSUPP = 95;

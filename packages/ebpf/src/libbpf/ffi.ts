@@ -23,6 +23,15 @@ export interface Libbpf {
   readonly nextKey: (fd: number, key: Buffer | null, next: Buffer) => number;
   readonly updateBatch: (fd: number, keys: Buffer, values: Buffer, count: [number], opts: null) => number;
   readonly deleteBatch: (fd: number, keys: Buffer, count: [number], opts: null) => number;
+  readonly lookupBatch: (
+    fd: number,
+    inBatch: Buffer | null,
+    outBatch: Buffer,
+    keys: Buffer,
+    values: Buffer,
+    count: [number],
+    opts: null,
+  ) => number;
   readonly errno: () => number;
 }
 
@@ -59,6 +68,9 @@ export function libbpf(): Libbpf {
       'int bpf_map_update_batch(int fd, const void *keys, const void *values, _Inout_ uint32_t *count, void *opts)',
     ),
     deleteBatch: lib.func('int bpf_map_delete_batch(int fd, const void *keys, _Inout_ uint32_t *count, void *opts)'),
+    lookupBatch: lib.func(
+      'int bpf_map_lookup_batch(int fd, const void *in_batch, _Out_ void *out_batch, _Out_ void *keys, _Out_ void *values, _Inout_ uint32_t *count, void *opts)',
+    ),
     errno: () => koffi.errno(),
   } as Libbpf;
   return loaded;
