@@ -24,6 +24,10 @@ const noKpng = {
   message:
     '@kpng/nftables is a generic nftables library: it imports no kpng package (the kit and, in tests, the lab aside).',
 };
+const noPackages = {
+  regex: String.raw`^(?!node:|\.\.?/)`,
+  message: '@kpng/kit is dependency-free: it imports only node: modules and its own files.',
+};
 const noNftBackend = {
   group: ['@kpng/nft', '@kpng/nft/*'],
   message: 'The IPVS backend uses the nftables library (@kpng/nftables), never the nft backend.',
@@ -74,6 +78,11 @@ export default tseslint.config(
   {
     files: TEST_CODE.map((glob) => `packages/nftables/src/${glob}`),
     rules: { 'no-restricted-imports': restrict(noKpng) },
+  },
+  {
+    files: ['packages/kit/src/**/*.ts'],
+    ignores: TEST_CODE,
+    rules: { 'no-restricted-imports': restrict(noPackages) },
   },
   {
     files: ['packages/ipvs/src/**/*.ts'],

@@ -8,7 +8,7 @@ import type { Nft, RunOptions } from './nft.js';
 import type { Element, Family, NftObject } from './objects/types.js';
 import { FAMILIES } from './objects/types.js';
 import { streamOperations } from './render-transaction.js';
-import { TurnBudget } from './turn-budget.js';
+import { inNetns, TurnBudget } from '@kpng/kit';
 import { checkName } from './syntax.js';
 import { Transaction } from './transaction.js';
 
@@ -40,7 +40,7 @@ export interface NftClientOptions {
  * Throws `NftError` kind `not-supported` when nft is too old.
  */
 export async function createNftClient(options: NftClientOptions = {}): Promise<NftClient> {
-  const namespace = options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns];
+  const namespace = inNetns(options.netns, []);
   const shell =
     options.shell === true && options.execer === undefined
       ? new ShellExecer({ prefix: namespace, fallback: processExecer })

@@ -61,4 +61,3 @@ export {
   type TransactionLayout,
   type TransactionRenderOptions,
 } from './render-transaction.js';
-export { TurnBudget } from './turn-budget.js';

@@ -2,7 +2,7 @@ import { elementBody, elementHead } from './objects/element.js';
 import { renderObject } from './objects/index.js';
 import type { Element } from './objects/types.js';
 import type { Operation } from './operation.js';
-import type { TurnBudget } from './turn-budget.js';
+import type { TurnBudget } from '@kpng/kit';
 
 export interface TransactionRenderOptions {
   readonly objectComments: boolean;

@@ -2,7 +2,7 @@ import { describe, expect, it, test } from 'vitest';
 import { isNftError } from './errors.js';
 import type { Chain, Element, NftSet, Rule, Table } from './objects/types.js';
 import { renderOperations, renderOperationsYielding, streamOperations } from './render-transaction.js';
-import { TurnBudget } from './turn-budget.js';
+import { TurnBudget } from '@kpng/kit';
 import { Transaction } from './transaction.js';
 
 const table: Table = { kind: 'table', family: 'ip', name: 'kpng' };

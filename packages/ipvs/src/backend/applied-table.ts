@@ -1,4 +1,4 @@
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import {
   type ObservedRealServer,

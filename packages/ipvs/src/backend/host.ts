@@ -1,4 +1,5 @@
 import { isCanonicalIP } from '@kpng/core';
+import { inNetns } from '@kpng/kit';
 import type { Execer } from '@kpng/nftables';
 import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
 
@@ -12,7 +13,7 @@ export class NodeHost {
 
   constructor(execer: Execer, netns?: string) {
     this.#execer = execer;
-    this.#prefix = netns === undefined ? [] : ['ip', 'netns', 'exec', netns];
+    this.#prefix = inNetns(netns, []);
   }
 
   /** Creates `kube-ipvs0` if missing and sets it up (addresses on it are local: IPVS sees their traffic). */

@@ -19,8 +19,8 @@ import {
   processExecer,
   timeoutExecer,
   Transaction,
-  TurnBudget,
 } from '@kpng/nftables';
+import { TurnBudget } from '@kpng/kit';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';

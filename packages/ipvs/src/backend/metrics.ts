@@ -6,6 +6,7 @@
  * adds what IPVS itself is: refused netlink calls and the size of the table.
  */
 import { createNftablesSyncFailures, type IPFamily } from '@kpng/core';
+import { registeredOr } from '@kpng/kit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface IpvsMetrics {
@@ -23,11 +24,10 @@ export const NO_IPVS_METRICS: IpvsMetrics = { nftFailed() {}, netlinkFailed() {}
 export function createIpvsMetrics(registry: Registry): IpvsMetrics {
   const nftFailed = createNftablesSyncFailures(registry);
   const registers = [registry];
-  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
-    existing<Counter>(name) ?? new Counter({ name, help, labelNames, registers });
+    registeredOr(registry, name, () => new Counter({ name, help, labelNames, registers }));
   const gauge = (name: string, help: string): Gauge =>
-    existing<Gauge>(name) ?? new Gauge({ name, help, labelNames: ['ip_family'], registers });
+    registeredOr(registry, name, () => new Gauge({ name, help, labelNames: ['ip_family'], registers }));
   const netlink = counter('kpng_ipvs_netlink_failures_total', 'IPVS netlink calls the kernel refused', ['operation']);
   const virtualServers = gauge('kpng_ipvs_virtual_servers', 'IPVS virtual servers programmed by the last sync');
   const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');

@@ -1,4 +1,5 @@
-import type { Element, NftObject, Transaction, TurnBudget } from '@kpng/nftables';
+import type { Element, NftObject, Transaction } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { DesiredVirtualServer } from '../render/desired.js';
 import { contribute, type ElementCounts } from '../render/filter-elements.js';
 import type { FilterTable } from '../render/filter-table.js';

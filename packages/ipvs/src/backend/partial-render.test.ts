@@ -9,7 +9,7 @@ import {
   partialSyncRequest,
   type ServiceFixture,
 } from '@kpng/core/testing';
-import { TurnBudget } from '@kpng/nftables';
+import { TurnBudget } from '@kpng/kit';
 import { describe, expect, it } from 'vitest';
 import { type RenderCache, renderDesired, renderDesiredYielding } from '../render/desired.js';
 import { DEFAULT_IPVS_CONFIG } from '../render/options.js';

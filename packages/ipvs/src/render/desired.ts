@@ -8,7 +8,7 @@ import type {
   ServiceKey,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import { cidrMatcher } from './cidr-matcher.js';
 import { type IpvsConfig, NODE_PORT_PRIMARY } from './options.js';
 import { runSteps, runStepsYielding, type Steps } from './steps.js';

@@ -6,7 +6,7 @@ import {
   type VirtualServerKey,
   virtualServerKey,
 } from '../ipvs/types.js';
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { DesiredVirtualServer } from './desired.js';
 import { runSteps, runStepsYielding, type Steps } from './steps.js';
 

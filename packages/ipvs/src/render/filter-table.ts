@@ -1,5 +1,6 @@
 import type { IPFamily } from '@kpng/core';
-import type { Family, NftObject, TurnBudget } from '@kpng/nftables';
+import type { Family, NftObject } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { DesiredState } from './desired.js';
 import { contribute, ElementCounts, VS_SETS } from './filter-elements.js';
 import { type IpvsConfig, NFT_TABLE } from './options.js';

@@ -1,4 +1,4 @@
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 
 /**
  * A long computation written once, as a generator that yields after each item (a Service, a virtual

@@ -4,7 +4,7 @@
  * hairpin element of a pod behind several Services, an address two Services claim). A contested
  * key resolves to the smallest owner's object, whatever the order owners came in.
  */
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 
 export interface OwnedEntry<T> {
   owner: string | undefined;

@@ -5,7 +5,8 @@
  * an instance, or after a failure, when we cannot know what the kernel holds): the same from an
  * empty table, dropped and recreated in the same atomic transaction.
  */
-import type { Transaction, TurnBudget } from '@kpng/nftables';
+import type { Transaction } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { ChainSpec, ElementSpec, EndpointListSpec, SetSpec } from '../render/types.js';
 import {
   chainObject,

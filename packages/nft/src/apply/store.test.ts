@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainSpec, ElementSpec } from '../render/types.js';
 import { FamilyStore, type Delta } from './store.js';
-import { TurnBudget } from '@kpng/nftables';
+import { TurnBudget } from '@kpng/kit';
 
 const el = (key: string, value?: string): ElementSpec => ({
   container: 'm',

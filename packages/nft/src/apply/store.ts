@@ -7,7 +7,7 @@
 import { isDynamicChain } from '../render/names.js';
 import { listElement, type ChainSpec, type ElementSpec, type EndpointListSpec } from '../render/types.js';
 import { addOwner, effective, OwnedIndex, removeOwner, type OwnedEntry } from './owned-index.js';
-import type { TurnBudget } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 
 /** What one owner contributes. */
 export interface Contribution {

@@ -7,7 +7,8 @@ import { findService, type IPFamily, type LocalService, type NodeLocalState, typ
 import { writeFull, writePartial } from '../apply/plan.js';
 import { chainRef, elementObject, listElementObjects, type TableRef } from '../apply/objects.js';
 import { deltaSize, FamilyStore } from '../apply/store.js';
-import type { Transaction, TurnBudget } from '@kpng/nftables';
+import type { Transaction } from '@kpng/nftables';
+import type { TurnBudget } from '@kpng/kit';
 import type { NftConfig } from '../render/config.js';
 import { renderContext, sameChainRendering, type RenderContext } from '../render/context.js';
 import { familySyntax } from '../render/family.js';

@@ -35,10 +35,10 @@ import {
   isTimeout,
   NftError,
   processExecer,
-  TurnBudget,
   type Nft,
   type Transaction,
 } from '@kpng/nftables';
+import { TurnBudget } from '@kpng/kit';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';

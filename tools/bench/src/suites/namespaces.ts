@@ -36,7 +36,7 @@ export async function inNamespace(
  * and `packages/nft`, e.g. from `git archive`), to measure it against the current one.
  */
 export async function compiledKpngNft(cacheName: string, sources?: string): Promise<string> {
-  return compiledProgram(['@kpng/core', '@kpng/nftables', '@kpng/nft'], cacheName, sources);
+  return compiledProgram(['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/nft'], cacheName, sources);
 }
 
 /**
@@ -47,6 +47,7 @@ export async function compiledKpngNft(cacheName: string, sources?: string): Prom
 export async function compiledKubeProxy(cacheName: string, sources?: string): Promise<string> {
   const names = [
     '@kpng/core',
+    '@kpng/kit',
     '@kpng/nftables',
     '@kpng/nft',
     '@kpng/iptables',

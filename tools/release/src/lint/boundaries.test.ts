@@ -68,6 +68,18 @@ describe('lint: package boundaries', () => {
       fires: [],
     },
     {
+      name: 'the kit imports a package',
+      path: 'packages/kit/src/probe.ts',
+      code: "import { Registry } from 'prom-client';\nexport const x = Registry;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'allowed: the kit imports node: modules and its own files',
+      path: 'packages/kit/src/probe.ts',
+      code: "import { join } from 'node:path';\nimport { inNetns } from './netns.js';\nexport const x = [join, inNetns];\n",
+      fires: [],
+    },
+    {
       name: "a package's runtime code imports the lab",
       path: 'packages/nft/src/backend/probe.ts',
       code: "import { Lab } from '@kpng/lab';\nexport const x = Lab;\n",

@@ -91,7 +91,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
       'drop every other capability; see deploy/README.md).',
     ],
-    packages: ['@kpng/core', '@kpng/nftables', '@kpng/nft'],
+    packages: ['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/nft'],
     apt: ['nftables', 'conntrack'],
     aptWhy: ['nft programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.'],
     user: 'root',
@@ -154,7 +154,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'node agents. Programs the kernel: needs root with CAP_NET_ADMIN and CAP_NET_RAW (the manifests',
       'drop every other capability; see deploy/README.md).',
     ],
-    packages: ['@kpng/core', '@kpng/nftables', '@kpng/ipvs'],
+    packages: ['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/ipvs'],
     apt: ['nftables', 'iproute2', 'procps'],
     aptWhy: [
       'IPVS itself is programmed over netlink (koffi, no ipvsadm); nft holds the masquerade/reject',
@@ -181,6 +181,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     ],
     packages: [
       '@kpng/core',
+      '@kpng/kit',
       '@kpng/nftables',
       '@kpng/nft',
       '@kpng/iptables',

@@ -18,6 +18,11 @@ export class TurnBudget {
     return ++this.#calls % 16 === 0 && performance.now() - this.#since >= this.budgetMs;
   }
 
+  /** `yield()` when `due()`: the one line a long loop needs. */
+  async maybeYield(): Promise<void> {
+    if (this.due()) await this.yield();
+  }
+
   async yield(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.yields++;

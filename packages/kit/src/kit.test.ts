@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { inNetns } from './netns.js';
+import { registeredOr } from './metrics.js';
+import { TurnBudget } from './turn-budget.js';
+
+describe('inNetns', () => {
+  it('prefixes ip netns exec, or leaves the command alone without a namespace', () => {
+    expect(inNetns('lab-a', ['nft', '-f', '-'])).toEqual(['ip', 'netns', 'exec', 'lab-a', 'nft', '-f', '-']);
+    expect(inNetns(undefined, ['nft', '-f', '-'])).toEqual(['nft', '-f', '-']);
+  });
+
+  it.each(['', '../x', '-n', 'a b', 'a\0b', 'a\nb'])('refuses the namespace name %j', (name) => {
+    expect(() => inNetns(name, ['true'])).toThrow(/invalid network namespace name/);
+  });
+});
+
+describe('registeredOr', () => {
+  it('creates once, then returns what the registry holds', () => {
+    const held = new Map<string, unknown>();
+    const registry = { getSingleMetric: (name: string) => held.get(name) };
+    let created = 0;
+    const create = () => {
+      created++;
+      const metric = { name: 'm' };
+      held.set('m', metric);
+      return metric;
+    };
+    const first = registeredOr(registry, 'm', create);
+    expect(registeredOr(registry, 'm', create)).toBe(first);
+    expect(created).toBe(1);
+  });
+});
+
+describe('TurnBudget', () => {
+  it('is due only after its budget has passed, checked every 16 calls, and counts its yields', async () => {
+    const spent = new TurnBudget(0);
+    const due = Array.from({ length: 32 }, () => spent.due());
+    expect(due.filter(Boolean)).toHaveLength(2);
+    expect(due[15]).toBe(true);
+    const never = new TurnBudget(Number.POSITIVE_INFINITY);
+    expect(Array.from({ length: 64 }, () => never.due()).some(Boolean)).toBe(false);
+    for (let i = 0; i < 16; i++) await spent.maybeYield();
+    expect(spent.yields).toBe(1);
+  });
+
+  it('gives the event loop a turn: a queued setImmediate runs during yield()', async () => {
+    let ran = false;
+    setImmediate(() => (ran = true));
+    await new TurnBudget(0).yield();
+    expect(ran).toBe(true);
+  });
+});
