@@ -278,8 +278,8 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
   });
 });
 
-// A blank mode runs the iptables backend (as upstream on Linux); each mode, starting, removes the
-// other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
+// A blank mode runs the iptables backend (as upstream on Linux); each mode, once its first sync is
+// in, removes the other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
 // stale rules: blank (iptables) over an nftables leftover, then nftables over the iptables chains.
 // The Node here is single-stack IPv4: nftables mode writes `ip kube-proxy` only.
 describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => {
@@ -335,6 +335,9 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
       stop.abort();
       throw new Error(`${e.message}\nkube-proxy logs:\n${logs}`);
     });
+    // The other modes' leftovers go right after the first sync (bounded polling).
+    for (let i = 0; i < 100 && !logs.includes('removed the leftovers of other proxy modes'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     return { proxyMode, stop: () => (stop.abort(), running) };
   }
 

@@ -18,6 +18,8 @@ export { renderService } from '../render/service.js';
 export type { RenderedService } from '../render/types.js';
 export { CHAIN, endpointChain, servicePortChains, servicePortName, SERVICE_CHAIN } from '../render/names.js';
 export { IptablesClient, type IptablesClientOptions } from '../iptables/client.js';
+/** `--cleanup` of one family: kube-proxy's chains of both upstream modes, or only ipvs mode's own. */
+export { cleanupFamily, IPVS_MODE_CHAINS, type CleanupScope } from '../backend/cleanup.js';
 export { RestoreError } from '../iptables/errors.js';
 export { processExecer, startProcess, type Execer, type ExecResult, type StartedProcess } from '../iptables/exec.js';
 export { command, flavourOf } from '../iptables/commands.js';

@@ -23,6 +23,9 @@ import { applySysctls, sysctlAccess, type SysctlAccess } from '../run/sysctl.js'
 import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
 import { serve } from '../run/serve.js';
+import { plan } from '../run/leftovers.js';
+import { nftTablesOf } from '../run/nft-options.js';
+import { removeLeftovers } from '../run/platform-cleanup.js';
 import { usage } from './usage.js';
 import { VERSION, versionText } from './version.js';
 
@@ -149,15 +152,22 @@ async function cleanup(
   log: Logger,
   fail: (m: string) => number,
 ): Promise<number> {
+  // As upstream's `--cleanup` (platformCleanup with cleanupAndExit): every mode's objects, each
+  // removal tried even after another failed, and exit 1 if any failed.
+  const ctx = netns !== undefined ? { netns } : {};
+  const { removed, failed } = await removeLeftovers(
+    plan({ mode: 'cleanup', nftTable: '', nftTables: nftTablesOf(config) }),
+    config,
+    ctx,
+    log,
+  );
   try {
-    for (const [mode, backend] of MODES) {
-      const removed = await backend.cleanup(config, netns !== undefined ? { netns } : {});
-      log.info('cleaned up', { mode, tables: removed, ...(netns !== undefined ? { netns } : {}) });
-    }
-    return 0;
+    removed.push(...(await MODES.get('kernelspace')!.cleanup(config, ctx)));
   } catch (e) {
-    return fail(`cleanup failed: ${(e as Error).message}`);
+    failed.push(`HNS: ${(e as Error).message}`);
   }
+  log.info('cleaned up', { removed, ...(netns !== undefined ? { netns } : {}) });
+  return failed.length === 0 ? 0 : fail(`cleanup failed: ${failed.join('; ')}`);
 }
 
 /**

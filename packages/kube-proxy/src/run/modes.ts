@@ -2,7 +2,7 @@
  * The proxy modes this build can run, each backed by a backend package. Adding a mode is one entry
  * here (and its package in package.json).
  */
-import type { Backend } from '@kpng/core';
+import { createLogger, type Backend } from '@kpng/core';
 import { IptablesBackend } from '@kpng/iptables';
 import { NftBackend } from '@kpng/nft';
 import { WinKernelBackend } from '@kpng/win-kernel';
@@ -12,7 +12,8 @@ import { iptablesBackendOptions } from './iptables-options.js';
 import { IpvsBackend } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
-import { KPNG_TABLE, nftBackendOptions, tableName, UPSTREAM_TABLE } from './nft-options.js';
+import { nftBackendOptions, nftTablesOf } from './nft-options.js';
+import { removeIptablesChains } from './leftovers.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
@@ -47,18 +48,21 @@ const nftables: ProxyModeBackend = {
   },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
-    const tables = [...new Set([tableName(config), UPSTREAM_TABLE, KPNG_TABLE])];
-    for (const name of tables) {
-      // cleanup() removes `ip <name>` and `ip6 <name>` (if present) and nothing else.
-      await new NftBackend({
-        tableName: name,
-        conntrack: false,
-        ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-      }).cleanup();
-    }
-    return tables.flatMap((name) => [`ip ${name}`, `ip6 ${name}`]);
+    return removeNftTables(nftTablesOf(config), ctx);
   },
 };
+
+/** Removes `ip <name>` and `ip6 <name>` (where present) of each name, and nothing else. */
+export async function removeNftTables(names: readonly string[], ctx: ModeContext): Promise<string[]> {
+  for (const name of names) {
+    await new NftBackend({
+      tableName: name,
+      conntrack: false,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+    }).cleanup();
+  }
+  return names.flatMap((name) => [`ip ${name}`, `ip6 ${name}`]);
+}
 
 const iptables: ProxyModeBackend = {
   platform: 'linux',
@@ -74,9 +78,14 @@ const iptables: ProxyModeBackend = {
   },
   async cleanup(_config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows
-    // kpng's chains are upstream's: one cleanup removes both (KUBE-FIREWALL, kubelet's too, stays).
-    await new IptablesBackend({ conntrack: false, ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}) }).cleanup();
-    return ['iptables KUBE-* chains', 'ip6tables KUBE-* chains'];
+    // kpng's chains are upstream's iptables mode's; ipvs mode's go too (KUBE-FIREWALL, kubelet's,
+    // stays). Both flavours: a node may hold legacy and nft rules at once, both in the data path.
+    const ka = {
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      log: createLogger({ component: 'kube-proxy' }),
+    };
+    const all = { IPv4: 'all', IPv6: 'all' } as const;
+    return [...(await removeIptablesChains('legacy', all, ka)), ...(await removeIptablesChains('nft', all, ka))];
   },
 };
 

@@ -11,6 +11,11 @@ export const KPNG_TABLE = 'kpng';
 /** Upstream kube-proxy's nftables tables (`ip kube-proxy`, `ip6 kube-proxy`). */
 export const UPSTREAM_TABLE = 'kube-proxy';
 
+/** Every nftables table name kube-proxy or kpng may have used (the configured one included). */
+export function nftTablesOf(config: KubeProxyConfiguration): string[] {
+  return [...new Set([tableName(config), UPSTREAM_TABLE, KPNG_TABLE])];
+}
+
 export interface NftMapping {
   readonly options: NftBackendOptions;
   /** Things the operator should know (a detector that cannot work, …). */

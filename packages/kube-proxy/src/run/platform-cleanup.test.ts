@@ -1,13 +1,33 @@
+import type { Backend, SyncRequest } from '@kpng/core';
 import { describe, expect, it } from 'vitest';
-import { leftoversOf } from './platform-cleanup.js';
+import { cleaningAfterFirstSync } from './platform-cleanup.js';
 
-describe('leftoversOf (upstream platformCleanup)', () => {
-  it.each([
-    ['iptables', ['nftables']],
-    ['ipvs', ['nftables']],
-    ['nftables', ['iptables', 'ipvs']],
-    ['kernelspace', []],
-  ])('%s removes %j', (mode, expected) => {
-    expect(leftoversOf(mode)).toEqual(expected);
+function fakeBackend(fail: () => boolean): Backend & { readonly order: string[] } {
+  const order: string[] = [];
+  return {
+    name: 'fake',
+    families: ['IPv4'],
+    order,
+    async sync() {
+      order.push('sync');
+      if (fail()) throw new Error('sync failed');
+    },
+    async cleanup() {},
+  };
+}
+
+const req = {} as SyncRequest;
+
+describe('cleaningAfterFirstSync', () => {
+  it('removes the leftovers once, after the first successful sync, inside it', async () => {
+    let failing = true;
+    const inner = fakeBackend(() => failing);
+    const backend = cleaningAfterFirstSync(inner, async () => void inner.order.push('leftovers'));
+    await expect(backend.sync(req)).rejects.toThrow('sync failed');
+    expect(inner.order).toEqual(['sync']); // the old rules still serve: nothing removed
+    failing = false;
+    await backend.sync(req);
+    await backend.sync(req);
+    expect(inner.order).toEqual(['sync', 'sync', 'leftovers', 'sync']);
   });
 });

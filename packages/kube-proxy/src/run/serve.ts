@@ -25,7 +25,7 @@ import { BindError, serverAddress } from './bind-check.js';
 import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
 import { MODES } from './modes.js';
-import { cleanupOtherModes } from './platform-cleanup.js';
+import { cleaningAfterFirstSync, cleanupOtherModes } from './platform-cleanup.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
 export const FULL_SYNC_PERIOD_MS = 3_600_000;
@@ -51,17 +51,20 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     ...(config.clientConnection.kubeconfig !== '' ? { kubeconfigPath: config.clientConnection.kubeconfig } : {}),
     ...(completed.master !== undefined ? { server: completed.master } : {}),
   });
-  await cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log);
   const registry = new Registry();
   registerBuildInfo(registry, ctx.version);
   const writeTimeout = ctx.env['KPNG_WRITE_TIMEOUT'] || undefined;
-  const { backend, warnings } = mode.create(config, {
+  const { backend: modeBackend, warnings } = mode.create(config, {
     ...(netns !== undefined ? { netns } : {}),
     // kube-proxy has no such setting: the environment, as KPNG_NETNS (tests use a short one).
     ...(writeTimeout !== undefined ? { writeTimeoutMs: parseDurationMs(writeTimeout) } : {}),
     registry,
   });
   for (const warning of warnings) log.warn(warning);
+  // The other modes' leftovers go once this mode's first sync is in place (platform-cleanup.ts).
+  const backend = cleaningAfterFirstSync(modeBackend, () =>
+    cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log, modeBackend.families),
+  );
 
   // Upstream's EventBroadcaster (events.k8s.io/v1), reporting as `kube-proxy`; Node events name the
   // Node by name (upstream's NodeRef: kind Node, uid = the name).
