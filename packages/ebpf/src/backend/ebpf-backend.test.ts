@@ -91,6 +91,17 @@ describe('EbpfBackend (fake maps)', () => {
     expect(resolve(kernel, 'IPv4', '198.19.0.10', 80)?.id).not.toBe(ext?.id);
   });
 
+  it('LB IPs of a Service with loadBalancerSourceRanges are not balanced at the socket (its external IPs are)', async () => {
+    const svc = web(['198.18.1.10'], {
+      externalIPs: ['203.0.113.10'],
+      loadBalancerIPs: ['203.0.113.70'],
+      sourceRanges: ['203.0.113.0/28'],
+    });
+    await backend.sync(fullSyncRequest(nodeState([svc])));
+    expect(resolve(kernel, 'IPv4', '203.0.113.70', 80)).toBeUndefined();
+    expect(resolve(kernel, 'IPv4', '203.0.113.10', 80)?.count).toBe(1);
+  });
+
   it('session affinity, UDP ports; SCTP ports are left alone', async () => {
     const svc = web(['198.18.1.10'], {
       affinity: 600,

@@ -6,7 +6,8 @@
  *   ClusterIP:port           -> the `internal` list (internalTrafficPolicy applied)
  *   external IP, LB IP:port  -> reached from this node (its pods, its own processes): the `cluster`
  *                               list when externalTrafficPolicy is Local (upstream's short-circuit
- *                               for local traffic), else `external`
+ *                               for local traffic), else `external`; not the LB IPs of a Service
+ *                               with loadBalancerSourceRanges (the source is unknown at connect())
  *
  * Each (service port, family, scope) is one "lb": an id, its endpoint list, its frontends (the
  * service map keys that point at it). No endpoint anywhere: REJECT; endpoints but none in the
@@ -62,9 +63,12 @@ export function renderService(
       };
       if (addresses.clusterIP !== '' && addresses.clusterIP !== 'None')
         lb('internal', [addresses.clusterIP], eps.internal);
+      // LB IPs guarded by loadBalancerSourceRanges are left to the packet path: a connect() hook
+      // does not know the source address yet, so it could not apply the ranges.
+      const guarded = addresses.loadBalancerSourceRanges.length > 0;
       lb(
         'external',
-        [...addresses.externalIPs, ...addresses.loadBalancerIPs],
+        [...addresses.externalIPs, ...(guarded ? [] : addresses.loadBalancerIPs)],
         service.externalPolicyLocal ? eps.cluster : eps.external,
       );
     }
