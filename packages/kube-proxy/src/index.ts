@@ -12,7 +12,7 @@ export { withDefaults } from './config/defaults.js';
 export { encodeConfiguration, configurationYaml } from './config/encode.js';
 export { validateConfiguration, type ValidationContext } from './config/validate.js';
 export { FieldError, aggregate } from './config/field-error.js';
-export { parseGoDuration, formatGoDuration } from './config/duration.js';
+export { parseGoDuration, formatGoDuration } from '@kpng/kit';
 export {
   API_VERSION,
   KIND,

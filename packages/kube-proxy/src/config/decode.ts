@@ -7,7 +7,7 @@
  * encoding/json's and are fatal. Fields kube-proxy removed long ago are skipped with a warning.
  */
 import { parseAllDocuments, type Document } from 'yaml';
-import { parseGoDuration } from './duration.js';
+import { parseGoDuration } from '@kpng/kit';
 import { CONFIGURATION_SCHEMA, GO_TYPE, type FieldType, type ObjectType } from './schema.js';
 import { API_VERSION, GROUP, KIND, type PartialConfiguration } from './types.js';
 

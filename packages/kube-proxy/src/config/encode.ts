@@ -4,7 +4,7 @@
  * sigs.k8s.io/yaml sorts them.
  */
 import { stringify } from 'yaml';
-import { formatGoDuration } from './duration.js';
+import { formatGoDuration } from '@kpng/kit';
 import { CONFIGURATION_SCHEMA, type FieldType } from './schema.js';
 import { API_VERSION, KIND, type KubeProxyConfiguration } from './types.js';
 

@@ -3,7 +3,7 @@
  * `<path>: Invalid value: <value>: <detail>` and `<path>: Unsupported value: "x": supported values: "a", "b"`,
  * several of them as an aggregate `[e1, e2]`.
  */
-import { formatGoDuration } from './duration.js';
+import { formatGoDuration } from '@kpng/kit';
 
 export const ROOT = 'KubeProxyConfiguration';
 

@@ -4,7 +4,7 @@
  * reads as it does upstream. Each throws an Error whose message is the part after `flag: `.
  */
 import { parseIP } from '@kpng/core';
-import { parseGoDuration } from '../config/duration.js';
+import { parseGoDuration } from '@kpng/kit';
 import { unknownFeatureGateError } from '../config/feature-gates.js';
 
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);

@@ -5,7 +5,8 @@
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { nodeName as toNodeName, parseDurationMs, type Logger } from '@kpng/core';
+import { nodeName as toNodeName, type Logger } from '@kpng/core';
+import { parseDurationMs } from '@kpng/kit';
 import {
   healthCheckAddressesFor,
   programHealthCheckAddresses,

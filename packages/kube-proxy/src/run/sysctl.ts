@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Logger } from '@kpng/core';
+import { inNetns } from '@kpng/kit';
 import type { SysctlSetting } from './conntrack.js';
 
 const run = promisify(execFile);
@@ -26,8 +27,10 @@ export function sysctlAccess(netns: string | undefined): SysctlAccess {
     };
   }
   // /proc/sys/net shows the namespace of the process reading it: read and write from inside.
-  const inside = (script: string, ...args: string[]) =>
-    run('ip', ['netns', 'exec', netns, 'sh', '-c', script, 'sh', ...args]);
+  const inside = (script: string, ...args: string[]) => {
+    const [file, ...argv] = inNetns(netns, ['sh', '-c', script, 'sh', ...args]);
+    return run(file as string, argv);
+  };
   return {
     read: async (name) => Number((await inside('cat "$1"', path(name))).stdout.trim()),
     write: async (name, value) => void (await inside('printf %s "$2" > "$1"', path(name), String(value))),
