@@ -4,6 +4,7 @@
  * that changed), and remember what the kernel holds once the caller says the restore succeeded.
  */
 import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/core';
+import { TurnBudget } from '@kpng/kit';
 import type { IptablesConfig } from '../render/config.js';
 import { renderContext, sameServiceRendering, type RenderContext } from '../render/context.js';
 import { SERVICE_CHAIN } from '../render/names.js';
@@ -108,8 +109,6 @@ interface Rendered {
 
 /** Rendering yields after this much time (as core's turns; a kubelet probe's deadline is 1 s). */
 const RENDER_TURN_MS = 10;
-/** How many Services between clock reads (one Service renders in ~5-50 µs). */
-const TURN_CHECK_EVERY = 32;
 
 export class FamilyProgrammer {
   readonly family: IPFamily;
@@ -158,12 +157,9 @@ export class FamilyProgrammer {
     let natTotal = 0;
     let chainsWritten = 0;
     let same = partial;
-    let turn = performance.now();
-    for (const [index, svc] of state.services.entries()) {
-      if (index % TURN_CHECK_EVERY === 0 && performance.now() - turn > RENDER_TURN_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turn = performance.now();
-      }
+    const budget = new TurnBudget(RENDER_TURN_MS);
+    for (const svc of state.services) {
+      if (budget.due()) await budget.yield();
       const old = this.#cache.get(svc.key);
       const changed = (req.updated?.has(svc.key) ?? true) || old === undefined;
       const entry =

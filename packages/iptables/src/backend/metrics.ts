@@ -3,6 +3,7 @@
  * the sync-loop metrics (durations, programming latency); a backend adds only these.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { registeredOr } from '@kpng/kit';
 import { createConntrackMetrics, type IPFamily } from '@kpng/core';
 
 export interface IptablesMetrics {
@@ -23,39 +24,50 @@ export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, con
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIptablesMetrics(registry: Registry): IptablesMetrics {
   const registers = [registry];
-  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
-  const failures =
-    existing<Counter>('kubeproxy_sync_proxy_rules_iptables_restore_failures_total') ??
-    new Counter({
-      name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-      help: 'Cumulative proxy iptables restore failures',
-      labelNames: ['ip_family'],
-      registers,
-    });
-  const partialFailures =
-    existing<Counter>('kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total') ??
-    new Counter({
-      name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
-      help: 'Cumulative proxy iptables partial restore failures',
-      labelNames: ['ip_family'],
-      registers,
-    });
-  const total =
-    existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_total') ??
-    new Gauge({
-      name: 'kubeproxy_sync_proxy_rules_iptables_total',
-      help: 'Total number of iptables rules owned by kube-proxy',
-      labelNames: ['table', 'ip_family'],
-      registers,
-    });
-  const last =
-    existing<Gauge>('kubeproxy_sync_proxy_rules_iptables_last') ??
-    new Gauge({
-      name: 'kubeproxy_sync_proxy_rules_iptables_last',
-      help: 'Number of iptables rules written by kube-proxy in last sync',
-      labelNames: ['table', 'ip_family'],
-      registers,
-    });
+  const failures = registeredOr(
+    registry,
+    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+    () =>
+      new Counter({
+        name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+        help: 'Cumulative proxy iptables restore failures',
+        labelNames: ['ip_family'],
+        registers,
+      }),
+  );
+  const partialFailures = registeredOr(
+    registry,
+    'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+    () =>
+      new Counter({
+        name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+        help: 'Cumulative proxy iptables partial restore failures',
+        labelNames: ['ip_family'],
+        registers,
+      }),
+  );
+  const total = registeredOr(
+    registry,
+    'kubeproxy_sync_proxy_rules_iptables_total',
+    () =>
+      new Gauge({
+        name: 'kubeproxy_sync_proxy_rules_iptables_total',
+        help: 'Total number of iptables rules owned by kube-proxy',
+        labelNames: ['table', 'ip_family'],
+        registers,
+      }),
+  );
+  const last = registeredOr(
+    registry,
+    'kubeproxy_sync_proxy_rules_iptables_last',
+    () =>
+      new Gauge({
+        name: 'kubeproxy_sync_proxy_rules_iptables_last',
+        help: 'Number of iptables rules written by kube-proxy in last sync',
+        labelNames: ['table', 'ip_family'],
+        registers,
+      }),
+  );
   const conntrack = createConntrackMetrics(registry);
   return {
     conntrackCleaned: conntrack,

@@ -121,7 +121,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       "Programs kube-proxy's own chains (KUBE-SERVICES, KUBE-SVC-*, ...) with iptables-restore, legacy or nft",
       'flavour as the host uses. Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
-    packages: ['@kpng/core', '@kpng/iptables'],
+    packages: ['@kpng/core', '@kpng/kit', '@kpng/iptables'],
     apt: ['iptables', 'conntrack'],
     aptWhy: [
       'iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.',
