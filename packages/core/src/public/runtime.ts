@@ -64,9 +64,6 @@ export {
 
 // Syncing
 export { SyncLoop, type SyncLoopOptions } from '../sync/sync-loop.js';
-export { WorkQueue } from '../sync/workqueue.js';
-export { RateLimitingQueue } from '../sync/rate-limiting-queue.js';
-export { defaultControllerRateLimiter } from '../sync/rate-limiter.js';
 
 // Servers (kube-proxy compatible metrics and health)
 export { parseListenAddress, formatListenAddress, isLoopbackHost, type ListenAddress } from '../util/address.js';
