@@ -5,9 +5,9 @@
  * then unknown); every other sync only adds and deletes elements, never rules.
  */
 import { log as defaultLog, type IPFamily, type Logger, type PolicyState } from '@kpng/core';
-import { createNftClient, processExecer, type Element, type Nft, type Transaction } from '@kpng/nftables';
-import { renderElements, type DesiredElements } from '../render/elements.js';
+import { createNftClient, processExecer, type Element, type Nft } from '@kpng/nftables';
 import { TABLE } from '../render/names.js';
+import { PodElements } from '../render/pod-elements.js';
 import { skeleton } from '../render/skeleton.js';
 
 export interface NetpolEnforcerOptions {
@@ -31,46 +31,22 @@ function element(set: string, key: readonly string[]): Element {
   return { kind: 'element', family: TABLE.family, table: TABLE.name, set, key };
 }
 
-function queueDiff(
-  tx: Transaction,
-  desired: DesiredElements,
-  applied: DesiredElements,
-): { added: number; deleted: number } {
-  let added = 0;
-  let deleted = 0;
-  // Deletions first: an interval set refuses an element overlapping one still present.
-  for (const [set, elements] of applied) {
-    const wanted = desired.get(set);
-    for (const [id, key] of elements) {
-      if (wanted?.has(id) === true) continue;
-      tx.delete(element(set, key));
-      deleted++;
-    }
-  }
-  for (const [set, elements] of desired) {
-    const had = applied.get(set);
-    for (const [id, key] of elements) {
-      if (had?.has(id) === true) continue;
-      tx.add(element(set, key));
-      added++;
-    }
-  }
-  return { added, deleted };
-}
-
 export class NetpolEnforcer {
   readonly families: readonly IPFamily[];
   readonly #options: NetpolEnforcerOptions;
   readonly #log: Logger;
   #nft: Nft | undefined;
-  /** What the last successful sync left in the kernel; undefined when unknown (rewrite next). */
-  #applied: DesiredElements | undefined;
+  /** What the last successful sync left in the kernel, per pod. */
+  readonly #elements: PodElements;
+  /** The kernel's table is unknown (first sync, or after a failure): rewrite it. */
+  #rewrite = true;
 
   constructor(options: NetpolEnforcerOptions = {}) {
     this.#options = options;
     this.families = options.families ?? ['IPv4', 'IPv6'];
     this.#log = options.log ?? defaultLog;
     this.#nft = options.nft;
+    this.#elements = new PodElements(this.families);
   }
 
   async #client(): Promise<Nft> {
@@ -81,28 +57,33 @@ export class NetpolEnforcer {
     return this.#nft;
   }
 
-  /** Programs the kernel to enforce `state`; on failure nothing changed and the next sync rewrites. */
+  /**
+   * Programs the kernel to enforce `state`: only the pods whose policy object changed since the
+   * last sync are rendered again. On failure nothing changed and the next sync rewrites the table.
+   */
   async sync(state: PolicyState, options: { readonly full?: boolean } = {}): Promise<EnforcerSyncResult> {
     const nft = await this.#client();
-    const desired = renderElements(state, this.families);
+    const full = options.full === true || this.#rewrite;
+    if (full) this.#elements.reset();
+    const update = this.#elements.update(state);
     const tx = nft.newTransaction();
-    const full = options.full === true || this.#applied === undefined;
-    let counts: { added: number; deleted: number };
     if (full) {
       const table = { kind: 'table', family: TABLE.family, name: TABLE.name } as const;
       tx.add(table);
       tx.delete(table);
       for (const object of skeleton(this.families)) tx.add(object);
-      counts = queueDiff(tx, desired, new Map());
-    } else {
-      counts = queueDiff(tx, desired, this.#applied as DesiredElements);
     }
-    if (tx.size === 0) return { full, ...counts };
-    this.#applied = undefined;
+    // Deletions first: an interval set refuses an element overlapping one still present.
+    for (const { set, key } of update.delta.delete) tx.delete(element(set, key));
+    for (const { set, key } of update.delta.add) tx.add(element(set, key));
+    const result = { full, added: update.delta.add.length, deleted: update.delta.delete.length };
+    if (tx.size === 0) return result;
+    this.#rewrite = true;
     await nft.run(tx);
-    this.#applied = desired;
-    this.#log.info('netpol sync', { full, pods: state.pods.size, ...counts });
-    return { full, ...counts };
+    update.commit();
+    this.#rewrite = false;
+    this.#log.info('netpol sync', { ...result, pods: state.pods.size, elements: this.#elements.size });
+    return result;
   }
 
   /** Removes the table. */
@@ -111,7 +92,7 @@ export class NetpolEnforcer {
     const tx = nft.newTransaction();
     tx.destroy({ kind: 'table', family: TABLE.family, name: TABLE.name });
     await nft.run(tx);
-    this.#applied = undefined;
+    this.#rewrite = true;
   }
 
   async close(): Promise<void> {
