@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { FakeClock } from '../util/fake-clock.js';
+import { rawGet } from '../metrics/raw-http.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { ProxyHealth } from './proxy-health.js';
 
@@ -78,6 +79,19 @@ describe('startHealthServer', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(503);
     expect((await fetch(`${base}/livez`)).status).toBe(503);
     expect((await fetch(`${base}/metrics`)).status).toBe(404);
+  });
+
+  it('redirects GET // and //healthz as a Go ServeMux does, and keeps serving', async () => {
+    const health = new ProxyHealth({ clock: new FakeClock(), syncPeriodMs: 30_000 });
+    health.updated('IPv4');
+    const server = await start(health);
+    const port = server.address()!.port;
+    const root = await rawGet(port, '//');
+    expect(root.status).toBe(301);
+    expect(root.text).toContain('\r\nLocation: /\r\n');
+    expect((await rawGet(port, '//healthz')).text).toContain('\r\nLocation: /healthz\r\n');
+    expect((await rawGet(port, '/')).status).toBe(404);
+    expect((await rawGet(port, '/livez')).status).toBe(200);
   });
 
   it('retries listening every restart delay until the address is free', async () => {

@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
-import { closeServer, listen, pathOf, send } from '../metrics/http.js';
+import { closeServer, listen, send } from '../metrics/http.js';
+import { createHttpDoor, type DoorLimits, type RefusalCounter } from '../metrics/http-door.js';
 import type { HealthReply, ProxyHealth } from './proxy-health.js';
 
 export interface HealthServerOptions {
@@ -19,6 +20,9 @@ export interface HealthServerOptions {
   /** Reject instead of retrying when the first listen fails (kube-proxy's `bindAddressHardFail`). */
   readonly hardFail?: boolean;
   readonly log?: Logger;
+  /** Counts refused requests (`kpng_http_refused_requests_total`, server="healthz"). */
+  readonly refused?: RefusalCounter;
+  readonly limits?: Partial<DoorLimits>;
 }
 
 export interface HealthServer {
@@ -44,8 +48,17 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   let restartTimer: { cancel(): void } | undefined;
   let closed = false;
 
-  const handle = (path: string): HealthReply | undefined =>
-    path === '/healthz' ? opts.health.healthz() : path === '/livez' ? opts.health.livez() : undefined;
+  const answer =
+    (reply: () => HealthReply) =>
+    (_req: unknown, res: Parameters<typeof send>[0]): void => {
+      const { status, body } = reply();
+      send(res, status, 'application/json', body, JSON_HEADERS);
+    };
+  // Upstream's http.ServeMux: any method, unclean paths redirected, 404 elsewhere.
+  const routes = new Map([
+    ['/healthz', answer(() => opts.health.healthz())],
+    ['/livez', answer(() => opts.health.livez())],
+  ]);
 
   const scheduleRestart = (err: Error) => {
     log.error('health server failed; restarting', { address: `${host}:${port}`, err, retryInMs: restartDelayMs });
@@ -60,16 +73,20 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
 
   const attempt = async (): Promise<void> => {
     restartTimer = undefined;
-    const candidate = createServer((req, res) => {
-      const reply = handle(pathOf(req));
-      if (!reply) send(res, 404, 'text/plain; charset=utf-8', 'not found');
-      else send(res, reply.status, 'application/json', reply.body, JSON_HEADERS);
+    const candidate = createHttpDoor({
+      name: 'healthz',
+      routes,
+      paths: 'clean',
+      log,
+      ...(opts.refused ? { refused: opts.refused } : {}),
+      ...(opts.limits ? { limits: opts.limits } : {}),
     });
     await listen(candidate, host, port);
     if (closed) return closeServer(candidate);
     server = candidate;
-    candidate.on('error', (e) => {
-      if (server === candidate) scheduleRestart(e);
+    // A failed accept (EMFILE...) is the door's to count; the server keeps listening, as Go's Serve does.
+    candidate.on('error', (e: NodeJS.ErrnoException) => {
+      if (server === candidate && e.syscall !== 'accept') scheduleRestart(e);
     });
     const address = candidate.address() as AddressInfo;
     log.info('health server listening', { address: `${address.address}:${address.port}` });

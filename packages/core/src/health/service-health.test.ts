@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalService } from '../nodeview/types.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { aLocalService, aNodeLocalState } from '../sync/local-state-fixtures.js';
+import { Registry } from 'prom-client';
+import { httpRefusals } from '../metrics/http-door.js';
+import { rawExchange, rawGet } from '../metrics/raw-http.js';
 import { ServiceHealthServers } from './service-health.js';
 
 /** A port that was free a moment ago: listen on 0, note the port, close. */
@@ -80,6 +83,23 @@ describe('ServiceHealthServers', () => {
       localEndpoints: endpoints,
       serviceProxyHealthy: proxy,
     });
+  });
+
+  it('answers every path (GET // too) with the health, as upstream, and survives garbage', async () => {
+    const port = await freePort();
+    const registry = new Registry();
+    const refused = httpRefusals(registry);
+    servers = new ServiceHealthServers({ addresses: ['127.0.0.1'], log: new RecordingLogger(), refused });
+    await servers.sync([lbLocal('web', port, 1)], () => true);
+    const slash = await rawGet(port, '//');
+    expect(slash.status).toBe(200);
+    expect(JSON.parse(slash.body)).toMatchObject({ localEndpoints: 1 });
+    expect((await rawExchange(port, '\x16\x03\x01\x00\xa5\x01\r\n\r\n')).status).toBe(400);
+    expect((await refused.get()).values).toContainEqual({
+      labels: { server: 'service-health', reason: 'bad-request' },
+      value: 1,
+    });
+    expect(await probe(port)).toMatchObject({ status: 200 });
   });
 
   it('serves only Services with a health-check port and a Local external policy', async () => {

@@ -1,10 +1,11 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { ServiceKey } from '../model/types.js';
 import { findService } from '../nodeview/find-service.js';
 import type { LocalNode, LocalService } from '../nodeview/types.js';
 import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import { closeServer, listen, send } from '../metrics/http.js';
+import { createHttpDoor, type DoorLimits, type RefusalCounter } from '../metrics/http-door.js';
 import { ALL_ADDRESSES, type HealthCheckAddresses } from './health-check-addresses.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
@@ -16,6 +17,9 @@ export interface ServiceHealthServersOptions {
   readonly events?: EventRecorder;
   /** The node's name, for the Event's text. */
   readonly nodeName?: string;
+  /** Counts refused requests (`kpng_http_refused_requests_total`, server="service-health"). */
+  readonly refused?: RefusalCounter;
+  readonly limits?: Partial<DoorLimits>;
 }
 
 /** One Service's health-check node port: its listeners and what they report. */
@@ -43,6 +47,7 @@ export class ServiceHealthServers {
   private readonly log: Logger;
   private readonly events: EventRecorder | undefined;
   private readonly nodeName: string;
+  private readonly door: Pick<ServiceHealthServersOptions, 'refused' | 'limits' | 'log'>;
   private proxyHealthy: () => boolean = () => true;
   /** Syncs run one after another, so two of them never race to open the same port. */
   private queue: Promise<void> = Promise.resolve();
@@ -57,6 +62,11 @@ export class ServiceHealthServers {
     this.log = opts.log ?? defaultLog;
     this.events = opts.events;
     this.nodeName = opts.nodeName ?? '';
+    this.door = {
+      log: this.log,
+      ...(opts.refused ? { refused: opts.refused } : {}),
+      ...(opts.limits ? { limits: opts.limits } : {}),
+    };
   }
 
   /**
@@ -151,7 +161,12 @@ export class ServiceHealthServers {
     };
     const results = await Promise.allSettled(
       addresses.map(async (address) => {
-        const server = createServer((_req, res) => this.answer(entry, res));
+        // Every path and method gets the Service's health, as upstream's handler (no mux).
+        const server = createHttpDoor({
+          name: 'service-health',
+          routes: (_req, res) => this.answer(entry, res),
+          ...this.door,
+        });
         entry.servers.push(server);
         await listen(server, address, entry.port);
       }),

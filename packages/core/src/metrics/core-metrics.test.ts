@@ -62,6 +62,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_node_view_duration_seconds', type: 'histogram', labels: [], buckets: EXP },
   { name: 'kpng_resyncs_total', type: 'counter', labels: ['result'] },
   { name: 'kpng_network_programming_from_event_seconds', type: 'histogram', labels: ['ip_family'], buckets: FINE },
+  { name: 'kpng_http_refused_requests_total', type: 'counter', labels: ['server', 'reason'] },
   { name: 'kpng_invalid_objects_total', type: 'counter', labels: ['kind'] },
 ];
 
@@ -85,6 +86,7 @@ function exercise(m: CoreMetrics): void {
   m.modelObjects('Service', 5);
   m.nodeViewDuration(0.002);
   m.resynced(false);
+  m.kpng.httpRefusedTotal.inc({ server: 'healthz', reason: 'bad-request' });
   m.streamClients('local', 1);
   m.streamStateSent('local');
   m.streamRefused('global', 'peer_streams');

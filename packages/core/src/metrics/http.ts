@@ -1,10 +1,6 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 
-/** Small node:http helpers shared by the metrics, node health and service health servers. */
-
-export function pathOf(req: IncomingMessage): string {
-  return new URL(req.url ?? '/', 'http://localhost').pathname;
-}
+/** Small node:http helpers shared by the metrics, node health and service health servers (see ./http-door.ts). */
 
 export function send(
   res: ServerResponse,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { EXP_BUCKETS, FINE_BUCKETS } from './buckets.js';
+import { httpRefusals } from './http-door.js';
 
 /** kpng's own metrics: the model, the state stream and the sync loop, beyond what kube-proxy has. */
 export interface KpngMetrics {
@@ -16,6 +17,8 @@ export interface KpngMetrics {
   readonly nodeViewDuration: Histogram;
   readonly resyncsTotal: Counter<'result'>;
   readonly networkProgrammingFromEvent: Histogram<'ip_family'>;
+  /** Requests the HTTP servers (metrics, healthz, service-health) refused, by server and reason. */
+  readonly httpRefusedTotal: Counter<'server' | 'reason'>;
 }
 
 export function createKpngMetrics(registry: Registry): KpngMetrics {
@@ -98,5 +101,6 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
       buckets: [...FINE_BUCKETS],
       registers,
     }),
+    httpRefusedTotal: httpRefusals(registry),
   };
 }

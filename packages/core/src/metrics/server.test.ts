@@ -2,6 +2,7 @@ import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { createCoreMetrics } from './core-metrics.js';
+import { rawGet } from './raw-http.js';
 import { startMetricsServer, type MetricsServer } from './server.js';
 
 let server: MetricsServer | undefined;
@@ -20,6 +21,7 @@ async function start(extra: Partial<Parameters<typeof startMetricsServer>[0]> = 
     proxyMode: 'nftables',
     configz: { 'kubeproxy.config.k8s.io': { mode: 'nftables' } },
     log: new RecordingLogger(),
+    refused: metrics.kpng.httpRefusedTotal,
     ...extra,
   });
   const base = `http://127.0.0.1:${server.address.port}`;
@@ -56,7 +58,7 @@ describe('startMetricsServer', () => {
       type: /^application\/json/,
       body: '{"kubeproxy.config.k8s.io":{"mode":"nftables"}}',
     },
-    { path: '/nope', status: 404, type: /^text\/plain/, body: 'not found' },
+    { path: '/nope', status: 404, type: /^text\/plain/, body: '404 page not found\n' },
   ])('GET $path answers $status', async ({ path, status, type, body }) => {
     const { base } = await start();
     const res = await fetch(`${base}${path}`);
@@ -82,10 +84,20 @@ describe('startMetricsServer', () => {
     expect(await (await fetch(`${base}/configz`)).text()).toBe('{}');
   });
 
-  it('refuses methods other than GET and HEAD', async () => {
+  it('answers any method, as upstream (no handler of its mux checks the method)', async () => {
     const { base } = await start();
-    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${base}/proxyMode`, { method: 'DELETE' })).status).toBe(200);
     expect((await fetch(`${base}/metrics`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('answers GET // with 404 (exact paths, no ServeMux redirect), counts it and keeps serving', async () => {
+    const { base } = await start();
+    const port = Number(new URL(base).port);
+    expect((await rawGet(port, '//')).status).toBe(404);
+    expect((await rawGet(port, '/metrics')).body).toContain(
+      'kpng_http_refused_requests_total{server="metrics",reason="not-found"} 1',
+    );
   });
 
   it('binds where it is told and rejects when the port is taken', async () => {

@@ -1,9 +1,9 @@
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
-import { closeServer, listen, pathOf, send } from './http.js';
+import { closeServer, listen, send } from './http.js';
+import { createHttpDoor, type DoorLimits, type RefusalCounter } from './http-door.js';
 
 export interface MetricsServerOptions {
   /** Default 127.0.0.1 (kube-proxy's `metricsBindAddress`). */
@@ -20,6 +20,9 @@ export interface MetricsServerOptions {
   /** The component configuration served as JSON on `/configz`. */
   readonly configz?: unknown;
   readonly log?: Logger;
+  /** Counts refused requests (`kpng_http_refused_requests_total`, server="metrics"). */
+  readonly refused?: RefusalCounter;
+  readonly limits?: Partial<DoorLimits>;
 }
 
 export interface MetricsServer {
@@ -29,7 +32,10 @@ export interface MetricsServer {
 
 type Handler = (res: ServerResponse) => Promise<void> | void;
 
-/** kube-proxy's status server (observability doc section 7): metrics, generic health, mode and config. */
+/**
+ * kube-proxy's status server (observability doc section 7): metrics, generic health, mode and config.
+ * Any method, exact paths, 404 elsewhere, as upstream's PathRecorderMux; hostile input as every door.
+ */
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
   const log = opts.log ?? defaultLog;
   const registries = [...new Set(Array.isArray(opts.registry) ? opts.registry : [opts.registry as Registry])];
@@ -40,17 +46,13 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     ['/configz', (res) => send(res, 200, 'application/json', JSON.stringify(opts.configz ?? {}))],
   ]);
 
-  const server = createServer((req, res) => {
-    const route = routes.get(pathOf(req));
-    if (!route || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      send(res, route ? 405 : 404, 'text/plain; charset=utf-8', route ? 'method not allowed' : 'not found');
-      return;
-    }
-    Promise.resolve(route(res)).catch((e: unknown) => {
-      log.error('metrics server: request failed', { path: pathOf(req), err: toError(e) });
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error');
-      else res.destroy();
-    });
+  const server = createHttpDoor({
+    name: 'metrics',
+    routes: new Map([...routes].map(([path, route]) => [path, (_req, res) => route(res)])),
+    paths: 'exact',
+    log,
+    ...(opts.refused ? { refused: opts.refused } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   await listen(server, opts.host ?? '127.0.0.1', opts.port ?? 10249);
   const address = server.address() as AddressInfo;

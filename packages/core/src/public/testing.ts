@@ -47,3 +47,6 @@ export {
 } from '../nodeview/state-scenarios.js';
 export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
 export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';
+
+// Raw HTTP exchanges, for tests of the servers' doors against hostile input
+export { rawExchange, rawGet, type RawReply } from '../metrics/raw-http.js';

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { log } from '../util/log.js';
 import type { Source } from '../watch/source.js';
 import { attachStreamServers } from './attach-streams.js';
+import { registerProcessFaults } from './process-faults.js';
 import { Core } from './core.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
@@ -83,6 +84,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   const clock = config.clock ?? systemClock;
   const registry = config.registry ?? new Registry();
   const metrics = createCoreMetrics(registry);
+  registerProcessFaults(registry);
   const pending = new PendingCounts(metrics, config.backend !== undefined);
   const health = new ProxyHealth({ clock, syncPeriodMs: config.syncPeriodMs, metrics });
   const closers: { close(): Promise<void> }[] = [];
@@ -105,6 +107,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       ...(config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {}),
       ...(config.events ? { events: config.events } : {}),
       nodeName: config.nodeName,
+      refused: metrics.kpng.httpRefusedTotal,
     });
     loop = new SyncLoop({
       backend: countingPending(config.backend, pending),
@@ -173,6 +176,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       registry,
       proxyMode: config.proxyMode,
       configz: config.configz,
+      refused: metrics.kpng.httpRefusedTotal,
     });
     closers.push(metricsServer);
   }
@@ -183,6 +187,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
       port: config.healthzBindAddress.port,
       health,
       clock,
+      refused: metrics.kpng.httpRefusedTotal,
     });
     closers.push(healthServer);
   }
