@@ -7,6 +7,7 @@
 export { backendProgram, runProgram, type ProgramMain, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';
+export { installFaultPolicy, registerProcessFaults } from '../runtime/process-faults.js';
 export {
   defineBackend,
   type BackendModule,

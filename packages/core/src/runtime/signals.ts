@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { log } from '../util/log.js';
+import { installFaultPolicy } from './process-faults.js';
 
 /**
  * SIGINT and SIGTERM (and an optional caller's signal) as one AbortSignal: the one place a kpng
@@ -28,10 +29,16 @@ export function terminationSignal(also?: AbortSignal): { readonly signal: AbortS
   };
 }
 
-/** Runs `main` when `moduleUrl` is the script node was started with (not when imported), and exits with its code. */
+/**
+ * Runs `main` when `moduleUrl` is the script node was started with (not when imported), and exits
+ * with its code. Every kpng program starts here, so every one runs under the process fault policy
+ * (`installFaultPolicy`: an exception nothing handled is counted and logged, and the program carries on);
+ * a `main` that throws or rejects is a failed start: logged, exit 1.
+ */
 export async function runAsMain(moduleUrl: string, main: () => Promise<number>): Promise<void> {
   const script = process.argv[1];
   if (script === undefined || realpathSync(script) !== fileURLToPath(moduleUrl)) return;
+  installFaultPolicy();
   try {
     process.exit(await main());
   } catch (e) {

@@ -3,12 +3,11 @@
  * `kube-proxy`: kube-proxy's command line and KubeProxyConfiguration in front of kpng's core and
  * backends, in one process. Errors exit 1 with the message on stderr, as upstream's do.
  */
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { configureLogging, createLogger, type Logger } from '@kpng/core';
-import { terminationSignal, type RunningProxy } from '@kpng/core/runtime';
+import { runAsMain, terminationSignal, type RunningProxy } from '@kpng/core/runtime';
 import { completeConfiguration, CompleteError, type Completed } from '../config/complete.js';
 import { configurationYaml } from '../config/encode.js';
 import { aggregate, type FieldError } from '../config/field-error.js';
@@ -185,13 +184,5 @@ async function applyConntrack(
   if (settings.length > 0) await applySysctls(settings, access, log);
 }
 
-// Run when executed as a program (not when imported by tests).
-if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      process.stderr.write(`Error: ${(e as Error).stack ?? String(e)}\n`);
-      process.exit(1);
-    },
-  );
-}
+// Run when executed as a program (not when imported by tests), under core's process fault policy.
+await runAsMain(import.meta.url, () => main(process.argv.slice(2)));

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runAsMain } from '@kpng/core/program';
 import { checkMain } from '../check/main.js';
 
-process.exit(await checkMain(process.argv.slice(2)));
+await runAsMain(import.meta.url, () => checkMain(process.argv.slice(2)));

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runAsMain } from '@kpng/core/program';
 import { main } from '../clients/policy-creation/main.js';
 
-process.exit(await main(process.argv.slice(2)));
+await runAsMain(import.meta.url, () => main(process.argv.slice(2)));

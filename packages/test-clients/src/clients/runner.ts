@@ -117,6 +117,7 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(
       host: config.serve.metricsBindAddress,
       port: config.serve.metricsPort,
       registry,
+      log: logger,
     });
     deps.onMetricsServer?.(server);
     logger.info('serving /metrics and /healthz', {

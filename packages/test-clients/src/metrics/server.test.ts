@@ -1,5 +1,6 @@
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawExchange, rawGet } from '@kpng/core/testing';
 import { startMetricsServer, type MetricsServer } from './server.js';
 
 describe('metrics server', () => {
@@ -19,6 +20,21 @@ describe('metrics server', () => {
     expect(healthz.status).toBe(200);
     expect(await healthz.text()).toBe('');
     expect((await fetch(`${base}/nope`)).status).toBe(404);
-    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
+    // Any method, as upstream's DefaultServeMux handlers.
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(200);
+  });
+
+  it('answers hostile input as Go would, counts it, and keeps serving', async () => {
+    const registry = new Registry();
+    server = await startMetricsServer({ host: '127.0.0.1', port: 0, registry });
+    const root = await rawGet(server.port, '//');
+    expect(root.status).toBe(301);
+    expect(root.text).toContain('\r\nLocation: /\r\n');
+    expect((await rawExchange(server.port, 'GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n')).status).toBe(400);
+    expect((await rawExchange(server.port, '\x00\x01garbage\r\n\r\n')).status).toBe(400);
+    const metrics = await rawGet(server.port, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toContain('kpng_http_refused_requests_total{server="metrics",reason="bad-request"} 2');
+    expect(metrics.body).toContain('# TYPE kpng_unexpected_errors_total counter');
   });
 });

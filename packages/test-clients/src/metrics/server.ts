@@ -1,5 +1,13 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  closeServer,
+  createHttpDoor,
+  httpRefusals,
+  registerProcessFaults,
+  type DoorHandler,
+  type DoorLog,
+} from '@kpng/core/program';
 import type { Registry } from 'prom-client';
 
 export interface MetricsServer {
@@ -9,33 +17,35 @@ export interface MetricsServer {
 }
 
 /**
- * `GET /metrics` (Prometheus text) and `GET /healthz` (200, empty body), as upstream serves them.
+ * `/metrics` (Prometheus text) and `/healthz` (200, empty body), as upstream serves them on Go's
+ * DefaultServeMux: any method, unclean paths (`//`, `.`, `..`) redirected, 404 elsewhere. Built on
+ * core's HTTP door, so hostile input is answered and counted (`kpng_http_refused_requests_total`,
+ * server="metrics") as on kpng's own servers; `kpng_unexpected_errors_total` is served too.
  * `host` '' listens on every address, like Go's `:<port>`.
  */
 export async function startMetricsServer(options: {
   readonly host: string;
   readonly port: number;
   readonly registry: Registry;
+  readonly log?: DoorLog;
 }): Promise<MetricsServer> {
   const { registry } = options;
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405).end();
-      return;
-    }
-    if (path === '/healthz') {
-      res.writeHead(200, { 'Content-Length': 0 }).end();
-      return;
-    }
-    if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        (error: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(error)),
-      );
-      return;
-    }
-    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');
+  registerProcessFaults(registry);
+  const server: Server = createHttpDoor({
+    name: 'metrics',
+    paths: 'clean',
+    refused: httpRefusals(registry),
+    ...(options.log ? { log: options.log } : {}),
+    routes: new Map<string, DoorHandler>([
+      ['/healthz', (_req, res) => void res.writeHead(200, { 'Content-Length': 0 }).end()],
+      [
+        '/metrics',
+        async (_req, res) => {
+          const text = await registry.metrics();
+          res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
+        },
+      ],
+    ]),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -48,10 +58,10 @@ export async function startMetricsServer(options: {
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      const closing = closeServer(server);
+      server.closeAllConnections();
+      await closing;
+    },
   };
 }

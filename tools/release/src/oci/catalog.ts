@@ -238,7 +238,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       '`policy-creation-enforcement-latency` (run them with `command:`). Metrics on :9154. They only',
       'read the API and connect to Services: no capabilities, an unprivileged user.',
     ],
-    packages: ['@kpng/test-clients'],
+    packages: ['@kpng/core', '@kpng/test-clients'],
     apt: [],
     user: 'node',
     userWhy: ["The clients need no privilege: run as the image's unprivileged `node` user (uid 1000)."],
