@@ -149,7 +149,10 @@ describe('RenderGuard', () => {
         v4.cluster[1]!.ip = '2001:db8:1::99';
       }),
     );
-    expect(state.services.find((s) => s.name === 'web')!.ports[0]!.endpoints.IPv4!.allReachable).toEqual([]);
+    const v4 = state.services.find((s) => s.name === 'web')!.ports[0]!.endpoints.IPv4!;
+    expect(v4.allReachable).toEqual([]);
+    // No cluster endpoint left: the port has none (REJECT), as core's view would say.
+    expect(v4.hasAnyEndpoints).toBe(false);
     expect(refusals.map((r) => r.reason).sort()).toEqual(['address', 'port']);
   });
 

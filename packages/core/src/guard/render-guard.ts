@@ -9,8 +9,9 @@
  *   NodePort, protocol, health-check node port or affinity timeout) is left out whole: a backend
  *   renders it as deleted.
  * - An endpoint with a bad address or port is left out of every list of its port and family; the
- *   Service's other endpoints render (`hasAnyEndpoints` is kept, so traffic the refused endpoint
- *   alone would have served is dropped rather than rejected).
+ *   Service's other endpoints render. When that empties the port's cluster list, the port has no
+ *   endpoints (`hasAnyEndpoints` false: rejected), else `hasAnyEndpoints` is kept (traffic that only
+ *   refused local endpoints would have served is dropped, as for a node without local endpoints).
  * - A node address, pod CIDR or service CIDR that is bad is left out of the node.
  *
  * Each refusal is reported once per object version: results are cached by object identity, so
@@ -214,9 +215,14 @@ function withoutEndpoints(fe: FamilyEndpoints, refused: ReadonlySet<LocalEndpoin
     if (out === undefined) filtered.set(list, (out = list.filter((ep) => !refused.has(ep))));
     return out;
   };
+  const cluster = keep(fe.cluster);
   return {
     ...fe,
-    cluster: keep(fe.cluster),
+    // Core's view never has endpoints without a cluster list where one is used (backends rely on
+    // it: an external chain short-circuits to the cluster chain); a refusal that empties it leaves
+    // the port without endpoints.
+    hasAnyEndpoints: fe.hasAnyEndpoints && !(fe.cluster.length > 0 && cluster.length === 0),
+    cluster,
     local: keep(fe.local),
     internal: keep(fe.internal),
     external: keep(fe.external),
