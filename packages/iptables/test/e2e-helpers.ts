@@ -1,5 +1,7 @@
 // Shared pieces of the iptables kernel e2e files: the configuration the scenarios assume, the two
 // flavours every suite runs on; sync requests come from core's testing fixtures.
+import { expect } from 'vitest';
+import { processExecer, type Execer } from '../src/iptables/exec.js';
 import type { IptablesConfigInput } from '../src/render/config.js';
 
 /** ClusterCIDR covering both nodes' pods only. */
@@ -10,3 +12,21 @@ export const E2E_CONFIG: IptablesConfigInput = {
 export const FLAVOURS = ['legacy', 'nft'] as const;
 
 export { fullSyncRequest as fullSync, partialSyncRequest as partialSync } from '@kpng/core/testing';
+
+/**
+ * The real processes, each restore run with `--test` first: the kernel's parser must accept its
+ * input as it is (asserted), which is then pushed to `tested`, and the restore runs for real.
+ */
+export function testingFirstExecer(tested: string[]): Execer {
+  return {
+    async run(argv, stdin, signal) {
+      if (argv.some((a) => a.endsWith('-restore'))) {
+        const check = await processExecer.run([...argv, '--test'], stdin, signal);
+        expect(check.stderr, stdin).toBe('');
+        expect(check.exitCode).toBe(0);
+        tested.push(stdin);
+      }
+      return processExecer.run(argv, stdin, signal);
+    },
+  };
+}

@@ -5,9 +5,8 @@ import { nodeState } from '@kpng/core/testing';
 import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
-import { processExecer, type Execer } from '../src/iptables/exec.js';
 import { fuzzedServices } from '../src/testing/fuzz.js';
-import { E2E_CONFIG, FLAVOURS, fullSync } from './e2e-helpers.js';
+import { E2E_CONFIG, FLAVOURS, fullSync, testingFirstExecer } from './e2e-helpers.js';
 
 const e2e = await kernelE2e('iptables backend: fuzzed names');
 
@@ -23,18 +22,7 @@ describe.skipIf(!e2e.run)('fuzzed names through the real iptables-restore', () =
 
   it.each(FLAVOURS)('iptables-%s: every restore input passes --test, then loads', async (flavour) => {
     const tested: string[] = [];
-    /** Runs each restore with --test first: the kernel's parser must accept it as it is. */
-    const execer: Execer = {
-      async run(argv, stdin, signal) {
-        if (argv.some((a) => a.endsWith('-restore'))) {
-          const check = await processExecer.run([...argv, '--test'], stdin, signal);
-          expect(check.stderr, stdin).toBe('');
-          expect(check.exitCode).toBe(0);
-          tested.push(stdin);
-        }
-        return processExecer.run(argv, stdin, signal);
-      },
-    };
+    const execer = testingFirstExecer(tested);
     const backend = new IptablesBackend({ ...E2E_CONFIG, flavour, netns: ns.name, execer, conntrack: false });
     for (const seed of [11, 12, 13]) await backend.sync(fullSync(nodeState(fuzzedServices(seed)), seed));
     expect(tested.length).toBeGreaterThanOrEqual(6);

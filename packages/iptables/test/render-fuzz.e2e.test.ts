@@ -32,9 +32,8 @@ import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
-import { processExecer, type Execer } from '../src/iptables/exec.js';
 import { tokenize } from '../src/iptables/fake/tables.js';
-import { FLAVOURS } from './e2e-helpers.js';
+import { FLAVOURS, testingFirstExecer } from './e2e-helpers.js';
 
 const MARKER = 'EVIL';
 
@@ -350,18 +349,7 @@ describe.skipIf(!e2e.run)('fuzzed node-local states through the real iptables-re
     'iptables-%s: every input passes --test and loads; hostile values refused and counted',
     async (flavour) => {
       const inputs: string[] = [];
-      /** Runs each restore with --test first: the kernel's parser must accept it as it is. */
-      const execer: Execer = {
-        async run(argv, stdin, signal) {
-          if (argv.some((a) => a.endsWith('-restore'))) {
-            const check = await processExecer.run([...argv, '--test'], stdin, signal);
-            expect(check.stderr, stdin).toBe('');
-            expect(check.exitCode).toBe(0);
-            inputs.push(stdin);
-          }
-          return processExecer.run(argv, stdin, signal);
-        },
-      };
+      const execer = testingFirstExecer(inputs);
       const registry = new Registry();
       const backend = new IptablesBackend({
         // NodeCIDR: the node's pod CIDRs are rendered (`-s`), so hostile ones are exercised too.
