@@ -15,27 +15,12 @@ import {
   sweepLeftovers,
   type BehaviourCase,
   type Lab,
-  type ProbeResult,
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EbpfBackend } from '../src/backend/ebpf-backend.js';
-import { TestCgroup, type ClientResult } from './test-cgroup.js';
+import { asProbe, TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf backend: behaviour table');
-
-const ERRORS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'refused',
-  EHOSTUNREACH: 'unreachable',
-  ENETUNREACH: 'unreachable',
-  ECONNRESET: 'reset',
-};
-
-/** The socket client's answers in the lab probe's shape, for the table's own checks. */
-function asProbe(r: ClientResult): ProbeResult {
-  if (!r.ok || r.reply === undefined) return { ok: false, error: ERRORS[r.error ?? ''] ?? r.error ?? 'unknown' };
-  const [server, seenSource] = r.reply.split(' ');
-  return { ok: true, reply: r.reply, ...(server ? { server } : {}), ...(seenSource ? { seenSource } : {}) };
-}
 
 /** East-west from this node's processes, whose answer a socket hook gives as any backend's would. */
 const applies = (c: BehaviourCase): boolean =>

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'nod
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import type { NetworkNamespace } from '@kpng/lab';
+import type { NetworkNamespace, ProbeResult } from '@kpng/lab';
 import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
 
 const run = promisify(execFile);
@@ -23,6 +23,20 @@ export interface ClientRequest {
   readonly port: number;
   readonly count?: number;
   readonly timeoutMs?: number;
+}
+
+const ERRORS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'refused',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+  ECONNRESET: 'reset',
+};
+
+/** The socket client's answer in the lab probe's shape, for the behaviour table's own checks. */
+export function asProbe(r: ClientResult): ProbeResult {
+  if (!r.ok || r.reply === undefined) return { ok: false, error: ERRORS[r.error ?? ''] ?? r.error ?? 'unknown' };
+  const [server, seenSource] = r.reply.split(' ');
+  return { ok: true, reply: r.reply, ...(server ? { server } : {}), ...(seenSource ? { seenSource } : {}) };
 }
 
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);

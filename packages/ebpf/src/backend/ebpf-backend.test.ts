@@ -6,6 +6,7 @@ import {
   RecordingLogger,
   type ServiceFixture,
 } from '@kpng/core/testing';
+import type { Backend, DriftKinds, SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeLb, endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, serviceKey } from '../maps/layout.js';
@@ -210,5 +211,28 @@ describe('EbpfBackend (fake maps)', () => {
     await backend.cleanup();
     expect(kernel.closed).toBe(true);
     await expect(backend.sync(fullSyncRequest(state, 3))).rejects.toThrow(/setup\(\) was not called/);
+  });
+
+  it('drives the packet path after the maps: same requests, its drift and repairs merged, its cleanup', async () => {
+    const calls: string[] = [];
+    const packetPath: Backend = {
+      name: 'packets',
+      families: ['IPv4', 'IPv6'],
+      setup: async () => void calls.push('setup'),
+      sync: async (req: SyncRequest) => {
+        calls.push(`sync full=${req.full} maps=${kernel.maps.services4.data.size}`);
+        return req.full ? { repaired: ['table'] } : {};
+      },
+      check: async (): Promise<DriftKinds> => ['chain'],
+      cleanup: async () => void calls.push('cleanup'),
+    };
+    backend = new EbpfBackend({ cgroup: '/unused', kernel, logger, packetPath });
+    await backend.setup();
+    const state = nodeState([web(['198.18.1.10'])]);
+    kernel.maps.services4.data.clear();
+    expect(await backend.sync(fullSyncRequest(state))).toEqual({ repaired: ['table'] });
+    expect(await backend.check()).toEqual(['chain']);
+    await backend.cleanup();
+    expect(calls).toEqual(['setup', 'sync full=true maps=1', 'cleanup']);
   });
 });

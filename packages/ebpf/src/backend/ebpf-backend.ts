@@ -39,6 +39,13 @@ export interface EbpfBackendOptions {
   readonly kernel?: LbKernel;
   readonly metrics?: EbpfMetrics | Registry;
   readonly logger?: Logger;
+  /**
+   * The packet path: a backend programming what socket hooks cannot see (traffic entering the
+   * node: NodePorts, external and LB IPs from outside, loadBalancerSourceRanges, masquerade; and
+   * processes outside the cgroup), driven with the same requests after the maps are written.
+   * `kpng-ebpf --packet-path nft` makes it the nft backend. Default: none.
+   */
+  readonly packetPath?: Backend;
 }
 
 /** One Service's part of the maps at the last successful sync. */
@@ -89,6 +96,7 @@ export class EbpfBackend implements Backend {
 
   /** Loads the programs (maps created, verifier passed) and attaches them to the cgroup. */
   async setup(): Promise<void> {
+    await this.#options.packetPath?.setup?.();
     if (this.#kernel !== undefined) return;
     const cgroup = resolveCgroup(this.#options.cgroup);
     const lb = SockLb.load(this.#options.limits === undefined ? {} : { limits: this.#options.limits });
@@ -111,10 +119,11 @@ export class EbpfBackend implements Backend {
     return this.#serial(async () => {
       const kernel = this.#kernel;
       const applied = this.#applied;
-      if (kernel === undefined || applied === undefined) return [];
+      const packet = (await this.#options.packetPath?.check?.()) ?? [];
+      if (kernel === undefined || applied === undefined) return packet;
       const kinds = [...new Set(differingMaps(dumpAll(kernel), applied).map(driftKind))];
       this.#drift = [...new Set([...this.#drift, ...kinds])];
-      return kinds;
+      return [...kinds, ...packet];
     });
   }
 
@@ -124,11 +133,18 @@ export class EbpfBackend implements Backend {
       this.#forget();
       this.#kernel?.close();
       this.#kernel = undefined;
+      await this.#options.packetPath?.cleanup();
     });
   }
 
+  /** Detaches the programs and frees the maps; the packet path's rules stay (its own close()). */
   close(): Promise<void> {
-    return this.cleanup();
+    return this.#serial(async () => {
+      this.#forget();
+      this.#kernel?.close();
+      this.#kernel = undefined;
+      await this.#options.packetPath?.close?.();
+    });
   }
 
   /** What the maps hold after the last successful sync (tests, debugging). */
@@ -201,7 +217,10 @@ export class EbpfBackend implements Backend {
     this.#log.debug(2, 'synced', { full, written: planSize(plan), services: req.state.services.length });
     const repaired = full ? this.#drift : [];
     if (full) this.#drift = [];
-    return repaired.length > 0 ? { repaired } : {};
+    // The maps first: east-west follows a change without waiting for the packet path.
+    const packet = await this.#options.packetPath?.sync(req);
+    const all = [...repaired, ...((packet && packet.repaired) ?? [])];
+    return all.length > 0 ? { repaired: all } : {};
   }
 
   #render(service: LocalService, families: readonly IPFamily[], problems: RenderProblem[]): ServiceRender {

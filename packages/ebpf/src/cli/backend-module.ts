@@ -3,13 +3,18 @@
  * `parseFlags` is pure: values in, validated options out.
  */
 import { csvFlag as csv, defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
+import { backend as nft } from '@kpng/nft';
 import { EbpfBackend } from '../backend/ebpf-backend.js';
 import type { MapLimits } from '../libbpf/sock-lb.js';
+
+type NftFlagConfig = ReturnType<typeof nft.parseFlags>;
 
 export interface EbpfFlagConfig {
   readonly cgroup: string;
   readonly families: readonly IPFamily[];
   readonly limits: Partial<MapLimits>;
+  /** `--packet-path nft`: the nft backend's configuration, from its own flags. */
+  readonly nft?: NftFlagConfig;
 }
 
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
@@ -33,6 +38,8 @@ export function parseEbpfFlags(values: FlagValues): EbpfFlagConfig {
   if (!cgroup.startsWith('/')) throw new UsageError('--cgroup-root must be an absolute path');
   const raw = csv(text(values, 'ip-families'));
   if (raw.some((f) => f !== 'IPv4' && f !== 'IPv6')) throw new UsageError('--ip-families takes IPv4, IPv6');
+  const packetPath = text(values, 'packet-path') ?? 'none';
+  if (packetPath !== 'none' && packetPath !== 'nft') throw new UsageError('--packet-path takes nft or none');
   const services = entries(values, 'max-services');
   const endpoints = entries(values, 'max-endpoints');
   return {
@@ -42,6 +49,7 @@ export function parseEbpfFlags(values: FlagValues): EbpfFlagConfig {
       ...(services === undefined ? {} : { services4: services, services6: services }),
       ...(endpoints === undefined ? {} : { endpoints }),
     },
+    ...(packetPath === 'nft' ? { nft: nft.parseFlags(values) } : {}),
   };
 }
 
@@ -51,6 +59,14 @@ export const backend = defineBackend<EbpfFlagConfig>({
   proxyMode: 'ebpf',
   summary: 'balances Service connections at connect()/sendmsg() in cgroup v2 BPF programs (attached to --cgroup-root)',
   flags: {
+    // The nft backend's flags configure the packet path (--packet-path nft).
+    ...nft.flags,
+    'packet-path': {
+      type: 'string',
+      value: 'nft|none',
+      help: 'what programs traffic the socket hooks cannot see (entering the node: NodePorts, external/LB IPs, source ranges, masquerade); nft: the nft backend, with its flags',
+      default: 'none',
+    },
     'cgroup-root': {
       type: 'string',
       value: 'PATH',
@@ -71,6 +87,9 @@ export const backend = defineBackend<EbpfFlagConfig>({
       throw new UsageError(
         'the ebpf backend attaches to a cgroup, not a network namespace: KPNG_NETNS is not supported',
       );
-    return new EbpfBackend({ ...config, metrics: ctx.registry });
+    const { nft: nftConfig, ...own } = config;
+    const packetPath = nftConfig === undefined ? undefined : nft.create(nftConfig, ctx);
+    if (packetPath instanceof Promise) throw new Error('the nft backend module creates asynchronously');
+    return new EbpfBackend({ ...own, metrics: ctx.registry, ...(packetPath === undefined ? {} : { packetPath }) });
   },
 });

@@ -1,0 +1,93 @@
+// The whole shared behaviour table (@kpng/lab BEHAVIOURS, core's allFeatures()) against the eBPF
+// backend with the nft backend as its packet path (`--packet-path nft`): the maps balance every
+// client process of the test cgroup (pods local and remote, the node) at the socket; the nft
+// backend programs the lab's node namespace for what enters the node (the external client:
+// ClusterIP, NodePorts, external and LB IPs, source ranges, masquerade). Two cases differ by
+// design for clients in the cgroup: hairpin (no NAT, the pod keeps its own source) and ITP Local
+// without a local endpoint (connect() fails with EHOSTUNREACH at once, not a drop).
+import { allFeatures, fullSyncRequest, nodeState, SILENT_LOGGER } from '@kpng/core/testing';
+import {
+  BEHAVIOURS,
+  clientNamespace,
+  CLUSTER_IP_GUARD,
+  createProxyLab,
+  destination,
+  expectBehaviour,
+  kernelE2e,
+  probeCase,
+  sweepLeftovers,
+  type BehaviourCase,
+  type Lab,
+} from '@kpng/lab';
+import { NftBackend } from '@kpng/nft';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EbpfBackend } from '../src/backend/ebpf-backend.js';
+import { asProbe, TestCgroup } from './test-cgroup.js';
+
+const e2e = await kernelE2e('ebpf backend with the nft packet path');
+
+const byDesign = (c: BehaviourCase): boolean => c.from !== 'external' && (c.hairpin === true || c.expect === 'timeout');
+
+describe.skipIf(!e2e.run)('ebpf backend + nft packet path in the lab: the whole behaviour table', () => {
+  let lab: Lab;
+  let cgroup: TestCgroup;
+  let backend: EbpfBackend;
+
+  beforeAll(async () => {
+    await sweepLeftovers();
+    lab = await createProxyLab();
+    cgroup = TestCgroup.create();
+    const packetPath = new NftBackend({
+      localDetector: { mode: 'ClusterCIDR', clusterCIDRs: ['198.18.0.0/22', '2001:db8::/46'] },
+      serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
+      netns: lab.node.namespace.name,
+      conntrack: false,
+      log: SILENT_LOGGER,
+    });
+    backend = new EbpfBackend({ cgroup: cgroup.path, logger: SILENT_LOGGER, packetPath });
+    await backend.setup();
+    await backend.sync(fullSyncRequest(nodeState(allFeatures())));
+  });
+  afterAll(async () => {
+    await backend?.cleanup();
+    await backend?.close();
+    cgroup?.remove();
+    await lab?.delete();
+  });
+
+  it('programmed both: the maps, and the nft table in the node namespace', async () => {
+    expect(backend.applied()?.services4.size).toBeGreaterThan(0);
+    const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'table', 'ip', 'kpng']);
+    expect(stdout).toMatch(/198\.19\./);
+  });
+
+  const cases = [...BEHAVIOURS, ...CLUSTER_IP_GUARD].filter((c) => !byDesign(c));
+
+  for (const family of ['IPv4', 'IPv6'] as const) {
+    describe(family, () => {
+      it.each(cases)('$name', async (c) => {
+        // The external client is outside the node: it never runs in the cgroup.
+        const results =
+          c.from === 'external'
+            ? await probeCase(lab, family, c)
+            : (
+                await cgroup.client(clientNamespace(lab, c.from), {
+                  proto: c.proto ?? 'tcp',
+                  ip: destination(lab, family, c.to),
+                  port: c.port,
+                  count: Array.isArray(c.expect) ? 16 : 1,
+                  timeoutMs: 1_000,
+                })
+              ).map(asProbe);
+        expectBehaviour(results, family, c);
+      });
+    });
+  }
+
+  it('the cases left out are exactly the two by design', () => {
+    expect(BEHAVIOURS.filter(byDesign).map((c) => c.name)).toEqual([
+      'ITP Local without a local endpoint: dropped',
+      'hairpin: a pod reaches itself through its Service (item 6)',
+    ]);
+  });
+});
