@@ -4,6 +4,7 @@
  * namespace). One listing per family, then one
  * delete per distinct (service address, port, stale reply source).
  */
+import { inNetns } from '@kpng/kit';
 import type { IPFamily } from '../model/types.js';
 import type { LocalService } from '../nodeview/types.js';
 import { deletedCount, parseFlows } from './entries.js';
@@ -43,10 +44,7 @@ export class ConntrackTool implements ConntrackCleaner {
 
   constructor(options: ConntrackToolOptions) {
     this.#execer = options.execer;
-    this.#prefix = [
-      ...(options.netns === undefined ? [] : ['ip', 'netns', 'exec', options.netns]),
-      options.conntrackPath ?? 'conntrack',
-    ];
+    this.#prefix = inNetns(options.netns, [options.conntrackPath ?? 'conntrack']);
   }
 
   async clean(request: ConntrackCleanupRequest): Promise<number> {

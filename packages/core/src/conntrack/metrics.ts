@@ -1,5 +1,6 @@
 /** The conntrack reconciler metrics (observability doc), shared by the Linux backends. */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { registeredOr } from '@kpng/kit';
 import { EXP_BUCKETS } from '../metrics/buckets.js';
 import type { IPFamily } from '../model/types.js';
 
@@ -9,24 +10,29 @@ export type ConntrackObserver = (family: IPFamily, deleted: number, seconds: num
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createConntrackMetrics(registry: Registry): ConntrackObserver {
   const registers = [registry];
-  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
-  const deleted =
-    existing<Counter>('kubeproxy_conntrack_reconciler_deleted_entries_total') ??
-    new Counter({
-      name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
-      help: 'Number of stale conntrack entries deleted by the conntrack reconciler',
-      labelNames: ['ip_family'],
-      registers,
-    });
-  const duration =
-    existing<Histogram>('kubeproxy_conntrack_reconciler_sync_duration_seconds') ??
-    new Histogram({
-      name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
-      help: 'Duration of one stale conntrack entry cleanup, in seconds',
-      labelNames: ['ip_family'],
-      buckets: [...EXP_BUCKETS],
-      registers,
-    });
+  const deleted = registeredOr(
+    registry,
+    'kubeproxy_conntrack_reconciler_deleted_entries_total',
+    () =>
+      new Counter({
+        name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
+        help: 'Number of stale conntrack entries deleted by the conntrack reconciler',
+        labelNames: ['ip_family'],
+        registers,
+      }),
+  );
+  const duration = registeredOr(
+    registry,
+    'kubeproxy_conntrack_reconciler_sync_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
+        help: 'Duration of one stale conntrack entry cleanup, in seconds',
+        labelNames: ['ip_family'],
+        buckets: [...EXP_BUCKETS],
+        registers,
+      }),
+  );
   return (family, count, seconds) => {
     if (count > 0) deleted.inc({ ip_family: family }, count);
     duration.observe({ ip_family: family }, seconds);

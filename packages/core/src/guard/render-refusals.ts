@@ -4,7 +4,7 @@
  * Service, kind and reason, however many versions of it arrive.
  */
 import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from '../metrics/reuse.js';
+import { registeredOr } from '@kpng/kit';
 import type { Logger } from '../util/log.js';
 import type { RefusalObserver, RenderRefusal } from './render-guard.js';
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { registeredOr } from './reuse.js';
+import { registeredOr } from '@kpng/kit';
 
 /**
  * The kube source's watch availability, per kind (`Service`, `EndpointSlice`, `Node`): how often a

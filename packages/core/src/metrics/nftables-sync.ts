@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import type { IPFamily } from '../model/types.js';
-import { registeredOr } from './reuse.js';
+import { registeredOr } from '@kpng/kit';
 
 export const NFTABLES_SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total';
 

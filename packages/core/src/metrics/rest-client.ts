@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { registeredOr } from './reuse.js';
+import { registeredOr } from '@kpng/kit';
 
 /**
  * client-go's API-client metrics (component-base `restclient` adapters), which operators alert on:

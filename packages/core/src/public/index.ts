@@ -75,7 +75,6 @@ export type { Clock } from '../util/clock.js';
 export { systemClock } from '../util/clock.js';
 export { createLogger, configureLogging, log, type Logger, type LogFields } from '../util/log.js';
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
-export { parseDurationMs, formatDurationMs } from '../util/duration.js';
 export {
   parseIP,
   formatIP,

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../util/duration.js';
+import { parseDurationMs } from '@kpng/kit';
 import { parseListenAddress, type ListenAddress } from '../util/address.js';
 import { needsTls, parseDialAddress } from '../stream/stream-address.js';
 import type { BackendModule, FlagValues } from './backend-module.js';

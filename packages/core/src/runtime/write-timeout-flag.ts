@@ -2,7 +2,7 @@
  * `--write-timeout`, every kernel backend's flag: how long one kernel command (an `nft -f`, an
  * `iptables-restore`) may run before it is killed and the sync fails. One definition, one parser.
  */
-import { parseDurationMs } from '../util/duration.js';
+import { parseDurationMs } from '@kpng/kit';
 import type { BackendFlag, FlagValues } from './backend-module.js';
 import { UsageError } from './program-options.js';
 

@@ -1,3 +1,4 @@
+import { TurnBudget } from '@kpng/kit';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { apiGet, statusError } from './api-request.js';
 import { ListBody } from './list-body.js';
@@ -29,12 +30,10 @@ export async function listRaw<T extends KubernetesObject = KubernetesObject>(
   const onItem = (item: unknown): void => void items.push(prepare(trimObject(item as KubernetesObject)));
   res.setEncoding('utf8');
   // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
-  let since = performance.now();
+  const budget = new TurnBudget(10);
   for await (const chunk of res) {
     body.push(chunk as string, onItem);
-    if (performance.now() - since < 10) continue;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    since = performance.now();
+    if (budget.due()) await budget.yield();
   }
   return { ...(body.end() as Omit<KubernetesListObject<T>, 'items'>), items };
 }
