@@ -94,4 +94,3 @@ export { startMetricsServer, type MetricsServer } from './metrics/server.js';
 // Utilities
 export { systemClock, sleep, type Clock } from './util/clock.js';
 export { Logger, jsonLineSink, type LogRecord, type LogSink } from './util/log.js';
-export { parseDuration } from './util/duration.js';

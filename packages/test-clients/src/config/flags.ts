@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { formatGoDuration, parseDurationMs } from '@kpng/kit';
 
 /**
  * Command-line flags the way Go's `flag` package reads them, so upstream invocations work
@@ -144,7 +144,7 @@ export class ParsedFlags {
     const out: Record<string, string | number | boolean> = {};
     for (const spec of [...specs].sort((a, b) => a.name.localeCompare(b.name))) {
       const v = this.values.get(spec.name) as string | number | boolean;
-      out[spec.name] = spec.kind === 'duration' ? formatDuration(v as number) : v;
+      out[spec.name] = spec.kind === 'duration' ? formatGoDuration(v as number) : v;
     }
     return out;
   }
@@ -171,12 +171,13 @@ function convert(spec: FlagSpec, raw: string, given: string): string | number | 
       return v;
     }
     case 'duration': {
-      const ms = parseDuration(raw);
-      if (ms === undefined)
+      try {
+        return parseDurationMs(raw);
+      } catch {
         throw new FlagError(
           `invalid value ${JSON.stringify(raw)} for flag -${given}: not a duration (e.g. 100ms, 1s, 5m)`,
         );
-      return ms;
+      }
     }
   }
 }
@@ -200,6 +201,6 @@ const BOOL: Readonly<Record<string, boolean>> = {
 function defaultText(spec: FlagSpec): string {
   if (spec.kind === 'bool') return spec.default ? ' (default true)' : '';
   if (spec.kind === 'string') return spec.default === '' ? '' : ` (default ${JSON.stringify(spec.default)})`;
-  if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
+  if (spec.kind === 'duration') return ` (default ${formatGoDuration(spec.default as number)})`;
   return spec.default === 0 ? '' : ` (default ${spec.default})`;
 }
