@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from './reuse.js';
+import { registeredOr } from '@kpng/kit';
 import { cleanPath, locationOf, parseRequestTarget } from './request-target.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from '../metrics/reuse.js';
+import { registeredOr } from '@kpng/kit';
 import { log as defaultLog, type Logger } from '../util/log.js';
 
 /**
