@@ -14,7 +14,7 @@ import { categorizeEndpoints, type EndpointCandidate } from './categorize-endpoi
 import { familyAddresses } from './family-addresses.js';
 import { familyOf } from './ip.js';
 import type { NodeContext } from './node-context.js';
-import { endpointCandidates } from './slice-endpoints.js';
+import { endpointCandidates, indexSlicePorts, portSelectorKey, type SlicePortMatch } from './slice-endpoints.js';
 import type { FamilyAddresses, FamilyEndpoints, LocalEndpoint, LocalService, LocalServicePort } from './types.js';
 
 type PerFamily<T> = Partial<Record<IPFamily, T>>;
@@ -36,13 +36,16 @@ export function buildLocalService(
     present.some((f) => families[f]!.externalIPs.length > 0 || families[f]!.loadBalancerIPs.length > 0);
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
   const slicesByFamily = groupSlices(slices);
+  const portsByFamily: PerFamily<ReadonlyMap<string, readonly SlicePortMatch[]>> = {};
+  for (const family of present) portsByFamily[family] = indexSlicePorts(slicesByFamily[family] ?? []);
   const localReadyIPs = new Set<string>();
 
   const ports = svc.ports.map((spec): LocalServicePort => {
     const nodePort = hasNodePorts ? spec.nodePort : 0;
     const endpoints: PerFamily<FamilyEndpoints> = {};
     for (const family of present) {
-      const candidates = endpointCandidates(slicesByFamily[family] ?? [], family, spec, node.name);
+      const matches = portsByFamily[family]!.get(portSelectorKey(spec)) ?? [];
+      const candidates = endpointCandidates(matches, family, node.name);
       for (const { endpoint } of candidates) {
         if (endpoint.isLocal && endpoint.ready) localReadyIPs.add(endpoint.ip);
       }

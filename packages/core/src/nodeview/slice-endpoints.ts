@@ -13,35 +13,60 @@ export interface PortSelector {
   readonly protocol: Protocol;
 }
 
+/** A slice port of one name and protocol, with its slice. */
+export interface SlicePortMatch {
+  readonly slice: EndpointSliceModel;
+  /** The port number, resolved for this slice's pods. */
+  readonly port: number;
+}
+
 /**
- * @param slices the Service's slices of `family`, in a stable order (ties between duplicates go to
- *   the earlier slice).
+ * The slice ports of `slices` by `name/protocol`, each list in slice order: built once per Service
+ * and family, so that a Service of P ports over slices of Q ports costs P + Q lookups, not P x Q.
+ *
+ * @param slices the Service's slices of one family, in a stable order (ties between duplicates go
+ *   to the earlier slice).
  */
+export function indexSlicePorts(slices: readonly EndpointSliceModel[]): ReadonlyMap<string, readonly SlicePortMatch[]> {
+  const index = new Map<string, SlicePortMatch[]>();
+  for (const slice of slices) {
+    for (const slicePort of slice.ports) {
+      if (slicePort.port === 0) continue;
+      const key = portSelectorKey(slicePort);
+      let list = index.get(key);
+      if (!list) index.set(key, (list = []));
+      list.push({ slice, port: slicePort.port });
+    }
+  }
+  return index;
+}
+
+export function portSelectorKey(port: PortSelector): string {
+  return [port.name, port.protocol].join('/');
+}
+
+/** @param matches the slice ports of the service port's name and protocol ({@link indexSlicePorts}). */
 export function endpointCandidates(
-  slices: readonly EndpointSliceModel[],
+  matches: readonly SlicePortMatch[],
   family: IPFamily,
-  port: PortSelector,
   nodeName: string,
 ): EndpointCandidate[] {
   const found: Keyed[] = [];
   const indexByKey = new Map<string, number>();
-  for (const slice of slices) {
-    for (const slicePort of slice.ports) {
-      // The slice port carries the target port resolved for this slice's pods, so named target
-      // ports with different numbers on different pods come out right.
-      if (slicePort.name !== port.name || slicePort.protocol !== port.protocol || slicePort.port === 0) continue;
-      for (const ep of slice.endpoints) {
-        if (familyOf(ep.address) !== family) continue;
-        const key = endpointString(ep.address, slicePort.port);
-        const existing = indexByKey.get(key);
-        if (existing === undefined) {
-          indexByKey.set(key, found.length);
-          found.push({ key, candidate: candidateOf(ep, slicePort.port, nodeName) });
-        } else if (found[existing]!.candidate.endpoint.terminating && !ep.terminating) {
-          // The same ip:port in two slices (an endpoint moving between slices): the copy that is
-          // not terminating wins.
-          found[existing] = { key, candidate: candidateOf(ep, slicePort.port, nodeName) };
-        }
+  for (const { slice, port } of matches) {
+    // The slice port carries the target port resolved for this slice's pods, so named target
+    // ports with different numbers on different pods come out right.
+    for (const ep of slice.endpoints) {
+      if (familyOf(ep.address) !== family) continue;
+      const key = endpointString(ep.address, port);
+      const existing = indexByKey.get(key);
+      if (existing === undefined) {
+        indexByKey.set(key, found.length);
+        found.push({ key, candidate: candidateOf(ep, port, nodeName) });
+      } else if (found[existing]!.candidate.endpoint.terminating && !ep.terminating) {
+        // The same ip:port in two slices (an endpoint moving between slices): the copy that is
+        // not terminating wins.
+        found[existing] = { key, candidate: candidateOf(ep, port, nodeName) };
       }
     }
   }

@@ -1,0 +1,152 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Core } from '@kpng/core/runtime';
+import { nodeName, type NodeLocalState } from '@kpng/core';
+import { serveLocalState, StateHub, watchLocalState } from '@kpng/core/stream';
+import { createChurn } from '../scenarios/churn.js';
+import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
+import { garbageCollector } from '../runner/gc.js';
+import { defineSuite } from './suite.js';
+
+const MiB = 1024 * 1024;
+
+interface Sample {
+  readonly atMs: number;
+  readonly changes: number;
+  readonly rssBytes: number;
+  readonly heapAfterGcBytes: number;
+  readonly handles: number;
+}
+
+/**
+ * The soak (issue 25): the churn scenario's EndpointSlice changes at `--rate` per second (default
+ * 100) into core's model, node view and local stream (a unix socket, and a client in this process
+ * decoding every state it gets), for `--minutes` (default 30) or `--changes` (default 100,000),
+ * whichever ends first. Every `--sample-s` (default 10) a sample: RSS, heap after a full GC, open
+ * handles (`process.getActiveResourcesInfo()`).
+ *
+ * Figures: `soak.rss.slope` and `soak.heap-after-gc.slope` (MiB per hour, least squares over the
+ * samples after the first fifth: start-up growth is not a leak), the first and last heap after GC,
+ * with the last over the first as the reference ratio (`soak.heap-after-gc.end.vs.start`), the
+ * longest event-loop stall (`monitorEventLoopDelay`), open handles at start and end, changes applied.
+ * A flat run: slopes near 0, the ratio near 1x, the same handles at both ends.
+ */
+export default defineSuite({
+  name: 'soak',
+  description: 'churn for 30 min or 100,000 changes: RSS and heap slope, event-loop stall max, open handles',
+  scenarios: ['churn'],
+  async run(ctx) {
+    const minutes = Number(ctx.options['minutes'] ?? 30);
+    const maxChanges = Number(ctx.options['changes'] ?? 100_000);
+    const rate = Number(ctx.options['rate'] ?? 100);
+    const sampleMs = Number(ctx.options['sample-s'] ?? 10) * 1000;
+    const gc = garbageCollector();
+    if (!gc) throw new Error('soak needs a garbage collector (--expose-gc could not be set)');
+
+    const objects = ctx.objects();
+    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    const hub = new StateHub<NodeLocalState>({ instanceId: 'soak' });
+    core.addLocalConsumer({ publish: (state, changes) => void hub.publish(state, changes) });
+    core.model.apply(toModelEvents(objects));
+    for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) core.model.synced(kind);
+
+    const dir = await mkdtemp(join(tmpdir(), 'kpng-soak-'));
+    const server = await serveLocalState({ hub, address: `unix://${join(dir, 'kpng.sock')}` });
+    const stop = new AbortController();
+    let received = 0;
+    const watching = watchLocalState(server.address, () => void received++, { signal: stop.signal });
+
+    const churn = createChurn(objects, { ratePerSecond: rate, durationSeconds: Math.ceil(maxChanges / rate) });
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    const samples: Sample[] = [];
+    const started = performance.now();
+    let changes = 0;
+    const sample = () => {
+      gc();
+      samples.push({
+        atMs: performance.now() - started,
+        changes,
+        rssBytes: process.memoryUsage.rss(),
+        heapAfterGcBytes: process.memoryUsage().heapUsed,
+        handles: process.getActiveResourcesInfo().length,
+      });
+      const s = samples.at(-1)!;
+      ctx.log(
+        `soak ${Math.round(s.atMs / 1000)} s: ${changes} changes, ${received} states received, ` +
+          `rss ${(s.rssBytes / MiB).toFixed(1)} MiB, heap ${(s.heapAfterGcBytes / MiB).toFixed(1)} MiB, ` +
+          `${s.handles} handles, stall max ${(loop.max / 1e6).toFixed(1)} ms`,
+      );
+    };
+    // Wait for the first state, then measure from a settled start.
+    while (received === 0 && !ctx.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    sample();
+    loop.enable();
+    let nextSample = sampleMs;
+    try {
+      const endMs = minutes * 60_000;
+      while (!ctx.signal.aborted && changes < maxChanges && performance.now() - started < endMs) {
+        const step = churn.next(Date.now());
+        if (!step) break;
+        const due = step.offsetMs - (performance.now() - started);
+        if (due > 0) await new Promise((r) => setTimeout(r, due));
+        core.model.apply([sliceEvent(step.slice)]);
+        changes++;
+        if (performance.now() - started >= nextSample) {
+          loop.disable(); // the GC of the sample is the bench's, not the program's stall
+          sample();
+          loop.enable();
+          nextSample += sampleMs;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 1000)); // the last states reach the client
+      loop.disable();
+      sample();
+    } finally {
+      stop.abort();
+      await watching;
+      await server.close();
+      core.close();
+      hub.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    const steady = samples.slice(Math.floor(samples.length / 5));
+    const perHour = (pick: (s: Sample) => number) => (slope(steady, pick) * 3_600_000) / MiB;
+    const first = samples[0]!;
+    const last = samples.at(-1)!;
+    ctx.reportValue('soak.changes', changes, 'count');
+    ctx.reportValue('soak.states-received', received, 'count');
+    ctx.reportValue('soak.minutes', Number((last.atMs / 60_000).toFixed(2)), 'min');
+    ctx.reportValue('soak.rss.slope', Number(perHour((s) => s.rssBytes).toFixed(3)), 'MiB/h');
+    ctx.reportValue('soak.heap-after-gc.slope', Number(perHour((s) => s.heapAfterGcBytes).toFixed(3)), 'MiB/h');
+    ctx.reportValue('soak.rss.start', first.rssBytes, 'bytes');
+    ctx.reportValue('soak.rss.end', last.rssBytes, 'bytes');
+    ctx.reportValue('soak.heap-after-gc.start', first.heapAfterGcBytes, 'bytes');
+    ctx.reportValue('soak.heap-after-gc.end', last.heapAfterGcBytes, 'bytes');
+    ctx.reportValue(
+      'soak.heap-after-gc.end.vs.start',
+      Number((last.heapAfterGcBytes / first.heapAfterGcBytes).toFixed(4)),
+      'x',
+    );
+    ctx.reportValue('soak.event-loop-max', Number((loop.max / 1e6).toFixed(1)), 'ms');
+    ctx.reportValue('soak.handles.start', first.handles, 'count');
+    ctx.reportValue('soak.handles.end', last.handles, 'count');
+  },
+});
+
+/** Least-squares slope of `pick` over time (per ms); 0 with fewer than two samples. */
+function slope(samples: readonly Sample[], pick: (s: Sample) => number): number {
+  if (samples.length < 2) return 0;
+  const n = samples.length;
+  const mx = samples.reduce((a, s) => a + s.atMs, 0) / n;
+  const my = samples.reduce((a, s) => a + pick(s), 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const s of samples) {
+    num += (s.atMs - mx) * (pick(s) - my);
+    den += (s.atMs - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}

@@ -1,0 +1,186 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Core, convertEndpointSlice, convertService } from '@kpng/core/runtime';
+import { nodeName, serviceKey, sliceKey, type ModelEvent, type NodeLocalState } from '@kpng/core';
+import { toModelEvents } from '../scenarios/model-events.js';
+import { summarize } from '../runner/stats.js';
+import { defineSuite } from './suite.js';
+
+/**
+ * Worst-case objects (issue 25): one object an API user can write that is as large as the API
+ * server lets it be, or larger, through core's conversion, model and node view (the s1k cluster
+ * loaded first, the node-view turn budget at its default). Per case, the longest event-loop stall
+ * from the raw object to the published node-local state
+ * (the longer of the first turn, timed, and `monitorEventLoopDelay`'s maximum, 1 ms resolution),
+ * as `worst-case.<case>.event-loop-max`, next to the same for an ordinary Service (2 ports, 10
+ * endpoints) measured in the same run (`worst-case.reference.event-loop-max`), and the ratio.
+ * Goal: no stall over 100 ms. The backends' render is not in these figures.
+ */
+export default defineSuite({
+  name: 'worst-case',
+  description:
+    'event-loop stall of worst-case objects (10k source ranges, 1k ports, 10k endpoints in one slice, a 1k-Service burst)',
+  scenarios: ['s1k'],
+  async run(ctx) {
+    const objects = ctx.objects();
+    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    let latest: NodeLocalState | undefined;
+    let wake: (() => void) | undefined;
+    core.addLocalConsumer({
+      publish: (state) => {
+        latest = state;
+        wake?.();
+      },
+    });
+    core.model.apply(toModelEvents(objects));
+    for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) core.model.synced(kind);
+    await until(() => latest !== undefined);
+
+    const cases: Record<string, (round: number) => { raw: unknown[]; expect: string }> = {
+      reference: (round) => burst(1, 2, 10, round, 'ref'),
+      'source-ranges-10k': (round) => {
+        const svc = service(`ranges-${round}`, 0, 1, 'LoadBalancer');
+        const ranges: string[] = [];
+        for (let i = 0; i < 10_000; i++) ranges.push(`198.18.${i >> 8}.${i & 255}/32`);
+        (svc['spec'] as Record<string, unknown>)['loadBalancerSourceRanges'] = ranges;
+        return { raw: [svc, slice(`ranges-${round}`, 0, 1, 10)], expect: `wc/ranges-${round}` };
+      },
+      'ports-1k': (round) => {
+        const raw: unknown[] = [service(`ports-${round}`, 1, 1000, 'NodePort')];
+        // The API server allows 100 ports per slice: ten slices carry the thousand.
+        for (let s = 0; s < 10; s++) raw.push(slice(`ports-${round}`, s, 100, 10, s * 100));
+        return { raw, expect: `wc/ports-${round}` };
+      },
+      'endpoints-10k-one-slice': (round) => ({
+        raw: [service(`endpoints-${round}`, 2, 1, 'ClusterIP'), slice(`endpoints-${round}`, 0, 1, 10_000)],
+        expect: `wc/endpoints-${round}`,
+      }),
+      'burst-1k-services': (round) => burst(1000, 1, 10, round, 'burst'),
+    };
+
+    const runs = Math.max(ctx.runs, 3);
+    const maxima: Record<string, number[]> = {};
+    for (let round = 0; round < runs + 1; round++) {
+      for (const [name, make] of Object.entries(cases)) {
+        const { raw, expect } = make(round);
+        ctx.log(`worst-case ${name}, round ${round}`);
+        const histogram = monitorEventLoopDelay({ resolution: 1 });
+        histogram.enable();
+        await new Promise((r) => setImmediate(r));
+        const start = performance.now();
+        const events = raw.map(toEvent);
+        core.model.apply(events);
+        // The first turn (conversion, model, as much node view as fits), timed directly too: the
+        // histogram only sees a stall once its timer fires after it.
+        const firstTurnMs = performance.now() - start;
+        await until(() => latest?.services.some((s) => (s.key as string) === expect) ?? false);
+        await new Promise((r) => setTimeout(r, 20));
+        histogram.disable();
+        const stallMs = Math.max(firstTurnMs, histogram.max / 1e6);
+        if (round > 0) (maxima[name] ??= []).push(stallMs); // round 0 warms up
+        // Leave the cluster as it was.
+        core.model.apply(events.map((e) => ({ kind: e.kind, op: 'delete', key: e.key }) as ModelEvent));
+        await until(() => !(latest?.services.some((s) => (s.key as string) === expect) ?? false));
+      }
+    }
+    const reference = summarize(maxima['reference']!).p50;
+    for (const [name, values] of Object.entries(maxima)) {
+      const s = summarize(values);
+      const metric = name === 'reference' ? 'worst-case.reference.event-loop-max' : `worst-case.${name}.event-loop-max`;
+      ctx.report({
+        scenario: ctx.scenario,
+        metric,
+        value: round1(s.p50),
+        unit: 'ms',
+        n: s.n,
+        p50: round1(s.p50),
+        p99: round1(s.p99),
+      });
+      if (name !== 'reference')
+        ctx.reportValue(`worst-case.${name}.event-loop-max.vs.reference`, round1(s.p50 / reference), 'x');
+    }
+    core.close();
+
+    function until(done: () => boolean): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (done()) return resolve();
+          if (ctx.signal.aborted) return reject(new Error('aborted'));
+          wake = check;
+          setTimeout(check, 50);
+        };
+        check();
+      });
+    }
+  },
+});
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function toEvent(raw: unknown): ModelEvent {
+  const kind = (raw as { kind: string }).kind;
+  if (kind === 'Service') {
+    const c = convertService(raw);
+    if (!c.ok || !c.value) throw new Error(`worst-case Service refused: ${c.ok ? 'skipped' : c.errors.join('; ')}`);
+    return { kind: 'Service', op: 'upsert', key: serviceKey(c.value.namespace, c.value.name), object: c.value };
+  }
+  const c = convertEndpointSlice(raw);
+  if (!c.ok || !c.value.slice) throw new Error(`worst-case slice refused: ${c.ok ? 'skipped' : c.errors.join('; ')}`);
+  return {
+    kind: 'EndpointSlice',
+    op: 'upsert',
+    key: sliceKey(c.value.slice.namespace, c.value.slice.name),
+    object: c.value.slice,
+  };
+}
+
+/** A Service in namespace `wc` with ClusterIP 198.19.200.<n> (n distinct per case), `ports` TCP ports. */
+function service(name: string, n: number, ports: number, type: string): Record<string, unknown> {
+  const spec: Record<string, unknown> = {
+    type,
+    clusterIP: `198.19.${200 + (n >> 8)}.${n & 255}`,
+    ports: Array.from({ length: ports }, (_, i) => ({
+      name: `p${i}`,
+      protocol: 'TCP',
+      port: 1000 + i,
+      targetPort: 8000 + i,
+      ...(type === 'ClusterIP' ? {} : { nodePort: 0 }),
+    })),
+  };
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'wc' }, spec };
+}
+
+/** `endpoints` ready endpoints in 198.18.0.0/16 for `ports` ports from `firstPort` on. */
+function slice(serviceName: string, index: number, ports: number, endpoints: number, firstPort = 0): unknown {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: `${serviceName}-${index}`,
+      namespace: 'wc',
+      labels: { 'kubernetes.io/service-name': serviceName },
+    },
+    addressType: 'IPv4',
+    ports: Array.from({ length: ports }, (_, i) => ({
+      name: `p${firstPort + i}`,
+      protocol: 'TCP',
+      port: 8000 + firstPort + i,
+    })),
+    endpoints: Array.from({ length: endpoints }, (_, i) => ({
+      addresses: [`198.18.${100 + (i >> 8)}.${i & 255}`],
+      conditions: { ready: true },
+      nodeName: `node-${String(i % 100).padStart(3, '0')}`,
+    })),
+  };
+}
+
+/** `count` Services of `ports` ports with `endpoints` endpoints each. */
+function burst(count: number, ports: number, endpoints: number, round: number, prefix: string) {
+  const raw: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}-${round}-${i}`;
+    raw.push(service(name, 10 + i, ports, 'ClusterIP'), slice(name, 0, ports, endpoints));
+  }
+  return { raw, expect: `wc/${prefix}-${round}-${count - 1}` };
+}
