@@ -1,4 +1,5 @@
 import type { NodeName, ServiceKey } from './types.js';
+import { addTriggerTimes } from '../util/trigger-times.js';
 
 /**
  * What one transaction on the global model changed. Mirrors kube-proxy's change trackers: the
@@ -27,9 +28,7 @@ export class ChangeSetBuilder {
   }
 
   addTriggerTime(svc: ServiceKey, time: number): void {
-    const list = this.triggerTimes.get(svc);
-    if (list) list.push(time);
-    else this.triggerTimes.set(svc, [time]);
+    addTriggerTimes(this.triggerTimes, svc, [time]);
   }
 
   /** A deleted slice's annotation describes its last update, not the deletion: drop what is pending. */

@@ -6,6 +6,7 @@ import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { log } from '../util/log.js';
 import { nextTurn, type Scheduler } from '../util/next-turn.js';
+import { addTriggerTimes } from '../util/trigger-times.js';
 
 /** Where the core publishes each new state (the stream hubs, an in-process sync loop...). */
 export interface StateConsumer<S> {
@@ -142,9 +143,7 @@ export class Core {
     // The service CIDRs are part of the node's view (LocalNode.serviceCIDRs): a change is a node change.
     pending.nodeChanged ||= changes.nodes.has(this.options.nodeName) || changes.serviceCIDRs;
     for (const [svc, times] of changes.triggerTimes) {
-      const all = pending.triggerTimes.get(svc);
-      if (all) all.push(...times);
-      else pending.triggerTimes.set(svc, [...times]);
+      addTriggerTimes(pending.triggerTimes, svc, times);
     }
     pending.revision = changes.revision;
     if (this.#running === undefined) this.#startViewRun();

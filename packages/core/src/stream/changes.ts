@@ -1,5 +1,6 @@
 import type { ServiceKey } from '../model/types.js';
 import type { StateChanges } from '../nodeview/types.js';
+import { addTriggerTimes } from '../util/trigger-times.js';
 
 /**
  * Folds the changes of consecutive revisions (oldest first) into what changed across all of them,
@@ -48,9 +49,7 @@ function mergeTriggerTimes(list: readonly StateChanges[]): ReadonlyMap<ServiceKe
   const merged = new Map<ServiceKey, number[]>();
   for (const c of nonEmpty) {
     for (const [svc, times] of c.triggerTimes) {
-      const into = merged.get(svc);
-      if (into) into.push(...times);
-      else merged.set(svc, [...times]);
+      addTriggerTimes(merged, svc, times);
     }
   }
   return merged;

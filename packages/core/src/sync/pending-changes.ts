@@ -1,5 +1,6 @@
 import type { ServiceKey } from '../model/types.js';
 import type { StateChanges } from '../nodeview/types.js';
+import { addTriggerTimes } from '../util/trigger-times.js';
 
 /**
  * What changed since the last successful sync, accumulated over every state offered meanwhile:
@@ -16,9 +17,7 @@ export class PendingChanges {
     if (changes.updatedServices === undefined) this.updatedServices = undefined;
     else if (this.updatedServices) for (const key of changes.updatedServices) this.updatedServices.add(key);
     for (const [key, times] of changes.triggerTimes) {
-      const known = this.triggerTimes.get(key);
-      if (known) known.push(...times);
-      else this.triggerTimes.set(key, [...times]);
+      addTriggerTimes(this.triggerTimes, key, times);
     }
     this.nodeChanged ||= changes.nodeChanged;
   }

@@ -9,6 +9,7 @@ import { log as defaultLog, type Logger } from '../util/log.js';
 import type { Backend } from './backend.js';
 import { NoLocalEndpointsCounter } from './no-local-endpoints.js';
 import { PendingChanges } from './pending-changes.js';
+import { addTriggerTimes } from '../util/trigger-times.js';
 import { SyncRunner } from './runner.js';
 
 /** The metrics the sync loop records (`CoreMetrics` fits). */
@@ -126,9 +127,7 @@ export class SyncLoop {
     this.pending.add(changes);
     const at = this.opts.clock.monotonic();
     for (const key of changes.updatedServices ?? []) {
-      const times = this.received.get(key);
-      if (times) times.push(at);
-      else this.received.set(key, [at]);
+      addTriggerTimes(this.received, key, [at]);
     }
     this.markQueued();
     this.runner.run();
@@ -217,7 +216,7 @@ export class SyncLoop {
       const seconds = (clock.monotonic() - startedAt) / 1000;
       for (const family of this.families) this.opts.metrics.syncAttemptFailed(family, seconds, full);
       this.pending.restore(changes);
-      for (const [key, times] of this.received) received.set(key, [...(received.get(key) ?? []), ...times]);
+      for (const [key, times] of this.received) addTriggerTimes(received, key, times);
       this.received = received;
       this.needFullSync = true;
       this.opts.metrics.syncFailed(backend.name);
