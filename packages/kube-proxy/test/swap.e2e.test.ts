@@ -27,11 +27,11 @@ import {
 } from '@kpng/lab';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ipsetRestore, iptablesRestore } from '@kpng/lab/fault';
 import { main } from '../src/index.js';
 import { legacyIptablesPath, type LegacyIptablesPath } from './fault/legacy-iptables-path.js';
 import { freePort } from './free-port.js';
 import { EMPTY, nodeState } from './swap/node-state.js';
-import { ipsetRestore, iptablesRestore } from './swap/upstream-ipvs-state.js';
 
 const e2e = await kernelE2e('kube-proxy swap matrix');
 const UPSTREAM = new URL('./swap/upstream/', import.meta.url).pathname;

@@ -1,9 +1,10 @@
 // Upstream kube-proxy's ipvs mode state on a node, as its source (pkg/proxy/ipvs, v1.28-v1.34)
 // programs it for one ClusterIP Service: its 17 ipsets (hash types as its ipsetInfo), its iptables
 // chains with their jumps (createAndLinkKubeChain's iptablesJumpChain, writeIptablesRules' rules,
-// the masquerade mark 0x4000). The virtual servers and `kube-ipvs0` need IPVS and dummy links: on
-// this machine's kernel they cannot exist, so this is the part a network namespace here can hold
-// (the virtual servers' cells run in the lab's VM).
+// the masquerade mark 0x4000), and (`ipvsCommands`) `kube-ipvs0` with the ClusterIP and the
+// virtual server with its real servers in masquerade mode. The last need IPVS and dummy links: only
+// the lab's VM has them; a namespace on this machine holds the ipsets and chains
+// (packages/kube-proxy/test/swap.e2e.test.ts).
 
 /** [name, type] of upstream's ipsetInfo. */
 export const IPVS_MODE_IPSETS: readonly (readonly [string, string])[] = [
@@ -87,4 +88,19 @@ COMMIT
 -A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set KUBE-IPVS-IPS dst -j REJECT
 COMMIT
 `;
+}
+
+/** `kube-ipvs0` holding the ClusterIP, and its virtual server (rr, masquerade), as upstream's sync makes them. */
+export function ipvsCommands(
+  clusterIp: string,
+  port: number,
+  endpoints: readonly string[],
+  endpointPort: number,
+): string[][] {
+  return [
+    ['ip', 'link', 'add', 'kube-ipvs0', 'type', 'dummy'],
+    ['ip', 'addr', 'add', `${clusterIp}/32`, 'dev', 'kube-ipvs0'],
+    ['ipvsadm', '-A', '-t', `${clusterIp}:${port}`, '-s', 'rr'],
+    ...endpoints.map((ep) => ['ipvsadm', '-a', '-t', `${clusterIp}:${port}`, '-r', `${ep}:${endpointPort}`, '-m']),
+  ];
 }
