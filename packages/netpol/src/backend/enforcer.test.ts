@@ -43,7 +43,7 @@ async function elements(nft: FakeNft, set: string): Promise<string[]> {
 }
 
 describe('NetpolEnforcer', () => {
-  const ports = setNames('ingress', 'IPv4').ports;
+  const ports = setNames('ingress', 'IPv4').exactPorts;
 
   test('the first sync writes the table; later ones only the changed elements', async () => {
     const nft = new FakeNft();

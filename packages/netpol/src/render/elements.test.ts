@@ -41,6 +41,9 @@ function verdict(elements: DesiredElements, direction: Direction, connection: Co
   const names = setNames(direction, 'IPv4');
   if (!elements.get(names.isolated)?.has(POD_IP)) return true;
   const keys = (set: string) => [...(elements.get(set)?.values() ?? [])];
+  if (keys(names.exactAny).some(([pod, peer]) => pod === POD_IP && peer === connection.peer)) return true;
+  const exact = [POD_IP, connection.peer, connection.protocol.toLowerCase(), String(connection.port)].join(' . ');
+  if (elements.get(names.exactPorts)?.has(exact) === true) return true;
   if (keys(names.any).some(([pod, peer]) => pod === POD_IP && inRange(peer!, connection.peer, 'IPv4'))) return true;
   return keys(names.ports).some(
     ([pod, peer, proto, port]) =>

@@ -46,14 +46,27 @@ function renderDirection(out: DesiredElements, ip: string, policy: DirectionPoli
   const anyPort: AddressRange[] = [];
   const byProtocol = new Map<Protocol, Box[]>();
   for (const rule of policy.allow) {
-    const peers = peerRanges(rule, family);
+    // One peer IP on one port: an exact element (hash set); the rest: disjoint interval elements.
+    const single = (rule.peers ?? []).filter((peer) => !peer.includes('/') && familyOf(peer) === family);
+    const ranges = peerRanges(
+      { ...rule, ...(rule.peers === undefined ? {} : { peers: rule.peers.filter((peer) => peer.includes('/')) }) },
+      family,
+    );
     if (rule.ports === undefined) {
-      anyPort.push(...peers);
+      for (const peer of single) add(out, names.exactAny, [ip, peer]);
+      anyPort.push(...ranges);
       continue;
     }
     for (const range of rule.ports) {
       const boxes = byProtocol.get(range.protocol) ?? [];
-      for (const peer of peers) boxes.push({ peers: peer, ports: { first: range.port, last: range.endPort } });
+      const ports = { first: range.port, last: range.endPort };
+      if (range.port === range.endPort) {
+        for (const peer of single)
+          add(out, names.exactPorts, [ip, peer, NFT_PROTOCOL[range.protocol], String(range.port)]);
+      } else {
+        for (const peer of single) boxes.push({ peers: addressRange(peer, family) as AddressRange, ports });
+      }
+      for (const peer of ranges) boxes.push({ peers: peer, ports });
       byProtocol.set(range.protocol, boxes);
     }
   }

@@ -14,10 +14,13 @@ export function setNames(direction: Direction, family: IPFamily) {
   return {
     /** Local pod IPs isolated in this direction. */
     isolated: `${direction}-isolated-${suffix}`,
-    /** pod . peer . protocol . port, for rules with ports. */
+    /** pod . peer . protocol . port, for rules with ports: ranges (ipBlocks, port ranges). */
     ports: `${direction}-allow-ports-${suffix}`,
-    /** pod . peer, for rules without ports (every protocol). */
+    /** pod . peer, for rules without ports (every protocol): ranges. */
     any: `${direction}-allow-any-${suffix}`,
+    /** The same two for one peer IP and one port: hash sets, whose updates cost O(1) at any size. */
+    exactPorts: `${direction}-allow-exact-ports-${suffix}`,
+    exactAny: `${direction}-allow-exact-any-${suffix}`,
     /** The chain isolated traffic jumps to. */
     chain: `${direction}-${suffix}`,
   } as const;

@@ -40,11 +40,25 @@ export function skeleton(families: readonly IPFamily[]): NftObject[] {
           flags: ['interval'],
         },
         { kind: 'set', ...inTable, name: names.any, type: `${type} . ${type}`, flags: ['interval'] },
+        { kind: 'set', ...inTable, name: names.exactPorts, type: `${type} . ${type} . inet_proto . inet_service` },
+        { kind: 'set', ...inTable, name: names.exactAny, type: `${type} . ${type}` },
         { kind: 'chain', ...inTable, name: names.chain },
       );
       // Egress returns so the destination's ingress is judged too (pod to pod on this node).
       const verdict = direction === 'ingress' ? 'accept' : 'return';
       objects.push(
+        {
+          kind: 'rule',
+          ...inTable,
+          chain: names.chain,
+          rule: `${match} ${local} . ${match} ${peer} . meta l4proto . th dport @${names.exactPorts} ${verdict}`,
+        },
+        {
+          kind: 'rule',
+          ...inTable,
+          chain: names.chain,
+          rule: `${match} ${local} . ${match} ${peer} @${names.exactAny} ${verdict}`,
+        },
         {
           kind: 'rule',
           ...inTable,
