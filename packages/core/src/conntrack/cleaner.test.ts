@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { nodeState } from '../nodeview/state-fixtures.js';
-import { ConntrackTool, type CommandRunner } from './cleaner.js';
+import { ConntrackTool, MAX_FILTERED_LISTINGS, type CommandRunner } from './cleaner.js';
 import { parseFlow } from './entries.js';
 
 /** A scripted execer: answers by argv prefix, records every call. */
 type ExecResult = Awaited<ReturnType<CommandRunner['run']>>;
 
-function scripted(answers: Record<string, ExecResult>): CommandRunner & { calls: string[] } {
+function scripted(
+  answers: Record<string, ExecResult | ((line: string) => ExecResult)>,
+): CommandRunner & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -15,7 +17,8 @@ function scripted(answers: Record<string, ExecResult>): CommandRunner & { calls:
       calls.push(line);
       const key = Object.keys(answers).find((prefix) => line.startsWith(prefix));
       if (key === undefined) throw new Error(`unexpected command: ${line}`);
-      return answers[key] as ExecResult;
+      const answer = answers[key]!;
+      return typeof answer === 'function' ? answer(line) : answer;
     },
   };
 }
@@ -35,6 +38,24 @@ const LISTING = [
   'udp      17 29 src=198.18.1.5 dst=198.19.0.99 sport=40005 dport=53 src=198.18.1.77 dst=198.18.1.5 sport=53 dport=40005 mark=0 use=1',
 ].join('\n');
 
+/** What the kernel answers a `conntrack -L` with `--orig-dst` / `--orig-port-dst` filters: the matching flows of LISTING. */
+function filtered(line: string): string {
+  const option = (name: string) => {
+    const at = line.split(' ').indexOf(name);
+    return at < 0 ? undefined : line.split(' ')[at + 1];
+  };
+  const dst = option('--orig-dst');
+  const dport = option('--orig-port-dst');
+  return LISTING.split('\n')
+    .filter((flow) => {
+      const parsed = parseFlow(flow)!;
+      return (
+        (dst === undefined || parsed.origDst === dst) && (dport === undefined || String(parsed.origDport) === dport)
+      );
+    })
+    .join('\n');
+}
+
 describe('ConntrackTool', () => {
   const state = nodeState([
     {
@@ -48,7 +69,7 @@ describe('ConntrackTool', () => {
 
   it('deletes exactly the flows whose reply does not come from a serving endpoint', async () => {
     const execer = scripted({
-      'ip netns exec lab conntrack -L': { exitCode: 0, stdout: LISTING, stderr: '6 flow entries have been shown.' },
+      'ip netns exec lab conntrack -L': (line) => ({ exitCode: 0, stdout: filtered(line), stderr: '' }),
       'ip netns exec lab conntrack -D': {
         exitCode: 0,
         stdout: '',
@@ -61,11 +82,34 @@ describe('ConntrackTool', () => {
       isNodePortAddress: (ip) => ip === '198.18.255.1',
     });
     expect(deleted).toBe(3);
-    expect(execer.calls.slice(1)).toEqual([
+    // Filtered by destination in the query: the service address and port, and the NodePort.
+    expect(execer.calls.slice(0, 2)).toEqual([
+      'ip netns exec lab conntrack -L -p udp -f ipv4 --orig-dst 198.19.0.2 --orig-port-dst 53',
+      'ip netns exec lab conntrack -L -p udp -f ipv4 --orig-port-dst 30053',
+    ]);
+    expect(execer.calls.slice(2)).toEqual([
       'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.19.0.2 --orig-port-dst 53 --reply-src 198.18.1.9 --reply-port-src 5353',
       'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.19.0.2 --orig-port-dst 53 --reply-src 198.19.0.2 --reply-port-src 53',
       'ip netns exec lab conntrack -D -p udp -f ipv4 --orig-dst 198.18.255.1 --orig-port-dst 30053 --reply-src 198.18.1.9 --reply-port-src 5353',
     ]);
+  });
+
+  it(`lists every UDP flow once when there are more than ${MAX_FILTERED_LISTINGS} destinations (a full sync)`, async () => {
+    const many = nodeState(
+      Array.from({ length: MAX_FILTERED_LISTINGS + 1 }, (_, i) => ({
+        name: `dns-${i}`,
+        clusterIPs: [`198.19.1.${i + 1}`],
+        ports: [{ protocol: 'UDP' as const, port: 53, targetPort: 5353 }],
+        endpoints: [{ ip: `198.18.2.${i + 1}` }],
+      })),
+    );
+    const execer = scripted({ 'conntrack -L': { exitCode: 0, stdout: '', stderr: '' } });
+    await new ConntrackTool({ execer }).clean({
+      family: 'IPv4',
+      services: many.services,
+      isNodePortAddress: () => false,
+    });
+    expect(execer.calls).toEqual(['conntrack -L -p udp -f ipv4']);
   });
 
   it('lists nothing when no UDP service port has serving endpoints', async () => {

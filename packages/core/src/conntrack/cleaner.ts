@@ -1,8 +1,11 @@
 /**
  * Stale UDP flow cleanup after a successful sync (semantics 4.1), shared by the Linux backends,
  * through the `conntrack` tool (an exec seam, so tests script it and the lab runs it inside a
- * namespace). One listing per family, then one
- * delete per distinct (service address, port, stale reply source).
+ * namespace). The flows are listed filtered by destination in the kernel query (one `conntrack -L`
+ * per service address and port, and per NodePort), not the whole table, when there are at most
+ * {@link MAX_FILTERED_LISTINGS} of them (a partial sync); a sync with more (a full sync of many UDP
+ * Services) lists the family's UDP flows once, as upstream does. Then one delete per distinct
+ * (service address, port, stale reply source).
  */
 import { inNetns } from '@kpng/kit';
 import type { IPFamily } from '../model/types.js';
@@ -38,6 +41,9 @@ export interface ConntrackToolOptions {
   readonly conntrackPath?: string;
 }
 
+/** Filtered listings per cleanup, above which one listing of every UDP flow is cheaper. */
+export const MAX_FILTERED_LISTINGS = 32;
+
 export class ConntrackTool implements ConntrackCleaner {
   readonly #execer: CommandRunner;
   readonly #prefix: readonly string[];
@@ -51,10 +57,24 @@ export class ConntrackTool implements ConntrackCleaner {
     const targets = staleTargets(request.services, request.family);
     if (targets.byAddress.size === 0 && targets.byNodePort.size === 0) return 0;
     const familyArgs = ['-p', 'udp', '-f', request.family === 'IPv4' ? 'ipv4' : 'ipv6'];
-    const listing = await this.#execer.run([...this.#prefix, '-L', ...familyArgs], '');
-    if (listing.exitCode !== 0) throw new Error(`conntrack -L failed: ${listing.stderr.trim()}`);
+    const filters: string[][] = [];
+    if (targets.byAddress.size + targets.byNodePort.size <= MAX_FILTERED_LISTINGS) {
+      for (const target of targets.byAddress.keys()) {
+        const [ip, port] = target.split('|') as [string, string];
+        filters.push(['--orig-dst', ip, '--orig-port-dst', port]);
+      }
+      for (const nodePort of targets.byNodePort.keys()) filters.push(['--orig-port-dst', String(nodePort)]);
+    } else {
+      filters.push([]);
+    }
+    const flows = [];
+    for (const filter of filters) {
+      const listing = await this.#execer.run([...this.#prefix, '-L', ...familyArgs, ...filter], '');
+      if (listing.exitCode !== 0) throw new Error(`conntrack -L failed: ${listing.stderr.trim()}`);
+      for (const flow of parseFlows(listing.stdout)) flows.push(flow);
+    }
     const deletes = new Map<string, string[]>();
-    for (const flow of parseFlows(listing.stdout)) {
+    for (const flow of flows) {
       if (!isStale(flow, targets, request.isNodePortAddress)) continue;
       const args = [
         '--orig-dst',
