@@ -110,3 +110,6 @@ export {
   type VitestInVmOptions,
   type VitestInVmResult,
 } from './vm/index.js';
+
+// Property-based tests: hostile command lines for flag parsers (fast-check)
+export { hostileArgv } from './hostile-argv.js';
