@@ -1,0 +1,109 @@
+/**
+ * Hostile frames on either stream: whatever bytes a peer sends, decoding returns a state or throws
+ * the codec's own error (a KpngError), the checks every door shares then accept or refuse each
+ * object without throwing, and no frame stalls the event loop.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KpngError } from '../../util/errors.js';
+import {
+  localStateRefusals,
+  nodeProblems,
+  serviceCIDRProblems,
+  serviceProblems,
+  sliceProblems,
+} from '../../watch/convert/validate.js';
+import { everything } from '../testdata/harness.js';
+import { aRichGlobalSnapshot, aRichLocalState } from '../testing-fixtures.js';
+import { decodeResponse } from './envelope.js';
+import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
+import { encodeGlobalStateResponse } from './global-encode.js';
+import { DecodedItemCache } from './item-cache.js';
+import { decodeLocalState } from './local-decode.js';
+import { encodeLocalStateResponse } from './local-encode.js';
+
+const delivery = { instanceId: 'core', revision: 7, changes: everything, full: true };
+const globalFrame = encodeGlobalStateResponse({ ...delivery, state: aRichGlobalSnapshot() });
+const localFrame = encodeLocalStateResponse({ ...delivery, state: aRichLocalState() });
+
+/** A valid frame with a few bytes changed, cut short, or grown; or random bytes. */
+function hostileFrames(valid: Buffer): fc.Arbitrary<Buffer> {
+  const mutated = fc
+    .tuple(
+      fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+      fc.option(fc.nat(valid.length), { nil: undefined }),
+      fc.uint8Array({ maxLength: 16 }),
+    )
+    .map(([flips, cut, tail]) => {
+      const copy = Buffer.from(valid);
+      for (const [at, value] of flips) copy[at] = value;
+      return Buffer.concat([cut === undefined ? copy : copy.subarray(0, cut), tail]);
+    });
+  const random = fc.uint8Array({ maxLength: 512 }).map((bytes) => Buffer.from(bytes));
+  return fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: random });
+}
+
+/**
+ * Decoding one small frame takes microseconds; 100 ms leaves a thousandfold margin for a shared CI
+ * machine, so only a stalling step (a loop on a hostile length) fails it.
+ */
+const STALL_MS = 100;
+
+function decodesOrRefuses(frame: Buffer, decode: (buf: Buffer, start: number, end: number) => void): boolean {
+  const start = performance.now();
+  try {
+    const res = decodeResponse(frame);
+    if (res.type === 'state') decode(frame, res.start, res.end);
+    return true;
+  } catch (e) {
+    expect(e).toBeInstanceOf(KpngError);
+    return false;
+  } finally {
+    expect(performance.now() - start).toBeLessThan(STALL_MS);
+  }
+}
+
+describe('hostile frames', () => {
+  it('global stream: decoded and checked object by object, or refused with the codec error', () => {
+    const outcomes = { decoded: 0, refused: 0, objectsRefused: 0 };
+    const cache = new GlobalDecodeCache();
+    fc.assert(
+      fc.property(hostileFrames(globalFrame), (frame) => {
+        const ok = decodesOrRefuses(frame, (buf, start, end) => {
+          const { state } = decodeGlobalState(buf, start, end, cache);
+          const problems = [
+            ...state.services.map(serviceProblems),
+            ...state.endpointSlices.map(sliceProblems),
+            ...state.nodes.map(nodeProblems),
+            ...state.serviceCIDRs.map(serviceCIDRProblems),
+          ];
+          outcomes.objectsRefused += problems.filter((p) => p.length > 0).length;
+        });
+        outcomes[ok ? 'decoded' : 'refused']++;
+      }),
+      { numRuns: 1000 },
+    );
+    // Both outcomes are reached (a generator that only ever fails to decode proves nothing).
+    expect(outcomes.decoded).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
+    expect(outcomes.objectsRefused).toBeGreaterThan(0);
+  });
+
+  it('local stream: decoded and checked, or refused with the codec error', () => {
+    const outcomes = { decoded: 0, refused: 0, statesRefused: 0 };
+    const cache = new DecodedItemCache<ReturnType<typeof aRichLocalState>['services'][number]>();
+    fc.assert(
+      fc.property(hostileFrames(localFrame), (frame) => {
+        const ok = decodesOrRefuses(frame, (buf, start, end) => {
+          const { state } = decodeLocalState(buf, start, end, cache);
+          if (localStateRefusals(state).length > 0) outcomes.statesRefused++;
+        });
+        outcomes[ok ? 'decoded' : 'refused']++;
+      }),
+      { numRuns: 1000 },
+    );
+    expect(outcomes.decoded).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
+    expect(outcomes.statesRefused).toBeGreaterThan(0);
+  });
+});
