@@ -125,6 +125,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       // client-go's throttle on every request, as upstream's client (QPS/Burst from clientConnection).
       rateLimit: { qps: config.clientConnection.qps, burst: config.clientConnection.burst },
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
+      events,
     }),
     backend,
     events,

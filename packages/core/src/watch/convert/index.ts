@@ -4,7 +4,7 @@ export { convertService } from './service.js';
 export { convertEndpointSlice, SERVICE_NAME_LABEL, type ConvertedSlice } from './endpoint-slice.js';
 export { convertNode, TO_BE_DELETED_TAINT } from './node.js';
 export { convertServiceCIDR } from './service-cidr.js';
-export { reportInvalid } from './report.js';
+export { reportInvalid, reportingTo } from './report.js';
 export { parseTriggerTime, TRIGGER_TIME_ANNOTATION } from './trigger-time.js';
 export { nameProblem, type NameRule } from './names.js';
 export {

@@ -5,7 +5,8 @@
  * it holds at most ~157,000 entries of the shortest list (a 7-character IP, quotes and a comma:
  * 10 bytes); `listEntries` is above that. Where the API server validates a smaller count, the limit
  * is 100 times that count. Above a limit the object is refused whole, as every invalid object
- * is (`reportInvalid`: a warning and `kpng_invalid_objects_total{kind}`).
+ * is (`reportInvalid`: a warning and `kpng_invalid_objects_total{kind}`; from the API server, with
+ * an Event recorder, a Warning Event about the object too).
  */
 export const OBJECT_LIMITS = {
   /** Any list of an object: source ranges, external IPs, Service ports, node addresses, labels. */

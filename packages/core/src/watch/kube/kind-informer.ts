@@ -15,6 +15,8 @@ import type { RequestRateLimiter } from './request-rate-limiter.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import { SourceWatch } from './source-watch.js';
 import { WatchOutage } from './watch-outage.js';
+import { reportInvalid, reportingTo } from '../convert/report.js';
+import type { EventRecorder } from '../../events/event-recorder.js';
 
 export interface KindInformerOptions {
   readonly kubeConfig: KubeConfig;
@@ -41,6 +43,8 @@ export interface KindInformerOptions {
   readonly limiter?: RequestRateLimiter;
   /** Milliseconds of a LIST's apply per event-loop turn (`ListWatch`; default 10). */
   readonly turnBudgetMs?: number;
+  /** Where an invalid object is reported as an Event too (kube-proxy's recorder). */
+  readonly events?: EventRecorder;
 }
 
 /**
@@ -60,7 +64,7 @@ export class KindInformer {
 
   constructor(private readonly options: KindInformerOptions) {
     const { kubeConfig, path, labelSelector, fieldSelector, stopping } = options;
-    this.tracker = new ObjectTracker(options.adapter);
+    this.tracker = new ObjectTracker(options.adapter, options.events ? reportingTo(options.events) : reportInvalid);
     this.outage = new WatchOutage(options.adapter.kind, options.clock, options.logger, options.metrics);
     const watch = new SourceWatch(
       kubeConfig,

@@ -15,6 +15,7 @@ import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './reques
 import type { BackoffOptions } from './restart-backoff.js';
 import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
 import { servedServiceCIDRPath } from './service-cidr-path.js';
+import type { EventRecorder } from '../../events/event-recorder.js';
 
 export interface KubeSourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -44,6 +45,8 @@ export interface KubeSourceOptions {
   readonly serviceCIDRs?: boolean;
   /** Delay between attempts to find the served ServiceCIDR version when the server fails to say (default 10 s). */
   readonly serviceCIDRProbeRetryMs?: number;
+  /** An object refused by validation is also a Warning Event about it (`reason: InvalidObject`). */
+  readonly events?: EventRecorder;
 }
 
 const SERVICES_PATH = '/api/v1/services';
@@ -112,6 +115,7 @@ export class KubeSource implements Source {
         logger: this.logger,
         rounds,
         ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
+        ...(this.options.events ? { events: this.options.events } : {}),
         listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
         limiter,
         ...(this.options.turnBudgetMs !== undefined ? { turnBudgetMs: this.options.turnBudgetMs } : {}),
