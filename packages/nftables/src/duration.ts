@@ -2,7 +2,7 @@ const UNITS: Readonly<Record<string, number>> = { d: 86_400, h: 3_600, m: 60, s:
 const PART = /(\d+)(ms|d|h|m|s)/g;
 
 /** Parses an nft duration (`1h`, `59m59s988ms`, `10800s`) into whole seconds (rounded down). */
-export function parseDurationMs(text: string): number {
+export function parseNftDurationSeconds(text: string): number {
   let seconds = 0;
   let consumed = 0;
   for (const match of text.matchAll(PART)) {

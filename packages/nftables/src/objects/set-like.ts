@@ -1,7 +1,7 @@
 import { checkName, checkNonNegativeInteger, checkTypeExpression } from '../syntax.js';
 import { blockStatements, unquote } from '../tokens.js';
 import type { Verb } from '../verbs.js';
-import { parseDurationMs } from '../duration.js';
+import { parseNftDurationSeconds } from '../duration.js';
 import {
   block,
   checkOptionalComment,
@@ -100,10 +100,10 @@ export function withSetStatements<T extends SetLike>(object: T, statements: read
         result['flags'] = value.split(',').map((flag) => flag.trim());
         break;
       case 'timeout':
-        result['timeout'] = parseDurationMs(value);
+        result['timeout'] = parseNftDurationSeconds(value);
         break;
       case 'gc-interval':
-        result['gcInterval'] = parseDurationMs(value);
+        result['gcInterval'] = parseNftDurationSeconds(value);
         break;
       case 'size':
         result['size'] = parseInteger(value, 'size');
