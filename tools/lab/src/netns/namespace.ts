@@ -1,3 +1,4 @@
+import { inNetns } from '@kpng/kit';
 import { killNamespaceProcesses } from './kill.js';
 import { namespaceName } from './names.js';
 import { run, runChecked, type RunOptions, type RunResult } from './run.js';
@@ -38,14 +39,14 @@ export class NetworkNamespace implements AsyncDisposable {
   /** Runs `argv` inside the namespace and waits for it (bounded by `timeoutMs`, 10 s by default). */
   exec(argv: readonly string[], options: ExecOptions = {}): Promise<RunResult> {
     this.#assertAlive();
-    const inside = ['ip', 'netns', 'exec', this.name, ...argv];
+    const inside = inNetns(this.name, argv);
     return options.check === false ? run(inside, options) : runChecked(inside, options);
   }
 
   /** Starts a long-running process inside the namespace; it is stopped by `delete()`. */
   spawn(argv: readonly string[]): SpawnedProcess {
     this.#assertAlive();
-    const process = new SpawnedProcess(['ip', 'netns', 'exec', this.name, ...argv]);
+    const process = new SpawnedProcess(inNetns(this.name, argv));
     this.#spawned.add(process);
     return process;
   }
