@@ -3,6 +3,7 @@
  * repairs); a backend adds only these.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { registeredOr } from '@kpng/kit';
 import type { MapName } from '../maps/layout.js';
 
 export interface EbpfMetrics {
@@ -21,38 +22,49 @@ export const NO_METRICS: EbpfMetrics = { written() {}, writeFailed() {}, entries
 /** Registers (or, for a second backend on the same registry, reuses) the metrics. */
 export function createEbpfMetrics(registry: Registry): EbpfMetrics {
   const registers = [registry];
-  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(name) as T | undefined;
-  const writes =
-    existing<Counter>('kpng_ebpf_map_writes_total') ??
-    new Counter({
-      name: 'kpng_ebpf_map_writes_total',
-      help: 'BPF map elements written by successful syncs, by map and operation',
-      labelNames: ['map', 'op'],
-      registers,
-    });
-  const failures =
-    existing<Counter>('kpng_ebpf_map_write_failures_total') ??
-    new Counter({
-      name: 'kpng_ebpf_map_write_failures_total',
-      help: 'BPF map writes the kernel refused, by map',
-      labelNames: ['map'],
-      registers,
-    });
-  const entries =
-    existing<Gauge>('kpng_ebpf_map_entries') ??
-    new Gauge({
-      name: 'kpng_ebpf_map_entries',
-      help: 'Elements in each BPF map kpng owns',
-      labelNames: ['map'],
-      registers,
-    });
-  const problems =
-    existing<Counter>('kpng_ebpf_render_problems_total') ??
-    new Counter({
-      name: 'kpng_ebpf_render_problems_total',
-      help: 'Service parts left out of the BPF maps (see the log for which and why)',
-      registers,
-    });
+  const writes = registeredOr(
+    registry,
+    'kpng_ebpf_map_writes_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_map_writes_total',
+        help: 'BPF map elements written by successful syncs, by map and operation',
+        labelNames: ['map', 'op'],
+        registers,
+      }),
+  );
+  const failures = registeredOr(
+    registry,
+    'kpng_ebpf_map_write_failures_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_map_write_failures_total',
+        help: 'BPF map writes the kernel refused, by map',
+        labelNames: ['map'],
+        registers,
+      }),
+  );
+  const entries = registeredOr(
+    registry,
+    'kpng_ebpf_map_entries',
+    () =>
+      new Gauge({
+        name: 'kpng_ebpf_map_entries',
+        help: 'Elements in each BPF map kpng owns',
+        labelNames: ['map'],
+        registers,
+      }),
+  );
+  const problems = registeredOr(
+    registry,
+    'kpng_ebpf_render_problems_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_render_problems_total',
+        help: 'Service parts left out of the BPF maps (see the log for which and why)',
+        registers,
+      }),
+  );
   return {
     written: (map, op, n) => writes.inc({ map, op }, n),
     writeFailed: (map) => failures.inc({ map }),
