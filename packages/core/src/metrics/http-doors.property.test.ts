@@ -8,7 +8,7 @@ import { aLocalService } from '../sync/local-state-fixtures.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { createCoreMetrics } from './core-metrics.js';
-import { rawExchange, rawGet } from './raw-http.js';
+import { freeLoopbackPort, rawExchange, rawGet } from './raw-http.js';
 import { startMetricsServer, type MetricsServer } from './server.js';
 
 /**
@@ -53,7 +53,7 @@ beforeAll(async () => {
   healthServer = await startHealthServer({ host: '127.0.0.1', port: 0, health, refused, log });
   doors.push({ name: 'healthz', port: healthServer.address()!.port, probe: { path: '/livez', status: 200 } });
   // A health-check node port: a port the metrics server found free a moment ago is reused by closing a probe.
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   serviceHealth = new ServiceHealthServers({ addresses: ['127.0.0.1'], log, refused });
   await serviceHealth.sync(
     [
@@ -196,12 +196,3 @@ describe('every core HTTP door, property-based over real sockets', () => {
     }
   }, 120_000);
 });
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** What a raw exchange saw: the bytes answered, and how the connection ended. */
 export interface RawReply {
@@ -61,4 +61,13 @@ export async function rawGet(port: number, path: string, host = '127.0.0.1'): Pr
   });
   const split = reply.text.indexOf('\r\n\r\n');
   return { ...reply, body: split < 0 ? '' : reply.text.slice(split + 4) };
+}
+
+/** Test helper: a loopback port that was free a moment ago (listen on 0, note the port, close). */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }

@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort as freePort, rawExchange, rawGet } from '../metrics/raw-http.js';
+
+/**
+ * The built `kpng` program (core with the log backend, the example cluster from a file) as a real
+ * process, with few file descriptors (`ulimit -n 128`): raw malformed requests, a slowloris client
+ * and more connections than it has descriptors go to its metrics and health ports; the same pid keeps
+ * answering /healthz and /metrics correctly, and counts what it refused.
+ * The kernel-programming programs (kpng-nft, kpng-iptables, the compat kube-proxy in a lab namespace)
+ * and the test clients are not started here yet: they share this door and policy (issue 25).
+ */
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLUSTER = fileURLToPath(new URL('../../../../examples/cluster.yaml', import.meta.url));
+
+let child: ChildProcess | undefined;
+let dir = '';
+let metricsPort = 0;
+let healthzPort = 0;
+let logs = '';
+
+beforeAll(async () => {
+  expect(existsSync(MAIN), `${MAIN} is missing: build first (npx nx run-many -t build)`).toBe(true);
+  dir = mkdtempSync(join(tmpdir(), 'kpng-doors-'));
+  [metricsPort, healthzPort] = [await freePort(), await freePort()];
+  const argv = [
+    MAIN,
+    `--file=${CLUSTER}`,
+    '--node-name=node-a',
+    '--backend=log',
+    `--listen=unix://${join(dir, 'kpng.sock')}`,
+    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+    `--healthz-bind-address=127.0.0.1:${healthzPort}`,
+  ];
+  const quoted = [process.execPath, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  child = spawn('sh', ['-c', `ulimit -n 128 && exec ${quoted}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => (logs += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
+  // Bounded wait for the first answer (the program starts in well under a second on an idle machine).
+  for (let i = 0; i < 300; i++) {
+    if ((await rawGet(healthzPort, '/healthz').catch(() => undefined))?.status === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`kpng did not answer /healthz:\n${logs}`);
+}, 60_000);
+
+afterAll(() => {
+  child?.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function stillTheSameProcess(): Promise<void> {
+  expect(child!.exitCode, logs).toBeNull();
+  const health = await rawGet(healthzPort, '/healthz');
+  expect(health.status, logs).toBe(200);
+  expect(JSON.parse(health.body)).toMatchObject({ nodeEligible: true });
+  const metrics = await rawGet(metricsPort, '/metrics');
+  expect(metrics.status).toBe(200);
+  expect(metrics.body).toContain('# TYPE kpng_http_refused_requests_total counter');
+}
+
+describe('kpng (a real process) at its HTTP doors', () => {
+  it.each([
+    { name: 'GET //', raw: 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' },
+    { name: 'garbage bytes', raw: '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n' },
+    { name: 'a huge header', raw: `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64_000)}\r\n\r\n` },
+    { name: 'a bad escape', raw: 'GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n' },
+    { name: 'CONNECT', raw: 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n' },
+  ])('survives $name on both ports', async ({ raw }) => {
+    for (const port of [metricsPort, healthzPort]) {
+      const reply = await rawExchange(port, raw, { waitMs: 5_000 });
+      expect([301, 400, 404, 431]).toContain(reply.status);
+    }
+    await stillTheSameProcess();
+  });
+
+  // The deadline is the behaviour: headers must arrive within 10 s; 40 s is generous for a loaded machine.
+  it('cuts off a slowloris client that never finishes its headers', async () => {
+    const reply = await rawExchange(healthzPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-a: b\r\n', { waitMs: 40_000 });
+    expect(reply.ended).toBe('closed');
+    await stillTheSameProcess();
+    const metrics = await rawGet(metricsPort, '/metrics');
+    expect(metrics.body).toMatch(/kpng_http_refused_requests_total\{server="healthz",reason="timeout"\} [1-9]/);
+  }, 60_000);
+
+  // 200 connections against 128 descriptors: accepts fail with EMFILE (libuv closes what it cannot accept).
+  it('keeps serving after running out of file descriptors, with no unexpected error', async () => {
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < 200; i++) {
+        const s = connect(healthzPort, '127.0.0.1');
+        s.on('error', () => {});
+        held.push(s);
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    await stillTheSameProcess();
+    const metrics = await rawGet(metricsPort, '/metrics');
+    expect(metrics.body).not.toMatch(/kpng_unexpected_errors_total\{[^}]*\} [1-9]/);
+  }, 60_000);
+});
