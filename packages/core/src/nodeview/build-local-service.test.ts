@@ -378,3 +378,29 @@ describe('buildLocalService: health-check count', () => {
     expect(local.localReadyEndpoints).toBe(1);
   });
 });
+
+describe('buildLocalService: external reachability and policy per port and family', () => {
+  // Upstream judges both per service port and per single-family proxier; backends read them here.
+  const svc = build(
+    aService({
+      ...DUAL_STACK,
+      type: 'NodePort',
+      externalTrafficPolicy: 'Local',
+      externalIPs: ['203.0.113.5'],
+      ports: [aPort({ name: 'np', port: 80, nodePort: 30080 }), aPort({ name: 'plain', port: 81, nodePort: 0 })],
+    }),
+  );
+  it.each([
+    ['np', 'IPv4', true, true],
+    ['np', 'IPv6', true, true],
+    ['plain', 'IPv4', true, true],
+    ['plain', 'IPv6', false, false],
+  ] as const)('port %s, %s: externallyAccessible %s, externalPolicyLocal %s', (name, family, accessible, local) => {
+    const fe = svc.ports.find((p) => p.name === name)!.endpoints[family]!;
+    expect([fe.externallyAccessible, fe.externalPolicyLocal]).toEqual([accessible, local]);
+  });
+  it('Cluster policy: accessible ports are not Local', () => {
+    const cluster = build(aService({ type: 'NodePort', ports: [aPort({ nodePort: 30080 })] }));
+    expect(cluster.ports[0]!.endpoints.IPv4).toMatchObject({ externallyAccessible: true, externalPolicyLocal: false });
+  });
+});

@@ -123,6 +123,8 @@ function familyEndpoints(
     allReachable: sets.allReachable,
     hasAnyEndpoints: sets.hasAnyEndpoints,
     serving: servingOf(candidates),
+    externallyAccessible,
+    externalPolicyLocal,
   };
 }
 

@@ -74,6 +74,8 @@ function servicePortEqual(a: LocalServicePort, b: LocalServicePort): boolean {
 function familyEndpointsEqual(a: FamilyEndpoints, b: FamilyEndpoints): boolean {
   return (
     a.hasAnyEndpoints === b.hasAnyEndpoints &&
+    a.externallyAccessible === b.externallyAccessible &&
+    a.externalPolicyLocal === b.externalPolicyLocal &&
     endpointsEqual(a.cluster, b.cluster) &&
     endpointsEqual(a.local, b.local) &&
     endpointsEqual(a.internal, b.internal) &&

@@ -45,6 +45,14 @@ export interface FamilyEndpoints {
   readonly hasAnyEndpoints: boolean;
   /** Serving endpoints regardless of policy or topology: UDP conntrack cleanup keeps flows to these. */
   readonly serving: readonly LocalEndpoint[];
+  /**
+   * This port is reachable from outside in this family: it has a NodePort, or the family has an
+   * external or load-balancer IP (upstream decides it per service port and per single-family proxier).
+   * Backends read this, never re-derive it.
+   */
+  readonly externallyAccessible: boolean;
+  /** externalTrafficPolicy is Local and this port is externally accessible in this family. */
+  readonly externalPolicyLocal: boolean;
 }
 
 export interface LocalServicePort {
@@ -73,10 +81,13 @@ export interface LocalService {
   /** One entry per family the Service has a ClusterIP in; addresses filtered to that family. */
   readonly families: Readonly<Partial<Record<IPFamily, FamilyAddresses>>>;
   readonly sessionAffinity: SessionAffinity;
-  /** externalTrafficPolicy is Local and the Service is externally accessible. */
+  /**
+   * externalTrafficPolicy is Local and the Service is externally accessible (on any port, in any
+   * family: its health-check node port). Per port and family: `FamilyEndpoints.externalPolicyLocal`.
+   */
   readonly externalPolicyLocal: boolean;
   readonly internalPolicyLocal: boolean;
-  /** Has a NodePort, an external IP or a load-balancer IP. */
+  /** Has a NodePort, an external IP or a load-balancer IP (per port and family: `FamilyEndpoints.externallyAccessible`). */
   readonly externallyAccessible: boolean;
   /** 0 when none. */
   readonly healthCheckNodePort: number;

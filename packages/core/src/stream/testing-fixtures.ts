@@ -33,7 +33,8 @@ export const richNode: LocalNode = {
   serviceCIDRs: ['198.19.0.0/16', '2001:db8:5e::/64'],
 };
 
-function familyEndpoints(eps: readonly LocalEndpoint[], local: boolean): FamilyEndpoints {
+/** Endpoints of an externally accessible port (a LoadBalancer's, a NodePort's) unless told otherwise. */
+function familyEndpoints(eps: readonly LocalEndpoint[], local: boolean, externallyAccessible = true): FamilyEndpoints {
   const ready = eps.filter((e) => e.ready);
   const mine = ready.filter((e) => e.isLocal);
   return {
@@ -44,6 +45,8 @@ function familyEndpoints(eps: readonly LocalEndpoint[], local: boolean): FamilyE
     allReachable: ready,
     hasAnyEndpoints: eps.some((e) => e.ready || e.serving),
     serving: eps.filter((e) => e.serving),
+    externallyAccessible,
+    externalPolicyLocal: local && externallyAccessible,
   };
 }
 
@@ -116,6 +119,9 @@ export function aRichLocalState(): NodeLocalState {
         allReachable: [],
         hasAnyEndpoints: false,
         serving: [],
+        // The Service's LB IPs make every port of the family reachable from outside.
+        externallyAccessible: true,
+        externalPolicyLocal: true,
       },
     },
   };
@@ -210,7 +216,7 @@ export function syntheticLocalService(i: number, shape: SyntheticShape, generati
     protocol,
     port: 80 + p,
     nodePort: nodePort ? 30000 + (i % 2000) : 0,
-    endpoints: { IPv4: familyEndpoints(eps, etpLocal) },
+    endpoints: { IPv4: familyEndpoints(eps, etpLocal, nodePort) },
   }));
   return {
     key,

@@ -27,6 +27,8 @@ export function familyEndpoints(endpoints: readonly LocalEndpoint[], policyLocal
     allReachable: endpoints,
     hasAnyEndpoints: endpoints.length > 0,
     serving: endpoints,
+    externallyAccessible: policyLocal,
+    externalPolicyLocal: policyLocal,
   };
 }
 

@@ -69,7 +69,7 @@ export function renderService(
       lb(
         'external',
         [...addresses.externalIPs, ...(guarded ? [] : addresses.loadBalancerIPs)],
-        service.externalPolicyLocal ? eps.cluster : eps.external,
+        eps.externalPolicyLocal ? eps.cluster : eps.external,
       );
     }
   }

@@ -71,10 +71,10 @@ function renderPort(out: RuleSink, svc: LocalService, port: LocalServicePort, ct
   const hasInternal = eps.internal.length > 0;
   const hasExternal = eps.external.length > 0;
   const lbIPs = addresses.loadBalancerIPs;
-  // Accessibility is per service port and family (as core categorised `external`): a port without
-  // a NodePort, in a family without external or LB IPs, has no external path.
-  const externallyAccessible = port.nodePort > 0 || addresses.externalIPs.length > 0 || lbIPs.length > 0;
-  const externalLocal = svc.externalPolicyLocal && externallyAccessible;
+  // Core decides per service port and family (a port without a NodePort, in a family without
+  // external or LB IPs, has no external path); nothing here re-derives it.
+  const externallyAccessible = eps.externallyAccessible;
+  const externalLocal = eps.externalPolicyLocal;
   const internalChain = svc.internalPolicyLocal ? chains.local : chains.cluster;
   const externalPolicyChain = externalLocal ? chains.local : chains.cluster;
   const usesExternalChain = hasEndpoints && externallyAccessible;

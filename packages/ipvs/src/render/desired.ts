@@ -164,7 +164,8 @@ function desired(
   config: IpvsConfig,
 ): Omit<DesiredVirtualServer, 'sourceRanges'> {
   const list = exposure === 'cluster-ip' ? endpoints.internal : endpoints.external;
-  const externalPolicyCluster = !service.externalPolicyLocal;
+  // Core's decision for this port and family (only externally accessible ones have such virtual servers).
+  const externalPolicyCluster = !endpoints.externalPolicyLocal;
   return {
     vs: {
       family,

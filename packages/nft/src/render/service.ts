@@ -169,12 +169,14 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   });
   endpointElements(addresses.clusterIP, port.port, internal, 0);
 
-  if (externalIPs.length === 0 && port.nodePort === 0) return;
+  // Core decides per port and family whether the port is reachable from outside, and under which policy.
+  if (!eps.externallyAccessible) return;
   // External addresses and the NodePort: the external list, plus the cluster list for short-circuits.
+  const externalLocal = eps.externalPolicyLocal;
   const external = list('external', eps.external);
-  const shortCircuit = svc.externalPolicyLocal ? list('cluster', eps.cluster) : [];
+  const shortCircuit = externalLocal ? list('cluster', eps.cluster) : [];
   const externalTarget = (nodePort: boolean): Target => {
-    if (svc.externalPolicyLocal) {
+    if (externalLocal) {
       const main = pick(external, nodePort, false, 'external');
       const viaCluster = pick(shortCircuit, nodePort, true, 'cluster');
       if (main === 'drop' && viaCluster === 'drop') return 'drop';
@@ -190,7 +192,7 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   };
   const addExternal = (key: string, keyPort: number): void => {
     endpointElements(key, keyPort, external, 0);
-    if (svc.externalPolicyLocal) endpointElements(key, keyPort, shortCircuit, SHORT_CIRCUIT_OFFSET);
+    if (externalLocal) endpointElements(key, keyPort, shortCircuit, SHORT_CIRCUIT_OFFSET);
   };
   if (externalIPs.length > 0) {
     const value = [verdict(externalTarget(false))];

@@ -116,7 +116,7 @@ function renderPort(
 ): ServiceRender {
   const protocol = PROTOCOL_NUMBERS[port.protocol];
   const preserveDIP = ctx.config.preserveDestination.has(svc.key);
-  const localDSR = svc.externalPolicyLocal;
+  const localDSR = eps.externalPolicyLocal;
   const v6 = family === 'IPv6' ? LoadBalancerFlags.IPv6 : 0;
   const distribution = svc.sessionAffinity.type === 'ClientIP' ? Distribution.SourceIP : Distribution.None;
   // One internal port per HNS load balancer: the port of the first endpoint (upstream takes the

@@ -240,6 +240,8 @@ function readFamilyEndpoints(r: ProtoReader, end: number): [IPFamily, FamilyEndp
   const lists = scratchLists;
   for (const list of lists) list.length = 0;
   let hasAnyEndpoints = false;
+  let externallyAccessible = false;
+  let externalPolicyLocal = false;
   while (r.pos < end) {
     const tag = r.varint();
     const field = tag >>> 3;
@@ -247,6 +249,8 @@ function readFamilyEndpoints(r: ProtoReader, end: number): [IPFamily, FamilyEndp
     else if (tag === ((2 << 3) | 2)) table.push(readEndpoint(r, r.delimitedEnd()));
     else if (field >= 3 && field <= 8) r.uints(tag & 7, lists[field - 3]!);
     else if (tag === ((9 << 3) | 0)) hasAnyEndpoints = r.bool();
+    else if (tag === ((10 << 3) | 0)) externallyAccessible = r.bool();
+    else if (tag === ((11 << 3) | 0)) externalPolicyLocal = r.bool();
     else r.skip(tag & 7);
   }
   r.finish(end);
@@ -267,6 +271,8 @@ function readFamilyEndpoints(r: ProtoReader, end: number): [IPFamily, FamilyEndp
       allReachable: allReachable!,
       hasAnyEndpoints,
       serving: serving!,
+      externallyAccessible,
+      externalPolicyLocal,
     },
   ];
 }

@@ -123,6 +123,8 @@ function writeFamilyEndpoints(w: ProtoWriter, family: number, fe: FamilyEndpoint
     w.join(m);
   }
   w.bool(9, fe.hasAnyEndpoints);
+  w.bool(10, fe.externallyAccessible);
+  w.bool(11, fe.externalPolicyLocal);
   w.join(mark);
 }
 
