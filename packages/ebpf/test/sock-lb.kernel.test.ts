@@ -67,18 +67,18 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
     ]);
   });
 
-  it('dump() reads back what was written', () => {
-    const dump = lb.maps.services4.dump();
+  it('dump() reads back what was written', async () => {
+    const dump = await lb.maps.services4.dump();
     expect(dump.size).toBe(5);
     expect(dump.get(serviceKey('IPv4', V4, 80, 'TCP').toString('hex'))).toEqual(
       lbValue({ id: 1, count: 2, affinitySeconds: 0, flags: 0 }),
     );
-    expect(lb.maps.endpoints.dump().get(endpointKey(2, 1).toString('hex'))).toEqual(
+    expect((await lb.maps.endpoints.dump()).get(endpointKey(2, 1).toString('hex'))).toEqual(
       endpointValue('IPv6', lab.pod('pod-b').ipv6, 8080),
     );
   });
 
-  it('writes and reads back 10,000 elements in batches, deletes them', () => {
+  it('writes and reads back 10,000 elements in batches, deletes them', async () => {
     const other = SockLb.load(); // not attached: its maps alone
     try {
       const entries = Array.from(
@@ -86,11 +86,11 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
         (_, i) => [endpointKey(7, i), endpointValue('IPv4', `198.18.${i >> 8}.${i & 255}`, 8080)] as const,
       );
       other.maps.endpoints.update(entries);
-      const dump = other.maps.endpoints.dump();
+      const dump = await other.maps.endpoints.dump();
       expect(dump.size).toBe(10_000);
       expect(dump.get(endpointKey(7, 9_999).toString('hex'))).toEqual(entries[9_999]![1]);
       other.maps.endpoints.delete(entries.map(([key]) => key));
-      expect(other.maps.endpoints.dump().size).toBe(0);
+      expect((await other.maps.endpoints.dump()).size).toBe(0);
     } finally {
       other.close();
     }

@@ -121,7 +121,7 @@ export class EbpfBackend implements Backend {
       const applied = this.#applied;
       const packet = (await this.#options.packetPath?.check?.()) ?? [];
       if (kernel === undefined || applied === undefined) return packet;
-      const kinds = [...new Set(differingMaps(dumpAll(kernel), applied).map(driftKind))];
+      const kinds = [...new Set(differingMaps(await dumpAll(kernel), applied).map(driftKind))];
       this.#drift = [...new Set([...this.#drift, ...kinds])];
       return [...kinds, ...packet];
     });
@@ -178,7 +178,7 @@ export class EbpfBackend implements Backend {
         rendered.set(service.key, render);
         for (const map of MAP_NAMES) for (const [k, v] of render.entries[map]) desired[map].set(k, v);
       }
-      diffInto(plan, dumpAll(kernel), desired);
+      diffInto(plan, await dumpAll(kernel), desired);
       const live = new Set([...rendered.values()].flatMap((r) => r.lbKeys));
       released.push(...[...this.#ids.keys()].filter((key) => !live.has(key)));
       applied = desired;
@@ -276,11 +276,11 @@ export class EbpfBackend implements Backend {
   }
 }
 
-function dumpAll(kernel: LbKernel): Entries {
+async function dumpAll(kernel: LbKernel): Promise<Entries> {
   return {
-    services4: kernel.maps.services4.dump(),
-    services6: kernel.maps.services6.dump(),
-    endpoints: kernel.maps.endpoints.dump(),
+    services4: await kernel.maps.services4.dump(),
+    services6: await kernel.maps.services6.dump(),
+    endpoints: await kernel.maps.endpoints.dump(),
   };
 }
 

@@ -4,8 +4,8 @@ import type { MapName } from '../maps/layout.js';
 export interface MapIO {
   update(entries: readonly (readonly [Buffer, Buffer])[]): void;
   delete(keys: readonly Buffer[]): void;
-  /** Every (key as hex, value). */
-  dump(): Map<string, Buffer>;
+  /** Every (key as hex, value); a big map is read in batches, giving the event loop turns. */
+  dump(): Promise<Map<string, Buffer>>;
 }
 
 /** The kernel seam: the loaded and attached socket load balancer (`SockLb`), or a fake. */

@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { BpfError } from './errors.js';
 import type { Libbpf } from './ffi.js';
 
@@ -51,18 +52,19 @@ export class BpfMap {
 
   /**
    * Every (key, value) in the map, keys as hex (drift check, full syncs): `BPF_MAP_LOOKUP_BATCH`
-   * (5.6), 4096 elements a call, else one element at a time.
+   * (5.6), 4096 elements a call, else one element at a time; the event loop gets a turn every 4096
+   * elements (an s50k map holds half a million).
    */
-  dump(): Map<string, Buffer> {
+  async dump(): Promise<Map<string, Buffer>> {
     if (this.#lookupBatches) {
-      const out = this.#dumpBatched();
+      const out = await this.#dumpBatched();
       if (out !== undefined) return out;
       this.#lookupBatches = false;
     }
     return this.#dumpEach();
   }
 
-  #dumpBatched(): Map<string, Buffer> | undefined {
+  async #dumpBatched(): Promise<Map<string, Buffer> | undefined> {
     const out = new Map<string, Buffer>();
     const keys = Buffer.alloc(DUMP_BATCH * this.keySize);
     const values = Buffer.alloc(DUMP_BATCH * this.valueSize);
@@ -82,10 +84,11 @@ export class BpfMap {
       }
       if (rc !== 0) return out; // ENOENT: the end of the map
       position = next;
+      await turn();
     }
   }
 
-  #dumpEach(): Map<string, Buffer> {
+  async #dumpEach(): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     let key: Buffer | null = null;
     for (;;) {
@@ -98,6 +101,7 @@ export class BpfMap {
       const value = Buffer.alloc(this.valueSize);
       const found = this.lib.lookup(this.fd, next, value);
       if (found === 0) out.set(next.toString('hex'), value);
+      if (out.size % DUMP_BATCH === 0) await turn();
       else if (-found !== ENOENT) throw new BpfError(`lookup in ${this.name}`, -found);
       key = next;
     }

@@ -19,7 +19,11 @@ export const SOCK_LB_PROGRAMS = [
   'kpng_getpeername6',
 ] as const;
 
-/** Maximum entries of each map, set before loading; the LRU maps (affinity, revnat) evict the oldest. */
+/**
+ * Maximum entries of each map, set before loading. The hash maps are not preallocated (only their
+ * bucket arrays: 16 bytes a bucket); the LRU maps (affinity, revnat) are, and evict the oldest.
+ * Kernel memory at the defaults (bpftool's memlock): 1 + 1 + 4 MiB, affinity 7.5, revnat 7.5.
+ */
 export interface MapLimits {
   readonly services4: number;
   readonly services6: number;
@@ -33,7 +37,7 @@ export const DEFAULT_MAP_LIMITS: MapLimits = {
   services6: 65_536,
   endpoints: 262_144,
   affinity: 65_536,
-  revnat: 262_144,
+  revnat: 65_536,
 };
 
 export interface SockLbOptions {

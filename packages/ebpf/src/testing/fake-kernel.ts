@@ -40,7 +40,7 @@ export class FakeMap implements MapIO {
     for (const key of keys) if (this.data.delete(key.toString('hex'))) this.deletes++;
   }
 
-  dump(): Map<string, Buffer> {
+  async dump(): Promise<Map<string, Buffer>> {
     return new Map([...this.data].map(([k, v]) => [k, Buffer.from(v)]));
   }
 

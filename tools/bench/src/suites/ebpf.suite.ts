@@ -52,7 +52,10 @@ export default defineSuite({
 async function run(ctx: SuiteContext, cgroup: string, netns: string): Promise<void> {
   const objects = ctx.objects();
   const client = await createNftClient({ netns });
-  const ebpf = new EbpfBackend({ cgroup, logger: SILENT_LOGGER });
+  // Sized for s50k (~550k endpoint entries, ~53k service keys); the backend's defaults hold s10k.
+  // Hash maps are not preallocated: only their bucket arrays are (16 MiB at 2^20).
+  const limits = { services4: 1 << 17, services6: 1 << 17, endpoints: 1 << 20 };
+  const ebpf = new EbpfBackend({ cgroup, logger: SILENT_LOGGER, limits });
   const nft = new NftBackend({ nft: client, conntrack: false, log: SILENT_LOGGER });
   try {
     await ebpf.setup();
