@@ -11,14 +11,16 @@ await describeRestart('kube-proxy iptables', '3s', (o) => {
   expect(o.after).toEqual(o.before);
   // A restarted proxy knows nothing of what it wrote before, so its first sync is a full one: one
   // `iptables-restore --noflush` of every KUBE chain per family, as upstream's (a table commits
-  // atomically: the traffic above is the proof, and the rules after equal those before). Before
-  // it, the compat start-up removes what the nftables modes may have left (the nft tables
-  // `kube-proxy` and `kpng`): writes too, not touching these rules.
+  // atomically: the traffic above is the proof, and the rules after equal those before). Right
+  // after it (inside that first sync, so the old rules serve meanwhile: src/run/platform-cleanup.ts),
+  // the compat start-up removes what the nftables-based modes may have left (the nft tables
+  // `kpng-ipvs`, `kube-proxy` and `kpng`): writes too, not touching these rules.
   const expected = [
-    /^nft pass -f - .*delete table ip kube-proxy;/,
-    /^nft pass -f - .*delete table ip kpng;/,
     /^iptables-restore pass .*--noflush .*KUBE-SERVICES/,
     /^ip6tables-restore pass .*--noflush .*KUBE-SERVICES/,
+    /^nft pass -f - .*delete table ip kpng-ipvs;/,
+    /^nft pass -f - .*delete table ip kube-proxy;/,
+    /^nft pass -f - .*delete table ip kpng;/,
   ];
   expect(o.firstSyncWrites.length, o.firstSyncWrites.join('\n')).toBe(expected.length);
   expected.forEach((pattern, i) => expect(o.firstSyncWrites[i]).toMatch(pattern));

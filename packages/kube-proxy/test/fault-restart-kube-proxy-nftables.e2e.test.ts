@@ -12,9 +12,14 @@ await describeRestart('kube-proxy nftables', '2s', (o) => {
   // A restarted proxy knows nothing of what it wrote before, so its first sync is a full one: the
   // `kube-proxy` table rewritten (`delete table` and the whole table again) in ONE atomic `nft -f`,
   // as upstream's. Atomic: no packet sees a half-written table (the traffic above is the proof, and
-  // the rules after equal those before). Before it, the compat start-up removes what the ipvs mode
-  // may have left (the `kpng-ipvs` table): a write too, not touching these rules.
-  expect(o.firstSyncWrites.length, o.firstSyncWrites.join('\n')).toBe(2);
-  expect(o.firstSyncWrites[0]).toMatch(/^nft pass -f - .*delete table ip kpng-ipvs/);
-  expect(o.firstSyncWrites[1]).toMatch(/^nft pass -f - .*delete table ip kube-proxy;/);
+  // the rules after equal those before). Right after it (inside that first sync, so the old rules
+  // serve meanwhile: src/run/platform-cleanup.ts), the compat start-up removes what the other modes
+  // may have left (kpng-ipvs' table, kpng-nft's `kpng`): writes too, not touching these rules.
+  const expected = [
+    /^nft pass -f - .*delete table ip kube-proxy;/,
+    /^nft pass -f - .*delete table ip kpng-ipvs;/,
+    /^nft pass -f - .*delete table ip kpng;/,
+  ];
+  expect(o.firstSyncWrites.length, o.firstSyncWrites.join('\n')).toBe(expected.length);
+  expected.forEach((pattern, i) => expect(o.firstSyncWrites[i]).toMatch(pattern));
 });
