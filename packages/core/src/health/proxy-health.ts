@@ -51,9 +51,12 @@ export class ProxyHealth {
     this.timeoutMs = 2 * opts.syncPeriodMs;
   }
 
-  /** A sync was requested for `family`; only the oldest pending request is remembered. */
-  queuedUpdate(family: IPFamily): void {
-    if (!this.oldestPending.has(family)) this.oldestPending.set(family, this.opts.clock.monotonic());
+  /**
+   * A sync was requested for `family` (at `at`, monotonic ms; now by default); only the oldest
+   * pending request is remembered.
+   */
+  queuedUpdate(family: IPFamily, at: number = this.opts.clock.monotonic()): void {
+    if (!this.oldestPending.has(family)) this.oldestPending.set(family, at);
   }
 
   /** A sync for `family` succeeded: nothing is pending any more. */

@@ -507,6 +507,27 @@ describe('SyncLoop metrics and health', () => {
     expect(h.health.isHealthy()).toBe(true);
   });
 
+  it('a state offered during a sync stays pending after that sync: failing syncs after it turn unhealthy', async () => {
+    const h = await setup();
+    h.backend.syncMs = 5_000;
+    h.loop.offer(aNodeLocalState(), changed([a]), 1);
+    await h.clock.tick(1_000); // the first sync runs (until 5,000)
+    h.loop.offer(aNodeLocalState(), changed([b]), 2); // offered at 1,000, not in the running sync
+    h.backend.syncMs = 0;
+    const sync = h.backend.sync.bind(h.backend);
+    h.backend.sync = async (req) => {
+      await sync(req);
+      if (req.revision >= 2) throw new Error('nft: transaction failed'); // every later sync fails
+    };
+    await h.clock.tick(4_000); // the first sync lands: revision 2 still waits, since 1,000
+    expect(h.health.isHealthy()).toBe(true);
+    await h.clock.tick(1_000 + 2 * SYNC_PERIOD - 5_000 - 1);
+    expect(h.health.isHealthy()).toBe(true);
+    await h.clock.tick(1); // 2 x syncPeriod after revision 2 was offered (at 1,000)
+    expect(h.health.isHealthy()).toBe(false);
+    expect(h.backend.requests.at(-1)?.revision).toBe(2);
+  });
+
   it('reconciles service health ports after each successful sync only', async () => {
     const h = await setup();
     h.backend.failNext = 1;

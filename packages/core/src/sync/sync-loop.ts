@@ -28,7 +28,8 @@ export type SyncMetrics = Pick<
 
 /** The node health bookkeeping the sync loop feeds (`ProxyHealth` fits). */
 export interface SyncHealth {
-  queuedUpdate(family: IPFamily): void;
+  /** `at`: when the update was requested (monotonic ms), now by default. */
+  queuedUpdate(family: IPFamily, at?: number): void;
   updated(family: IPFamily): void;
   /** The loop stopped syncing `family` (the Node has no address in it). */
   forget(family: IPFamily): void;
@@ -97,6 +98,8 @@ export class SyncLoop {
   private lastFullSyncStart: number | undefined;
   /** Per Service, when its changes were offered (monotonic ms), not yet covered by a successful sync. */
   private received = new Map<ServiceKey, number[]>();
+  /** When the first state since the running (or last) sync read its changes was offered (monotonic ms). */
+  private firstOfferSinceTake: number | undefined;
   /** The state of the last successful sync: where a removed Service's families are looked up. */
   private synced: NodeLocalState | undefined;
   /** The check timer fired: the next run checks the kernel for drift first. */
@@ -126,6 +129,7 @@ export class SyncLoop {
     this.families = families;
     this.pending.add(changes);
     const at = this.opts.clock.monotonic();
+    this.firstOfferSinceTake ??= at;
     for (const key of changes.updatedServices ?? []) {
       addTriggerTimes(this.received, key, [at]);
     }
@@ -198,6 +202,7 @@ export class SyncLoop {
     // Read only now: a state offered while the check ran is the one the pending changes belong to.
     const latest = this.latest;
     const changes = this.pending.take();
+    this.firstOfferSinceTake = undefined;
     const received = this.received;
     this.received = new Map();
     const startedAt = clock.monotonic();
@@ -295,6 +300,10 @@ export class SyncLoop {
       metrics.noLocalEndpoints('internal', family, noLocal.internal);
       metrics.noLocalEndpoints('external', family, noLocal.external);
       health.updated(family);
+      // A state offered while this sync ran is not in it: still pending, since it was offered (a
+      // long sync, e.g. one with the compat start-up clean-up, must not hide a change that the
+      // next, failing, syncs never land).
+      if (this.firstOfferSinceTake !== undefined) health.queuedUpdate(family, this.firstOfferSinceTake);
     }
   }
 }

@@ -141,7 +141,14 @@ export async function describeWriteFailures(
         pathPrefix: shim.dir,
         writeTimeout: `${WRITE_TIMEOUT_MS}ms`,
       });
-      // Start-up syncs done and reported healthy before the first fault.
+      // Start-up syncs done and reported healthy before the first fault (/healthz is 200 before the
+      // first sync too, as upstream's: the last-sync metric says that the first one, with the compat
+      // start-up clean-up inside it, landed).
+      await until(
+        30_000,
+        'the first sync',
+        async () => (await cluster.program.metricSum('kubeproxy_sync_proxy_rules_last_timestamp_seconds')) > 0,
+      );
       await until(20_000, '/healthz 200 after start', async () => (await cluster.program.healthz()) === 200);
     }, 60_000);
     afterAll(async () => {
