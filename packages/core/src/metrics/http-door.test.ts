@@ -131,6 +131,21 @@ describe('createHttpDoor', () => {
     expect((await rawExchange(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
   });
 
+  it('answers Expect: 100-continue with the final status at once, never 100 Continue (found by the property test)', async () => {
+    const { port } = await door();
+    const reply = await rawExchange(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.text).not.toContain('100 Continue');
+    const odd = await rawExchange(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: x-odd\r\nConnection: close\r\n\r\n',
+    );
+    expect(odd.status).toBe(417);
+  });
+
   // The deadline is the behaviour: a client that never finishes its headers is cut off (generous bounds).
   it('closes a connection whose headers never complete, counted as timeout', async () => {
     const { port, count } = await door({ limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });

@@ -121,6 +121,20 @@ export function createHttpDoor(opts: HttpDoorOptions): Server {
     else opts.log?.warn('http request refused', fields);
   };
 
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const failed = (e: unknown) => {
+      refuse('handler-error', { path: req.url, err: e instanceof Error ? e.message : String(e) });
+      if (!res.headersSent) plain(res, 500, 'Internal Server Error', '500 Internal Server Error\n');
+      else res.destroy();
+    };
+    try {
+      const pending = serve(req, res, opts, refuse);
+      if (pending) pending.catch(failed);
+    } catch (e) {
+      failed(e);
+    }
+  };
+
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderSize,
@@ -130,20 +144,12 @@ export function createHttpDoor(opts: HttpDoorOptions): Server {
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
       requireHostHeader: false, // checked below, to answer and count as Go does
     },
-    (req, res) => {
-      const failed = (e: unknown) => {
-        refuse('handler-error', { path: req.url, err: e instanceof Error ? e.message : String(e) });
-        if (!res.headersSent) plain(res, 500, 'Internal Server Error', '500 Internal Server Error\n');
-        else res.destroy();
-      };
-      try {
-        const pending = serve(req, res, opts, refuse);
-        if (pending) pending.catch(failed);
-      } catch (e) {
-        failed(e);
-      }
-    },
+    handle,
   );
+  // `Expect: 100-continue`: no door reads a body, so none asks for it: answered at once with the
+  // final status, as Go's net/http does when the handler leaves the body unread (Node would send
+  // `100 Continue` first). Other expectations get Node's 417, as Go's.
+  server.on('checkContinue', handle);
   server.maxConnections = limits.maxConnections;
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
