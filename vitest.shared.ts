@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { ViteUserConfig } from 'vitest/config';
 
 /**
@@ -17,6 +18,8 @@ export function kpngVitest(root: string): ViteUserConfig {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       fileParallelism: true,
+      // fast-check's seed, fixed unless KPNG_FUZZ_SEED says otherwise (see the file).
+      setupFiles: [fileURLToPath(new URL('./vitest.fuzz-seed.mjs', import.meta.url))],
     },
   };
 }
