@@ -156,4 +156,10 @@ describe('decodeConfiguration', () => {
   ])('refuses %s', (_name, text, message) => {
     expect(() => decodeConfiguration(text)).toThrow(new ConfigDecodeError(message));
   });
+
+  it('refuses an unresolved alias as a decode error, not the yaml library throwing (found by the property test)', () => {
+    for (const text of ['*!', `${HEAD}mode: *nowhere\n`]) {
+      expect(() => decodeConfiguration(text)).toThrow(ConfigDecodeError);
+    }
+  });
 });

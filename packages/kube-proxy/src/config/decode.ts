@@ -40,7 +40,7 @@ export function decodeConfiguration(text: string, options: DecodeOptions = {}): 
       `failed to decode: ${first.message.split('\n')[0]} (line ${lineOf(text, first.pos[0])})`,
     );
   }
-  const root: unknown = document.toJS();
+  const root = toJS(document);
   if (!isPlainObject(root))
     throw new ConfigDecodeError("failed to decode: Object 'Kind' is missing: the file is not a YAML/JSON object");
   checkTypeMeta(root);
@@ -58,6 +58,15 @@ export function decodeConfiguration(text: string, options: DecodeOptions = {}): 
   delete config['apiVersion'];
   delete config['kind'];
   return { config: config as PartialConfiguration, warnings };
+}
+
+/** The document's value; what the yaml library throws while resolving it (an unresolved alias `*a`, an alias bomb) is a decode error. */
+function toJS(document: Document.Parsed): unknown {
+  try {
+    return document.toJS();
+  } catch (e) {
+    throw new ConfigDecodeError(`failed to decode: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+  }
 }
 
 function parseOne(text: string, uniqueKeys: boolean): Document.Parsed {
