@@ -6,5 +6,4 @@
  */
 /* eslint-disable no-restricted-imports -- client-node has no `exports` map: these paths are its modules, not a build of ours */
 export { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-export { Watch } from '@kubernetes/client-node/dist/watch.js';
 /* eslint-enable no-restricted-imports */

@@ -8,9 +8,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
  * Its package root loads every generated API client and model (~70 MiB of resident memory at
  * start, ~20 MiB of it heap), which a program reading a file (`--file`) or a core's stream
  * (`--connect`) never needs, and which the kube source needs none of either: it uses `KubeConfig`
- * (auth, TLS, proxies) and `Watch`, each imported from its own module in `dist` (the package has
- * no `exports` map, so these paths are importable; its `ListWatch` is replaced by `list-watch.ts`,
- * and the redirect of `cache.js` below stays for any later user of it). Two modules still import
+ * (auth, TLS, proxies), imported from its own module in `dist` (the package has no `exports` map,
+ * so the path is importable; its `Watch` and `ListWatch` are replaced by `informer.ts`, and the
+ * redirect of `cache.js` below stays for any later user of it). Two modules still import
  * the generated code for a sliver of it:
  * - `config.js` imports `createConfiguration` and `ServerConfiguration` from `gen/index.js` (for
  *   `makeApiClient`) and with them every model and API class;

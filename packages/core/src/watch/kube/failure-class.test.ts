@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiStatusError } from './list-request.js';
+import { ApiStatusError } from './requests.js';
 import { classifyFailure } from './failure-class.js';
 
 const withCode = (code: string, extra: object = {}) => Object.assign(new Error(code), { code, ...extra });

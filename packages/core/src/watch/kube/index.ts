@@ -1,4 +1,4 @@
-/** The `kube` source: Services, EndpointSlices and Nodes from the API server, via client-node informers. */
+/** The `kube` source: Services, EndpointSlices and Nodes from the API server, one informer per kind (`KindInformer`). */
 export { KubeSource, type KubeSourceOptions } from './kube-source.js';
 export { loadKubeConfig, type KubeConfigLocation } from './load-kubeconfig.js';
 export { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL, nodeFieldSelector, proxyLabelSelector } from './selectors.js';

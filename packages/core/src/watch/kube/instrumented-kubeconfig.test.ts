@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerRestClientMetrics } from '../../metrics/rest-client.js';
 import { systemClock } from '../../util/clock.js';
 import { instrumentKubeConfig } from './instrumented-kubeconfig.js';
-import { ApiStatusError, listRaw } from './list-request.js';
+import { ApiStatusError, listRaw } from './requests.js';
 import { node } from './testdata/objects.js';
 
 function kubeConfigFor(url: string): KubeConfig {
@@ -45,14 +45,13 @@ describe('instrumentKubeConfig', () => {
     const { kc, registry } = instrumented();
     const list = await listRaw(
       kc,
-      '/api/v1/nodes',
-      { fieldSelector: 'metadata.name=node-a' },
+      { path: '/api/v1/nodes', fieldSelector: 'metadata.name=node-a' },
       AbortSignal.timeout(5_000),
     );
     expect(list.items.map((n) => n.metadata?.name)).toEqual(['node-a']);
     expect(list.items[0]?.metadata).not.toHaveProperty('managedFields');
     server.failNext('/api/v1/nodes', 503);
-    const failure = await listRaw(kc, '/api/v1/nodes', {}, AbortSignal.timeout(5_000)).catch((e: unknown) => e);
+    const failure = await listRaw(kc, { path: '/api/v1/nodes' }, AbortSignal.timeout(5_000)).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApiStatusError);
     expect(failure).toMatchObject({ statusCode: 503 });
 
@@ -75,7 +74,7 @@ describe('instrumentKubeConfig', () => {
   it('counts a request that got no response as <error>', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const { kc, registry } = instrumented(url);
-    await expect(listRaw(kc, '/api/v1/services', {}, AbortSignal.timeout(5_000))).rejects.toThrow();
+    await expect(listRaw(kc, { path: '/api/v1/services' }, AbortSignal.timeout(5_000))).rejects.toThrow();
     expect(await registry.metrics()).toContain(
       `rest_client_requests_total{code="<error>",method="GET",host="${new URL(url).host}"} 1`,
     );
@@ -85,7 +84,7 @@ describe('instrumentKubeConfig', () => {
     const plain = kubeConfigFor(server.url);
     const registry = new Registry();
     instrumentKubeConfig(plain, registerRestClientMetrics(registry), systemClock);
-    await listRaw(plain, '/api/v1/nodes', {}, AbortSignal.timeout(5_000));
+    await listRaw(plain, { path: '/api/v1/nodes' }, AbortSignal.timeout(5_000));
     expect(await registry.metrics()).not.toContain('rest_client_requests_total{');
   });
 });

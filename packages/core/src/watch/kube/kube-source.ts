@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KindAdapter } from './kinds.js';
+import type { Collection } from './requests.js';
 import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
 import type { RestClientMetrics } from '../../metrics/rest-client.js';
 import type { ModelEvent } from '../../model/types.js';
@@ -7,6 +8,7 @@ import { systemClock, type Clock } from '../../util/clock.js';
 import { ErrorCodes, KpngError } from '../../util/errors.js';
 import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
+import { reportingTo } from '../convert/index.js';
 import { EventBatcher } from './event-batcher.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter, serviceCIDRAdapter } from './kinds.js';
 import { slimClientNode } from './client-node.js';
@@ -53,8 +55,14 @@ const SERVICES_PATH = '/api/v1/services';
 const ENDPOINT_SLICES_PATH = '/apis/discovery.k8s.io/v1/endpointslices';
 const NODES_PATH = '/api/v1/nodes';
 
+/** A kind to watch: how to convert its objects, and which collection (path, selectors) holds them. */
+export interface WatchedKind extends Collection {
+  readonly adapter: KindAdapter;
+}
+
 /**
- * The `kube` source: informers on Services, EndpointSlices and Nodes, converted into model events
+ * The `kube` source: one `KindInformer` per watched kind (Services, EndpointSlices, Nodes, and
+ * ServiceCIDRs where served), sharing a request throttle and a retry schedule; their objects, converted into model events
  * and handed to the sink in batches (`EventBatcher`: one per event-loop turn, and a big initial
  * list over many turns, yielding between them). A kind is reported synced once its initial list
  * has been applied.
@@ -74,10 +82,10 @@ export class KubeSource implements Source {
 
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
-    // client-node is loaded only now (see client-node.ts): these modules extend its classes.
+    // client-node is loaded only now (see client-node.ts): these modules use its KubeConfig.
     slimClientNode();
-    const [{ KindInformer }, { instrumentKubeConfig }] = await Promise.all([
-      import('./kind-informer.js'),
+    const [{ KindInformer, kubeRequests }, { instrumentKubeConfig }] = await Promise.all([
+      import('./informer.js'),
       import('./instrumented-kubeconfig.js'),
     ]);
     if (signal.aborted) return;
@@ -89,48 +97,48 @@ export class KubeSource implements Source {
     });
     const labelSelector = proxyLabelSelector(this.options.serviceProxyName);
     const fieldSelector = nodeFieldSelector(this.options.allNodes ? undefined : this.options.nodeName);
-    const specs = [
+    /** The watched kinds: one informer each. */
+    const kinds: WatchedKind[] = [
       { adapter: serviceAdapter, path: SERVICES_PATH, labelSelector },
       { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
-      { adapter: nodeAdapter, path: NODES_PATH, ...(fieldSelector !== undefined ? { fieldSelector } : {}) },
+      { adapter: nodeAdapter, path: NODES_PATH, fieldSelector },
     ];
     const limiter = new RequestRateLimiter(this.options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     const rounds = new ReconnectRounds(this.clock, {
       ...(this.options.backoff ? { answered: this.options.backoff } : {}),
       ...(this.options.unreachableBackoff ? { unreachable: this.options.unreachableBackoff } : {}),
     });
-    const makeInformer = (spec: (typeof specs)[number] | { adapter: KindAdapter; path: string }) =>
+    const listTimeoutMs = this.options.listTimeoutMs ?? 60_000;
+    const makeInformer = ({ adapter, ...collection }: WatchedKind) =>
       new KindInformer({
-        ...spec,
-        kubeConfig,
+        adapter,
+        requests: kubeRequests(kubeConfig, collection, { stopping: signal, listTimeoutMs, limiter }),
         emit: (convert) => batcher.push(convert),
         onSynced: () =>
           batcher.afterPending(() => {
             if (signal.aborted) return;
-            this.logger.info('initial list synced', { kind: spec.adapter.kind });
-            sink.synced(spec.adapter.kind);
+            this.logger.info('initial list synced', { kind: adapter.kind });
+            sink.synced(adapter.kind);
           }),
         stopping: signal,
         clock: this.clock,
         logger: this.logger,
         rounds,
         ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
-        ...(this.options.events ? { events: this.options.events } : {}),
-        listTimeoutMs: this.options.listTimeoutMs ?? 60_000,
-        limiter,
+        ...(this.options.events ? { report: reportingTo(this.options.events) } : {}),
         ...(this.options.turnBudgetMs !== undefined ? { turnBudgetMs: this.options.turnBudgetMs } : {}),
       });
-    const informers = specs.map(makeInformer);
+    const informers = kinds.map(makeInformer);
     this.logger.info('starting informers', {
       labelSelector,
       ...(fieldSelector ? { nodeFieldSelector: fieldSelector } : {}),
     });
-    for (const informer of informers) informer.start();
+    for (const informer of informers) void informer.start();
     if (this.options.serviceCIDRs !== false) {
       void this.#startServiceCIDRs(kubeConfig, signal, limiter, (path) => {
         const informer = makeInformer({ adapter: serviceCIDRAdapter, path });
         informers.push(informer);
-        informer.start();
+        void informer.start();
       });
     }
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

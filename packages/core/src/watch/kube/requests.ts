@@ -1,0 +1,122 @@
+import { createInterface } from 'node:readline';
+import { TurnBudget } from '@kpng/kit';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { apiGet, statusError } from './api-request.js';
+import { ListBody } from './list-body.js';
+import type { RequestRateLimiter } from './request-rate-limiter.js';
+import { trimObject } from './trim-object.js';
+
+export { ApiStatusError } from './api-request.js';
+
+/** A collection path with its selectors: what one informer lists and watches. */
+export interface Collection {
+  /** Cluster-wide collection path, e.g. `/api/v1/services`. */
+  readonly path: string;
+  readonly labelSelector?: string | undefined;
+  readonly fieldSelector?: string | undefined;
+}
+
+/** A LIST's answer: its resourceVersion, and its items as `prepare` made them. */
+export interface ListAnswer<T> {
+  readonly resourceVersion: string;
+  readonly items: T[];
+}
+
+/**
+ * LIST a collection as raw JSON. The generated API clients would deserialize every item into
+ * model classes (Dates instead of strings, renamed fields), so listed objects would differ in shape
+ * from watched ones, which arrive as parsed JSON; converting one shape only is simpler and cheaper.
+ * The body is parsed item by item as it arrives (`ListBody`): a big list costs many short turns
+ * of the event loop, not one long one. `prepare` turns each parsed item into what the list holds
+ * (the informer: its identity and conversion), so that the raw object is garbage at once.
+ */
+export async function listRaw<T = KubernetesObject>(
+  kc: KubeConfig,
+  collection: Collection,
+  signal: AbortSignal,
+  limiter?: RequestRateLimiter,
+  prepare: (item: KubernetesObject) => T = (item) => item as T,
+): Promise<ListAnswer<T>> {
+  const { path, labelSelector, fieldSelector } = collection;
+  const { url, res } = await apiGet(kc, path, { labelSelector, fieldSelector }, signal, limiter);
+  if (res.statusCode !== 200) throw await statusError('LIST', url, res);
+  const body = new ListBody();
+  const items: T[] = [];
+  const onItem = (item: unknown): void => void items.push(prepare(trimObject(item as KubernetesObject)));
+  res.setEncoding('utf8');
+  // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
+  const budget = new TurnBudget(10);
+  for await (const chunk of res) {
+    body.push(chunk as string, onItem);
+    if (budget.due()) await budget.yield();
+  }
+  const metadata = (body.end() as { metadata?: { resourceVersion?: unknown } }).metadata;
+  return { resourceVersion: typeof metadata?.resourceVersion === 'string' ? metadata.resourceVersion : '', items };
+}
+
+/** What one WATCH request reports, in this order: `opened` (answered 200), `event`s, `ended` once. */
+export interface WatchCallbacks {
+  opened(): void;
+  event(type: string, object: KubernetesObject): void;
+  /** The request failed or the stream ended; `null` for a clean end. Also called before `watchRaw` returns. */
+  ended(err: unknown): void;
+}
+
+/** client-node sets the same keep-alive on its watch sockets. */
+const KEEPALIVE_MS = 30_000;
+
+/**
+ * One WATCH request from `resourceVersion`, made with `apiGet` like the LISTs rather than with
+ * client-node's `Watch`, because the retry schedule needs what client-node drops: a failed answer
+ * keeps its `Retry-After` (`ApiStatusError`), and the informer learns when the watch opened (reconnect
+ * metrics and logs). Bookmarks are requested (they keep the resume point current while nothing we
+ * select changes, so a reconnect after a compaction resumes instead of relisting); objects lose
+ * their `managedFields` before anything sees them (`trimObject`). Resolves with the controller that
+ * ends the request.
+ */
+export async function watchRaw(
+  kc: KubeConfig,
+  collection: Collection,
+  resourceVersion: string,
+  callbacks: WatchCallbacks,
+  limiter?: RequestRateLimiter,
+): Promise<AbortController> {
+  const controller = new AbortController();
+  let ended = false;
+  const finish = (err: unknown) => {
+    if (ended) return;
+    ended = true;
+    controller.abort();
+    callbacks.ended(err);
+  };
+  try {
+    const { path, labelSelector, fieldSelector } = collection;
+    const query = { resourceVersion, labelSelector, fieldSelector, watch: 'true', allowWatchBookmarks: 'true' };
+    const { url, res } = await apiGet(kc, path, query, controller.signal, limiter);
+    if (res.statusCode !== 200) throw await statusError('WATCH', url, res);
+    res.socket?.setKeepAlive(true, KEEPALIVE_MS);
+    callbacks.opened();
+    // A stream cut short ends with an 'error' (ECONNRESET) before 'close'; a clean end only closes.
+    res.on('error', finish);
+    res.on('close', () => finish(res.complete ? null : prematureClose()));
+    const lines = createInterface({ input: res, crlfDelay: Infinity });
+    lines.on('error', finish); // readline re-emits the input's errors
+    lines.on('line', (line) => {
+      let event: { type: string; object: unknown };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        return; // as client-node: a line that is not JSON is skipped
+      }
+      callbacks.event(event.type, trimObject(event.object as KubernetesObject));
+    });
+  } catch (err) {
+    finish(err);
+  }
+  return controller;
+}
+
+/** What node-fetch reports for a body cut short (classified as `unreachable`). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
