@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import type { ViteUserConfig } from 'vitest/config';
+import { configDefaults, type ViteUserConfig } from 'vitest/config';
 
 /**
  * Shared vitest settings. The `@kpng/source` export condition makes packages resolve each other's
  * TypeScript sources inside the repo, so tests never need a prior build. Each package writes a JSON
  * report that `tools/scripts/test.mjs` sums into the workspace's closing `N passed, M failed` line.
+ * test.mjs runs the suites that boot the lab's kernel VM (`*vm.test.ts`) in a lane of their own beside
+ * the rest: `KPNG_VITEST_EXCLUDE` (comma-separated globs) leaves them out of the main run, and
+ * `KPNG_VITEST_REPORT` names the lane's report file so the two runs of one package never share one.
  */
 export function kpngVitest(root: string): ViteUserConfig {
   const conditions = ['@kpng/source', 'node', 'import', 'module', 'default'];
@@ -14,7 +17,11 @@ export function kpngVitest(root: string): ViteUserConfig {
     test: {
       root,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      reporters: ['default', ['json', { outputFile: `${root}/.vitest-report.json` }]],
+      exclude: [...configDefaults.exclude, ...excludedByEnv()],
+      reporters: [
+        'default',
+        ['json', { outputFile: `${root}/${process.env['KPNG_VITEST_REPORT'] ?? '.vitest-report.json'}` }],
+      ],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       fileParallelism: true,
@@ -22,4 +29,8 @@ export function kpngVitest(root: string): ViteUserConfig {
       setupFiles: [fileURLToPath(new URL('./vitest.fuzz-seed.mjs', import.meta.url))],
     },
   };
+}
+
+function excludedByEnv(): string[] {
+  return (process.env['KPNG_VITEST_EXCLUDE'] ?? '').split(',').filter((glob) => glob !== '');
 }

@@ -11,10 +11,19 @@
 // guest runs the host's node, and one boot per CI run is what the time budget allows. So do the
 // fault suite (`fault-*.e2e.test.ts`, ~3 min) and the swap matrix (`swap.e2e.test.ts`, ~3 min).
 // The last line is then the total of both passes.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+//
+// The VM lane: a whole run (no `--projects`) takes the VM suites out of the Nx run and runs them
+// one after another in a lane of their own, started first and beside everything else (the passes
+// above included). The guest is one emulated CPU under TCG: the lane keeps one host core busy for
+// ~10 min, while the rest of the run waits mostly on kernels, sockets and child processes. Serial,
+// the two would add up; side by side the run takes about as long as the longer of them. The lane's
+// output is printed after the passes, its tests are in the total (its own report per package,
+// `.vitest-report.vm.json`), and a lane that could not run counts as failed.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sumReports, totalLine, withExitStatus } from './totals.mjs';
+import { vmSuites } from './vm-lane.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', FORCE_COLOR: '0' };
@@ -24,12 +33,16 @@ const projectDirs = ['packages', 'tools']
 const args = process.argv.slice(2);
 const filtered = args.some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 
+const VM_SUITES = '**/*vm.test.ts';
+const REPORT = '.vitest-report.json';
+const VM_REPORT = '.vitest-report.vm.json';
+
 /** Sums the JSON reports each project's vitest wrote (totals.mjs); a project without one counts as failed. */
-function collect(dirs, { requireAll }) {
+function collect(dirs, { requireAll, file = REPORT }) {
   const reports = [];
   const missing = [];
   for (const dir of dirs) {
-    const report = join(dir, '.vitest-report.json');
+    const report = join(dir, file);
     if (existsSync(report)) reports.push(JSON.parse(readFileSync(report, 'utf8')));
     else missing.push(dir.slice(root.length));
   }
@@ -38,13 +51,15 @@ function collect(dirs, { requireAll }) {
   return total;
 }
 
-const clearReports = (dirs) => dirs.forEach((dir) => rmSync(join(dir, '.vitest-report.json'), { force: true }));
+const names = (dirs) => dirs.map((d) => d.slice(root.length)).join(', ');
+const clearReports = (dirs, file = REPORT) => dirs.forEach((dir) => rmSync(join(dir, file), { force: true }));
 const line = totalLine;
 
 clearReports(projectDirs);
+const lane = filtered ? undefined : vmLane();
 const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
   cwd: root,
-  env,
+  env: lane ? { ...env, KPNG_VITEST_EXCLUDE: VM_SUITES } : env,
   stdio: 'inherit',
 });
 const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
@@ -58,60 +73,39 @@ if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
   total.skipped += lts.skipped;
 }
 
+if (lane) {
+  const vm = await lane;
+  console.log(`VM lane (${names(vm.dirs)}): ${line(vm)}`);
+  total.passed += vm.passed;
+  total.failed += vm.failed;
+  total.skipped += vm.skipped;
+}
+
 console.log(line(total));
 process.exit(total.failed > 0 || nx.status !== 0 ? 1 : 0);
 
-function ltsPass() {
-  const failed = (why) => {
-    console.error(`node LTS pass: ${why}`);
-    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable' };
-  };
-  // The release tool owns the pinned runtime (fetch, integrity check, cache); build it if needed.
-  const cli = join(root, 'tools/release/dist/cli/images.js');
-  if (!existsSync(cli)) {
-    const b = spawnSync('npx', ['nx', 'run', '@kpng/release:build', '--outputStyle=stream'], {
-      cwd: root,
-      env,
-      stdio: 'inherit',
-    });
-    if (b.status !== 0) return failed('building @kpng/release failed');
-  }
-  const where = spawnSync(process.execPath, [cli, 'node'], { cwd: root, env, encoding: 'utf8' });
-  if (where.status !== 0) return failed(`fetching the pinned node failed: ${where.stderr}`);
-  const node = where.stdout.trim().split('\n').at(-1);
-  const ltsEnv = { ...env, PATH: `${dirname(node)}:${env.PATH}` };
-  const version = spawnSync('node', ['--version'], { env: ltsEnv, encoding: 'utf8' }).stdout.trim();
-  if (`${version}\n` !== spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout)
-    return failed(`PATH does not select ${node} (node --version: ${version})`);
-  const dirs = projectDirs.filter((d) => d.startsWith(join(root, 'packages/')));
-  clearReports(dirs);
-  let status = 0;
-  for (const dir of dirs) {
-    console.log(`\n=== ${dir.slice(root.length)} on node ${version}`);
-    // `npx vitest` starts vitest with the `node` on PATH: the pinned LTS, and so is every `node` a test spawns.
-    // The fault suite (packages/kube-proxy/test/fault-*, ~3 min of 30 s outages and repair
-    // deadlines) and the swap matrix (packages/kube-proxy/test/swap.e2e.test.ts, ~3 min of rule
-    // sets loaded, swapped and cleaned up) test kpng's behaviour on the kernel, not the runtime's:
-    // once per CI run, like the VM suites.
-    const r = spawnSync(
-      'npx',
-      [
-        'vitest',
-        'run',
-        '--exclude',
-        '**/*vm.test.ts',
-        '--exclude',
-        '**/fault-*.e2e.test.ts',
-        '--exclude',
-        '**/swap.e2e.test.ts',
-      ],
-      {
-        cwd: dir,
-        env: ltsEnv,
-        stdio: 'inherit',
-      },
-    );
-    status ||= r.status ?? 1;
-  }
-  return { ...withExitStatus(collect(dirs, { requireAll: true }), status), version };
+/**
+ * Starts the VM lane (vm-lane.mjs) beside the passes; resolves to its counts once it is done. Its output
+ * goes to a log file printed whole at the end (interleaved with the passes it would be unreadable).
+ */
+function vmLane() {
+  const dirs = projectDirs.filter((d) => vmSuites(d).length > 0);
+  clearReports(dirs, VM_REPORT);
+  const logPath = join(root, '.vitest-vm-lane.log');
+  const logFd = openSync(logPath, 'w');
+  const child = spawn(process.execPath, [join(root, 'tools/scripts/vm-lane.mjs'), ...dirs], {
+    cwd: root,
+    env: { ...env, KPNG_VITEST_REPORT: VM_REPORT },
+    stdio: ['ignore', logFd, logFd],
+  });
+  closeSync(logFd);
+  console.log(`VM lane started beside the passes: ${names(dirs)} (log: ${logPath})`);
+  return new Promise((resolve) => {
+    const done = (status, why) => {
+      console.log(`\n=== VM lane output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
+      resolve({ ...withExitStatus(collect(dirs, { requireAll: true, file: VM_REPORT }), status), dirs });
+    };
+    child.on('error', (err) => done(1, err.message));
+    child.on('close', (code) => done(code ?? 1));
+  });
 }
