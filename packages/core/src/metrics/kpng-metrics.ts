@@ -55,7 +55,7 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
     }),
     streamRefusedTotal: new Counter({
       name: 'kpng_stream_refused_total',
-      help: 'Watch calls a state stream server refused, by API and reason (peer_streams: the peer has as many open as it may; streams: the server has)',
+      help: 'Watch calls a state stream server refused, by API and reason (peer_streams: the peer has as many open as it may; streams: the server has; node_identity: the client certificate does not name the node the request names)',
       labelNames: ['api', 'reason'] as const,
       registers,
     }),

@@ -9,8 +9,9 @@ import type { Source } from '../watch/source.js';
 import { FileSource } from '../watch/file/index.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { ApiSource } from '../watch/api/index.js';
-import { UsageError, type ProgramOptions } from './program-options.js';
+import { defaultNodeName, UsageError, type ProgramOptions } from './program-options.js';
 import type { StreamTls } from '../stream/tls.js';
+import { readFlagTls } from './stream-tls-flags.js';
 
 export const EXAMPLE_NODE = 'node-a';
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -67,7 +68,15 @@ export function chooseSource(
       return { source: new FileSource({ path: opts.file ?? exampleClusterPath() }), description: `file ${opts.file}` };
     case 'api':
       return {
-        source: new ApiSource({ address: opts.api!, ...(apiTls ? { watch: { tls: apiTls } } : {}) }),
+        source: new ApiSource({
+          address: opts.api!,
+          // The node this agent serves, as a kpng agent names itself anywhere (a central core with
+          // mutual TLS checks it against the client certificate).
+          nodeName: nodeName ?? defaultNodeName(),
+          ...(apiTls && opts.apiTls
+            ? { watch: { tls: apiTls, reloadTls: async () => (await readFlagTls(opts.apiTls))! } }
+            : {}),
+        }),
         description: `central core at ${opts.api}${apiTls ? ' (mutual TLS)' : ''}`,
       };
     case 'kube': {

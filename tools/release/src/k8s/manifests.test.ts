@@ -136,7 +136,9 @@ describe('overlays', () => {
           ).toBe(true);
       }
       for (const v of w.pod.volumes ?? [])
-        if (v.configMap) expect(has('ConfigMap', v.configMap.name), `volume ${v.name}`).toBe(true);
+        // kube-root-ca.crt: the cluster CA, which the control plane publishes in every namespace.
+        if (v.configMap && v.configMap.name !== 'kube-root-ca.crt')
+          expect(has('ConfigMap', v.configMap.name), `volume ${v.name}`).toBe(true);
     }
     for (const b of rs.filter((r) => r.kind === 'ClusterRoleBinding')) {
       const rb = b as unknown as {
@@ -367,21 +369,12 @@ describe('split overlay', () => {
 });
 
 describe('central overlay', () => {
-  /**
-   * The global stream leaves the node, so both ends use mutual TLS: each flag must name a key of
-   * one Secret, mounted read-only, readable by the container's user and by no one else.
-   */
-  function tlsFiles(w: Workload, c: Container, names: string[]): { secret: string; files: string[] } {
-    const paths = names.map((n) => flag(c, n)!);
-    const dirs = new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/'))));
-    expect(dirs.size, `${c.name}: one directory`).toBe(1);
-    const mount = c.volumeMounts!.find((m) => m.mountPath === [...dirs][0])!;
-    expect(mount.readOnly).toBe(true);
-    const secret = w.pod.volumes!.find((v) => v.name === mount.name)!.secret!;
-    expect(secret.defaultMode! & 0o007, 'no access for others').toBe(0);
-    return { secret: secret.secretName, files: paths.map((p) => p.slice(p.lastIndexOf('/') + 1)) };
+  /** The read-only mount holding `path`, and the volume behind it. */
+  function mountOf(w: Workload, c: Container, path: string) {
+    const mount = c.volumeMounts!.find((m) => path.startsWith(m.mountPath + '/'))!;
+    expect(mount.readOnly, `${c.name}: ${path} read-only`).toBe(true);
+    return { file: path.slice(mount.mountPath.length + 1), volume: w.pod.volumes!.find((v) => v.name === mount.name)! };
   }
-
   const central = workloads.find((x) => x.overlay === 'central' && x.resource.kind === 'Deployment')!;
   const agents = workloads.find((x) => x.overlay === 'central' && x.resource.kind === 'DaemonSet')!;
   const rs = rendered['central']!;
@@ -391,10 +384,16 @@ describe('central overlay', () => {
     expect((central.resource['spec'] as { replicas: number }).replicas).toBe(1);
     expect(flag(c, 'global-listen')).toBe('0.0.0.0:12090');
     expect(flag(c, 'listen')).toBe('none');
-    expect(tlsFiles(central, c, ['global-tls-cert', 'global-tls-key', 'global-tls-client-ca'])).toEqual({
-      secret: 'kpng-central-tls',
-      files: ['tls.crt', 'tls.key', 'ca.crt'],
-    });
+    // Its own certificate: one Secret, readable by the container's user and by no one else.
+    const cert = mountOf(central, c, flag(c, 'global-tls-cert')!);
+    const key = mountOf(central, c, flag(c, 'global-tls-key')!);
+    expect([cert.file, key.file]).toEqual(['tls.crt', 'tls.key']);
+    expect(key.volume).toBe(cert.volume);
+    expect(cert.volume.secret!.secretName).toBe('kpng-central-tls');
+    expect(cert.volume.secret!.defaultMode! & 0o007, 'no access for others').toBe(0);
+    // Client CA: the cluster CA, which signs the kubelets' client certificates.
+    const clientCa = mountOf(central, c, flag(c, 'global-tls-client-ca')!);
+    expect([clientCa.file, clientCa.volume.configMap]).toEqual(['ca.crt', { name: 'kube-root-ca.crt' }]);
     expect(c.securityContext?.capabilities).toEqual({ drop: ['ALL'] });
     expect((central.resource['spec'] as any).template.spec.securityContext.runAsNonRoot).toBe(true);
     const svc = rs.find((r) => r.kind === 'Service')!['spec'] as {
@@ -409,10 +408,15 @@ describe('central overlay', () => {
   it('node agents consume the central core (address from a ConfigMap) and program nftables', () => {
     const a = byName(agents, 'kpng');
     expect(flag(a, 'api')).toBe('$(KPNG_CENTRAL_ADDRESS)');
-    expect(tlsFiles(agents, a, ['api-tls-ca', 'api-tls-cert', 'api-tls-key'])).toEqual({
-      secret: 'kpng-agent-tls',
-      files: ['ca.crt', 'tls.crt', 'tls.key'],
-    });
+    // Each agent's own identity: the kubelet's client certificate (CN system:node:NAME) from the host,
+    // and the node it names comes from spec.nodeName.
+    const cert = mountOf(agents, a, flag(a, 'api-tls-cert')!);
+    expect(flag(a, 'api-tls-key')).toBe(flag(a, 'api-tls-cert'));
+    expect(cert.file).toBe('kubelet-client-current.pem');
+    expect(cert.volume.hostPath).toEqual({ path: '/var/lib/kubelet/pki', type: 'Directory' });
+    expect(a.env!.find((e) => e.name === 'NODE_NAME')!.valueFrom).toEqual({ fieldRef: { fieldPath: 'spec.nodeName' } });
+    const ca = mountOf(agents, a, flag(a, 'api-tls-ca')!);
+    expect([ca.file, ca.volume.configMap]).toEqual(['ca.crt', { name: 'kpng-central-ca' }]);
     const ref = a.env!.find((e) => e.name === 'KPNG_CENTRAL_ADDRESS')!.valueFrom!.configMapKeyRef!;
     const cm = rs.find((r) => r.kind === 'ConfigMap' && r.metadata.name === ref.name)!;
     expect((cm['data'] as Record<string, string>)[ref.key]).toMatch(/:12090$/);

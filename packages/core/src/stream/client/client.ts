@@ -13,6 +13,7 @@ import type { StateSource } from '../hub.js';
 import { DecodedItemCache } from '../codec/item-cache.js';
 import type { StreamApi } from '../service-definitions.js';
 import { parseDialAddress } from '../stream-address.js';
+import type { StreamTls } from '../tls.js';
 
 export interface WatchOptions extends GrpcSourceOptions {
   /** Stops the watch; the returned promise then resolves. */
@@ -27,6 +28,11 @@ export interface WatchOptions extends GrpcSourceOptions {
   readonly decodeCache?: boolean;
   /** Trigger times at or before this (epoch ms) are dropped; default: when the watch started. */
   readonly since?: number;
+  /**
+   * Reads `tls` again before each reconnection (the files behind it may have been rotated, as the
+   * kubelet rotates its client certificate); on failure the previous `tls` is kept and the failure logged.
+   */
+  readonly reloadTls?: () => Promise<StreamTls>;
 }
 
 /**
@@ -114,8 +120,18 @@ async function watchRemote<S>(
   const log = (options.logger ?? defaultLog).with({ component: 'stream-client', api, address });
   const consumeOptions = { signal, backoff: options.backoff, log, since: options.since ?? Date.now() };
   const cursor: WatchCursor = { token: undefined, failures: 0 };
+  let tls = options.tls;
+  let first = true;
   while (!signal?.aborted) {
-    const source = new GrpcStateSource(api, address, decode, options);
+    if (!first && options.reloadTls) {
+      try {
+        tls = await options.reloadTls();
+      } catch (e) {
+        log.warn('could not read the TLS files again; using the ones read before', { err: toError(e) });
+      }
+    }
+    first = false;
+    const source = new GrpcStateSource(api, address, decode, { ...options, ...(tls ? { tls } : {}) });
     try {
       await consume(source, handler, cursor, consumeOptions);
     } catch (e) {

@@ -16,6 +16,11 @@ export interface GrpcSourceOptions {
   readonly idleTimeoutMs?: number;
   /** Mutual TLS (a central core's global stream off loopback): the server's CA, this client's certificate and key. */
   readonly tls?: StreamTls;
+  /**
+   * The node this client serves, sent in every request of the global stream (`node_name`): a
+   * central core with mutual TLS serves it only if the client certificate names that node.
+   */
+  readonly nodeName?: string;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -33,6 +38,7 @@ export class GrpcStateSource<S> implements StateSource<S> {
   readonly #call: ClientDuplexStream<Buffer, Buffer>;
   readonly #decode: StateDecoder<S>;
   readonly #idleTimeoutMs: number | undefined;
+  readonly #nodeName: string;
   #heartbeatMs = ASSUMED_HEARTBEAT_MS;
   #state: Buffer | undefined;
   #failure: Error | undefined;
@@ -42,6 +48,7 @@ export class GrpcStateSource<S> implements StateSource<S> {
   constructor(api: StreamApi, target: string, decode: StateDecoder<S>, options: GrpcSourceOptions = {}) {
     this.#decode = decode;
     this.#idleTimeoutMs = options.idleTimeoutMs;
+    this.#nodeName = api === 'global' ? (options.nodeName ?? '') : '';
     // A private channel per source: no shared subchannel (and its own reconnect backoff) survives a failure.
     this.#client = new Client(target, channelCredentials(options.tls), {
       'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -59,7 +66,7 @@ export class GrpcStateSource<S> implements StateSource<S> {
 
   async next(after: ResumeToken | undefined, signal?: AbortSignal): Promise<Delivery<S>> {
     if (this.#failure) throw this.#failure;
-    this.#call.write(encodeWatchRequest(after));
+    this.#call.write(encodeWatchRequest(after, this.#nodeName));
     const onAbort = () => this.#wake?.();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

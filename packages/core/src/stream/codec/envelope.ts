@@ -1,5 +1,6 @@
 /**
- * The envelope shared by both APIs: `WatchRequest{instance_id=1, revision=2}` and
+ * The envelope shared by both APIs: `WatchRequest{instance_id=1, revision=2, node_name=3}` (the global
+ * stream's requests name the client's node; the local stream's never do) and
  * `WatchResponse{oneof {State state=1; Heartbeat heartbeat=2}}`. A State is assembled by copying
  * pre-encoded items (Services, slices, nodes) after a small head, never re-encoding them.
  */
@@ -19,27 +20,37 @@ export type DecodedResponse =
   /** A response kind a newer server added: ignored. */
   | { readonly type: 'unknown' };
 
-export function encodeWatchRequest(token: ResumeToken | undefined): Buffer {
+/** What a client sends: its resume token and, on the global stream, the node it serves. */
+export interface WatchRequest {
+  /** `undefined` when the client has no state yet (empty instance id). */
+  readonly token: ResumeToken | undefined;
+  /** `node_name` (field 3, global stream only); "" when absent (a client older than the field, or the local stream). */
+  readonly nodeName: string;
+}
+
+export function encodeWatchRequest(token: ResumeToken | undefined, nodeName = ''): Buffer {
   const w = new ProtoWriter(64);
   if (token) {
     w.string(1, token.instanceId);
     w.uint(2, token.revision);
   }
+  w.string(3, nodeName);
   return w.finish();
 }
 
-/** `undefined` when the client has no state yet (empty instance id). */
-export function decodeWatchRequest(buf: Buffer): ResumeToken | undefined {
+export function decodeWatchRequest(buf: Buffer): WatchRequest {
   const r = new ProtoReader(buf);
   let instanceId = '';
   let revision = 0;
+  let nodeName = '';
   while (r.pos < r.end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | 2)) instanceId = r.string();
     else if (tag === ((2 << 3) | 0)) revision = r.varint();
+    else if (tag === ((3 << 3) | 2)) nodeName = r.string();
     else r.skip(tag & 7);
   }
-  return instanceId === '' ? undefined : { instanceId, revision };
+  return { token: instanceId === '' ? undefined : { instanceId, revision }, nodeName };
 }
 
 export function encodeHeartbeat(h: HeartbeatInfo): Buffer {

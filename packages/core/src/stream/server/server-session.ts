@@ -14,7 +14,17 @@ export interface StreamObserver {
   streamRefused?(api: StreamApi, reason: StreamRefusal): void;
 }
 
-export type StreamRefusal = 'peer_streams' | 'streams';
+/**
+ * `peer_streams`, `streams`: a limit; `node_identity`: on the global stream with mutual TLS, the
+ * client certificate names no node, or not the node the request names.
+ */
+export type StreamRefusal = 'peer_streams' | 'streams' | 'node_identity';
+
+/**
+ * Checks the node a request names against the caller's certificate; `undefined` when allowed,
+ * else the refusal's text (already counted and logged by the checker).
+ */
+export type NodeCheck = (requested: string) => string | undefined;
 
 export interface SessionContext<S> {
   readonly api: StreamApi;
@@ -46,6 +56,8 @@ export class ServerSession<S> {
   constructor(
     private readonly call: ServerDuplexStream<Buffer, Buffer>,
     private readonly ctx: SessionContext<S>,
+    /** Absent: requests name no node that matters (the local stream, or no TLS). */
+    private readonly checkNode?: NodeCheck,
   ) {
     this.#abort.signal.addEventListener('abort', () => this.#wakeCredit?.(), { once: true });
   }
@@ -128,12 +140,20 @@ export class ServerSession<S> {
   }
 
   #onRequest(buf: Buffer): void {
+    let request;
     try {
-      this.#token = decodeWatchRequest(buf);
+      request = decodeWatchRequest(buf);
     } catch (e) {
       this.call.emit('error', { code: status.INVALID_ARGUMENT, details: toError(e).message });
       return;
     }
+    // Every request, not only the first: a call never serves a node its certificate does not name.
+    const refused = this.checkNode?.(request.nodeName);
+    if (refused !== undefined) {
+      this.call.emit('error', { code: status.PERMISSION_DENIED, details: refused });
+      return;
+    }
+    this.#token = request.token;
     this.#hasCredit = true;
     this.#wakeCredit?.();
   }

@@ -2,7 +2,8 @@ import { Server, status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { formatListenAddress } from '../../util/address.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import type { Delivery, StateHub } from '../hub.js';
-import { ServerSession, type StreamObserver, type StreamRefusal } from './server-session.js';
+import { ServerSession, type NodeCheck, type StreamObserver, type StreamRefusal } from './server-session.js';
+import { certificateNodeNames, nodeIdentityProblem } from './node-identity.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { parseServeAddress } from '../stream-address.js';
 import { serverCredentials } from '../credentials.js';
@@ -15,7 +16,10 @@ export interface ServeOptions<S> {
   readonly address: string;
   /**
    * Mutual TLS: clients must present a certificate signed by `tls.ca`. Required for any address
-   * but a unix socket or loopback (central-core mode); accepted on loopback too.
+   * but a unix socket or loopback (central-core mode); accepted on loopback too. On the global
+   * stream each client must also be a node: its certificate names one (a DNS subjectAltName, or a
+   * subject CN `system:node:NAME` as the kubelet's), and every request names that node
+   * (`node_name`); any other call is refused (`node_identity`).
    */
   readonly tls?: StreamTls;
   /** Default 5000. */
@@ -82,6 +86,26 @@ export async function serveStateStream<S>(
       details: `too many state streams open (${reason === 'streams' ? 'server' : 'this peer'}: ${limit})`,
     });
   };
+  /** Node-identity refusals logged per peer, until that peer is served: a client retrying makes one line. */
+  const warnedIdentity = new Set<string>();
+  const nodeCheck = (call: ServerDuplexStream<Buffer, Buffer>, peer: string): NodeCheck | undefined => {
+    if (api !== 'global' || options.tls === undefined) return undefined;
+    const certified = certificateNodeNames(call.getAuthContext()?.sslPeerCertificate);
+    return (requested) => {
+      const problem = nodeIdentityProblem(certified, requested);
+      if (problem === undefined) {
+        warnedIdentity.delete(peer);
+        return undefined;
+      }
+      options.observer?.streamRefused?.(api, 'node_identity');
+      const fields = { peer, node: requested.slice(0, 253), certified: certified.join(',').slice(0, 300) };
+      if (!warnedIdentity.has(peer)) log.warn(`refusing a state stream call: ${problem}`, fields);
+      else log.debug(2, `refusing a state stream call: ${problem}`, fields);
+      if (warnedIdentity.size >= 10_000) warnedIdentity.clear();
+      warnedIdentity.add(peer);
+      return `${problem} (node ${JSON.stringify(requested.slice(0, 253))})`;
+    };
+  };
   const ctx = {
     api,
     hub: options.hub,
@@ -99,7 +123,7 @@ export async function serveStateStream<S>(
         if (sessions.size >= maxStreams) return refuse(call, peer, 'streams', maxStreams);
         if (open >= maxPerPeer) return refuse(call, peer, 'peer_streams', maxPerPeer);
         perPeer.set(peer, open + 1);
-        const session = new ServerSession(call, ctx);
+        const session = new ServerSession(call, ctx, nodeCheck(call, peer));
         sessions.add(session);
         void session.run().finally(() => {
           sessions.delete(session);

@@ -21,8 +21,12 @@ export interface TestPki {
   readonly ca: Buffer;
   /** Signed by `ca`, for 127.0.0.1 and localhost. */
   readonly server: TestIdentity;
-  /** Signed by `ca`. */
+  /** Signed by `ca`, the node agent of `node-a` (subjectAltName `DNS:node-a`). */
   readonly client: TestIdentity;
+  /** Signed by `ca`, a kubelet's kind of client certificate: subject `CN=system:node:node-b, O=system:nodes`, no SAN. */
+  readonly kubeletClient: TestIdentity;
+  /** Signed by `ca`, a client certificate that names no node (`CN=kpng test anonymous`, no SAN). */
+  readonly anonymousClient: TestIdentity;
   /** Another CA, and a client certificate it signed: a stranger to `ca`. */
   readonly otherCaPath: string;
   readonly otherCa: Buffer;
@@ -39,7 +43,11 @@ export async function makeTestPki(dir: string): Promise<TestPki> {
     caPath: ca,
     ca: await readFile(ca),
     server: await makeLeaf(dir, 'server', ca, 'serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost'),
-    client: await makeLeaf(dir, 'client', ca, 'clientAuth'),
+    client: await makeLeaf(dir, 'client', ca, 'clientAuth', 'subjectAltName=DNS:node-a'),
+    kubeletClient: await makeLeaf(dir, 'kubelet', ca, 'clientAuth', {
+      subject: '/O=system:nodes/CN=system:node:node-b',
+    }),
+    anonymousClient: await makeLeaf(dir, 'anonymous', ca, 'clientAuth'),
     otherCaPath: otherCa,
     otherCa: await readFile(otherCa),
     strangerClient: await makeLeaf(dir, 'stranger', otherCa, 'clientAuth'),
@@ -64,14 +72,16 @@ async function makeLeaf(
   name: string,
   caCert: string,
   usage: string,
-  ...ext: string[]
+  ...more: (string | { subject: string })[]
 ): Promise<TestIdentity> {
+  const ext = more.filter((m): m is string => typeof m === 'string');
+  const subject = more.find((m): m is { subject: string } => typeof m !== 'string')?.subject ?? `/CN=kpng test ${name}`;
   const keyPath = join(dir, `${name}.key`);
   const certPath = join(dir, `${name}.crt`);
   const csr = join(dir, `${name}.csr`);
   const extFile = join(dir, `${name}.ext`);
   await writeFile(extFile, [`extendedKeyUsage=${usage}`, ...ext].join('\n') + '\n');
-  await run('openssl', ['req', ...EC, '-keyout', keyPath, '-out', csr, '-subj', `/CN=kpng test ${name}`]);
+  await run('openssl', ['req', ...EC, '-keyout', keyPath, '-out', csr, '-subj', subject]);
   const caKey = caCert.replace(/\.crt$/, '.key');
   await run('openssl', [
     'x509',

@@ -16,6 +16,8 @@ import { nodeProblems, serviceCIDRProblems, serviceProblems, sliceProblems } fro
 export interface ApiSourceOptions {
   /** The central core's global stream: `host:port` or `unix:///path`. */
   readonly address: string;
+  /** This node's name, sent to the central core, which checks it against the client certificate (with mutual TLS). */
+  readonly nodeName?: string;
   readonly watch?: Omit<WatchOptions, 'signal'>;
   readonly log?: Logger;
 }
@@ -54,7 +56,11 @@ export class ApiSource implements Source {
           for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) sink.synced(kind);
         }
       },
-      { ...this.options.watch, signal },
+      {
+        ...this.options.watch,
+        ...(this.options.nodeName !== undefined ? { nodeName: this.options.nodeName } : {}),
+        signal,
+      },
     );
   }
 
