@@ -4,7 +4,9 @@
 // backend programs the lab's node namespace for what enters the node (the external client:
 // ClusterIP, NodePorts, external and LB IPs, source ranges, masquerade). Two cases differ by
 // design for clients in the cgroup: hairpin (no NAT, the pod keeps its own source) and ITP Local
-// without a local endpoint (connect() fails with EHOSTUNREACH at once, not a drop).
+// without a local endpoint (connect() fails with EHOSTUNREACH at once, not a drop). The packet
+// path is north-south only (nft scope 'north-south', as `--packet-path nft` configures it): a
+// ClusterIP reached from outside the node is refused by the ClusterIP guard, not balanced.
 import { allFeatures, fullSyncRequest, nodeState, SILENT_LOGGER } from '@kpng/core/testing';
 import {
   BEHAVIOURS,
@@ -43,6 +45,7 @@ describe.skipIf(!e2e.run)('ebpf backend + nft packet path in the lab: the whole 
       netns: lab.node.namespace.name,
       conntrack: false,
       log: SILENT_LOGGER,
+      scope: 'north-south',
     });
     backend = new EbpfBackend({ cgroup: cgroup.path, logger: SILENT_LOGGER, packetPath });
     await backend.setup();
@@ -61,7 +64,13 @@ describe.skipIf(!e2e.run)('ebpf backend + nft packet path in the lab: the whole 
     expect(stdout).toMatch(/198\.19\./);
   });
 
-  const cases = [...BEHAVIOURS, ...CLUSTER_IP_GUARD].filter((c) => !byDesign(c));
+  // North-south only: nothing balances a ClusterIP for a client outside the node; the guard refuses it.
+  const outsideToClusterIP = (c: BehaviourCase): boolean => c.from === 'external' && c.to.startsWith('cluster:');
+  const cases = [...BEHAVIOURS, ...CLUSTER_IP_GUARD]
+    .filter((c) => !byDesign(c))
+    .map((c): BehaviourCase =>
+      outsideToClusterIP(c) ? { name: c.name, from: c.from, to: c.to, port: c.port, expect: 'refused' } : c,
+    );
 
   for (const family of ['IPv4', 'IPv6'] as const) {
     describe(family, () => {
@@ -83,6 +92,19 @@ describe.skipIf(!e2e.run)('ebpf backend + nft packet path in the lab: the whole 
       });
     });
   }
+
+  it('the one case answered differently is the ClusterIP from outside', () => {
+    expect(BEHAVIOURS.filter(outsideToClusterIP).map((c) => c.name)).toEqual([
+      'ClusterIP from outside the cluster is masqueraded',
+    ]);
+  });
+
+  it('the nft table balances no TCP/UDP ClusterIP', async () => {
+    const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'map', 'ip', 'kpng', 'service-ips']);
+    expect(stdout).toMatch(/203\.0\.113\./);
+    expect(stdout).toMatch(/198\.19\.[0-9.]+ \. sctp/); // SCTP, which the socket hooks do not serve
+    expect(stdout).not.toMatch(/198\.19\.[0-9.]+ \. (tcp|udp)/);
+  });
 
   it('the cases left out are exactly the two by design', () => {
     expect(BEHAVIOURS.filter(byDesign).map((c) => c.name)).toEqual([

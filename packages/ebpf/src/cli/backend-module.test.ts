@@ -32,9 +32,9 @@ describe('parseEbpfFlags', () => {
     expect(() => backend.create(config, { nodeName: 'n', registry: new Registry(), netns: 'x' })).toThrow(UsageError);
   });
 
-  it('--packet-path nft configures the nft backend from its own flags; anything else is refused', () => {
+  it('--packet-path nft configures the nft backend (north-south only) from its own flags; anything else is refused', () => {
     const config = parseEbpfFlags({ 'cgroup-root': '/cg', 'packet-path': 'nft', 'masquerade-all': true });
-    expect(config.nft).toMatchObject({ masqueradeAll: true });
+    expect(config.nft).toMatchObject({ masqueradeAll: true, scope: 'north-south' });
     expect(parseEbpfFlags({ 'cgroup-root': '/cg' }).nft).toBeUndefined();
     expect(() => parseEbpfFlags({ 'cgroup-root': '/cg', 'packet-path': 'iptables' })).toThrow(/--packet-path/);
     expect(backend.create(config, { nodeName: 'n', registry: new Registry() })).toBeInstanceOf(EbpfBackend);

@@ -49,7 +49,8 @@ export function parseEbpfFlags(values: FlagValues): EbpfFlagConfig {
       ...(services === undefined ? {} : { services4: services, services6: services }),
       ...(endpoints === undefined ? {} : { endpoints }),
     },
-    ...(packetPath === 'nft' ? { nft: nft.parseFlags(values) } : {}),
+    // North-south only: the maps balance TCP/UDP ClusterIPs at the socket; nft writes nothing for them.
+    ...(packetPath === 'nft' ? { nft: { ...nft.parseFlags(values), scope: 'north-south' } } : {}),
   };
 }
 

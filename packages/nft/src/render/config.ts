@@ -22,6 +22,14 @@ export interface NftConfig {
   readonly serviceCIDRs: readonly string[];
   /** Maximum number of ClientIP affinity entries (client, sticky port's endpoint) per family. */
   readonly affinitySetSize: number;
+  /**
+   * `all`: every Service address. `north-south`: NodePorts, external and LB IPs (with source
+   * ranges, masquerade, hairpin); the ClusterIP of a TCP or UDP port keeps only its guard entry
+   * (unused ports rejected) and is not balanced here (SCTP ClusterIPs are): the mode of a packet
+   * path whose east-west traffic is balanced at the socket (the ebpf backend), so an endpoint
+   * change of a ClusterIP-only Service writes nothing.
+   */
+  readonly scope: 'all' | 'north-south';
 }
 
 export type NftConfigInput = Partial<NftConfig>;
@@ -35,6 +43,7 @@ export const DEFAULT_CONFIG: NftConfig = {
   masqueradeBit: 14,
   serviceCIDRs: [],
   affinitySetSize: 1_048_576,
+  scope: 'all',
 };
 
 const INTERFACE_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
@@ -53,6 +62,7 @@ export function resolveConfig(input: NftConfigInput = {}): NftConfig {
   }
   if (!Number.isInteger(config.affinitySetSize) || config.affinitySetSize < 1)
     problems.push('affinitySetSize must be a positive integer');
+  if (config.scope !== 'all' && config.scope !== 'north-south') problems.push('scope must be all or north-south');
   const cidrs = [
     ...(config.nodePortAddresses === 'primary' ? [] : config.nodePortAddresses),
     ...config.serviceCIDRs,

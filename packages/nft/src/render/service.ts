@@ -88,7 +88,10 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   const portText = String(port.port);
   const comment = elementComment(port.key);
   const externalIPs = [...addresses.externalIPs, ...addresses.loadBalancerIPs];
-  const vips = [addresses.clusterIP, ...externalIPs];
+  // North-south only: a TCP or UDP port's ClusterIP keeps its guard entry (renderService) and
+  // nothing else (balanced at the socket); SCTP, which socket hooks do not serve, stays here.
+  const clusterIPs = b.ctx.config.scope === 'all' || port.protocol === 'SCTP';
+  const vips = clusterIPs ? [addresses.clusterIP, ...externalIPs] : externalIPs;
 
   if (addresses.loadBalancerSourceRanges.length > 0) {
     for (const lb of addresses.loadBalancerIPs) {
@@ -98,7 +101,9 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
       }
     }
   }
-  for (const ep of eps.allReachable) if (ep.isLocal) b.element({ container: SET.hairpin, key: [ep.ip, ep.ip] });
+  // (Hairpin masquerade follows DNAT here: none for a ClusterIP this table does not balance.)
+  if (clusterIPs || eps.externallyAccessible)
+    for (const ep of eps.allReachable) if (ep.isLocal) b.element({ container: SET.hairpin, key: [ep.ip, ep.ip] });
 
   if (!eps.hasAnyEndpoints) {
     const reject = [`goto ${CHAIN.reject}`];
@@ -152,22 +157,24 @@ function renderPort(b: Builder, svc: LocalService, port: LocalServicePort): void
   }
 
   // ClusterIP: the internal list (a sticky port's lookup chain does the masquerade marking itself).
-  const internal = list('internal', eps.internal);
-  const masquerade = b.ctx.clusterMasquerade;
-  const internalPick = pick(internal, false, false, 'internal', masquerade === undefined ? [] : [masquerade]);
-  let clusterTarget: Target = internalPick;
-  if (internalPick !== 'drop' && sticky === undefined) {
-    const entry = clusterEntry(b.ctx, internalPick.chain);
-    b.chain(entry.chain);
-    clusterTarget = entry.target;
+  if (clusterIPs) {
+    const internal = list('internal', eps.internal);
+    const masquerade = b.ctx.clusterMasquerade;
+    const internalPick = pick(internal, false, false, 'internal', masquerade === undefined ? [] : [masquerade]);
+    let clusterTarget: Target = internalPick;
+    if (internalPick !== 'drop' && sticky === undefined) {
+      const entry = clusterEntry(b.ctx, internalPick.chain);
+      b.chain(entry.chain);
+      clusterTarget = entry.target;
+    }
+    b.element({
+      container: SET.serviceIPs,
+      key: [addresses.clusterIP, proto, portText],
+      value: [verdict(clusterTarget)],
+      comment,
+    });
+    endpointElements(addresses.clusterIP, port.port, internal, 0);
   }
-  b.element({
-    container: SET.serviceIPs,
-    key: [addresses.clusterIP, proto, portText],
-    value: [verdict(clusterTarget)],
-    comment,
-  });
-  endpointElements(addresses.clusterIP, port.port, internal, 0);
 
   // Core decides per port and family whether the port is reachable from outside, and under which policy.
   if (!eps.externallyAccessible) return;
