@@ -5,15 +5,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeLoopbackPort as freePort, rawExchange, rawGet } from '../metrics/raw-http.js';
+import {
+  freeLoopbackPort as freePort,
+  HOSTILE_RAW_REQUESTS,
+  HOSTILE_RAW_STATUSES,
+  rawExchange,
+  rawGet,
+} from '../metrics/raw-http.js';
 
 /**
  * The built `kpng` program (core with the log backend, the example cluster from a file) as a real
  * process, with few file descriptors (`ulimit -n 128`): raw malformed requests, a slowloris client
  * and more connections than it has descriptors go to its metrics and health ports; the same pid keeps
  * answering /healthz and /metrics correctly, and counts what it refused.
- * The kernel-programming programs (kpng-nft, kpng-iptables, the compat kube-proxy in a lab namespace)
- * and the test clients are not started here yet: they share this door and policy (issue 25).
+ * The kernel-programming programs (kpng-nft, kpng-iptables, the compat kube-proxy) get the same
+ * requests in kube-proxy's `test/doors.e2e.test.ts`, in a lab namespace.
  */
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -66,16 +72,10 @@ async function stillTheSameProcess(): Promise<void> {
 }
 
 describe('kpng (a real process) at its HTTP doors', () => {
-  it.each([
-    { name: 'GET //', raw: 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' },
-    { name: 'garbage bytes', raw: '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n' },
-    { name: 'a huge header', raw: `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64_000)}\r\n\r\n` },
-    { name: 'a bad escape', raw: 'GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n' },
-    { name: 'CONNECT', raw: 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n' },
-  ])('survives $name on both ports', async ({ raw }) => {
+  it.each(HOSTILE_RAW_REQUESTS)('survives $name on both ports', async ({ raw }) => {
     for (const port of [metricsPort, healthzPort]) {
       const reply = await rawExchange(port, raw, { waitMs: 5_000 });
-      expect([301, 400, 404, 431]).toContain(reply.status);
+      expect(HOSTILE_RAW_STATUSES).toContain(reply.status);
     }
     await stillTheSameProcess();
   });

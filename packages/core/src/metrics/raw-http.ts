@@ -71,3 +71,25 @@ export async function freeLoopbackPort(): Promise<number> {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
 }
+
+/**
+ * Test data: raw malformed requests every HTTP door of every program is sent in the door e2e tests
+ * (`src/cli/doors.e2e.test.ts`, kube-proxy's `test/doors.e2e.test.ts`), and the statuses Go's
+ * net/http gives them (400, 431; 301 or 404 for `GET //` by the door's routing).
+ */
+export const HOSTILE_RAW_REQUESTS: readonly { readonly name: string; readonly raw: string }[] = [
+  { name: 'GET //', raw: 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' },
+  { name: 'garbage bytes (a TLS hello)', raw: '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n' },
+  { name: 'a huge header', raw: `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64_000)}\r\n\r\n` },
+  { name: 'a bad escape', raw: 'GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n' },
+  { name: 'CONNECT', raw: 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n' },
+  { name: 'a NUL in the path', raw: 'GET /he\x00althz HTTP/1.1\r\nHost: x\r\n\r\n' },
+  {
+    name: 'two Content-Lengths',
+    raw: 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+  },
+  { name: 'a bare LF request', raw: 'GET /healthz HTTP/1.1\nHost: x\n\n' },
+];
+
+/** The statuses a hostile request may get (none gets a 2xx, a 5xx or no answer at all). */
+export const HOSTILE_RAW_STATUSES: readonly number[] = [301, 400, 404, 431];

@@ -49,4 +49,4 @@ export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from 
 export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';
 
 // Raw HTTP exchanges, for tests of the servers' doors against hostile input
-export { rawExchange, rawGet, type RawReply } from '../metrics/raw-http.js';
+export { HOSTILE_RAW_REQUESTS, HOSTILE_RAW_STATUSES, rawExchange, rawGet, type RawReply } from '../metrics/raw-http.js';

@@ -125,6 +125,16 @@ export class ChildProgram {
     return this.#logs;
   }
 
+  /** The running child's process id (undefined when stopped). */
+  pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The child's exit code once it has exited, else undefined (running or stopped by us). */
+  exitCode(): number | undefined {
+    return this.#child?.exitCode ?? undefined;
+  }
+
   /** /healthz's status code, or 0 when it does not answer within 1 s. */
   async healthz(): Promise<number> {
     const reply = await fetch(this.healthzUrl, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
