@@ -78,7 +78,7 @@ describe.skipIf(!e2e.run)('service-programming-latency against kpng (nft) in the
   });
 
   beforeAll(async () => {
-    configureLogging({ write: (line) => void coreLog.push(line) });
+    configureLogging({ format: 'json', write: (line) => void coreLog.push(line) });
     await sweepLeftovers();
     // A real node has a default route; without one, unNATed Service traffic dies in routing.
     lab = await Lab.create({

@@ -73,7 +73,17 @@ export { WRITE_TIMEOUT_FLAG, parseWriteTimeout } from '../runtime/write-timeout-
 // Utilities backends share
 export type { Clock } from '../util/clock.js';
 export { systemClock } from '../util/clock.js';
-export { createLogger, configureLogging, log, type Logger, type LogFields } from '../util/log.js';
+export {
+  createLogger,
+  configureLogging,
+  resetLogging,
+  log,
+  type Logger,
+  type LogFields,
+  type LogFormat,
+  type LogSettings,
+} from '../util/log.js';
+export { parseVModule, type VModuleRule } from '../util/vmodule.js';
 export { KpngError, ErrorCodes, toError, type ErrorCode } from '../util/errors.js';
 export {
   parseIP,

@@ -47,6 +47,7 @@ export {
 } from '../nodeview/state-scenarios.js';
 export { syntheticLocalState, withOneServiceChanged, type SyntheticShape } from '../stream/testing-fixtures.js';
 export { RecordingLogger, SILENT_LOGGER, type LogRecord } from '../sync/recording-logger.js';
+export { parseLogLine, type ParsedLogLine } from '../util/log-line.js';
 
 // Raw HTTP exchanges, for tests of the servers' doors against hostile input
 export { HOSTILE_RAW_REQUESTS, HOSTILE_RAW_STATUSES, rawExchange, rawGet, type RawReply } from '../metrics/raw-http.js';

@@ -7,6 +7,8 @@ import type { BackendModule, FlagValues } from './backend-module.js';
 import { API_TLS, GLOBAL_TLS, STREAM_TLS_FLAGS, streamTlsFlags } from './stream-tls-flags.js';
 import { UsageError } from './usage-error.js';
 import type { StreamTlsFiles } from '../stream/tls.js';
+import type { LogFormat } from '../util/log.js';
+import { parseVModule, type VModuleRule } from '../util/vmodule.js';
 
 export type SourceKind = 'kube' | 'file' | 'api' | 'connect';
 export type OutputFormat = 'summary' | 'json' | 'yaml';
@@ -44,6 +46,10 @@ export interface ProgramOptions {
   readonly cleanup: boolean;
   readonly output: OutputFormat;
   readonly verbosity: number;
+  /** `--vmodule pattern=N,...`: per-module verbosity (klog). */
+  readonly vmodule: readonly VModuleRule[];
+  /** `--logging-format`: klog text (default) or component-base JSON. */
+  readonly loggingFormat: LogFormat;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -90,6 +96,8 @@ const COMMON_FLAGS = {
   cleanup: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   v: { type: 'string', short: 'v' },
+  vmodule: { type: 'string' },
+  'logging-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -232,6 +240,8 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     cleanup: v.cleanup ?? false,
     output: oneOf<OutputFormat>('output', v.output, ['summary', 'json', 'yaml']) ?? 'summary',
     verbosity: verbosity ?? 0,
+    vmodule: flag('vmodule', v.vmodule, parseVModule) ?? [],
+    loggingFormat: oneOf<LogFormat>('logging-format', v['logging-format'], ['text', 'json']) ?? 'text',
     help: v.help ?? false,
     version: v.version ?? false,
   };

@@ -74,7 +74,7 @@ export async function runProgram(
     return 0;
   }
   if (opts.version) return (void process.stdout.write(`${program} ${settings.version ?? CORE_VERSION}\n`), 0);
-  configureLogging({ verbosity: opts.verbosity });
+  configureLogging({ verbosity: opts.verbosity, vmodule: opts.vmodule, format: opts.loggingFormat });
   if ((opts.cleanup || opts.source === 'connect') && module === undefined) {
     process.stderr.write(`${program}: --${opts.cleanup ? 'cleanup' : 'connect'} needs a backend\n`);
     return 2;

@@ -45,7 +45,9 @@ Other:
   --cleanup                    remove everything the backend programmed, and exit
   --dry-run                    print this node's local state once and exit
   -o, --output FORMAT          summary|json|yaml, for --dry-run and the log backend (default summary)
-  -v, --v N                    log verbosity (klog-style)
+  -v, --v N                    log verbosity (klog)
+  --vmodule PATTERN=N,...      per-module verbosity (klog; PATTERN is a module's base name, e.g. sync-loop=4)
+  --logging-format FORMAT      text (klog, default) or json (component-base's shape)
   --version, -h/--help`,
   ];
   return sections.filter(Boolean).join('\n') + '\n';

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeConfiguration } from '../config/decode.js';
 import { FLAGS } from '../flags/table.js';
+import { parseLogLine } from '@kpng/core/testing';
 import { main } from './main.js';
 import { VERSION } from './version.js';
 
@@ -117,12 +118,26 @@ describe('kube-proxy main', () => {
     };
     const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=WinDSR=false', '--init-only'], files);
     expect(code).toBe(0);
-    const warnings = stderr.split('\n').filter((l) => l.startsWith('W '));
-    expect(warnings.map((l) => l.replace(/^W \S+ /, ''))).toEqual([
+    const warnings = stderr
+      .trim()
+      .split('\n')
+      .map((l) => parseLogLine(l))
+      .filter((l) => l?.severity === 'warn');
+    expect(warnings.map((l) => `${l!.msg} ${String(l!.rest)}`)).toEqual([
       '/etc/kp.yaml: field "udpIdleTimeout" is no longer used by kube-proxy and is ignored component="kube-proxy"',
       'these flags are ignored because --config is given (as upstream kube-proxy does): --feature-gates component="kube-proxy"',
       'feature gate NFTablesProxyMode=true is not used by kpng\'s kube-proxy and is ignored component="kube-proxy"',
     ]);
+  });
+
+  it("logs klog's text header by default: severity, date, time to the microsecond, pid, module:line", async () => {
+    const { stderr } = await run(['--feature-gates=TopologyAwareHints=false', '--init-only']);
+    const line = stderr.split('\n').find((l) => l.includes('TopologyAwareHints'));
+    expect(line).toMatch(
+      new RegExp(
+        `^W\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +${process.pid} main\\.[jt]s:\\d+\\] "feature gate TopologyAwareHints=false `,
+      ),
+    );
   });
 
   it('warns about flag feature gates without --config', async () => {
@@ -132,12 +147,17 @@ describe('kube-proxy main', () => {
       '--logging-format=json',
     ]);
     expect(code).toBe(0);
-    const warnings = stderr
+    // component-base's JSON shape; warnings are v=0 lines there, as klog through logr writes them.
+    const lines = stderr
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { level: string; msg: string })
-      .filter((l) => l.level === 'warn');
-    expect(warnings.map((w) => w.msg)).toEqual([
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const l of lines) {
+      expect(l).toMatchObject({ ts: expect.any(Number), caller: expect.stringMatching(/\.[jt]s:\d+$/), v: 0 });
+      expect(Object.keys(l).slice(0, 4)).toEqual(['ts', 'caller', 'msg', 'v']);
+    }
+    const warnings = lines.filter((l) => /feature gate|mode is blank/.test(String(l['msg'])));
+    expect(warnings.map((w) => w['msg'])).toEqual([
       expect.stringContaining('mode is blank: using iptables'),
       "feature gate MultiCIDRServiceAllocator=true is not used by kpng's kube-proxy and is ignored",
       "feature gate TopologyAwareHints=false is not used by kpng's kube-proxy and is ignored",

@@ -83,6 +83,7 @@ export async function main(
   const { config } = completed;
   configureLogging({
     verbosity: config.logging.verbosity,
+    vmodule: config.logging.vmodule,
     format: config.logging.format === 'json' ? 'json' : 'text',
     write: (line) => io.stderr(`${line}\n`),
   });

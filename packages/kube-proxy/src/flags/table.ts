@@ -3,6 +3,7 @@
  * sets. Flags without `apply` are read by name in `complete.ts`: they are not plain fields
  * (`--master`), or their target depends on the final mode (`--iptables-sync-period`).
  */
+import { parseVModule } from '@kpng/core';
 import { IPVS_SCHEDULERS, LOCAL_MODES, LOGGING_FORMATS, PROXY_MODES } from '../config/types.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { boolFlag, valueFlag, type FlagSpec } from './spec.js';
@@ -18,7 +19,6 @@ import {
   parseFeatureGates,
   parseQuantity,
   parseStringSlice,
-  parseVModule,
 } from './values.js';
 
 const str = (text: string) => text;
@@ -430,7 +430,7 @@ export const FLAGS: readonly FlagSpec[] = [
     'vmodule',
     'pattern=N,...',
     parseVModule,
-    'Per-file verbosity (accepted; kpng logs by verbosity only).',
+    'Per-module verbosity (klog; a pattern names a JavaScript module, e.g. sync-loop=4).',
     (c, v) => (c.logging.vmodule = v),
     withConfig,
   ),

@@ -104,16 +104,6 @@ export function oneOf(allowed: readonly string[]): (text: string) => string {
   };
 }
 
-/** `--vmodule pattern=N,...` (klog). */
-export function parseVModule(text: string): { filePattern: string; verbosity: number }[] {
-  if (text.trim() === '') return [];
-  return text.split(',').map((item) => {
-    const m = /^([^=]+)=(\d+)$/.exec(item.trim());
-    if (!m) throw new Error(`${JSON.stringify(item)} does not have the pattern=N format`);
-    return { filePattern: m[1]!, verbosity: Number(m[2]) };
-  });
-}
-
 /** resource.Quantity as the logsapi buffer-size flags take it (`0`, `64Ki`, `1M`); kept as written. */
 export function parseQuantity(text: string): string {
   if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/.test(text)) {

@@ -24,13 +24,11 @@ describe('unsupportedSettingWarnings', () => {
       showHiddenMetricsForVersion: '1.32',
       bindAddress: '198.18.255.1',
       iptables: { masqueradeBit: 12 },
-      logging: { vmodule: [{ filePattern: 'x', verbosity: 2 }] },
     });
     expect(unsupportedSettingWarnings(c).map((w) => w.split(':')[0])).toEqual([
       'enableProfiling',
       'showHiddenMetricsForVersion',
       'bindAddress',
-      'vmodule',
       'iptables.masqueradeBit has no effect in nftables mode (nftables.masqueradeBit does)',
     ]);
   });

@@ -18,7 +18,6 @@ export function unsupportedSettingWarnings(c: KubeProxyConfiguration): string[] 
   if (c.bindAddress !== '0.0.0.0' && c.bindAddress !== '::') {
     warnings.push("bindAddress: kpng takes the node's primary IPs from its Node object; ignored");
   }
-  if (c.logging.vmodule.length > 0) warnings.push('vmodule: kpng filters logs by verbosity only; ignored');
   if (c.mode === 'nftables' && c.iptables.masqueradeBit !== 14) {
     warnings.push('iptables.masqueradeBit has no effect in nftables mode (nftables.masqueradeBit does)');
   }

@@ -55,7 +55,8 @@ interface SyncedLine {
   readonly ms?: unknown;
   readonly operations?: unknown;
   readonly services?: unknown;
-  readonly level?: unknown;
+  /** component-base's JSON: info lines carry their verbosity, error lines none. */
+  readonly v?: unknown;
 }
 
 export async function measurePipelineRss(options: PipelineRssOptions): Promise<PipelineRss> {
@@ -73,6 +74,7 @@ export async function measurePipelineRss(options: PipelineRssOptions): Promise<P
     '',
     '--healthz-bind-address',
     '',
+    '--logging-format=json',
     ...(options.flags ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -93,7 +95,7 @@ export async function measurePipelineRss(options: PipelineRssOptions): Promise<P
       } catch {
         continue;
       }
-      if (parsed.level === 'error') throw new Error(`kpng-nft failed: ${line}`);
+      if (parsed.v === undefined) throw new Error(`kpng-nft failed: ${line}`);
       if (parsed.msg !== 'synced nftables' || parsed.full !== true) continue;
       const peakRssBytes = await peakRss(pid);
       return {

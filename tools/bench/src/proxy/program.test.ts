@@ -23,6 +23,7 @@ describe('programLaunch', () => {
       '127.0.0.1:10249',
       '--healthz-bind-address',
       '127.0.0.1:10256',
+      '--logging-format=json',
     ]);
     expect(launch.env).toEqual({});
     expect(launch.readyMsg).toBe('serving');

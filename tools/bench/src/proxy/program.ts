@@ -71,6 +71,7 @@ export function programLaunch(program: ProgramName, input: LaunchInput): Launch 
         metrics,
         '--healthz-bind-address',
         health,
+        '--logging-format=json',
       ],
       env: {},
       readyMsg: 'serving',

@@ -1,6 +1,6 @@
 /**
  * A kpng program (kpng-nft, the compat kube-proxy) running in a CHILD process, as an operator runs
- * it, observed from outside: its JSON log lines on stderr, its peak resident set, and the stalls of
+ * it, observed from outside: its JSON log lines on stderr (`--logging-format=json`), its peak resident set, and the stalls of
  * its event loop (reported by `scripts/event-loop-probe.mjs`, preloaded with `--import`). Linux only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,9 @@ import { peakRss } from '../nft/pipeline-rss.js';
 
 export interface LogLine {
   readonly msg?: unknown;
-  readonly level?: unknown;
+  /** component-base's JSON: info lines carry their verbosity, error lines none. */
+  readonly v?: unknown;
+  readonly caller?: unknown;
   readonly [field: string]: unknown;
 }
 
@@ -135,7 +137,8 @@ export class ProxyProcess {
     } catch {
       return;
     }
-    if (line.level === 'error') this.#fail(new Error(`${this.options.entry} logged an error: ${text}`));
+    if (line.caller !== undefined && line.v === undefined)
+      this.#fail(new Error(`${this.options.entry} logged an error: ${text}`));
     for (const w of [...this.#waiters]) {
       if (!w.match(line)) continue;
       this.#waiters.delete(w);
