@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'nod
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
+import { inNetns } from '@kpng/kit';
 import type { NetworkNamespace, ProbeResult } from '@kpng/lab';
 import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
 
@@ -70,7 +71,7 @@ export class TestCgroup {
 
   async #client(namespace: NetworkNamespace, request: ClientRequest, inside: boolean): Promise<ClientResult[]> {
     const full = { count: 1, timeoutMs: 2_000, ...request };
-    const argv = ['ip', 'netns', 'exec', namespace.name, process.execPath, CLIENT, JSON.stringify(full)];
+    const argv = inNetns(namespace.name, [process.execPath, CLIENT, JSON.stringify(full)]);
     // `ip netns exec` remounts /sys, hiding the cgroup mount: the shell moves itself in first.
     const command = inside ? ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv] : argv;
     const { stdout } = await run(command[0]!, command.slice(1), { timeout: 10_000 + full.count * full.timeoutMs });

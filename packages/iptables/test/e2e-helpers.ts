@@ -1,7 +1,7 @@
 // Shared pieces of the iptables kernel e2e files: the configuration the scenarios assume, the two
 // flavours every suite runs on; sync requests come from core's testing fixtures.
 import { expect } from 'vitest';
-import { processExecer, type Execer } from '../src/iptables/exec.js';
+import { processExecer, type Execer } from '@kpng/kit';
 import type { IptablesConfigInput } from '../src/render/config.js';
 
 /** ClusterCIDR covering both nodes' pods only. */

@@ -17,7 +17,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
 import { command } from '../src/iptables/commands.js';
-import { processExecer, type Execer } from '../src/iptables/exec.js';
+import { processExecer, type Execer } from '@kpng/kit';
 import type { IptablesFlavour } from '../src/render/config.js';
 import { E2E_CONFIG, FLAVOURS, fullSync, partialSync } from './e2e-helpers.js';
 

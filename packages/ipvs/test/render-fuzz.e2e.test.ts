@@ -9,7 +9,7 @@
 import { isCanonicalIP, RenderGuard, type NodeLocalState } from '@kpng/core';
 import { nodeState, type ServiceFixture } from '@kpng/core/testing';
 import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
-import { processExecer, type Execer } from '@kpng/nftables';
+import { processExecer, type Execer } from '@kpng/kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeHost } from '../src/backend/host.js';

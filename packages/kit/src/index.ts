@@ -1,5 +1,16 @@
 // @kpng/kit: the small dependency-free pieces every kpng package shares, each written once.
 export { TurnBudget } from './turn-budget.js';
-export { inNetns } from './netns.js';
+export { inNetns, type InNetnsOptions } from './netns.js';
+export {
+  ExecError,
+  ExecStartError,
+  processExecer,
+  runChecked,
+  runChunked,
+  startProcess,
+  type Execer,
+  type ExecResult,
+  type StartedProcess,
+} from './exec.js';
 export { formatGoDuration, parseDurationMs, parseGoDuration } from './duration.js';
 export { registeredOr, type MetricLookup } from './metrics.js';

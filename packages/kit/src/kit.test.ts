@@ -9,8 +9,17 @@ describe('inNetns', () => {
     expect(inNetns(undefined, ['nft', '-f', '-'])).toEqual(['nft', '-f', '-']);
   });
 
-  it.each(['', '../x', '-n', 'a b', 'a\0b', 'a\nb'])('refuses the namespace name %j', (name) => {
+  it('enters the network namespace only with nsenter when asked', () => {
+    expect(inNetns('lab-a', ['iptables-save'], { via: 'nsenter' })).toEqual([
+      'nsenter',
+      '--net=/run/netns/lab-a',
+      'iptables-save',
+    ]);
+  });
+
+  it.each(['', '.', '..', '../x', '-n', 'a b', 'a\0b', 'a\nb'])('refuses the namespace name %j', (name) => {
     expect(() => inNetns(name, ['true'])).toThrow(/invalid network namespace name/);
+    expect(() => inNetns(name, ['true'], { via: 'nsenter' })).toThrow(/invalid network namespace name/);
   });
 });
 

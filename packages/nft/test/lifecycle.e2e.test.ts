@@ -8,7 +8,7 @@ import { lifecycleCases, type LifecycleDriver } from '@kpng/lab';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NftBackend } from '../src/backend/nft-backend.js';
-import { processExecer, type Execer } from '@kpng/nftables';
+import { processExecer, type Execer } from '@kpng/kit';
 import { nodeState } from '../src/testing/fixtures.js';
 import { createLab, destination, E2E_CONFIG, fullSync, partialSync } from './e2e-helpers.js';
 import { kernelE2e, sweepLeftovers, type Lab } from './lab.js';

@@ -1,5 +1,5 @@
 import { NftError } from './errors.js';
-import type { Execer } from './exec.js';
+import type { Execer } from '@kpng/kit';
 
 /** What the host's nft and kernel support, decided once when a client is created. */
 export interface Capabilities {

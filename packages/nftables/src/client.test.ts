@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createNftClient } from './client.js';
-import { ScriptedExecer, type ScriptedCall } from './fake/scripted-execer.js';
+import { ScriptedExecer, type ScriptedCall } from '@kpng/kit/testing';
 import type { Chain, NftSet, Table } from './objects/types.js';
 
 const VERSION: ScriptedCall = { argv: ['nft', '--version'], result: { stdout: 'nftables v1.0.6 (Lester Gooch #5)\n' } };

@@ -1,6 +1,6 @@
 import { detectCapabilities, type Capabilities } from './capabilities.js';
 import { NftError } from './errors.js';
-import { processExecer, runChunked, type Execer, type ExecResult } from './exec.js';
+import { inNetns, processExecer, runChunked, TurnBudget, type Execer, type ExecResult } from '@kpng/kit';
 import { ShellExecer } from './shell-execer.js';
 import { parseListing } from './listing/parse-listing.js';
 import { sortForDump } from './canonical.js';
@@ -8,12 +8,11 @@ import type { Nft, RunOptions } from './nft.js';
 import type { Element, Family, NftObject } from './objects/types.js';
 import { FAMILIES } from './objects/types.js';
 import { streamOperations } from './render-transaction.js';
-import { inNetns, TurnBudget } from '@kpng/kit';
 import { checkName } from './syntax.js';
 import { Transaction } from './transaction.js';
 
 export interface NftClientOptions {
-  /** Defaults to `processExecer` (execa). */
+  /** Defaults to the kit's `processExecer`. */
   readonly execer?: Execer;
   /** Run every nft command inside this network namespace (`ip netns exec NETNS nft …`). */
   readonly netns?: string;

@@ -43,7 +43,6 @@ export {
   type NftErrorKind,
   type NftFailure,
 } from './errors.js';
-export { processExecer, runChunked, type Execer, type ExecResult } from './exec.js';
 export { ShellExecer, type ShellExecerOptions } from './shell-execer.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { processExecer } from './exec.js';
+import { processExecer } from '@kpng/kit';
 import { ShellExecer } from './shell-execer.js';
 
 // Harmless local commands only (no network tools): the seam's contract, as processExecer's, plus

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { runChunked, type Execer, type ExecResult } from './exec.js';
+import { runChunked, type Execer, type ExecResult } from '@kpng/kit';
 
 /**
  * Per command: its arguments on one line (split on spaces, no globbing), stdin from `$1/in`,

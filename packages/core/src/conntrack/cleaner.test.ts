@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { nodeState } from '../nodeview/state-fixtures.js';
-import { ConntrackTool, MAX_FILTERED_LISTINGS, type CommandRunner } from './cleaner.js';
+import { AnsweringExecer } from '@kpng/kit/testing';
+import { ConntrackTool, MAX_FILTERED_LISTINGS } from './cleaner.js';
 import { parseFlow } from './entries.js';
 
-/** A scripted execer: answers by argv prefix, records every call. */
-type ExecResult = Awaited<ReturnType<CommandRunner['run']>>;
-
-function scripted(
-  answers: Record<string, ExecResult | ((line: string) => ExecResult)>,
-): CommandRunner & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    async run(argv) {
-      const line = argv.join(' ');
-      calls.push(line);
-      const key = Object.keys(answers).find((prefix) => line.startsWith(prefix));
-      if (key === undefined) throw new Error(`unexpected command: ${line}`);
-      const answer = answers[key]!;
-      return typeof answer === 'function' ? answer(line) : answer;
-    },
-  };
-}
+/** Answers by argv prefix, records every call. */
+const scripted = (answers: ConstructorParameters<typeof AnsweringExecer>[0]): AnsweringExecer =>
+  new AnsweringExecer(answers);
 
 const LISTING = [
   // to the ClusterIP, answered by a serving endpoint: kept
@@ -125,7 +110,7 @@ describe('ConntrackTool', () => {
     const execer = scripted({ 'conntrack -L': { exitCode: 1, stdout: '', stderr: 'Operation not permitted' } });
     await expect(
       new ConntrackTool({ execer }).clean({ family: 'IPv4', services: state.services, isNodePortAddress: () => false }),
-    ).rejects.toThrow(/conntrack -L failed: Operation not permitted/);
+    ).rejects.toThrow(/^conntrack -L -p udp -f ipv4 .*exited with 1: Operation not permitted$/);
   });
 
   it('parses IPv6 flows and ignores summary lines', () => {

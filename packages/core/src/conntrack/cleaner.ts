@@ -7,7 +7,7 @@
  * Services) lists the family's UDP flows once, as upstream does. Then one delete per distinct
  * (service address, port, stale reply source).
  */
-import { inNetns } from '@kpng/kit';
+import { ExecError, inNetns, type Execer } from '@kpng/kit';
 import type { IPFamily } from '../model/types.js';
 import type { LocalService } from '../nodeview/types.js';
 import { deletedCount, parseFlows } from './entries.js';
@@ -25,17 +25,9 @@ export interface ConntrackCleaner {
   clean(request: ConntrackCleanupRequest): Promise<number>;
 }
 
-/** Runs a command; the same shape as the backends' exec seams (`Execer` in @kpng/nft, @kpng/iptables). */
-export interface CommandRunner {
-  run(
-    argv: readonly string[],
-    stdin: string,
-    signal?: AbortSignal,
-  ): Promise<{ readonly exitCode: number; readonly stdout: string; readonly stderr: string }>;
-}
-
 export interface ConntrackToolOptions {
-  readonly execer: CommandRunner;
+  /** The kit's exec seam (`processExecer` in production). */
+  readonly execer: Execer;
   /** Run inside this network namespace. */
   readonly netns?: string;
   readonly conntrackPath?: string;
@@ -45,7 +37,7 @@ export interface ConntrackToolOptions {
 export const MAX_FILTERED_LISTINGS = 32;
 
 export class ConntrackTool implements ConntrackCleaner {
-  readonly #execer: CommandRunner;
+  readonly #execer: Execer;
   readonly #prefix: readonly string[];
 
   constructor(options: ConntrackToolOptions) {
@@ -69,8 +61,9 @@ export class ConntrackTool implements ConntrackCleaner {
     }
     const flows = [];
     for (const filter of filters) {
-      const listing = await this.#execer.run([...this.#prefix, '-L', ...familyArgs, ...filter], '');
-      if (listing.exitCode !== 0) throw new Error(`conntrack -L failed: ${listing.stderr.trim()}`);
+      const argv = [...this.#prefix, '-L', ...familyArgs, ...filter];
+      const listing = await this.#execer.run(argv, '');
+      if (listing.exitCode !== 0) throw new ExecError(argv, listing);
       for (const flow of parseFlows(listing.stdout)) flows.push(flow);
     }
     const deletes = new Map<string, string[]>();

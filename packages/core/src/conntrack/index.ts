@@ -1,6 +1,5 @@
 export {
   ConntrackTool,
-  type CommandRunner,
   type ConntrackCleaner,
   type ConntrackCleanupRequest,
   type ConntrackToolOptions,

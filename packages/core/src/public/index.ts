@@ -123,7 +123,6 @@ export { renderRefusals, RENDER_REFUSED_METRIC, type RenderRefusalsOptions } fro
 export {
   ConntrackTool,
   createConntrackMetrics,
-  type CommandRunner,
   type ConntrackCleaner,
   type ConntrackCleanupRequest,
   type ConntrackObserver,

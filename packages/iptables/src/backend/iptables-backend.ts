@@ -31,7 +31,7 @@ import {
 import { Registry } from 'prom-client';
 import { IptablesClient, savedTable, type RestoreStream } from '../iptables/client.js';
 import { ExecTimeoutError } from '../iptables/errors.js';
-import { processExecer } from '../iptables/exec.js';
+import { processExecer } from '@kpng/kit';
 import { resolveConfig, type IptablesConfig } from '../render/config.js';
 import { CHAIN } from '../render/names.js';
 import { localhostNodePorts } from '../render/skeleton.js';

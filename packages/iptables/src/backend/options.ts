@@ -1,6 +1,6 @@
 import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Registry } from 'prom-client';
-import type { Execer } from '../iptables/exec.js';
+import type { Execer } from '@kpng/kit';
 import type { IptablesConfigInput } from '../render/config.js';
 import type { IptablesMetrics } from './metrics.js';
 
@@ -13,7 +13,7 @@ import type { IptablesMetrics } from './metrics.js';
 export const DEFAULT_WRITE_TIMEOUT_MS = 300_000;
 
 export interface IptablesBackendOptions extends IptablesConfigInput {
-  /** Where processes (`iptables-restore`, `iptables`, `conntrack`...) start. Default: execa. */
+  /** Where processes (`iptables-restore`, `iptables`, `conntrack`...) start. Default: the kit's `processExecer`. */
   readonly execer?: Execer;
   /** Program the tables of this network namespace (`ip netns add`'s NAME, entered with `nsenter --net=/run/netns/NAME …`). */
   readonly netns?: string;

@@ -1,7 +1,7 @@
 import { allFeatures, fullSyncRequest, nodeState, RecordingLogger } from '@kpng/core/testing';
 import type { LocalService, NodeLocalState } from '@kpng/core';
 import { describe, expect, it } from 'vitest';
-import type { Execer, ExecResult, StartedProcess } from '../iptables/exec.js';
+import type { Execer, ExecResult } from '@kpng/kit';
 import { FakeIptables } from '../iptables/fake/fake-iptables.js';
 import { IptablesBackend } from './iptables-backend.js';
 
@@ -18,25 +18,29 @@ class StreamingFake implements Execer {
     return this.fake.run(argv, stdin, signal);
   }
 
-  start(argv: readonly string[], signal?: AbortSignal): StartedProcess {
+  /** As the kit's `processExecer`: started at the call, its input only once complete; killed when the input throws. */
+  async runStream(argv: readonly string[], stdin: AsyncIterable<string>, signal?: AbortSignal): Promise<ExecResult> {
     const entry = { argv, chunks: [] as string[], killed: false, ended: false };
     this.started.push(entry);
     const name = argv.find((a) => a.endsWith('-restore')) ?? argv[0];
     this.events.push(`start ${name}`);
-    return {
-      write: (chunk) => void entry.chunks.push(chunk),
-      end: () => {
-        entry.ended = true;
-        this.events.push(`end ${name}`);
-        return this.fake.run(argv, entry.chunks.join(''), signal);
-      },
-      kill: () => {
-        entry.killed = true;
-        this.events.push(`kill ${name}`);
-      },
-    };
+    const pieces: string[] = [];
+    try {
+      for await (const piece of stdin) pieces.push(piece);
+    } catch (e) {
+      entry.killed = true;
+      this.events.push(`kill ${name}`);
+      throw e;
+    }
+    entry.chunks.push(...pieces);
+    entry.ended = true;
+    this.events.push(`end ${name}`);
+    return this.fake.run(argv, entry.chunks.join(''), signal);
   }
 }
+
+/** A kill reaches a started process through its input, a few microtasks later: let it arrive. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function backendOver(execer: StreamingFake): IptablesBackend {
   return new IptablesBackend({
@@ -91,6 +95,7 @@ describe('restores started before their input is rendered', () => {
     execer.started.length = 0;
 
     await expect(backend.sync(fullSyncRequest(throwingState(state), 3))).rejects.toThrow(/render bug/);
+    await settled();
 
     const restores = execer.started.filter((s) => s.argv.some((a) => a.endsWith('-restore')));
     expect(restores).toHaveLength(2);
@@ -113,6 +118,7 @@ describe('restores started before their input is rendered', () => {
     await backend.setup();
     execer.fake.failNextRestore('iptables-restore: line 3 failed', 'IPv4');
     await expect(backend.sync(fullSyncRequest(nodeState(allFeatures())))).rejects.toThrow(/IPv4/);
+    await settled();
     const v6 = execer.started.find((s) => s.argv.some((a) => a === 'ip6tables-legacy-restore'));
     expect(v6).toMatchObject({ killed: true, ended: false, chunks: [] });
     expect(execer.fake.chainNames('IPv6', 'nat')).not.toContain('KUBE-SERVICES');

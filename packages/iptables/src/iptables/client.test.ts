@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IptablesClient, netnsPrefix, savedTable } from './client.js';
-import type { Execer } from './exec.js';
+import type { Execer } from '@kpng/kit';
+import { IptablesClient, savedTable } from './client.js';
 
 describe('IptablesClient in a network namespace', () => {
   it('enters only the named namespace under /run/netns', async () => {
@@ -14,7 +14,10 @@ describe('IptablesClient in a network namespace', () => {
   });
 
   it.each(['', '.', '..', '../../proc/1/ns/net', 'a/b', 'a b', 'x\n'])('refuses the namespace name %j', (name) => {
-    expect(() => netnsPrefix(name)).toThrow(/invalid network namespace name/);
+    const execer: Execer = { run: () => Promise.reject(new Error('not reached')) };
+    expect(() => new IptablesClient({ execer, flavour: 'legacy', netns: name })).toThrow(
+      /invalid network namespace name/,
+    );
   });
 });
 

@@ -9,7 +9,7 @@ import type { IptablesFlavour } from '../render/config.js';
 import type { Table } from '../render/skeleton.js';
 import { command, flavourOf, type Tool } from './commands.js';
 import { ExecTimeoutError, RestoreError } from './errors.js';
-import { startProcess, type Execer, type ExecResult } from './exec.js';
+import { inNetns, startProcess, type Execer, type ExecResult } from '@kpng/kit';
 
 /**
  * A restore started before its input is rendered (the process starts while the backend renders):
@@ -42,14 +42,15 @@ export class IptablesClient {
     this.#timeoutMs = options.timeoutMs;
     this.flavour = options.flavour;
     this.#execer = options.execer;
-    this.#prefix = options.netns === undefined ? [] : netnsPrefix(options.netns);
+    // Only the network namespace (nsenter): no mount namespace, no /sys remount per process, paid by every restore.
+    this.#prefix = inNetns(options.netns, [], { via: 'nsenter' });
   }
 
   /** Runs any command in the client's namespace (killed after the client's timeout). */
   async run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
     const ms = this.#timeoutMs;
     if (ms === undefined) return this.#execer.run([...this.#prefix, ...argv], stdin);
-    // The abort signal every execer honours (execa: SIGTERM, then SIGKILL 5 s later).
+    // The abort signal every execer honours (the kit's processExecer: SIGTERM, then SIGKILL 5 s later).
     const timeout = AbortSignal.timeout(ms);
     try {
       return await this.#execer.run([...this.#prefix, ...argv], stdin, timeout);
@@ -137,18 +138,6 @@ export class IptablesClient {
 
 /** Wait up to 5 s for the xtables lock; change only the chains the input names. */
 const RESTORE_ARGS = ['-w', '5', '--noflush'] as const;
-
-/**
- * Runs a command in the named namespace (`ip netns add`'s /run/netns/NAME). `nsenter --net` enters
- * only the network namespace, which is all iptables, sysctl's net.* and conntrack read: a third of
- * `ip netns exec`'s cost per process (no mount namespace, no /sys remount), paid by every restore.
- * The name is checked so that it can only ever name a file in /run/netns.
- */
-export function netnsPrefix(netns: string): readonly string[] {
-  if (!/^[A-Za-z0-9_.-]+$/.test(netns) || netns === '.' || netns === '..')
-    throw new Error(`invalid network namespace name ${JSON.stringify(netns)}`);
-  return ['nsenter', `--net=/run/netns/${netns}`];
-}
 
 /** One table's part (`*table` up to its `COMMIT`) of an `iptables-save` dump of every table; '' if absent. */
 export function savedTable(dump: string, table: Table): string {

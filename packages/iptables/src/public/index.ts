@@ -21,7 +21,6 @@ export { IptablesClient, type IptablesClientOptions } from '../iptables/client.j
 /** `--cleanup` of one family: kube-proxy's chains of both upstream modes, or only ipvs mode's own. */
 export { cleanupFamily, IPVS_MODE_CHAINS, type CleanupScope } from '../backend/cleanup.js';
 export { RestoreError } from '../iptables/errors.js';
-export { processExecer, startProcess, type Execer, type ExecResult, type StartedProcess } from '../iptables/exec.js';
 export { command, flavourOf } from '../iptables/commands.js';
 
 // Metrics

@@ -1,6 +1,5 @@
 import { isCanonicalIP } from '@kpng/core';
-import { inNetns } from '@kpng/kit';
-import type { Execer } from '@kpng/nftables';
+import { inNetns, type Execer } from '@kpng/kit';
 import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
 
 /**

@@ -11,16 +11,8 @@ import {
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
-import {
-  createNftClient,
-  isTimeout,
-  type Nft,
-  type NftObject,
-  processExecer,
-  timeoutExecer,
-  Transaction,
-} from '@kpng/nftables';
-import { TurnBudget } from '@kpng/kit';
+import { createNftClient, isTimeout, type Nft, type NftObject, timeoutExecer, Transaction } from '@kpng/nftables';
+import { processExecer, TurnBudget } from '@kpng/kit';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';

@@ -1,5 +1,6 @@
 import type { Logger } from '@kpng/core';
-import type { Execer, Nft } from '@kpng/nftables';
+import type { Execer } from '@kpng/kit';
+import type { Nft } from '@kpng/nftables';
 import type { Registry } from 'prom-client';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { IpvsConfig } from '../render/options.js';
@@ -13,7 +14,7 @@ export interface IpvsBackendOptions {
   readonly kernel?: IpvsKernel;
   /** The nftables seam; default an `NftClient` in `netns`. Tests pass `FakeNft`. */
   readonly nft?: Nft;
-  /** Runs `ip` and `sysctl`; default execa. */
+  /** Runs `ip` and `sysctl`; default the kit's `processExecer`. */
   readonly execer?: Execer;
   /** How often real servers at weight 0 are checked for remaining connections; default 30 s. */
   readonly drainIntervalMs?: number;

@@ -1,4 +1,4 @@
-import type { Execer, ExecResult } from '@kpng/nftables';
+import type { Execer, ExecResult } from '@kpng/kit';
 
 /**
  * The `ip` and `sysctl` commands `NodeHost` runs, answered from memory: the dummy link, its

@@ -17,7 +17,8 @@
  * place (see platform-cleanup.ts). `--cleanup` removes everything.
  */
 import type { IPFamily, Logger } from '@kpng/core';
-import { cleanupFamily, IptablesClient, processExecer, type CleanupScope } from '@kpng/iptables';
+import { cleanupFamily, IptablesClient, type CleanupScope } from '@kpng/iptables';
+import { processExecer } from '@kpng/kit';
 
 export type Flavour = 'legacy' | 'nft';
 

@@ -9,7 +9,8 @@
  * A failure is logged, not fatal: the host may lack the other mode's tools.
  */
 import type { Backend, IPFamily, Logger, SyncOutcome, SyncRequest } from '@kpng/core';
-import { IptablesClient, processExecer } from '@kpng/iptables';
+import { IptablesClient } from '@kpng/iptables';
+import { processExecer } from '@kpng/kit';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { plan, removeIpsets, removeIptablesChains, type Flavour, type LeftoverPlan } from './leftovers.js';
 import { MODES, removeNftTables, type ModeContext } from './modes.js';

@@ -5,7 +5,7 @@
  * then unknown); every other sync only adds and deletes elements, never rules.
  */
 import { log as defaultLog, type IPFamily, type Logger, type PolicyState } from '@kpng/core';
-import { createNftClient, processExecer, type Element, type Nft } from '@kpng/nftables';
+import { createNftClient, type Element, type Nft } from '@kpng/nftables';
 import { TABLE } from '../render/names.js';
 import { PodElements } from '../render/pod-elements.js';
 import { skeleton } from '../render/skeleton.js';
@@ -51,7 +51,6 @@ export class NetpolEnforcer {
 
   async #client(): Promise<Nft> {
     this.#nft ??= await createNftClient({
-      execer: processExecer,
       ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
     });
     return this.#nft;

@@ -1,7 +1,8 @@
 import { serviceKey, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { NftError, type Execer, type Nft, type Transaction } from '@kpng/nftables';
+import type { Execer } from '@kpng/kit';
+import { NftError, type Nft, type Transaction } from '@kpng/nftables';
 import { FakeNft } from '@kpng/nftables/testing';
 import { nodeState, type ServiceFixture } from '../testing/fixtures.js';
 import { RecordingLogger, syntheticLocalState } from '@kpng/core/testing';

@@ -34,11 +34,10 @@ import {
   isNotFound,
   isTimeout,
   NftError,
-  processExecer,
   type Nft,
   type Transaction,
 } from '@kpng/nftables';
-import { TurnBudget } from '@kpng/kit';
+import { processExecer, TurnBudget } from '@kpng/kit';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
 import { FamilyProgrammer, type Planned } from './family-programmer.js';

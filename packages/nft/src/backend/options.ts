@@ -1,6 +1,7 @@
 import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Registry } from 'prom-client';
-import type { Execer, Nft } from '@kpng/nftables';
+import type { Execer } from '@kpng/kit';
+import type { Nft } from '@kpng/nftables';
 import type { NftConfigInput } from '../render/config.js';
 import type { NftMetrics } from './metrics.js';
 
@@ -14,7 +15,7 @@ export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
 export interface NftBackendOptions extends NftConfigInput {
   /** The nftables seam. Default: a real `nft` client (through `execer`, inside `netns`), created in `setup()`. */
   readonly nft?: Nft;
-  /** Where processes (`nft`, `conntrack`) are started. Default: execa. */
+  /** Where processes (`nft`, `conntrack`) are started. Default: the kit's `processExecer`. */
   readonly execer?: Execer;
   /** Program the tables of this network namespace (`ip netns exec NAME …`). */
   readonly netns?: string;

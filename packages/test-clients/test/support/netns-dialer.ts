@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { inNetns } from '@kpng/kit';
 import type { NetworkNamespace } from '@kpng/lab';
 import ts from 'typescript';
 import type { DialRequest, DialResult, Dialer } from '../../src/probe/dialer.js';
@@ -50,7 +51,8 @@ export class NetnsDialer implements Dialer {
     });
     await writeFile(module, outputText);
     // `ip netns exec` into the test's own namespace only.
-    const child = spawn('ip', ['netns', 'exec', namespace.name, process.execPath, HELPER, module], {
+    const [file, ...args] = inNetns(namespace.name, [process.execPath, HELPER, module]);
+    const child = spawn(file as string, args, {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const dialer = new NetnsDialer(child, scratch);

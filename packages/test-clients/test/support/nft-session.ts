@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { inNetns } from '@kpng/kit';
 import type { NetworkNamespace } from '@kpng/lab';
 import { systemClock } from '../../src/util/clock.js';
 
@@ -34,7 +35,8 @@ export class NftSession {
   /** `table` (inet) must exist, or be created by the first `apply`. */
   static start(namespace: NetworkNamespace, table: string): NftSession {
     // `ip netns exec` into the test's own namespace only.
-    const child = spawn('ip', ['netns', 'exec', namespace.name, 'nft', '-i'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const [file, ...args] = inNetns(namespace.name, ['nft', '-i']);
+    const child = spawn(file as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     return new NftSession(child, table);
   }
 

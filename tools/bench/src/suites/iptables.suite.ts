@@ -2,14 +2,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
-import {
-  IptablesBackend,
-  processExecer,
-  startProcess,
-  type Execer,
-  type IptablesFlavour,
-  type StartedProcess,
-} from '@kpng/iptables';
+import { IptablesBackend, type IptablesFlavour } from '@kpng/iptables';
+import { processExecer, runChunked, type Execer, type ExecResult } from '@kpng/kit';
 import { canCreateNamespaces, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { measurementOf } from '../runner/measure.js';
@@ -113,17 +107,27 @@ class RestoreRecorder implements Execer {
     return result;
   }
 
-  start(original: readonly string[], signal?: AbortSignal): StartedProcess {
+  async runStream(
+    original: readonly string[],
+    stdin: AsyncIterable<string>,
+    signal?: AbortSignal,
+  ): Promise<ExecResult> {
     const argv = withOwnLock(original);
-    const started = startProcess(processExecer, argv, signal);
-    if (!isRestore(argv)) return started;
+    if (!isRestore(argv)) return runChunked(processExecer, argv, stdin, signal);
     const chunks: string[] = [];
-    return {
-      write: (chunk) => {
+    let inputEnd: number | undefined;
+    async function* recorded(): AsyncGenerator<string> {
+      for await (const chunk of stdin) {
         chunks.push(chunk);
-        started.write(chunk);
-      },
-      end: async () => {
+        yield chunk;
+      }
+      inputEnd = performance.now();
+    }
+    try {
+      return await runChunked(processExecer, argv, recorded(), signal);
+    } finally {
+      if (inputEnd !== undefined) {
+        this.restoreMs += performance.now() - inputEnd;
         // Joined when read, after the sync (3 MB at s1k): not inside the timed window.
         let joined: string | undefined;
         if (this.recording)
@@ -133,15 +137,8 @@ class RestoreRecorder implements Execer {
               return (joined ??= chunks.join(''));
             },
           });
-        const start = performance.now();
-        try {
-          return await started.end();
-        } finally {
-          this.restoreMs += performance.now() - start;
-        }
-      },
-      kill: () => started.kill(),
-    };
+      }
+    }
   }
 }
 

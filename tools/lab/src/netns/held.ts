@@ -1,4 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
+import { inNetns } from '@kpng/kit';
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
 
@@ -67,20 +68,14 @@ class Lines {
 /** Connects from `namespace`; rejects with the reason when the connection cannot be made. */
 export async function holdConnection(namespace: NetworkNamespace, target: HoldTarget): Promise<HeldConnection> {
   const timeoutMs = target.timeoutMs ?? 2_000;
-  const child: ResultPromise<typeof CHILD_OPTIONS> = execa(
-    'ip',
-    [
-      'netns',
-      'exec',
-      namespace.name,
-      process.execPath,
-      labScript('hold-client.mjs'),
-      target.ip,
-      String(target.port),
-      String(timeoutMs),
-    ],
-    CHILD_OPTIONS,
-  );
+  const [file, ...args] = inNetns(namespace.name, [
+    process.execPath,
+    labScript('hold-client.mjs'),
+    target.ip,
+    String(target.port),
+    String(timeoutMs),
+  ]);
+  const child: ResultPromise<typeof CHILD_OPTIONS> = execa(file as string, args, CHILD_OPTIONS);
   const lines = new Lines();
   child.stdout?.setEncoding('utf8');
   child.stdout?.on('data', (chunk: string) => lines.push(chunk));

@@ -6,7 +6,7 @@
  * backend's back (another program flushing or deleting chains).
  */
 import type { IPFamily } from '@kpng/core';
-import type { Execer, ExecResult } from '../exec.js';
+import type { Execer, ExecResult } from '@kpng/kit';
 import { applyRestore } from './restore.js';
 import { checkTarget, deleteChain, emptyTable, saveTables, TableError, type TableState } from './tables.js';
 

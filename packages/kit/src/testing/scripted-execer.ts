@@ -11,7 +11,7 @@ export interface ScriptedCall {
 
 /**
  * An `Execer` that expects an exact, ordered script of calls and fails on any other: it proves
- * which argv and stdin reach `nft` without the binary being present (knftables' fakeExec).
+ * which argv and stdin reach a tool without the binary being present (knftables' fakeExec).
  */
 export class ScriptedExecer implements Execer {
   readonly #script: ScriptedCall[];

@@ -1,0 +1,220 @@
+/**
+ * The one seam through which kpng starts processes (`nft`, `iptables-restore`, `ipvsadm`, `ip`,
+ * `conntrack`, `sysctl`). Tests substitute a fake (`@kpng/kit/testing`, or a package's own
+ * simulation of its tool); production uses `processExecer`. To run inside a network namespace,
+ * build the argv with `inNetns`.
+ */
+import { spawn } from 'node:child_process';
+
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface Execer {
+  /**
+   * Runs `argv` with `stdin` and resolves with its exit code and output, also when the exit code
+   * is non-zero (see `runChecked` for an error instead). Rejects with `ExecStartError` when the
+   * process cannot be started or dies of a signal, and with the signal's reason when aborted.
+   */
+  run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<ExecResult>;
+  /**
+   * Optional: `run` with stdin given in pieces, taken one at a time (a full sync's input is tens
+   * of MiB of text when held whole). The command sees its input only once the last piece was
+   * taken, so never a part of it: if `stdin` throws, the command is killed (or never started)
+   * before it reads anything and the call rejects with that error. Without it, `runChunked` joins
+   * the pieces and calls `run`.
+   */
+  runStream?(argv: readonly string[], stdin: AsyncIterable<string>, signal?: AbortSignal): Promise<ExecResult>;
+}
+
+/** The process could not be started, or was ended by a signal kpng did not send through an abort. */
+export class ExecStartError extends Error {
+  readonly argv: readonly string[];
+  constructor(argv: readonly string[], detail: string, options?: ErrorOptions) {
+    super(`cannot run ${argv.join(' ')}: ${detail}`, options);
+    this.name = 'ExecStartError';
+    this.argv = [...argv];
+  }
+}
+
+/** The process ran and exited non-zero: its exit code and what it wrote to stderr (and stdout). */
+export class ExecError extends Error {
+  readonly argv: readonly string[];
+  readonly exitCode: number;
+  readonly stderr: string;
+  readonly stdout: string;
+  constructor(argv: readonly string[], result: ExecResult) {
+    const said = result.stderr.trim() || result.stdout.trim();
+    super(`${argv.join(' ')} exited with ${result.exitCode}${said === '' ? '' : `: ${said}`}`);
+    this.name = 'ExecError';
+    this.argv = [...argv];
+    this.exitCode = result.exitCode;
+    this.stderr = result.stderr;
+    this.stdout = result.stdout;
+  }
+}
+
+/** `execer.run`, throwing `ExecError` when the exit code is not 0. */
+export async function runChecked(
+  execer: Execer,
+  argv: readonly string[],
+  stdin = '',
+  signal?: AbortSignal,
+): Promise<ExecResult> {
+  const result = await execer.run(argv, stdin, signal);
+  if (result.exitCode !== 0) throw new ExecError(argv, result);
+  return result;
+}
+
+/** Runs `argv` with stdin in pieces: through `execer.runStream` when it has one, else joined, through `run`. */
+export async function runChunked(
+  execer: Execer,
+  argv: readonly string[],
+  stdin: AsyncIterable<string>,
+  signal?: AbortSignal,
+): Promise<ExecResult> {
+  if (execer.runStream !== undefined) return execer.runStream(argv, stdin, signal);
+  const pieces: string[] = [];
+  for await (const piece of stdin) pieces.push(piece);
+  return execer.run(argv, pieces.join(''), signal);
+}
+
+/** A process started before its input is ready: the input is pushed in pieces, then `end`. */
+export interface StartedProcess {
+  write(chunk: string): void;
+  /** Closes its input; resolves as `Execer.run` does (rejects once killed). */
+  end(): Promise<ExecResult>;
+  /** Kills it before its input is complete: it never sees any of it. */
+  kill(): void;
+}
+
+/**
+ * `runChunked` with the pieces pushed rather than pulled: the command is started now (through
+ * `runStream`, so a process overlaps its start-up with the caller's rendering) and gets its input
+ * at `end`.
+ */
+export function startProcess(execer: Execer, argv: readonly string[], signal?: AbortSignal): StartedProcess {
+  const pieces: string[] = [];
+  let closed = false;
+  let killed: Error | undefined;
+  let wake: (() => void) | undefined;
+  async function* input(): AsyncGenerator<string> {
+    for (;;) {
+      if (killed !== undefined) throw killed;
+      if (pieces.length > 0) {
+        yield pieces.shift() as string;
+        continue;
+      }
+      if (closed) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  }
+  const result = runChunked(execer, argv, input(), signal);
+  // A killed process's result is only observed by a later `end`, if any.
+  result.catch(() => undefined);
+  return {
+    write(chunk) {
+      pieces.push(chunk);
+      wake?.();
+    },
+    end() {
+      closed = true;
+      wake?.();
+      return result;
+    },
+    kill() {
+      killed ??= new Error(`${argv[0]} was killed`);
+      wake?.();
+    },
+  };
+}
+
+/** After an abort's SIGTERM, the SIGKILL for a process that has not exited (as execa does). */
+const FORCE_KILL_AFTER_MS = 5_000;
+
+/**
+ * Starts real processes (`node:child_process`, no shell). `runStream` starts the process at once
+ * and writes its input only when the last piece was taken: a piece that throws kills it with
+ * SIGKILL before it read anything.
+ */
+export const processExecer: Execer = {
+  run(argv, stdin, signal) {
+    return spawnProcess(argv, (write) => write(stdin), signal);
+  },
+  runStream(argv, stdin, signal) {
+    return spawnProcess(
+      argv,
+      async (write) => {
+        const pieces: string[] = [];
+        for await (const piece of stdin) pieces.push(piece);
+        for (const piece of pieces) write(piece);
+      },
+      signal,
+    );
+  },
+};
+
+function spawnProcess(
+  argv: readonly string[],
+  feed: (write: (chunk: string) => void) => void | Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<ExecResult> {
+  const [file, ...args] = argv;
+  if (file === undefined) return Promise.reject(new Error('empty argv'));
+  if (signal?.aborted === true) return Promise.reject(abortReason(signal, file));
+  return new Promise<ExecResult>((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => stdout.push(b));
+    child.stderr.on('data', (b: Buffer) => stderr.push(b));
+    // A process that exits before reading all its input (an error at line 1) closes the pipe: its
+    // exit code and stderr say what happened, the EPIPE says nothing more.
+    child.stdin.on('error', () => undefined);
+    let failure: unknown;
+    let forceKill: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      failure ??= abortReason(signal as AbortSignal, file);
+      child.kill('SIGTERM');
+      forceKill = setTimeout(() => child.kill('SIGKILL'), FORCE_KILL_AFTER_MS);
+      forceKill.unref();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.once('error', (e) => {
+      failure ??= new ExecStartError(argv, e.message, { cause: e });
+    });
+    child.once('close', (code, sig) => {
+      signal?.removeEventListener('abort', onAbort);
+      clearTimeout(forceKill);
+      if (failure !== undefined) reject(failure);
+      else if (code === null) reject(new ExecStartError(argv, `killed by ${sig ?? 'a signal'}`));
+      else
+        resolve({
+          exitCode: code,
+          stdout: Buffer.concat(stdout).toString('utf8'),
+          stderr: Buffer.concat(stderr).toString('utf8'),
+        });
+    });
+    // The input is held (corked) until complete, then written at once.
+    child.stdin.cork();
+    Promise.resolve()
+      .then(() => feed((chunk) => void child.stdin.write(chunk)))
+      .then(
+        () => {
+          child.stdin.uncork();
+          child.stdin.end();
+        },
+        (e: unknown) => {
+          failure ??= e;
+          child.kill('SIGKILL');
+        },
+      );
+  });
+}
+
+function abortReason(signal: AbortSignal, file: string): unknown {
+  return signal.reason ?? new Error(`${file} was aborted`);
+}
