@@ -1,3 +1,4 @@
+import type { PodKey, PolicyKey } from '../policy/types.js';
 import type { NodeName, ServiceKey } from './types.js';
 import { addTriggerTimes } from '../util/trigger-times.js';
 
@@ -14,6 +15,10 @@ export interface ChangeSet {
   readonly serviceCIDRs: boolean;
   /** Epoch ms per Service, only values newer than the model's start time (kube-proxy 7.2). */
   readonly triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>;
+  /** Pods, Namespaces and NetworkPolicies whose content changed (only when watched for policy). */
+  readonly pods: ReadonlySet<PodKey>;
+  readonly namespaces: ReadonlySet<string>;
+  readonly policies: ReadonlySet<PolicyKey>;
 }
 
 /** Mutable builder used while one transaction is applied. */
@@ -21,10 +26,20 @@ export class ChangeSetBuilder {
   readonly services = new Set<ServiceKey>();
   readonly nodes = new Set<NodeName>();
   readonly triggerTimes = new Map<ServiceKey, number[]>();
+  readonly pods = new Set<PodKey>();
+  readonly namespaces = new Set<string>();
+  readonly policies = new Set<PolicyKey>();
   serviceCIDRs = false;
 
   get empty(): boolean {
-    return this.services.size === 0 && this.nodes.size === 0 && !this.serviceCIDRs;
+    return (
+      this.services.size === 0 &&
+      this.nodes.size === 0 &&
+      !this.serviceCIDRs &&
+      this.pods.size === 0 &&
+      this.namespaces.size === 0 &&
+      this.policies.size === 0
+    );
   }
 
   addTriggerTime(svc: ServiceKey, time: number): void {
@@ -43,6 +58,9 @@ export class ChangeSetBuilder {
       nodes: this.nodes,
       serviceCIDRs: this.serviceCIDRs,
       triggerTimes: this.triggerTimes,
+      pods: this.pods,
+      namespaces: this.namespaces,
+      policies: this.policies,
     };
   }
 }

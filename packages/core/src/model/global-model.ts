@@ -1,5 +1,6 @@
 import { withoutNestedCIDRs } from '../util/ip.js';
 import { sameContent } from '../util/same-content.js';
+import type { NetworkPolicyModel, PodKey, PolicyKey, PolicyNamespace, PolicyPod } from '../policy/types.js';
 import type { ModelSink } from './sink.js';
 import { ChangeSetBuilder, type ChangeSet } from './change-set.js';
 import type { ModelReader } from './reader.js';
@@ -10,6 +11,7 @@ import {
   type NodeModel,
   type NodeName,
   type ObjectKind,
+  POLICY_KINDS,
   type ServiceCIDRModel,
   type ServiceKey,
   type ServiceModel,
@@ -44,6 +46,10 @@ export class GlobalModel implements ModelReader, ModelSink {
   readonly #slicesByService = new Map<ServiceKey, Map<SliceKey, EndpointSliceModel>>();
   readonly #nodes = new Map<NodeName, Stored<NodeModel>>();
   readonly #serviceCIDRObjects = new Map<string, Stored<ServiceCIDRModel>>();
+  // Watched only for NetworkPolicy enforcement (empty otherwise).
+  readonly #pods = new Map<PodKey, Stored<PolicyPod>>();
+  readonly #namespaces = new Map<string, Stored<PolicyNamespace>>();
+  readonly #policies = new Map<PolicyKey, Stored<NetworkPolicyModel>>();
   #serviceCIDRs: readonly string[] = [];
   readonly #synced = new Set<ObjectKind>();
   readonly #listeners = new Set<ModelListener>();
@@ -68,11 +74,20 @@ export class GlobalModel implements ModelReader, ModelSink {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Whether `kind` delivered its initial list (the policy kinds are awaited by their consumer, not by `allSynced`). */
+  isSynced(kind: ObjectKind): boolean {
+    return this.#synced.has(kind);
+  }
+
   synced(kind: ObjectKind): void {
     if (this.#synced.has(kind)) return;
+    const wasSynced = this.allSynced;
     this.#synced.add(kind);
-    // Becoming fully synced is itself a change consumers wait for, even with an empty cluster.
-    if (this.allSynced) this.#commit(new ChangeSetBuilder(), true);
+    // Becoming fully synced is itself a change consumers wait for, even with an empty cluster; so is
+    // a policy kind's initial list once the rest is synced (the policy consumer waits for it).
+    if (this.allSynced && (!wasSynced || (POLICY_KINDS as readonly ObjectKind[]).includes(kind))) {
+      this.#commit(new ChangeSetBuilder(), true);
+    }
   }
 
   apply(events: readonly ModelEvent[]): void {
@@ -89,21 +104,51 @@ export class GlobalModel implements ModelReader, ModelSink {
   replaceAll(kind: ObjectKind, events: readonly ModelEvent[]): void {
     const present = new Set<string>(events.filter((e) => e.op === 'upsert').map((e) => e.key));
     const stale: ModelEvent[] = [];
-    const keys: Iterable<string> =
-      kind === 'Service'
-        ? this.#services.keys()
-        : kind === 'EndpointSlice'
-          ? this.#slices.keys()
-          : kind === 'Node'
-            ? this.#nodes.keys()
-            : this.#serviceCIDRObjects.keys();
+    const keys: Iterable<string> = this.#keysOf(kind);
     for (const key of keys) {
       if (!present.has(key)) stale.push({ kind, op: 'delete', key } as ModelEvent);
     }
     this.apply([...stale, ...events]);
   }
 
+  #keysOf(kind: ObjectKind): Iterable<string> {
+    switch (kind) {
+      case 'Service':
+        return this.#services.keys();
+      case 'EndpointSlice':
+        return this.#slices.keys();
+      case 'Node':
+        return this.#nodes.keys();
+      case 'ServiceCIDR':
+        return this.#serviceCIDRObjects.keys();
+      case 'Pod':
+        return this.#pods.keys();
+      case 'Namespace':
+        return this.#namespaces.keys();
+      case 'NetworkPolicy':
+        return this.#policies.keys();
+    }
+  }
+
   // ModelReader
+  pod(key: PodKey): PolicyPod | undefined {
+    return this.#pods.get(key)?.object;
+  }
+  namespace(name: string): PolicyNamespace | undefined {
+    return this.#namespaces.get(name)?.object;
+  }
+  networkPolicy(key: PolicyKey): NetworkPolicyModel | undefined {
+    return this.#policies.get(key)?.object;
+  }
+  podKeys(): Iterable<PodKey> {
+    return this.#pods.keys();
+  }
+  namespaceNames(): Iterable<string> {
+    return this.#namespaces.keys();
+  }
+  networkPolicyKeys(): Iterable<PolicyKey> {
+    return this.#policies.keys();
+  }
   service(key: ServiceKey): ServiceModel | undefined {
     return this.#services.get(key)?.object;
   }
@@ -135,6 +180,9 @@ export class GlobalModel implements ModelReader, ModelSink {
       EndpointSlice: this.#slices.size,
       Node: this.#nodes.size,
       ServiceCIDR: this.#serviceCIDRObjects.size,
+      Pod: this.#pods.size,
+      Namespace: this.#namespaces.size,
+      NetworkPolicy: this.#policies.size,
     };
   }
 
@@ -161,6 +209,21 @@ export class GlobalModel implements ModelReader, ModelSink {
             : this.#serviceCIDRObjects.delete(ev.key)
         ) {
           this.#unionServiceCIDRs(changes);
+        }
+        return;
+      case 'Pod':
+        if (ev.op === 'upsert' ? upsert(this.#pods, ev.key, ev.object) : this.#pods.delete(ev.key)) {
+          changes.pods.add(ev.key);
+        }
+        return;
+      case 'Namespace':
+        if (ev.op === 'upsert' ? upsert(this.#namespaces, ev.key, ev.object) : this.#namespaces.delete(ev.key)) {
+          changes.namespaces.add(ev.key);
+        }
+        return;
+      case 'NetworkPolicy':
+        if (ev.op === 'upsert' ? upsert(this.#policies, ev.key, ev.object) : this.#policies.delete(ev.key)) {
+          changes.policies.add(ev.key);
         }
         return;
     }

@@ -4,6 +4,7 @@
  * carries no meaning) and readonly, so that two objects with equal content hash equally and a
  * resync, a heartbeat or a change to an irrelevant field produces no new revision.
  */
+import type { NetworkPolicyModel, PodKey, PolicyKey, PolicyNamespace, PolicyPod } from '../policy/types.js';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 export const IP_FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
@@ -127,8 +128,14 @@ export interface ServiceCIDRModel {
   readonly cidrs: readonly string[];
 }
 
-/** Service, EndpointSlice and Node are required (nothing is served before their initial lists); ServiceCIDR is optional. */
-export type ObjectKind = 'Service' | 'EndpointSlice' | 'Node' | 'ServiceCIDR';
+/**
+ * Service, EndpointSlice and Node are required (nothing is served before their initial lists); ServiceCIDR is optional.
+ * Pod, Namespace and NetworkPolicy are watched only for NetworkPolicy enforcement (`POLICY_KINDS`).
+ */
+export type ObjectKind = ServiceObjectKind | PolicyKind;
+export type ServiceObjectKind = 'Service' | 'EndpointSlice' | 'Node' | 'ServiceCIDR';
+export type PolicyKind = 'Pod' | 'Namespace' | 'NetworkPolicy';
+export const POLICY_KINDS: readonly PolicyKind[] = ['Pod', 'Namespace', 'NetworkPolicy'];
 
 /** One change from a source, already converted and validated. */
 export type ModelEvent =
@@ -146,4 +153,15 @@ export type ModelEvent =
   | { readonly kind: 'Node'; readonly op: 'upsert'; readonly key: NodeName; readonly object: NodeModel }
   | { readonly kind: 'Node'; readonly op: 'delete'; readonly key: NodeName }
   | { readonly kind: 'ServiceCIDR'; readonly op: 'upsert'; readonly key: string; readonly object: ServiceCIDRModel }
-  | { readonly kind: 'ServiceCIDR'; readonly op: 'delete'; readonly key: string };
+  | { readonly kind: 'ServiceCIDR'; readonly op: 'delete'; readonly key: string }
+  | { readonly kind: 'Pod'; readonly op: 'upsert'; readonly key: PodKey; readonly object: PolicyPod }
+  | { readonly kind: 'Pod'; readonly op: 'delete'; readonly key: PodKey }
+  | { readonly kind: 'Namespace'; readonly op: 'upsert'; readonly key: string; readonly object: PolicyNamespace }
+  | { readonly kind: 'Namespace'; readonly op: 'delete'; readonly key: string }
+  | {
+      readonly kind: 'NetworkPolicy';
+      readonly op: 'upsert';
+      readonly key: PolicyKey;
+      readonly object: NetworkPolicyModel;
+    }
+  | { readonly kind: 'NetworkPolicy'; readonly op: 'delete'; readonly key: PolicyKey };

@@ -3,6 +3,7 @@
  * business logic already applied (kube-proxy's CategorizeEndpoints, traffic policies, terminating
  * fallback, topology, family filtering). Backends render this; they never re-derive policy.
  */
+import type { PolicyState } from '../policy/types.js';
 import type {
   IPFamily,
   NodeName,
@@ -115,6 +116,11 @@ export interface NodeLocalState {
   readonly node: LocalNode;
   /** Sorted by key. */
   readonly services: readonly LocalService[];
+  /**
+   * The node-local policy view (`CoreOptions.policy`), once Pods, Namespaces and NetworkPolicies
+   * delivered their initial lists; unset otherwise (nothing to enforce yet).
+   */
+  readonly policy?: PolicyState;
 }
 
 /** What changed since the previous state handed to the same consumer. */
@@ -125,4 +131,9 @@ export interface StateChanges {
   readonly triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>;
   /** The node's labels (topology) changed: the next sync should be full. */
   readonly nodeChanged: boolean;
+  /**
+   * The policy view changed: epoch ms at which the core applied the earliest API event behind the
+   * change (what the policy sync latency is measured from). Unset: no policy change.
+   */
+  readonly policyChangedAt?: number;
 }

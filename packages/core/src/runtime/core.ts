@@ -1,6 +1,9 @@
 import type { ChangeSet } from '../model/change-set.js';
 import { GlobalModel, type GlobalSnapshot, type ModelObserver } from '../model/global-model.js';
-import type { NodeName, ServiceKey } from '../model/types.js';
+import { POLICY_KINDS, type NodeName, type ServiceKey } from '../model/types.js';
+import { feedPolicyChanges, feedPolicyModel, hasPolicyChanges } from '../policy/model-feed.js';
+import { PolicyView } from '../policy/policy-view.js';
+import type { PolicyState } from '../policy/types.js';
 import { NodeViewer, type ViewRun } from '../nodeview/node-viewer.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -37,6 +40,11 @@ export interface CoreOptions {
   readonly resyncPeriodMs?: number;
   /** Each periodic resync: whether it found (and published) a difference. */
   readonly onResync?: (changed: boolean) => void;
+  /**
+   * Keep the node-local policy view (NetworkPolicy enforcement): the state carries `policy` once
+   * Pods, Namespaces and NetworkPolicies delivered their initial lists (the source must watch them).
+   */
+  readonly policy?: boolean;
 }
 
 /** Model changes not yet folded into the node view (they arrived while a view update ran). */
@@ -47,6 +55,8 @@ interface Pending {
   revision: number;
   /** A resync: every Service is recomputed, and what it finds is reported (`onResync`). */
   resync: boolean;
+  /** Epoch ms the earliest policy change not yet published was applied (unset: none). */
+  policyChangedAt?: number;
 }
 
 /**
@@ -62,6 +72,9 @@ export class Core {
   readonly #budgetMs: number;
   readonly #schedule: Scheduler;
   #published = false;
+  /** The policy view, once every policy kind synced (`CoreOptions.policy`). */
+  #policyView: PolicyView | undefined;
+  #policyState: PolicyState | undefined;
   #resyncTimer: { cancel(): void } | undefined;
 
   constructor(private readonly options: CoreOptions) {
@@ -109,7 +122,10 @@ export class Core {
 
   /** The latest node-local state, once every source kind has synced. */
   get state(): NodeLocalState | undefined {
-    return this.#published ? this.#viewer.state : undefined;
+    if (!this.#published) return undefined;
+    const state = this.#viewer.state;
+    if (state === undefined || this.#policyState === undefined) return state;
+    return { ...state, policy: this.#policyState };
   }
 
   /** Registers a consumer; it receives the current state at once when there is one. */
@@ -139,6 +155,7 @@ export class Core {
     }
 
     const pending = this.#pendingUpdate();
+    if (this.options.policy === true && this.#feedPolicy(changes)) pending.policyChangedAt ??= this.#clock.now();
     for (const svc of changes.services) pending.services.add(svc);
     // The service CIDRs are part of the node's view (LocalNode.serviceCIDRs): a change is a node change.
     pending.nodeChanged ||= changes.nodes.has(this.options.nodeName) || changes.serviceCIDRs;
@@ -147,6 +164,22 @@ export class Core {
     }
     pending.revision = changes.revision;
     if (this.#running === undefined) this.#startViewRun();
+  }
+
+  /**
+   * Folds the transaction's Pods, Namespaces and NetworkPolicies into the policy view; the whole
+   * model once every policy kind has synced (before that nothing is enforced). Whether it changed.
+   */
+  #feedPolicy(changes: ChangeSet): boolean {
+    if (this.#policyView === undefined) {
+      if (!POLICY_KINDS.every((kind) => this.model.isSynced(kind))) return false;
+      this.#policyView = new PolicyView(this.options.nodeName);
+      feedPolicyModel(this.#policyView, this.model);
+      return true;
+    }
+    if (!hasPolicyChanges(changes)) return false;
+    feedPolicyChanges(this.#policyView, this.model, changes);
+    return true;
   }
 
   #pendingUpdate(): Pending {
@@ -192,10 +225,17 @@ export class Core {
   }
 
   #publishLocal({ run, pending, first, nodeChanged: recomputedNode, spentMs }: ViewRunning): void {
-    const { state, updatedServices } = run.finish();
+    const { state: serviceState, updatedServices } = run.finish();
+    let policyChanged = false;
+    if (this.#policyView !== undefined && pending.policyChangedAt !== undefined) {
+      const update = this.#policyView.state();
+      policyChanged = update.changed.length > 0 || this.#policyState === undefined;
+      this.#policyState = update.state;
+    }
+    const state = this.#policyState === undefined ? serviceState : { ...serviceState, policy: this.#policyState };
     this.options.onNodeViewDuration?.(spentMs / 1000);
     const nodeDiffers = state.node !== this.#lastNode;
-    const unchanged = !first && updatedServices.size === 0 && !nodeDiffers;
+    const unchanged = !first && updatedServices.size === 0 && !nodeDiffers && !policyChanged;
     if (pending.resync) {
       this.options.onResync?.(!unchanged);
       if (!unchanged)
@@ -216,6 +256,7 @@ export class Core {
       ...(first ? {} : { updatedServices }),
       triggerTimes,
       nodeChanged,
+      ...(policyChanged && pending.policyChangedAt !== undefined ? { policyChangedAt: pending.policyChangedAt } : {}),
     };
     log.debug(2, 'node-local state updated', {
       revision: pending.revision,

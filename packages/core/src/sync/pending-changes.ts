@@ -12,6 +12,7 @@ export class PendingChanges {
   private updatedServices: Set<ServiceKey> | undefined = new Set();
   private triggerTimes = new Map<ServiceKey, number[]>();
   private nodeChanged = false;
+  private policyChangedAt: number | undefined;
 
   add(changes: StateChanges): void {
     if (changes.updatedServices === undefined) this.updatedServices = undefined;
@@ -20,6 +21,8 @@ export class PendingChanges {
       addTriggerTimes(this.triggerTimes, key, times);
     }
     this.nodeChanged ||= changes.nodeChanged;
+    if (changes.policyChangedAt !== undefined)
+      this.policyChangedAt = Math.min(this.policyChangedAt ?? Infinity, changes.policyChangedAt);
   }
 
   /** Nothing accumulated since the last `take`. */
@@ -28,7 +31,8 @@ export class PendingChanges {
       this.updatedServices !== undefined &&
       this.updatedServices.size === 0 &&
       this.triggerTimes.size === 0 &&
-      !this.nodeChanged
+      !this.nodeChanged &&
+      this.policyChangedAt === undefined
     );
   }
 
@@ -38,10 +42,12 @@ export class PendingChanges {
       ...(this.updatedServices ? { updatedServices: this.updatedServices } : {}),
       triggerTimes: this.triggerTimes,
       nodeChanged: this.nodeChanged,
+      ...(this.policyChangedAt !== undefined ? { policyChangedAt: this.policyChangedAt } : {}),
     };
     this.updatedServices = new Set();
     this.triggerTimes = new Map();
     this.nodeChanged = false;
+    this.policyChangedAt = undefined;
     return taken;
   }
 

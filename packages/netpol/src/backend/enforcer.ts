@@ -49,7 +49,8 @@ export class NetpolEnforcer {
     this.#elements = new PodElements(this.families);
   }
 
-  async #client(): Promise<Nft> {
+  /** The nft client this enforcer writes with (created on first use). */
+  async client(): Promise<Nft> {
     this.#nft ??= await createNftClient({
       ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
     });
@@ -61,7 +62,7 @@ export class NetpolEnforcer {
    * last sync are rendered again. On failure nothing changed and the next sync rewrites the table.
    */
   async sync(state: PolicyState, options: { readonly full?: boolean } = {}): Promise<EnforcerSyncResult> {
-    const nft = await this.#client();
+    const nft = await this.client();
     const full = options.full === true || this.#rewrite;
     if (full) this.#elements.reset();
     const update = this.#elements.update(state);
@@ -87,7 +88,7 @@ export class NetpolEnforcer {
 
   /** Removes the table. */
   async cleanup(): Promise<void> {
-    const nft = await this.#client();
+    const nft = await this.client();
     const tx = nft.newTransaction();
     tx.destroy({ kind: 'table', family: TABLE.family, name: TABLE.name });
     await nft.run(tx);

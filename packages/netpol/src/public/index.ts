@@ -2,6 +2,13 @@
  * @kpng/netpol: a NetworkPolicy enforcer in nftables. It renders core's node-local policy view
  * (`PolicyState`) to one `inet kpng-netpol` table and keeps it in step by element updates.
  */
+export {
+  besideBackend,
+  NetpolBackend,
+  policySyncLatency,
+  POLICY_SYNC_LATENCY_METRIC,
+  type NetpolBackendOptions,
+} from '../backend/netpol-backend.js';
 export { NetpolEnforcer, type EnforcerSyncResult, type NetpolEnforcerOptions } from '../backend/enforcer.js';
 export { renderElements, type DesiredElements } from '../render/elements.js';
 export { skeleton } from '../render/skeleton.js';

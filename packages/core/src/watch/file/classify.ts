@@ -1,6 +1,6 @@
 import {
   type NodeName,
-  type ObjectKind,
+  type ServiceObjectKind,
   type ServiceKey,
   type SliceKey,
   serviceKey,
@@ -10,7 +10,7 @@ import { isJsonObject } from '../convert/fields.js';
 import type { ManifestObject } from './parse-manifest.js';
 
 /** The API versions read for each kind; anything else (a Knative `Service`, say) is not ours. */
-const API_VERSIONS: Readonly<Record<ObjectKind, string>> = {
+const API_VERSIONS: Readonly<Record<ServiceObjectKind, string>> = {
   Service: 'v1',
   EndpointSlice: 'discovery.k8s.io/v1',
   Node: 'v1',
@@ -23,7 +23,7 @@ const API_VERSIONS: Readonly<Record<ObjectKind, string>> = {
  */
 const EXCLUDING_LABELS = ['service.kubernetes.io/service-proxy-name', 'service.kubernetes.io/headless'];
 
-export type Classified = { readonly kind: ObjectKind } | { readonly kind: undefined; readonly why: string };
+export type Classified = { readonly kind: ServiceObjectKind } | { readonly kind: undefined; readonly why: string };
 
 function textField(obj: unknown, key: string): string | undefined {
   return isJsonObject(obj) && typeof obj[key] === 'string' ? obj[key] : undefined;
@@ -35,7 +35,7 @@ export function classify(found: ManifestObject): Classified {
   const apiVersion = textField(found.object, 'apiVersion') ?? found.implied?.apiVersion;
   if (kind === undefined) return { kind: undefined, why: 'no kind' };
   if (!Object.hasOwn(API_VERSIONS, kind)) return { kind: undefined, why: `kind ${kind} is not read` };
-  const modelKind = kind as ObjectKind;
+  const modelKind = kind as ServiceObjectKind;
   // A hand-written manifest may leave apiVersion out; a different one is another API's object.
   if (apiVersion !== undefined && apiVersion !== API_VERSIONS[modelKind]) {
     return { kind: undefined, why: `${apiVersion} ${kind} is not read` };
@@ -50,7 +50,7 @@ function labelsOf(obj: unknown): Readonly<Record<string, unknown>> {
 }
 
 /** The label that hides this object from the default proxy, if any. */
-export function excludingLabel(kind: ObjectKind, obj: unknown): string | undefined {
+export function excludingLabel(kind: ServiceObjectKind, obj: unknown): string | undefined {
   if (kind === 'Node') return undefined;
   const labels = labelsOf(obj);
   return EXCLUDING_LABELS.find((label) => label in labels);
@@ -60,7 +60,7 @@ export function excludingLabel(kind: ObjectKind, obj: unknown): string | undefin
  * The key an object would have, read straight from its raw metadata: how an invalid object is
  * matched with a valid version of it delivered earlier. Undefined when the metadata is unusable.
  */
-export function rawKey(kind: ObjectKind, obj: unknown): ServiceKey | SliceKey | NodeName | undefined {
+export function rawKey(kind: ServiceObjectKind, obj: unknown): ServiceKey | SliceKey | NodeName | undefined {
   const metadata = isJsonObject(obj) ? obj['metadata'] : undefined;
   const name = textField(metadata, 'name');
   if (name === undefined) return undefined;

@@ -1,9 +1,9 @@
-import type { ModelEvent, NodeName, ObjectKind, ServiceKey, SliceKey } from '../../model/types.js';
+import type { ModelEvent, NodeName, ServiceObjectKind, ServiceKey, SliceKey } from '../../model/types.js';
 import type { DesiredState } from './desired-state.js';
 
-const KINDS: readonly ObjectKind[] = ['Node', 'Service', 'EndpointSlice', 'ServiceCIDR'];
+const KINDS: readonly ServiceObjectKind[] = ['Node', 'Service', 'EndpointSlice', 'ServiceCIDR'];
 
-function deleteEvent(kind: ObjectKind, key: string): ModelEvent {
+function deleteEvent(kind: ServiceObjectKind, key: string): ModelEvent {
   switch (kind) {
     case 'Service':
       return { kind, op: 'delete', key: key as ServiceKey };
@@ -22,7 +22,7 @@ function deleteEvent(kind: ObjectKind, key: string): ModelEvent {
  * ones. An object that is now invalid is neither: its last delivered version stays.
  */
 export class DeliveredObjects {
-  private readonly delivered: Record<ObjectKind, Map<string, string>> = {
+  private readonly delivered: Record<ServiceObjectKind, Map<string, string>> = {
     Service: new Map(),
     EndpointSlice: new Map(),
     Node: new Map(),
@@ -48,7 +48,7 @@ export class DeliveredObjects {
     return events;
   }
 
-  count(kind: ObjectKind): number {
+  count(kind: ServiceObjectKind): number {
     return this.delivered[kind].size;
   }
 }

@@ -1,4 +1,4 @@
-import { type ModelEvent, type NodeName, type ObjectKind, serviceKey, sliceKey } from '../../model/types.js';
+import { type ModelEvent, type NodeName, type ServiceObjectKind, serviceKey, sliceKey } from '../../model/types.js';
 import type { Logger } from '../../util/log.js';
 import {
   convertEndpointSlice,
@@ -18,7 +18,7 @@ export interface DesiredObject {
   readonly fingerprint: string;
 }
 
-export type KindMap<T> = Readonly<Record<ObjectKind, T>>;
+export type KindMap<T> = Readonly<Record<ServiceObjectKind, T>>;
 
 /** Everything the manifests say should exist, per kind and key. */
 export interface DesiredState {
@@ -36,7 +36,7 @@ export interface DesiredStateOptions {
 type Conversion = { ok: true; event: UpsertEvent | null } | { ok: false; errors: readonly string[] };
 
 /** Converts one raw object; `event: null` when the object is legitimately ignored (headless...). */
-function toEvent(kind: ObjectKind, obj: unknown): Conversion {
+function toEvent(kind: ServiceObjectKind, obj: unknown): Conversion {
   switch (kind) {
     case 'Service': {
       const r = convertService(obj);
@@ -73,7 +73,7 @@ function toEvent(kind: ObjectKind, obj: unknown): Conversion {
   }
 }
 
-function emptyKindMap<T>(make: () => T): Record<ObjectKind, T> {
+function emptyKindMap<T>(make: () => T): Record<ServiceObjectKind, T> {
   return { Service: make(), EndpointSlice: make(), Node: make(), ServiceCIDR: make() };
 }
 

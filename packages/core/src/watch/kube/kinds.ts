@@ -6,6 +6,8 @@ import {
   convertServiceCIDR,
   type Converted,
 } from '../convert/index.js';
+import { convertNamespace, convertNetworkPolicy, convertPod } from '../../policy/convert.js';
+import { podKey, policyKey } from '../../policy/types.js';
 
 export type UpsertEvent = Extract<ModelEvent, { op: 'upsert' }>;
 
@@ -76,6 +78,44 @@ export const serviceCIDRAdapter: KindAdapter = {
     mapValue(convertServiceCIDR(obj), (c) => ({ kind: 'ServiceCIDR', op: 'upsert', key: c.name, object: c })),
 };
 
+// Watched only for NetworkPolicy enforcement (`KubeSourceOptions.policy`).
+export const podAdapter: KindAdapter = {
+  kind: 'Pod',
+  keyOf: (obj) => {
+    const { namespace, name } = metadataOf(obj);
+    return podKey(namespace, name);
+  },
+  toUpsert: (obj) =>
+    mapValue(convertPod(obj), (pod) => ({
+      kind: 'Pod',
+      op: 'upsert',
+      key: podKey(pod.namespace, pod.name),
+      object: pod,
+    })),
+};
+
+export const namespaceAdapter: KindAdapter = {
+  kind: 'Namespace',
+  keyOf: (obj) => metadataOf(obj).name,
+  toUpsert: (obj) =>
+    mapValue(convertNamespace(obj), (ns) => ({ kind: 'Namespace', op: 'upsert', key: ns.name, object: ns })),
+};
+
+export const networkPolicyAdapter: KindAdapter = {
+  kind: 'NetworkPolicy',
+  keyOf: (obj) => {
+    const { namespace, name } = metadataOf(obj);
+    return policyKey(namespace, name);
+  },
+  toUpsert: (obj) =>
+    mapValue(convertNetworkPolicy(obj), (policy) => ({
+      kind: 'NetworkPolicy',
+      op: 'upsert',
+      key: policyKey(policy.namespace, policy.name),
+      object: policy,
+    })),
+};
+
 /** The deletion matching an accepted upsert. */
 export function deletionOf(upsert: UpsertEvent): ModelEvent {
   switch (upsert.kind) {
@@ -87,5 +127,11 @@ export function deletionOf(upsert: UpsertEvent): ModelEvent {
       return { kind: 'Node', op: 'delete', key: upsert.key };
     case 'ServiceCIDR':
       return { kind: 'ServiceCIDR', op: 'delete', key: upsert.key };
+    case 'Pod':
+      return { kind: 'Pod', op: 'delete', key: upsert.key };
+    case 'Namespace':
+      return { kind: 'Namespace', op: 'delete', key: upsert.key };
+    case 'NetworkPolicy':
+      return { kind: 'NetworkPolicy', op: 'delete', key: upsert.key };
   }
 }

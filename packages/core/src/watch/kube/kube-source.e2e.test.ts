@@ -203,6 +203,34 @@ describe('kube source against the fake API server', () => {
     ).toEqual(['delete EndpointSlice', 'delete Node', 'delete Service']);
   });
 
+  it('with policy, watches every Pod, Namespace and NetworkPolicy (reduced), and delivers their changes', async () => {
+    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { team: 'a' } } });
+    server.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { namespace: 'shop', name: 'far', labels: { app: 'db' }, managedFields: [{ manager: 'x' }] },
+      spec: { nodeName: 'node-b', containers: [{ name: 'c', ports: [{ name: 'sql', containerPort: 5432 }] }] },
+      status: { podIPs: [{ ip: '198.18.2.7' }] },
+    });
+    const { sink } = await start({ policy: true });
+    await eventually(() => sink.syncs.length === 6, 'six kinds synced');
+    expect(sink.get('Pod', 'shop/far')).toMatchObject({
+      object: { ips: ['198.18.2.7'], labels: { app: 'db' }, nodeName: 'node-b', ports: [{ name: 'sql', port: 5432 }] },
+    });
+    expect(sink.get('Namespace', 'shop')).toMatchObject({ object: { labels: { team: 'a' } } });
+    server.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { namespace: 'shop', name: 'deny' },
+      spec: { podSelector: {} },
+    });
+    await eventually(() => sink.get('NetworkPolicy', 'shop/deny') !== undefined, 'the policy');
+    expect(sink.get('NetworkPolicy', 'shop/deny')).toMatchObject({ object: { policyTypes: ['Ingress'] } });
+    server.delete({ kind: 'Pod', metadata: { namespace: 'shop', name: 'far' } });
+    await eventually(() => sink.get('Pod', 'shop/far') === undefined, 'the pod deletion');
+    expect(sink.events.at(-1)).toEqual({ kind: 'Pod', op: 'delete', key: 'shop/far' });
+  });
+
   it('watches every node in central-core mode', async () => {
     server.create(node('node-a'));
     server.create(node('node-b'));

@@ -10,7 +10,15 @@ import { log, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { reportingTo } from '../convert/index.js';
 import { EventBatcher } from './event-batcher.js';
-import { endpointSliceAdapter, nodeAdapter, serviceAdapter, serviceCIDRAdapter } from './kinds.js';
+import {
+  endpointSliceAdapter,
+  namespaceAdapter,
+  networkPolicyAdapter,
+  nodeAdapter,
+  podAdapter,
+  serviceAdapter,
+  serviceCIDRAdapter,
+} from './kinds.js';
 import { slimClientNode } from './client-node.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
 import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './request-rate-limiter.js';
@@ -49,11 +57,19 @@ export interface KubeSourceOptions {
   readonly serviceCIDRProbeRetryMs?: number;
   /** An object refused by validation is also a Warning Event about it (`reason: InvalidObject`). */
   readonly events?: EventRecorder;
+  /**
+   * Also watch every Pod, Namespace and `networking.k8s.io/v1` NetworkPolicy, for NetworkPolicy
+   * enforcement (peers live on every node, so Pods are not filtered by node). Default false.
+   */
+  readonly policy?: boolean;
 }
 
 const SERVICES_PATH = '/api/v1/services';
 const ENDPOINT_SLICES_PATH = '/apis/discovery.k8s.io/v1/endpointslices';
 const NODES_PATH = '/api/v1/nodes';
+const PODS_PATH = '/api/v1/pods';
+const NAMESPACES_PATH = '/api/v1/namespaces';
+const NETWORK_POLICIES_PATH = '/apis/networking.k8s.io/v1/networkpolicies';
 
 /** A kind to watch: how to convert its objects, and which collection (path, selectors) holds them. */
 export interface WatchedKind extends Collection {
@@ -103,6 +119,13 @@ export class KubeSource implements Source {
       { adapter: endpointSliceAdapter, path: ENDPOINT_SLICES_PATH, labelSelector },
       { adapter: nodeAdapter, path: NODES_PATH, fieldSelector },
     ];
+    if (this.options.policy) {
+      kinds.push(
+        { adapter: podAdapter, path: PODS_PATH },
+        { adapter: namespaceAdapter, path: NAMESPACES_PATH },
+        { adapter: networkPolicyAdapter, path: NETWORK_POLICIES_PATH },
+      );
+    }
     const limiter = new RequestRateLimiter(this.options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     const rounds = new ReconnectRounds(this.clock, {
       ...(this.options.backoff ? { answered: this.options.backoff } : {}),
