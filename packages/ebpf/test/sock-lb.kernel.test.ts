@@ -78,7 +78,7 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
     );
   });
 
-  it('writes and reads back 10,000 elements in batches, deletes them', async () => {
+  it('writes and reads back 10,000 elements in batches, scans them in slices across calls, deletes them', async () => {
     const other = SockLb.load(); // not attached: its maps alone
     try {
       const entries = Array.from(
@@ -89,6 +89,23 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
       const dump = await other.maps.endpoints.dump();
       expect(dump.size).toBe(10_000);
       expect(dump.get(endpointKey(7, 9_999).toString('hex'))).toEqual(entries[9_999]![1]);
+      // The drift check's reads: slices of about 3,000 (whole batches) from the kernel's batch position, each key once.
+      const seen: string[] = [];
+      let slices = 0;
+      let cursor: Parameters<typeof other.maps.endpoints.scan>[0];
+      do {
+        const slice = await other.maps.endpoints.scan(cursor, 3_000);
+        expect(slice.entries.length).toBeLessThanOrEqual(3_000 + 4_096);
+        for (const [key, value] of slice.entries) {
+          seen.push(key);
+          expect(value).toEqual(dump.get(key));
+        }
+        cursor = slice.next;
+        slices++;
+      } while (cursor !== undefined);
+      expect(seen.length).toBe(10_000);
+      expect(new Set(seen).size).toBe(10_000);
+      expect(slices).toBeGreaterThanOrEqual(3);
       other.maps.endpoints.delete(entries.map(([key]) => key));
       expect((await other.maps.endpoints.dump()).size).toBe(0);
     } finally {

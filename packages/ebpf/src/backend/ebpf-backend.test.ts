@@ -44,7 +44,8 @@ describe('EbpfBackend (fake maps)', () => {
   beforeEach(async () => {
     kernel = new FakeKernel();
     logger = new RecordingLogger();
-    backend = new EbpfBackend({ cgroup: '/unused', kernel, logger });
+    // A check reads a whole pass at once here; the sliced check has its own test.
+    backend = new EbpfBackend({ cgroup: '/unused', kernel, logger, checkSliceMs: Number.POSITIVE_INFINITY });
     await backend.setup();
   });
 
@@ -179,6 +180,42 @@ describe('EbpfBackend (fake maps)', () => {
     expect(await backend.sync(fullSyncRequest(state, 2))).toEqual({ repaired: ['service', 'endpoint'] });
     expect(await backend.check()).toEqual([]);
     expect(kernel.maps.endpoints.data.has(endpointKey(99, 0).toString('hex'))).toBe(false);
+  });
+
+  it('check() reads one slice per call, going on where it stopped; a missing element needs a map read with no sync in between', async () => {
+    const sliced = new EbpfBackend({ cgroup: '/unused', kernel, logger, checkSliceMs: 0 });
+    const state = nodeState([web(['198.18.1.10', '2001:db8:1::10'])]);
+    await sliced.sync(fullSyncRequest(state));
+    const scans = (): number[] => [
+      kernel.maps.services4.scans,
+      kernel.maps.services6.scans,
+      kernel.maps.endpoints.scans,
+    ];
+    // A slice of 0 ms still reads one batch: one map per check here, a pass in three.
+    for (const expected of [
+      [1, 0, 0],
+      [1, 1, 0],
+      [1, 1, 1],
+      [2, 1, 1],
+    ]) {
+      expect(await sliced.check()).toEqual([]);
+      expect(scans()).toEqual(expected);
+    }
+    // services6 is read next; an endpoint goes missing, and a sync comes before endpoints are read.
+    const [first] = kernel.maps.endpoints.data.keys();
+    kernel.maps.endpoints.data.delete(first!);
+    expect(await sliced.check()).toEqual([]);
+    await sliced.sync({
+      ...fullSyncRequest(state, 2),
+      full: false,
+      changes: { ...fullSyncRequest(state, 2).changes, updatedServices: new Set() },
+    });
+    expect(await sliced.check()).toEqual([]); // endpoints read across a sync: the count is not judged
+    expect(await sliced.check()).toEqual([]); // services4
+    expect(await sliced.check()).toEqual([]); // services6
+    expect(await sliced.check()).toEqual(['endpoint']); // a whole map with no sync: one element short
+    expect(await sliced.sync(fullSyncRequest(state, 3))).toEqual({ repaired: ['endpoint'] });
+    expect(kernel.maps.endpoints.data.has(first!)).toBe(true);
   });
 
   it('an address two Services claim goes to the first, the other is logged and counted', async () => {

@@ -15,18 +15,9 @@ import { resolveCgroup } from '../cgroup/cgroup.js';
 import { SockLb, type MapLimits } from '../libbpf/sock-lb.js';
 import { endpointKey, lbValue, MAP_NAMES, type MapName } from '../maps/layout.js';
 import { renderService, type RenderProblem } from '../render/render.js';
-import type { LbKernel } from './kernel.js';
+import type { LbKernel, ScanCursor } from './kernel.js';
 import { createEbpfMetrics, type EbpfMetrics, NO_METRICS } from './metrics.js';
-import {
-  applyPlan,
-  applyToRecord,
-  diffInto,
-  differingMaps,
-  emptyEntries,
-  emptyPlan,
-  planSize,
-  type Entries,
-} from './plan.js';
+import { applyPlan, applyToRecord, diffInto, emptyEntries, emptyPlan, planSize, type Entries } from './plan.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
 
@@ -39,6 +30,11 @@ export interface EbpfBackendOptions {
   readonly kernel?: LbKernel;
   readonly metrics?: EbpfMetrics | Registry;
   readonly logger?: Logger;
+  /**
+   * How long one drift check reads the maps before returning (default 20 ms): a check is a slice
+   * of a pass over the maps that goes on at the next check, so it never holds a sync for longer.
+   */
+  readonly checkSliceMs?: number;
   /**
    * The packet path: a backend programming what socket hooks cannot see (traffic entering the
    * node: NodePorts, external and LB IPs from outside, loadBalancerSourceRanges, masquerade; and
@@ -82,6 +78,10 @@ export class EbpfBackend implements Backend {
   #free: number[] = [];
   #nextId = 1;
   #drift: string[] = [];
+  /** Bumped by every sync and by forgetting the maps: a drift pass's counts hold within one generation. */
+  #generation = 0;
+  /** The drift check's pass over the maps, continued by each check. */
+  #pass: CheckPass | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: EbpfBackendOptions) {
@@ -114,17 +114,50 @@ export class EbpfBackend implements Backend {
     return this.#serial(() => this.#sync(req));
   }
 
-  /** Did another program change the maps? Reads them and compares with the last sync's picture. */
+  /**
+   * Did another program change the maps? Reads the next slice of a pass over them (at most
+   * `checkSliceMs`, then the pass goes on at the next check) and compares every element read with
+   * the last sync's picture: an element not there or different is drift at once; an element
+   * missing shows as a map whose element count differs from the picture's, judged when a map was
+   * read from start to end with no sync in between (else on the next pass).
+   */
   check(): Promise<DriftKinds> {
     return this.#serial(async () => {
       const kernel = this.#kernel;
       const applied = this.#applied;
       const packet = (await this.#options.packetPath?.check?.()) ?? [];
-      if (kernel === undefined || applied === undefined) return packet;
-      const kinds = [...new Set(differingMaps(await dumpAll(kernel), applied).map(driftKind))];
+      if (kernel === undefined || applied === undefined) {
+        this.#pass = undefined;
+        return packet;
+      }
+      const kinds = await this.#checkSlice(kernel, applied);
+      if (kinds.length > 0) this.#pass = undefined;
       this.#drift = [...new Set([...this.#drift, ...kinds])];
       return [...kinds, ...packet];
     });
+  }
+
+  async #checkSlice(kernel: LbKernel, applied: Entries): Promise<string[]> {
+    const deadline = performance.now() + (this.#options.checkSliceMs ?? 20);
+    const found = new Set<string>();
+    for (;;) {
+      const pass = (this.#pass ??= { map: 0, cursor: undefined, seen: 0, generation: this.#generation });
+      const name = MAP_NAMES[pass.map] as MapName;
+      const slice = await kernel.maps[name].scan(pass.cursor, CHECK_BATCH);
+      for (const [key, value] of slice.entries) if (!applied[name].get(key)?.equals(value)) found.add(driftKind(name));
+      pass.seen += slice.entries.length;
+      if (slice.next !== undefined) pass.cursor = slice.next;
+      else {
+        if (pass.generation === this.#generation && pass.seen !== applied[name].size) found.add(driftKind(name));
+        Object.assign(pass, { map: pass.map + 1, cursor: undefined, seen: 0, generation: this.#generation });
+        if (pass.map === MAP_NAMES.length) {
+          this.#pass = undefined; // a whole pass: the next check starts another
+          break;
+        }
+      }
+      if (performance.now() >= deadline) break;
+    }
+    return [...found];
   }
 
   /** Detaches the programs and frees the maps: the links and maps belong to this process, nothing is pinned. */
@@ -209,6 +242,7 @@ export class EbpfBackend implements Backend {
       throw e;
     }
     if (!full) applyToRecord(applied, plan);
+    this.#generation++;
     this.#applied = applied;
     this.#rendered = rendered;
     this.#families = families;
@@ -264,6 +298,7 @@ export class EbpfBackend implements Backend {
 
   /** After a failed write: what the maps hold is unknown until a full sync reads them. */
   #forget(): void {
+    this.#generation++;
     this.#applied = undefined;
     this.#rendered = undefined;
     this.#owners = new Map();
@@ -283,5 +318,16 @@ async function dumpAll(kernel: LbKernel): Promise<Entries> {
     endpoints: await kernel.maps.endpoints.dump(),
   };
 }
+
+/** A drift pass: the map it is reading (index in MAP_NAMES), where, elements seen, the generation it started that map in. */
+interface CheckPass {
+  map: number;
+  cursor: ScanCursor | undefined;
+  seen: number;
+  generation: number;
+}
+
+/** Elements a check reads between looks at the clock (one kernel batch). */
+const CHECK_BATCH = 4096;
 
 const driftKind = (map: MapName): string => (map === 'endpoints' ? 'endpoint' : 'service');

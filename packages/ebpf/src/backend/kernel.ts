@@ -6,6 +6,19 @@ export interface MapIO {
   delete(keys: readonly Buffer[]): void;
   /** Every (key as hex, value); a big map is read in batches, giving the event loop turns. */
   dump(): Promise<Map<string, Buffer>>;
+  /**
+   * `limit` elements or about (the kernel reads whole batches) from `cursor` (undefined: the map's start), and where to go on
+   * (undefined: the end was reached). The drift check reads a map this way across several calls.
+   */
+  scan(cursor: ScanCursor | undefined, limit: number): Promise<ScanSlice>;
+}
+
+/** Where a scan stopped: the kernel's batch position (or last key), or a fake's offset. */
+export type ScanCursor = Buffer | number;
+
+export interface ScanSlice {
+  readonly entries: readonly (readonly [string, Buffer])[];
+  readonly next: ScanCursor | undefined;
 }
 
 /** The kernel seam: the loaded and attached socket load balancer (`SockLb`), or a fake. */

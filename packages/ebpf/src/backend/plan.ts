@@ -86,14 +86,3 @@ export function applyToRecord(record: Entries, plan: Plan): void {
     for (const key of plan.deletes[map]) record[map].delete(key);
   }
 }
-
-/** The maps whose contents differ between `kernel` and `expected`. */
-export function differingMaps(kernel: Entries, expected: Entries): MapName[] {
-  return MAP_NAMES.filter((map) => {
-    const a = kernel[map];
-    const b = expected[map];
-    if (a.size !== b.size) return true;
-    for (const [key, value] of b) if (!a.get(key)?.equals(value)) return true;
-    return false;
-  });
-}

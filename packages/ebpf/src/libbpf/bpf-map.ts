@@ -1,5 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { BpfError } from './errors.js';
+import type { ScanCursor, ScanSlice } from '../backend/kernel.js';
 import type { Libbpf } from './ffi.js';
 
 const BPF_ANY = 0;
@@ -51,27 +52,45 @@ export class BpfMap {
   }
 
   /**
-   * Every (key, value) in the map, keys as hex (drift check, full syncs): `BPF_MAP_LOOKUP_BATCH`
-   * (5.6), 4096 elements a call, else one element at a time; the event loop gets a turn every 4096
-   * elements (an s50k map holds half a million).
+   * Every (key, value) in the map, keys as hex (full syncs): `scan` to the end, the event loop
+   * getting a turn every 4096 elements (an s50k map holds half a million).
    */
   async dump(): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    let cursor: ScanCursor | undefined;
+    do {
+      const slice = await this.scan(cursor, Number.POSITIVE_INFINITY);
+      for (const [key, value] of slice.entries) out.set(key, value);
+      cursor = slice.next;
+    } while (cursor !== undefined);
+    return out;
+  }
+
+  /**
+   * About `limit` elements from `cursor` (whole batches: up to 4095 more): `BPF_MAP_LOOKUP_BATCH`
+   * (5.6), 4096 elements a call (the
+   * cursor is the kernel's batch position: a hash map's bucket index), else one element at a
+   * time (the cursor is the last key). A turn for the event loop between batches.
+   */
+  async scan(cursor: ScanCursor | undefined, limit: number): Promise<ScanSlice> {
+    if (typeof cursor === 'number') throw new Error(`${this.name}: not a map cursor`);
     if (this.#lookupBatches) {
-      const out = await this.#dumpBatched();
+      const out = await this.#scanBatched(cursor ?? null, limit);
       if (out !== undefined) return out;
       this.#lookupBatches = false;
     }
-    return this.#dumpEach();
+    return this.#scanEach(cursor ?? null, limit);
   }
 
-  async #dumpBatched(): Promise<Map<string, Buffer> | undefined> {
-    const out = new Map<string, Buffer>();
+  async #scanBatched(start: Buffer | null, limit: number): Promise<ScanSlice | undefined> {
+    const entries: [string, Buffer][] = [];
     const keys = Buffer.alloc(DUMP_BATCH * this.keySize);
     const values = Buffer.alloc(DUMP_BATCH * this.valueSize);
     // Hash maps' batch position is a 4-byte bucket index; other maps' is a key.
-    let position: Buffer | null = null;
+    let position = start;
     for (;;) {
       const next = Buffer.alloc(Math.max(8, this.keySize));
+      // Whole batches: a hash map's batch ends at a bucket, and a count smaller than the next bucket is ENOSPC.
       const count: [number] = [DUMP_BATCH];
       const rc = this.lib.lookupBatch(this.fd, position, next, keys, values, count, null);
       if (rc !== 0 && -rc !== ENOENT) {
@@ -80,29 +99,31 @@ export class BpfMap {
       }
       for (let i = 0; i < count[0]; i++) {
         const key = keys.subarray(i * this.keySize, (i + 1) * this.keySize).toString('hex');
-        out.set(key, Buffer.from(values.subarray(i * this.valueSize, (i + 1) * this.valueSize)));
+        entries.push([key, Buffer.from(values.subarray(i * this.valueSize, (i + 1) * this.valueSize))]);
       }
-      if (rc !== 0) return out; // ENOENT: the end of the map
+      if (rc !== 0) return { entries, next: undefined }; // ENOENT: the end of the map
       position = next;
+      if (entries.length >= limit) return { entries, next };
       await turn();
     }
   }
 
-  async #dumpEach(): Promise<Map<string, Buffer>> {
-    const out = new Map<string, Buffer>();
-    let key: Buffer | null = null;
+  async #scanEach(start: Buffer | null, limit: number): Promise<ScanSlice> {
+    const entries: [string, Buffer][] = [];
+    let key = start;
     for (;;) {
+      if (entries.length >= limit && key !== null) return { entries, next: key };
       const next = Buffer.alloc(this.keySize);
       const rc = this.lib.nextKey(this.fd, key, next);
       if (rc !== 0) {
-        if (-rc === ENOENT) return out;
+        if (-rc === ENOENT) return { entries, next: undefined };
         throw new BpfError(`next key of ${this.name}`, -rc);
       }
       const value = Buffer.alloc(this.valueSize);
       const found = this.lib.lookup(this.fd, next, value);
-      if (found === 0) out.set(next.toString('hex'), value);
-      if (out.size % DUMP_BATCH === 0) await turn();
+      if (found === 0) entries.push([next.toString('hex'), value]);
       else if (-found !== ENOENT) throw new BpfError(`lookup in ${this.name}`, -found);
+      if (entries.length % DUMP_BATCH === 0) await turn();
       key = next;
     }
   }

@@ -1,5 +1,5 @@
 import { MAP_NAMES, SIZES, type MapName } from '../maps/layout.js';
-import type { LbKernel, MapIO } from '../backend/kernel.js';
+import type { LbKernel, MapIO, ScanCursor, ScanSlice } from '../backend/kernel.js';
 
 /**
  * An in-memory map with the kernel's contract for what the backend uses (sizes checked, a delete
@@ -42,6 +42,19 @@ export class FakeMap implements MapIO {
 
   async dump(): Promise<Map<string, Buffer>> {
     return new Map([...this.data].map(([k, v]) => [k, Buffer.from(v)]));
+  }
+
+  /** Scans calls made, for tests of the drift check's slices. */
+  scans = 0;
+
+  /** In insertion order; the cursor is an offset (a write between calls may shift it, as a kernel's may skip). */
+  async scan(cursor: ScanCursor | undefined, limit: number): Promise<ScanSlice> {
+    this.scans++;
+    const from = typeof cursor === 'number' ? cursor : 0;
+    const all = [...this.data];
+    const entries = all.slice(from, from + limit).map(([k, v]): [string, Buffer] => [k, Buffer.from(v)]);
+    const end = from + entries.length;
+    return { entries, next: end < all.length ? end : undefined };
   }
 
   #fail(): void {
