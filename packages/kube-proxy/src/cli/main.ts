@@ -19,6 +19,7 @@ import { BindError } from '../run/bind-check.js';
 import { ConfigChangedError } from '../run/config-watch.js';
 import { conntrackSysctls } from '../run/conntrack.js';
 import { applySysctls, sysctlAccess, type SysctlAccess } from '../run/sysctl.js';
+import { kernelTcpBeLiberal } from '../run/tcp-be-liberal.js';
 import { AVAILABLE_MODES, DEFAULT_MODE, MODES } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
 import { serve } from '../run/serve.js';
@@ -109,11 +110,14 @@ export async function main(
   const netns = env['KPNG_NETNS'] || undefined;
   if (completed.cleanup) return cleanup(config, netns, log, fail);
   // Upstream's privileged set-up, which --init-only does alone (e.g. in an init container).
-  await applyConntrack(config.conntrack, io.cpuCores, io.sysctl ?? sysctlAccess(netns), log);
+  const sysctl = io.sysctl ?? sysctlAccess(netns);
+  await applyConntrack(config.conntrack, io.cpuCores, sysctl, log);
   if (completed.initOnly) {
     log.info('--init-only: initialisation done; exiting');
     return 0;
   }
+  // Read back as upstream's iptables proxier does: the kernel decides the INVALID drop rule.
+  const tcpBeLiberal = config.mode === 'iptables' && (await kernelTcpBeLiberal(sysctl, log));
   // Upstream's OOMAdjuster: keep the proxy alive under memory pressure (-999 by default).
   await (io.setOomScoreAdj ?? writeOomScoreAdj)(config.oomScoreAdj).catch((e: unknown) =>
     log.warn('cannot set oom_score_adj; leaving it as it is', { value: config.oomScoreAdj, err: (e as Error).message }),
@@ -125,6 +129,7 @@ export async function main(
       log,
       signal: stop.signal,
       version: reportedVersion,
+      tcpBeLiberal,
       ...(io.onStarted ? { onStarted: io.onStarted } : {}),
     });
   } catch (e) {

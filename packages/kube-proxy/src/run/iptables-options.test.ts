@@ -19,11 +19,16 @@ describe('iptablesBackendOptions', () => {
       },
       { masqueradeAll: true, masqueradeBit: 9, localhostNodePorts: false },
     ],
-    ['tcpBeLiberal', { conntrack: { tcpBeLiberal: true } }, { conntrackTCPLiberal: true }],
     ['the detector', { detectLocalMode: 'NodeCIDR' }, { localDetector: { mode: 'NodeCIDR' } }],
   ])('%s', (_name, partial, expected) => {
     const { options } = iptablesBackendOptions(withDefaults({ ...base, ...partial }));
     expect(options).toMatchObject(expected);
     expect(() => resolveConfig(options)).not.toThrow();
+  });
+
+  it('takes tcp_be_liberal from the kernel, not from conntrack.tcpBeLiberal (which only writes it at start)', () => {
+    const liberalConfig = withDefaults({ ...base, conntrack: { tcpBeLiberal: true } });
+    expect(iptablesBackendOptions(liberalConfig).options.conntrackTCPLiberal).toBe(false);
+    expect(iptablesBackendOptions(withDefaults(base), true).options.conntrackTCPLiberal).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * KubeProxyConfiguration -> the iptables backend's options: nodePortAddresses (empty: every local
  * address, as upstream's iptables mode), the iptables section's masqueradeAll, masqueradeBit and
- * localhostNodePorts, conntrack.tcpBeLiberal, and the local-traffic detector (as nftables mode's).
+ * localhostNodePorts, the kernel's tcp_be_liberal (which conntrack.tcpBeLiberal sets at start), and the local-traffic detector (as nftables mode's).
  */
 import type { IptablesBackendOptions } from '@kpng/iptables';
 import { NODE_PORT_ADDRESSES_PRIMARY, type KubeProxyConfiguration } from '../config/types.js';
@@ -12,7 +12,8 @@ export interface IptablesMapping {
   readonly warnings: readonly string[];
 }
 
-export function iptablesBackendOptions(config: KubeProxyConfiguration): IptablesMapping {
+/** `kernelTcpBeLiberal`: the kernel's `nf_conntrack_tcp_be_liberal` read at start (tcp-be-liberal.ts), as upstream. */
+export function iptablesBackendOptions(config: KubeProxyConfiguration, kernelTcpBeLiberal = false): IptablesMapping {
   const warnings: string[] = [];
   const addresses = config.nodePortAddresses;
   return {
@@ -22,7 +23,7 @@ export function iptablesBackendOptions(config: KubeProxyConfiguration): Iptables
       localDetector: detector(config, warnings),
       masqueradeAll: config.iptables.masqueradeAll,
       masqueradeBit: config.iptables.masqueradeBit,
-      conntrackTCPLiberal: config.conntrack.tcpBeLiberal,
+      conntrackTCPLiberal: kernelTcpBeLiberal,
     },
     warnings,
   };

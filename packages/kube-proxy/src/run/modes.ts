@@ -23,6 +23,8 @@ export interface ModeContext {
   readonly registry?: Registry;
   /** The OS this runs on (default `process.platform`): each mode cleans up only where it can have programmed anything. */
   readonly platform?: NodeJS.Platform;
+  /** The kernel's `nf_conntrack_tcp_be_liberal` is set (read at start; iptables mode's INVALID drop). */
+  readonly tcpBeLiberal?: boolean;
 }
 
 export interface ProxyModeBackend {
@@ -67,7 +69,7 @@ export async function removeNftTables(names: readonly string[], ctx: ModeContext
 const iptables: ProxyModeBackend = {
   platform: 'linux',
   create(config, ctx) {
-    const { options, warnings } = iptablesBackendOptions(config);
+    const { options, warnings } = iptablesBackendOptions(config, ctx.tcpBeLiberal ?? false);
     const backend = new IptablesBackend({
       ...options,
       ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),

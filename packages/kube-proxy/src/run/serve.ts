@@ -39,6 +39,8 @@ export interface ServeContext {
   readonly version: string;
   /** Called once the proxy is running (tests read the servers' addresses here). */
   readonly onStarted?: (running: RunningProxy) => void;
+  /** The kernel's `nf_conntrack_tcp_be_liberal` is set (read by main after the conntrack sysctls). */
+  readonly tcpBeLiberal?: boolean;
 }
 
 export async function serve(completed: Completed, ctx: ServeContext): Promise<number> {
@@ -60,6 +62,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     // kube-proxy has no such setting: the environment, as KPNG_NETNS (tests use a short one).
     ...(writeTimeout !== undefined ? { writeTimeoutMs: parseDurationMs(writeTimeout) } : {}),
     registry,
+    tcpBeLiberal: ctx.tcpBeLiberal ?? false,
   });
   for (const warning of warnings) log.warn(warning);
   // The other modes' leftovers go once this mode's first sync is in place (platform-cleanup.ts).
