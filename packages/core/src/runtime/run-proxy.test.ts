@@ -67,6 +67,9 @@ describe('runProxy: one kpng process on the example cluster', () => {
     expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_last_timestamp_seconds\{ip_family="IPv4"\} [1-9]/);
     expect(metrics).toMatch(/kpng_model_objects\{kind="Service"\} 6/);
     expect(metrics).toMatch(/kpng_stream_clients\{api="local"\} 1/);
+    // The model counted the Services received; the successful first sync took them off "pending".
+    expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_service_changes_total [1-9]/);
+    expect(metrics).toMatch(/kubeproxy_sync_proxy_rules_service_changes_pending 0\n/);
     expect(await (await fetch(`${metricsUrl}/proxyMode`)).text()).toBe('recording');
     const health = await fetch(`http://127.0.0.1:${kpng.healthServer!.address()!.port}/healthz`);
     expect(health.status).toBe(200);

@@ -9,7 +9,7 @@ import { FakeClock } from '../util/fake-clock.js';
 import type { Backend, SyncRequest } from './backend.js';
 import { aLocalEndpoint, aLocalPort, aLocalService, aNodeLocalState, familyEndpoints } from './local-state-fixtures.js';
 import { RecordingLogger } from './recording-logger.js';
-import { SyncLoop, type ServiceHealthSync } from './sync-loop.js';
+import { SyncLoop, type ChangesPending, type ServiceHealthSync } from './sync-loop.js';
 
 const MIN = 1_000;
 const SYNC_PERIOD = 30_000;
@@ -87,7 +87,7 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs = MIN) {
+async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs = MIN, changesPending?: ChangesPending) {
   const clock = new FakeClock();
   const registry = new Registry();
   const metrics = createCoreMetrics(registry, { processMetrics: false });
@@ -105,6 +105,7 @@ async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs =
     health,
     serviceHealth,
     log,
+    ...(changesPending ? { changesPending } : {}),
   });
   running = { loop, clock };
   await loop.start();
@@ -526,6 +527,25 @@ describe('SyncLoop metrics and health', () => {
     await h.clock.tick(1); // 2 x syncPeriod after revision 2 was offered (at 1,000)
     expect(h.health.isHealthy()).toBe(false);
     expect(h.backend.requests.at(-1)?.revision).toBe(2);
+  });
+
+  it('tells changesPending when a sync calls the backend, and when that sync succeeded (only then)', async () => {
+    const events: string[] = [];
+    let n = 0;
+    const h = await setup(['IPv4'], MIN, {
+      syncStarting: () => {
+        const sync = ++n;
+        events.push(`start ${sync}`);
+        return () => events.push(`applied ${sync}`);
+      },
+    });
+    h.backend.failNext = 1;
+    h.loop.offer(aNodeLocalState([aLocalService('a')]), changed([a]), 1);
+    await h.clock.tick(0);
+    expect(events).toEqual(['start 1']);
+    await h.clock.tick(SYNC_PERIOD);
+    expect(events).toEqual(['start 1', 'start 2', 'applied 2']);
+    expect(h.backend.requests).toHaveLength(2);
   });
 
   it('reconciles service health ports after each successful sync only', async () => {

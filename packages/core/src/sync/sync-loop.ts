@@ -47,6 +47,12 @@ export interface ServiceHealthSync {
   ): Promise<void>;
 }
 
+/** Changes received upstream and not yet applied (kube-proxy's `*_changes_pending` gauges). */
+export interface ChangesPending {
+  /** A sync is about to call the backend; the function returned is called if it succeeds. */
+  syncStarting(): () => void;
+}
+
 export interface SyncLoopOptions {
   readonly backend: Backend;
   readonly clock: Clock;
@@ -62,6 +68,7 @@ export interface SyncLoopOptions {
   readonly metrics: SyncMetrics;
   readonly health: SyncHealth;
   readonly serviceHealth?: ServiceHealthSync;
+  readonly changesPending?: ChangesPending;
   readonly log?: Logger;
 }
 
@@ -209,6 +216,7 @@ export class SyncLoop {
     const full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
     let repaired: readonly string[] = [];
     try {
+      const applied = this.opts.changesPending?.syncStarting();
       const outcome = await backend.sync({
         state: latest.state,
         changes,
@@ -216,6 +224,7 @@ export class SyncLoop {
         revision: latest.revision,
         families: this.families,
       });
+      applied?.();
       repaired = outcome?.repaired ?? [];
     } catch (e) {
       const seconds = (clock.monotonic() - startedAt) / 1000;
