@@ -12,5 +12,6 @@ export {
   type ExecResult,
   type StartedProcess,
 } from './exec.js';
+export { Backoff, backoffDelay, type BackoffClock, type BackoffOptions } from './backoff.js';
 export { formatGoDuration, parseDurationMs, parseGoDuration } from './duration.js';
 export { registeredOr, type MetricLookup } from './metrics.js';

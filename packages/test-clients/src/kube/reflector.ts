@@ -1,4 +1,5 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Backoff } from '@kpng/kit';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { ApiError, listAll } from './http.js';
@@ -39,10 +40,9 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
   }
 
   async run(handler: StreamHandler<T>, signal: AbortSignal): Promise<void> {
-    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 500, maxMs: 30_000 };
+    const backoff = new Backoff(this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
     let resourceVersion: string | undefined;
     let synced = false;
-    let failures = 0;
     while (!signal.aborted) {
       try {
         if (resourceVersion === undefined) {
@@ -57,7 +57,7 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
         const end = await this.watchOnce(resourceVersion, handler, signal, (rv) => (resourceVersion = rv));
         if (end.relist) resourceVersion = undefined;
         if (end.error !== undefined) throw end.error;
-        failures = 0;
+        backoff.reset();
       } catch (error) {
         if (signal.aborted) break;
         const status = statusOf(error);
@@ -67,8 +67,7 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
         }
         if (status === 403)
           throw error instanceof ApiError ? error : new ApiError(403, `${this.options.path}: forbidden`);
-        failures += 1;
-        const delayMs = Math.min(maxMs, initialMs * 2 ** (failures - 1));
+        const delayMs = backoff.next();
         this.logger.warn('list/watch failed; retrying', { error: describe(error), delayMs });
         await sleep(this.clock, delayMs, signal);
       }

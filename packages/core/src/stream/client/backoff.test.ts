@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, sleep } from './backoff.js';
+import { retryDelay, sleep } from './backoff.js';
 
-describe('backoffDelay', () => {
+describe('retryDelay', () => {
   it('doubles from 100 ms up to 10 s', () => {
-    const middle = () => 0.5; // no jitter
-    expect([1, 2, 3, 4, 8, 20].map((a) => backoffDelay(a, {}, middle))).toEqual([100, 200, 400, 800, 10_000, 10_000]);
+    const none = () => 0; // no jitter drawn
+    expect([1, 2, 3, 4, 8, 20].map((a) => retryDelay(a, {}, none))).toEqual([100, 200, 400, 800, 10_000, 10_000]);
   });
 
-  it('spreads delays by the jitter factor', () => {
-    expect(backoffDelay(3, { jitter: 0.2 }, () => 0)).toBe(320);
-    expect(backoffDelay(3, { jitter: 0.2 }, () => 1)).toBe(480);
-    expect(backoffDelay(1, { initialMs: 5, factor: 3, maxMs: 40, jitter: 0 }, Math.random)).toBe(5);
-    expect(backoffDelay(3, { initialMs: 5, factor: 3, maxMs: 40, jitter: 0 }, Math.random)).toBe(40);
+  it("adds up to the jitter fraction (the kit's client-go jitter: never sooner than the schedule)", () => {
+    expect(retryDelay(3, { jitter: 0.2 }, () => 0)).toBe(400);
+    expect(retryDelay(3, { jitter: 0.2 }, () => 1)).toBe(480);
+    expect(retryDelay(1, { initialMs: 5, factor: 3, maxMs: 40, jitter: 0 }, Math.random)).toBe(5);
+    expect(retryDelay(3, { initialMs: 5, factor: 3, maxMs: 40, jitter: 0 }, Math.random)).toBe(40);
   });
 });
 

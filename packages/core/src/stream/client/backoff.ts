@@ -1,26 +1,15 @@
-/** Exponential backoff with jitter, for reconnects and handler retries. */
-export interface BackoffOptions {
-  /** First delay; default 100 ms. */
-  readonly initialMs?: number;
-  /** Ceiling; default 10 s. */
-  readonly maxMs?: number;
-  /** Growth per attempt; default 2. */
-  readonly factor?: number;
-  /** Each delay is scaled by a random factor in [1 - jitter, 1 + jitter]; default 0.2. */
-  readonly jitter?: number;
-}
+import { backoffDelay, type BackoffOptions as Schedule } from '@kpng/kit';
 
-/** Delay before retry number `attempt` (1 = first retry). Jitter keeps many clients from reconnecting in step. */
-export function backoffDelay(
-  attempt: number,
-  options: BackoffOptions = {},
-  random: () => number = Math.random,
-): number {
-  const initial = options.initialMs ?? 100;
-  const max = options.maxMs ?? 10_000;
-  const jitter = options.jitter ?? 0.2;
-  const base = Math.min(max, initial * (options.factor ?? 2) ** Math.max(0, attempt - 1));
-  return Math.round(base * (1 - jitter + 2 * jitter * random()));
+/** The reconnect schedule's overrides (the kit's backoff, counted by consecutive failures). */
+export type BackoffOptions = Omit<Partial<Schedule>, 'resetAfterMs'>;
+
+/** Reconnects and handler retries: 100 ms doubling to 10 s, up to 20% added at random. */
+export const STREAM_BACKOFF = Object.freeze({ initialMs: 100, maxMs: 10_000, factor: 2, jitter: 0.2 });
+
+/** Delay before retry number `attempt` (1 = first retry), in whole ms. Jitter keeps many clients from reconnecting in step. */
+export function retryDelay(attempt: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
+  const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  return Math.round(backoffDelay(attempt - 1, { ...STREAM_BACKOFF, ...defined }, random));
 }
 
 /** Resolves after `ms`, or at once (without error) when `signal` aborts. */

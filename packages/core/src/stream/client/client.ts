@@ -4,7 +4,7 @@ import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
 import { reportInvalid } from '../../watch/convert/report.js';
 import { localStateRefusals } from '../../watch/convert/validate.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
-import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
 import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
 import { decodeLocalState } from '../codec/local-decode.js';
 import { consume, type StateHandler, type WatchCursor } from './consume.js';
@@ -140,6 +140,6 @@ async function watchRemote<S>(
     } finally {
       source.close();
     }
-    if (!signal?.aborted) await sleep(backoffDelay(cursor.failures, options.backoff), signal);
+    if (!signal?.aborted) await sleep(retryDelay(cursor.failures, options.backoff), signal);
   }
 }

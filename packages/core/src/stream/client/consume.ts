@@ -1,7 +1,7 @@
 import type { StateChanges } from '../../nodeview/types.js';
 import { toError } from '../../util/errors.js';
 import type { Logger } from '../../util/log.js';
-import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
 import { triggerTimesAfter } from '../changes.js';
 import type { Delivery, ResumeToken, StateSource } from '../hub.js';
 
@@ -67,7 +67,7 @@ export async function consume<S>(
         revision: d.revision,
         err: toError(e),
       });
-      await sleep(backoffDelay(cursor.failures, o.backoff), o.signal);
+      await sleep(retryDelay(cursor.failures, o.backoff), o.signal);
       continue;
     }
     cursor.token = { instanceId: d.instanceId, revision: d.revision };

@@ -2,6 +2,5 @@
 export { KubeSource, type KubeSourceOptions } from './kube-source.js';
 export { loadKubeConfig, type KubeConfigLocation } from './load-kubeconfig.js';
 export { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL, nodeFieldSelector, proxyLabelSelector } from './selectors.js';
-export { REFLECTOR_BACKOFF, type BackoffOptions } from './restart-backoff.js';
-export { UNREACHABLE_BACKOFF } from './reconnect-rounds.js';
+export { REFLECTOR_BACKOFF, UNREACHABLE_BACKOFF, type BackoffOptions } from './reconnect-rounds.js';
 export { DEFAULT_RATE_LIMIT, type RateLimit } from './request-rate-limiter.js';

@@ -22,7 +22,7 @@ import {
 import { slimClientNode } from './client-node.js';
 import { ReconnectRounds } from './reconnect-rounds.js';
 import { DEFAULT_RATE_LIMIT, RequestRateLimiter, type RateLimit } from './request-rate-limiter.js';
-import type { BackoffOptions } from './restart-backoff.js';
+import type { BackoffOptions } from './reconnect-rounds.js';
 import { nodeFieldSelector, proxyLabelSelector } from './selectors.js';
 import { servedServiceCIDRPath } from './service-cidr-path.js';
 import type { EventRecorder } from '../../events/event-recorder.js';

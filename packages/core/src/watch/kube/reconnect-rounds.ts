@@ -1,6 +1,18 @@
 import type { Clock } from '../../util/clock.js';
 import type { FailureClass } from './failure-class.js';
-import { REFLECTOR_BACKOFF, RestartBackoff, type BackoffOptions } from './restart-backoff.js';
+import { Backoff, type BackoffOptions as Schedule } from '@kpng/kit';
+
+/** Overrides of a retry schedule (the kit's `Backoff`); what is left out keeps its default. */
+export type BackoffOptions = Partial<Schedule>;
+
+/** client-go's reflector backoff (`NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, 1.0)`). */
+export const REFLECTOR_BACKOFF: Required<BackoffOptions> = Object.freeze({
+  initialMs: 800,
+  maxMs: 30_000,
+  factor: 2,
+  resetAfterMs: 120_000,
+  jitter: 1,
+});
 
 /**
  * While the API server is unreachable, how often to try again. The delay doubles from 200 ms to
@@ -13,6 +25,7 @@ import { REFLECTOR_BACKOFF, RestartBackoff, type BackoffOptions } from './restar
 export const UNREACHABLE_BACKOFF: Required<BackoffOptions> = Object.freeze({
   initialMs: 200,
   maxMs: 400,
+  factor: 2,
   resetAfterMs: 120_000,
   jitter: 1,
 });
@@ -38,7 +51,7 @@ export interface ReconnectRoundsOptions {
  * put one kind seconds behind the other after an outage).
  */
 export class ReconnectRounds {
-  private readonly backoffs: Record<FailureClass, RestartBackoff>;
+  private readonly backoffs: Record<FailureClass, Backoff>;
   private readonly answeredCapMs: number;
   private waiting: Array<() => void> = [];
   private round:
@@ -51,9 +64,10 @@ export class ReconnectRounds {
     random: () => number = Math.random,
   ) {
     this.answeredCapMs = options.answered?.maxMs ?? REFLECTOR_BACKOFF.maxMs;
+    const time = { now: () => clock.monotonic(), random };
     this.backoffs = {
-      answered: new RestartBackoff(clock, options.answered, random),
-      unreachable: new RestartBackoff(clock, options.unreachable, random, UNREACHABLE_BACKOFF),
+      answered: new Backoff({ ...REFLECTOR_BACKOFF, ...definedOnly(options.answered) }, time),
+      unreachable: new Backoff({ ...UNREACHABLE_BACKOFF, ...definedOnly(options.unreachable) }, time),
     };
   }
 
@@ -100,7 +114,7 @@ export class ReconnectRounds {
       return Math.max(0, Math.min(retryAfterMs, this.answeredCapMs));
     }
     // Rounded down: jitter stays below 100%, so a capped delay stays below twice the cap.
-    return Math.floor(this.backoffs[failure].nextDelayMs());
+    return Math.floor(this.backoffs[failure].next());
   }
 
   private fire(): void {
@@ -109,4 +123,8 @@ export class ReconnectRounds {
     this.round = undefined;
     for (const retry of retries) retry();
   }
+}
+
+function definedOnly(options: BackoffOptions | undefined): BackoffOptions {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined));
 }

@@ -1,3 +1,4 @@
+import { Backoff } from '@kpng/kit';
 import type { KubeObject } from '../../kube/objects.js';
 import type { ObjectEvent, ObjectStream } from '../../kube/stream.js';
 import { sleep, type Clock } from '../../util/clock.js';
@@ -78,7 +79,7 @@ export class PolicyTracker {
     const seen = known();
     if (seen !== undefined) return seen;
     const attempts = this.options.getAttempts ?? 5;
-    let backoff = this.options.getBackoffMs ?? 200;
+    const backoff = new Backoff({ initialMs: this.options.getBackoffMs ?? 200 });
     for (let i = 1; i <= attempts && !signal.aborted; i++) {
       try {
         const policy = await this.options.getPolicy(this.options.allowPolicyName, signal);
@@ -92,8 +93,8 @@ export class PolicyTracker {
           attempt: i,
           error,
         });
-        if (i < attempts) await sleep(this.options.clock, backoff, signal);
-        backoff *= 2;
+        const delayMs = backoff.next();
+        if (i < attempts) await sleep(this.options.clock, delayMs, signal);
       }
     }
     return 'error';

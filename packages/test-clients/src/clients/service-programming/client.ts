@@ -1,3 +1,4 @@
+import { Backoff } from '@kpng/kit';
 import type { ProbeSettings } from '../../config/common.js';
 import {
   annotation,
@@ -139,7 +140,8 @@ export class ServiceProgrammingClient {
 
   /** GETs the Service until it exists (retrying with backoff) and works out what to probe. */
   private async resolvePaths(signal: AbortSignal): Promise<readonly ServicePath[] | undefined> {
-    let delayMs = 500;
+    const backoff = new Backoff({ initialMs: 500, maxMs: 10_000 });
+    let delayMs = backoff.next();
     while (!signal.aborted) {
       try {
         const service = await this.options.getService(signal);
@@ -159,7 +161,7 @@ export class ServiceProgrammingClient {
         this.logger.warn('cannot get the Service; retrying', { error, delayMs });
       }
       await sleep(this.ctx.clock, delayMs, signal);
-      delayMs = Math.min(delayMs * 2, 10_000);
+      delayMs = backoff.next();
     }
     return undefined;
   }
