@@ -146,6 +146,50 @@ describe('kube source against the fake API server', () => {
     ).toEqual([404, 404]);
   });
 
+  const cidrProbes = () => server.requests().filter((r) => r.path.includes('servicecidrs') && r.verb === 'list');
+
+  it('ServiceCIDRs forbidden (403): warned once, asked again every 5 minutes at -v=2, watched once allowed', async () => {
+    const clock = new FakeClock();
+    server.failNext('/apis/networking.k8s.io/v1/servicecidrs', 403, { verb: 'list', times: 3, message: 'forbidden' });
+    const { sink, logger } = await start({ serviceCIDRs: true, clock });
+    await eventually(() => sink.syncs.length === 3, 'the required kinds synced, not held up');
+    await eventually(() => cidrProbes().length === 1, 'the first probe');
+    const forbidden = (level: string) =>
+      logger.records.filter((r) => r.level === level && r.msg.startsWith('not allowed to list ServiceCIDRs'));
+    await eventually(() => forbidden('warn').length === 1, 'the warning');
+    await clock.tick(299_999);
+    expect(cidrProbes()).toHaveLength(1);
+    for (const probes of [2, 3]) {
+      await clock.tick(probes === 2 ? 1 : 300_000);
+      await eventually(() => cidrProbes().length === probes, `probe ${probes}`);
+      await eventually(() => forbidden('debug').length === probes - 1, `probe ${probes} logged at -v=2`);
+    }
+    await clock.tick(300_000); // allowed now (the fake server's answers were scripted for 3 requests)
+    await eventually(() => logger.records.some((r) => r.msg === 'watching ServiceCIDRs'), 'the watch');
+    expect(forbidden('warn')).toHaveLength(1);
+    expect(
+      cidrProbes()
+        .map((r) => r.status)
+        .slice(0, 4),
+    ).toEqual([403, 403, 403, 200]); // then the informer's LIST
+  });
+
+  it('ServiceCIDRs unserved (404 for both versions): said once, asked again after 5 minutes', async () => {
+    const clock = new FakeClock();
+    for (const version of ['v1', 'v1beta1'])
+      server.failNext(`/apis/networking.k8s.io/${version}/servicecidrs`, 404, { verb: 'list' });
+    server.create(serviceCIDR('kubernetes', ['198.19.0.0/16']));
+    const { sink, logger } = await start({ serviceCIDRs: true, clock });
+    await eventually(() => sink.syncs.length === 3, 'the required kinds synced, not held up');
+    const unserved = () => logger.records.filter((r) => r.msg.startsWith('the API server serves no ServiceCIDRs'));
+    await eventually(() => unserved().length === 1, 'the notice, once both versions answered');
+    expect(unserved().map((r) => r.level)).toEqual(['info']);
+    expect(cidrProbes()).toHaveLength(2);
+    await clock.tick(300_000); // e.g. the cluster was upgraded meanwhile
+    await eventually(() => cidrEvents(sink).length === 1, 'the ServiceCIDR, once served');
+    expect(cidrProbes().map((r) => r.status)).toEqual([404, 404, 200, 200]); // probe, then the informer's LIST
+  });
+
   it('reports each kind synced only once its initial list is in the sink', async () => {
     server.create(service('web'));
     server.create(service('api', { ip: '198.19.0.11' }));

@@ -6,9 +6,10 @@ import type { RestClientMetrics } from '../../metrics/rest-client.js';
 import type { ModelEvent } from '../../model/types.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { ErrorCodes, KpngError } from '../../util/errors.js';
-import { log, type Logger } from '../../util/log.js';
+import { log, type LogFields, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
 import { reportingTo } from '../convert/index.js';
+import { ApiStatusError } from './api-request.js';
 import { EventBatcher } from './event-batcher.js';
 import {
   endpointSliceAdapter,
@@ -53,8 +54,10 @@ export interface KubeSourceOptions {
   readonly rateLimit?: RateLimit;
   /** Watch ServiceCIDRs (networking.k8s.io v1, else v1beta1, where served). Default true. */
   readonly serviceCIDRs?: boolean;
-  /** Delay between attempts to find the served ServiceCIDR version when the server fails to say (default 10 s). */
+  /** First delay before asking again which ServiceCIDR version is served when the server failed to say (default 10 s, doubling). */
   readonly serviceCIDRProbeRetryMs?: number;
+  /** How often to ask again while ServiceCIDRs are not served (404) or not allowed (403); default 5 min. */
+  readonly serviceCIDRRecheckMs?: number;
   /** An object refused by validation is also a Warning Event about it (`reason: InvalidObject`). */
   readonly events?: EventRecorder;
   /**
@@ -172,9 +175,12 @@ export class KubeSource implements Source {
   }
 
   /**
-   * Finds the served ServiceCIDR version (v1, else v1beta1) and starts its informer; none served is
-   * logged once (backends then use their configured range), an unclear answer retried. Optional:
-   * the other kinds never wait for it, as upstream's proxier does not.
+   * Finds the served ServiceCIDR version (v1, else v1beta1) and starts its informer. Optional: the
+   * other kinds never wait for it, as upstream's proxier does not. None served (404) or not allowed
+   * (403: a kube-proxy role without `servicecidrs`, e.g. on 1.28) means the configured ranges are
+   * used: said once, then re-checked every `serviceCIDRRecheckMs` quietly (a cluster upgrade or an
+   * RBAC change takes effect). Any other failure is retried sooner, backing off to that interval.
+   * An answer that repeats the previous one is logged at -v=2 only: the log never floods.
    */
   async #startServiceCIDRs(
     kubeConfig: KubeConfig,
@@ -183,28 +189,46 @@ export class KubeSource implements Source {
     start: (path: string) => void,
   ): Promise<void> {
     const retryMs = this.options.serviceCIDRProbeRetryMs ?? 10_000;
-    while (!signal.aborted) {
+    const recheckMs = this.options.serviceCIDRRecheckMs ?? 300_000;
+    let said: string | undefined;
+    const say = (answer: string, level: 'info' | 'warn', msg: string, fields: LogFields) => {
+      if (said === answer) this.logger.debug(2, msg, fields);
+      else this.logger[level](msg, fields);
+      said = answer;
+    };
+    for (let unclear = 0; !signal.aborted;) {
+      let delayMs = recheckMs;
       try {
         const path = await servedServiceCIDRPath(kubeConfig, signal, limiter);
         if (signal.aborted) return;
-        if (path === undefined) {
-          this.logger.info('the API server serves no ServiceCIDRs; using the configured service ranges, if any');
+        if (path !== undefined) {
+          this.logger.info('watching ServiceCIDRs', { path });
+          start(path);
           return;
         }
-        this.logger.info('watching ServiceCIDRs', { path });
-        start(path);
-        return;
+        say('unserved', 'info', 'the API server serves no ServiceCIDRs; using the configured service ranges, if any', {
+          recheckMs,
+        });
       } catch (err) {
         if (signal.aborted) return;
-        this.logger.warn('cannot tell which ServiceCIDR version the API server serves; retrying', {
-          error: err instanceof Error ? err.message : String(err),
-          delayMs: retryMs,
-        });
-        await new Promise<void>((resolve) => {
-          const timer = this.clock.setTimeout(resolve, retryMs);
-          signal.addEventListener('abort', () => (timer.cancel(), resolve()), { once: true });
-        });
+        const error = err instanceof Error ? err.message : String(err);
+        if (err instanceof ApiStatusError && err.statusCode === 403) {
+          say('forbidden', 'warn', 'not allowed to list ServiceCIDRs; using the configured service ranges, if any', {
+            error,
+            recheckMs,
+          });
+        } else {
+          delayMs = Math.min(retryMs * 2 ** unclear++, recheckMs);
+          say('unclear', 'warn', 'cannot tell which ServiceCIDR version the API server serves; retrying', {
+            error,
+            delayMs,
+          });
+        }
       }
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, delayMs);
+        signal.addEventListener('abort', () => (timer.cancel(), resolve()), { once: true });
+      });
     }
   }
 
