@@ -135,7 +135,7 @@ describe('kube-proxy main', () => {
     const line = stderr.split('\n').find((l) => l.includes('TopologyAwareHints'));
     expect(line).toMatch(
       new RegExp(
-        `^W\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +${process.pid} main\\.[jt]s:\\d+\\] "feature gate TopologyAwareHints=false `,
+        `^W\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +${process.pid} run\\.[jt]s:\\d+\\] "feature gate TopologyAwareHints=false `,
       ),
     );
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withDefaults } from '../config/defaults.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
-import { MODES } from './modes.js';
+import { loadMode } from './modes.js';
 
 describe('kernelspace mode (Windows HNS)', () => {
   it('maps the winkernel section and the healthz port onto the HNS backend', () => {
@@ -41,10 +41,10 @@ describe('kernelspace mode (Windows HNS)', () => {
     ]);
   });
 
-  it('is a mode of this build, backed by the win-kernel backend', () => {
+  it('is a mode of this build, backed by the win-kernel backend', async () => {
     const c = withDefaults();
     c.winkernel.networkName = 'cbr0';
-    const { backend } = MODES.get('kernelspace')!.create(c, {});
+    const { backend } = (await loadMode('kernelspace')).create(c, {});
     expect(backend.name).toBe('win-kernel');
   });
 
@@ -52,9 +52,9 @@ describe('kernelspace mode (Windows HNS)', () => {
     const c = withDefaults();
     c.winkernel.networkName = 'cbr0';
     // Neither call may reach a kernel or a DLL: both return before doing anything.
-    expect(await MODES.get('kernelspace')!.cleanup(c, { platform: 'linux' })).toEqual([]);
-    expect(await MODES.get('nftables')!.cleanup(c, { platform: 'win32' })).toEqual([]);
-    await expect(MODES.get('kernelspace')!.cleanup(c, { platform: 'win32' })).rejects.toThrow(
+    expect(await (await loadMode('kernelspace')).cleanup(c, { platform: 'linux' })).toEqual([]);
+    expect(await (await loadMode('nftables')).cleanup(c, { platform: 'win32' })).toEqual([]);
+    await expect((await loadMode('kernelspace')).cleanup(c, { platform: 'win32' })).rejects.toThrow(
       /cannot load computenetwork\.dll/,
     );
   });

@@ -17,7 +17,9 @@
  * place (see platform-cleanup.ts). `--cleanup` removes everything.
  */
 import type { IPFamily, Logger } from '@kpng/core';
-import { cleanupFamily, IptablesClient, type CleanupScope } from '@kpng/iptables';
+// The iptables package is imported where chains or ipsets are removed: a proxy in another mode
+// loads it after its first sync (platform-cleanup.ts), not at start.
+import type { CleanupScope } from '@kpng/iptables';
 import { processExecer } from '@kpng/kit';
 
 export type Flavour = 'legacy' | 'nft';
@@ -126,6 +128,7 @@ export async function removeIptablesChains(
   scopes: Readonly<Record<IPFamily, CleanupScope>>,
   ka: KernelAccess,
 ): Promise<string[]> {
+  const { cleanupFamily, IptablesClient } = await import('@kpng/iptables');
   const client = new IptablesClient({
     execer: processExecer,
     flavour,
@@ -155,6 +158,7 @@ export async function removeIptablesChains(
  */
 export async function removeIpsets(ka: KernelAccess): Promise<string[]> {
   // The iptables client is this package's way to run a tool in the namespace (named and checked once).
+  const { IptablesClient } = await import('@kpng/iptables');
   const ns = new IptablesClient({
     execer: processExecer,
     flavour: 'auto',

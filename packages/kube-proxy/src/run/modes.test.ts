@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { startMetricsServer } from '@kpng/core/runtime';
 import { withDefaults } from '../config/defaults.js';
-import { availableModes, defaultMode, MODES } from './modes.js';
+import { availableModes, defaultMode, loadMode, MODES } from './modes.js';
 
 describe('proxy modes per OS', () => {
   it.each([
@@ -13,18 +13,20 @@ describe('proxy modes per OS', () => {
     expect(defaultMode(platform)).toBe(blank);
   });
 
-  it('every mode names the OS it exists on', () => {
+  it('every mode names the OS it exists on and loads its backend on demand', async () => {
     for (const [name, mode] of MODES) expect([name, ['linux', 'win32'].includes(mode.platform)]).toEqual([name, true]);
+    for (const name of MODES.keys()) expect([name, typeof (await loadMode(name)).create]).toEqual([name, 'function']);
+    await expect(loadMode('userspace')).rejects.toThrow(/no backend for mode userspace/);
   });
 });
 
 describe('ipvs mode metrics', () => {
   it("the ipvs backend registers its metrics on kube-proxy's registry, so /metrics serves them", async () => {
     const registry = new Registry();
-    const mode = MODES.get('ipvs');
+    const mode = await loadMode('ipvs');
     // Constructing the backend opens nothing (netlink, nft and kube-ipvs0 are touched in setup()).
-    const { backend } = mode?.create(withDefaults({ mode: 'ipvs' }), { registry, netns: 'kpng-t-unused' }) ?? {};
-    expect(backend?.name).toBe('ipvs');
+    const { backend } = mode.create(withDefaults({ mode: 'ipvs' }), { registry, netns: 'kpng-t-unused' });
+    expect(backend.name).toBe('ipvs');
     const server = await startMetricsServer({ registry, port: 0, proxyMode: 'ipvs' });
     try {
       const text = await (await fetch(`http://127.0.0.1:${server.address.port}/metrics`)).text();

@@ -1,19 +1,12 @@
 /**
- * The proxy modes this build can run, each backed by a backend package. Adding a mode is one entry
- * here (and its package in package.json).
+ * The proxy modes this build can run, each backed by a backend package that is imported only when
+ * its mode is used (`loadMode`): `--version`, `--help` and a proxy in one mode load no other
+ * mode's backend. Adding a mode is one entry here, its `mode-<name>.ts`, and its package in
+ * package.json.
  */
-import { createLogger, type Backend } from '@kpng/core';
-import { IptablesBackend } from '@kpng/iptables';
-import { NftBackend } from '@kpng/nft';
-import { WinKernelBackend } from '@kpng/win-kernel';
+import type { Backend } from '@kpng/core';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
-import { iptablesBackendOptions } from './iptables-options.js';
-import { IpvsBackend } from '@kpng/ipvs';
-import { ipvsBackendConfig } from './ipvs-options.js';
-import { kernelspaceBackendOptions } from './kernelspace-options.js';
-import { nftBackendOptions, nftTablesOf } from './nft-options.js';
-import { removeIptablesChains } from './leftovers.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
@@ -27,124 +20,39 @@ export interface ModeContext {
   readonly tcpBeLiberal?: boolean;
 }
 
-export interface ProxyModeBackend {
-  /** The OS the mode exists on: Linux modes are unavailable on Windows and kernelspace is Windows-only, as upstream validates. */
-  readonly platform: 'linux' | 'win32';
+/** What a mode's module (`mode-<name>.ts`) exports as `mode`. */
+export interface ProxyMode {
   /** The backend for a running proxy, plus warnings about the configuration's mapping. */
   create(config: KubeProxyConfiguration, ctx: ModeContext): { backend: Backend; warnings: readonly string[] };
   /** `--cleanup`: remove what this mode (kpng's and upstream's) programmed; returns what was removed. */
   cleanup(config: KubeProxyConfiguration, ctx: ModeContext): Promise<string[]>;
 }
 
-const nftables: ProxyModeBackend = {
-  platform: 'linux',
-  create(config, ctx) {
-    const { options, warnings } = nftBackendOptions(config);
-    const backend = new NftBackend({
-      ...options,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
-  },
-  async cleanup(config, ctx) {
-    if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
-    return removeNftTables(nftTablesOf(config), ctx);
-  },
-};
-
-/** Removes `ip <name>` and `ip6 <name>` (where present) of each name, and nothing else. */
-export async function removeNftTables(names: readonly string[], ctx: ModeContext): Promise<string[]> {
-  for (const name of names) {
-    await new NftBackend({
-      tableName: name,
-      conntrack: false,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-    }).cleanup();
-  }
-  return names.flatMap((name) => [`ip ${name}`, `ip6 ${name}`]);
+export interface ModeEntry {
+  /** The OS the mode exists on: Linux modes are unavailable on Windows and kernelspace is Windows-only, as upstream validates. */
+  readonly platform: 'linux' | 'win32';
+  /** Imports the mode's backend package (once: the module cache keeps it). */
+  load(): Promise<ProxyMode>;
 }
 
-const iptables: ProxyModeBackend = {
-  platform: 'linux',
-  create(config, ctx) {
-    const { options, warnings } = iptablesBackendOptions(config, ctx.tcpBeLiberal ?? false);
-    const backend = new IptablesBackend({
-      ...options,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
-  },
-  async cleanup(_config, ctx) {
-    if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows
-    // kpng's chains are upstream's iptables mode's; ipvs mode's go too (KUBE-FIREWALL, kubelet's,
-    // stays). Both flavours: a node may hold legacy and nft rules at once, both in the data path.
-    const ka = {
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-      log: createLogger({ component: 'kube-proxy' }),
-    };
-    const all = { IPv4: 'all', IPv6: 'all' } as const;
-    return [...(await removeIptablesChains('legacy', all, ka)), ...(await removeIptablesChains('nft', all, ka))];
-  },
-};
-
-const ipvs: ProxyModeBackend = {
-  platform: 'linux',
-  create(config, ctx) {
-    const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
-    const backend = new IpvsBackend({
-      config: ipvsConfig,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
-  },
-  async cleanup(config, ctx) {
-    if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
-    // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
-    const backend = new IpvsBackend({
-      config: ipvsBackendConfig(config).config,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-    });
-    try {
-      await backend.cleanup();
-    } finally {
-      await backend.close();
-    }
-    return ['ipvs virtual servers', 'kube-ipvs0', 'ip kpng-ipvs', 'ip6 kpng-ipvs'];
-  },
-};
-
-/** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`). */
-const kernelspace: ProxyModeBackend = {
-  platform: 'win32',
-  create(config, ctx) {
-    const { options, warnings } = kernelspaceBackendOptions(config);
-    const backend = new WinKernelBackend({
-      ...options,
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
-  },
-  async cleanup(config, ctx) {
-    if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only
-    // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.
-    const { options } = kernelspaceBackendOptions(config);
-    await new WinKernelBackend(options).cleanup();
-    return ['HNS load balancers', `remote endpoints of HNS network ${options.networkName ?? ''}`];
-  },
-};
-
-export const MODES: ReadonlyMap<string, ProxyModeBackend> = new Map([
-  ['iptables', iptables],
-  ['nftables', nftables],
-  ['ipvs', ipvs],
-  ['kernelspace', kernelspace],
+export const MODES: ReadonlyMap<string, ModeEntry> = new Map<string, ModeEntry>([
+  ['iptables', { platform: 'linux', load: async () => (await import('./mode-iptables.js')).mode }],
+  ['nftables', { platform: 'linux', load: async () => (await import('./mode-nftables.js')).mode }],
+  ['ipvs', { platform: 'linux', load: async () => (await import('./mode-ipvs.js')).mode }],
+  ['kernelspace', { platform: 'win32', load: async () => (await import('./mode-kernelspace.js')).mode }],
 ]);
+
+/** The named mode's implementation, its backend package imported now. */
+export async function loadMode(name: string): Promise<ProxyMode> {
+  const entry = MODES.get(name);
+  if (entry === undefined) throw new Error(`no backend for mode ${name}`); // validation prevents this
+  return entry.load();
+}
+
+/** Removes `ip <name>` and `ip6 <name>` (where present) of each name (nftables mode's module). */
+export async function removeNftTables(names: readonly string[], ctx: ModeContext): Promise<string[]> {
+  return (await import('./mode-nftables.js')).removeNftTables(names, ctx);
+}
 
 /** The modes this build runs on `platform`. */
 export function availableModes(platform: NodeJS.Platform = process.platform): string[] {

@@ -9,11 +9,10 @@
  * A failure is logged, not fatal: the host may lack the other mode's tools.
  */
 import type { Backend, IPFamily, Logger, SyncOutcome, SyncRequest } from '@kpng/core';
-import { IptablesClient } from '@kpng/iptables';
 import { processExecer } from '@kpng/kit';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { plan, removeIpsets, removeIptablesChains, type Flavour, type LeftoverPlan } from './leftovers.js';
-import { MODES, removeNftTables, type ModeContext } from './modes.js';
+import { loadMode, removeNftTables, type ModeContext } from './modes.js';
 import { nftTablesOf, tableName } from './nft-options.js';
 
 export interface Removal {
@@ -43,13 +42,14 @@ export async function removeLeftovers(
   for (const [flavour, scopes] of p.iptables)
     await step(`iptables-${flavour} chains`, () => removeIptablesChains(flavour, scopes, ka));
   if (p.ipsets) await step('ipsets', () => removeIpsets(ka));
-  if (p.ipvs) await step('IPVS', () => MODES.get('ipvs')!.cleanup(config, ctx));
+  if (p.ipvs) await step('IPVS', async () => (await loadMode('ipvs')).cleanup(config, ctx));
   if (p.nftTables.length > 0) await step('nftables tables', () => removeNftTables(p.nftTables, ctx));
   return { removed, failed };
 }
 
 /** The flavour the `iptables` on PATH is (iptables mode programs with it). */
 async function iptablesFlavour(ctx: ModeContext): Promise<Flavour | undefined> {
+  const { IptablesClient } = await import('@kpng/iptables');
   const client = new IptablesClient({
     execer: processExecer,
     flavour: 'auto',

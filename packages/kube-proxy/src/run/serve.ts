@@ -25,7 +25,7 @@ import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { BindError, serverAddress } from './bind-check.js';
 import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
-import { MODES } from './modes.js';
+import { loadMode } from './modes.js';
 import { cleaningAfterFirstSync, cleanupOtherModes } from './platform-cleanup.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
@@ -46,8 +46,7 @@ export interface ServeContext {
 export async function serve(completed: Completed, ctx: ServeContext): Promise<number> {
   const { config } = completed;
   const { log } = ctx;
-  const mode = MODES.get(config.mode);
-  if (mode === undefined) throw new Error(`no backend for mode ${config.mode}`); // validation prevents this
+  const mode = await loadMode(config.mode); // the one backend package this process needs
   const nodeName = nodeNameOf(config);
   const netns = ctx.env['KPNG_NETNS'] || undefined;
   const kubeConfig = loadKubeConfig({

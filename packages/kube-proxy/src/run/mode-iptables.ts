@@ -1,0 +1,30 @@
+/** iptables mode: `@kpng/iptables`, loaded only when this mode runs or cleans up. */
+import { createLogger } from '@kpng/core';
+import { IptablesBackend } from '@kpng/iptables';
+import { iptablesBackendOptions } from './iptables-options.js';
+import { removeIptablesChains } from './leftovers.js';
+import type { ProxyMode } from './modes.js';
+
+export const mode: ProxyMode = {
+  create(config, ctx) {
+    const { options, warnings } = iptablesBackendOptions(config, ctx.tcpBeLiberal ?? false);
+    const backend = new IptablesBackend({
+      ...options,
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  async cleanup(_config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows
+    // kpng's chains are upstream's iptables mode's; ipvs mode's go too (KUBE-FIREWALL, kubelet's,
+    // stays). Both flavours: a node may hold legacy and nft rules at once, both in the data path.
+    const ka = {
+      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+      log: createLogger({ component: 'kube-proxy' }),
+    };
+    const all = { IPv4: 'all', IPv6: 'all' } as const;
+    return [...(await removeIptablesChains('legacy', all, ka)), ...(await removeIptablesChains('nft', all, ka))];
+  },
+};

@@ -1,0 +1,22 @@
+/** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`), loaded only in this mode. */
+import { WinKernelBackend } from '@kpng/win-kernel';
+import { kernelspaceBackendOptions } from './kernelspace-options.js';
+import type { ProxyMode } from './modes.js';
+
+export const mode: ProxyMode = {
+  create(config, ctx) {
+    const { options, warnings } = kernelspaceBackendOptions(config);
+    const backend = new WinKernelBackend({
+      ...options,
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only
+    // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.
+    const { options } = kernelspaceBackendOptions(config);
+    await new WinKernelBackend(options).cleanup();
+    return ['HNS load balancers', `remote endpoints of HNS network ${options.networkName ?? ''}`];
+  },
+};
