@@ -1,8 +1,14 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { inNetns } from '@kpng/kit';
+import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
 import { ECHO_PORT, Lab } from '@kpng/lab';
 import { SILENT_LOGGER } from '@kpng/core/testing';
-import type { NodeLocalState } from '@kpng/core';
+import type { Backend, NodeLocalState } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nftables';
 import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
@@ -32,10 +38,16 @@ const SETTLE_MS = 1_000;
  * CPU time (`.per-cpu-s`: user + system, the kernel's work on its packets included; scheduling
  * delay on a busy machine barely moves it); `conn-rate.load-1m`, the machine's
  * 1-minute load average over the samples.
+ * `--backend ebpf` (issue 29): the eBPF backend instead, its programs attached to a child cgroup
+ * of the cgroup v2 root this suite creates and removes, the client process moved into it (the
+ * ClusterIP is balanced at connect(), no rules); figures `conn-rate.ebpf.*`. `--backend both`:
+ * nft then ebpf in the same run, plus `conn-rate.ebpf.loaded.vs.nft`, `.small.vs.nft` and their
+ * `.per-cpu-s.vs.nft` (ratios of medians).
  */
 export default defineSuite({
   name: 'conn-rate',
-  description: 'fresh TCP connections/s through one ClusterIP with the scenario loaded vs with 10 Services (nft)',
+  description:
+    'fresh TCP connections/s through one ClusterIP with the scenario loaded vs with 10 Services (nft; --backend ebpf|both)',
   scenarios: ['s1k', 's10k', 's10k-wide'],
   async run(ctx) {
     await requireNamespaces('conn-rate');
@@ -64,29 +76,88 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
     small: coreOver(withTarget(firstServices(objects, SMALL), server.ipv4, ECHO_PORT)).first.state,
   };
   ctx.log(`conn-rate: ${clusters.loaded.services.length} vs ${clusters.small.services.length} Services on the node`);
-  const nft = await createNftClient({ netns: lab.node.namespace.name });
+  const which = String(ctx.options['backend'] ?? 'nft');
+  if (!['nft', 'ebpf', 'both'].includes(which)) throw new Error('--backend takes nft, ebpf or both');
+  const names = which === 'both' ? (['nft', 'ebpf'] as const) : ([which] as ['nft' | 'ebpf']);
   const durationMs = Number(ctx.options['duration-ms'] ?? 3000);
   const concurrency = Number(ctx.options['concurrency'] ?? 8);
+  const nft = await createNftClient({ netns: lab.node.namespace.name });
+  const [root] = readCgroupV2Mounts();
+  const cgroup =
+    names.includes('ebpf') && root !== undefined ? join(root, `kpng-bench-connrate-${process.pid}`) : undefined;
+  if (names.includes('ebpf') && cgroup === undefined) throw new Error('--backend ebpf needs a cgroup v2 mount');
+  const rates: Record<string, ReturnType<typeof rateFigures>> = {};
+  try {
+    if (cgroup !== undefined) mkdirSync(cgroup);
+    for (const name of names) {
+      const backend: Backend =
+        name === 'nft'
+          ? new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER })
+          : new EbpfBackend({ cgroup: cgroup!, logger: SILENT_LOGGER });
+      try {
+        await backend.setup?.();
+        rates[name] = await rounds(ctx, lab, backend, clusters, {
+          durationMs,
+          concurrency,
+          cgroup: name === 'ebpf' ? cgroup : undefined,
+        });
+      } finally {
+        // nft's rules go with the lab's namespace; the ebpf programs are detached here.
+        if (name === 'ebpf') await backend.close?.();
+      }
+    }
+  } finally {
+    await nft.close();
+    if (cgroup !== undefined) rmdirSync(cgroup);
+  }
+  for (const name of names) report(ctx, name === 'nft' ? 'conn-rate' : 'conn-rate.ebpf', rates[name]!);
+  if (rates['nft'] !== undefined && rates['ebpf'] !== undefined) {
+    ctx.reportValue('conn-rate.ebpf.loaded.vs.nft', rates['ebpf'].loaded.p50 / rates['nft'].loaded.p50, 'x');
+    ctx.reportValue('conn-rate.ebpf.small.vs.nft', rates['ebpf'].small.p50 / rates['nft'].small.p50, 'x');
+    const [e, n] = [rates['ebpf'].perCpu, rates['nft'].perCpu];
+    if (e !== undefined && n !== undefined) {
+      ctx.reportValue('conn-rate.ebpf.loaded.per-cpu-s.vs.nft', e.loaded.p50 / n.loaded.p50, 'x');
+      ctx.reportValue('conn-rate.ebpf.small.per-cpu-s.vs.nft', e.small.p50 / n.small.p50, 'x');
+    }
+  }
+}
+
+const run = promisify(execFile);
+
+interface RoundOptions {
+  readonly durationMs: number;
+  readonly concurrency: number;
+  /** The ebpf backend's cgroup: the client process runs in it. */
+  readonly cgroup: string | undefined;
+}
+
+async function rounds(
+  ctx: SuiteContext,
+  lab: Lab,
+  backend: Backend,
+  clusters: Record<'loaded' | 'small', NodeLocalState>,
+  options: RoundOptions,
+): Promise<ReturnType<typeof rateFigures> & { loads: number[] }> {
+  const client = lab.pod('client');
   const samples: Record<keyof typeof clusters, RateSample[]> = { loaded: [], small: [] };
   const loads: number[] = [];
-  try {
-    const backend = new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER });
-    let revision = 0;
-    const program = (state: NodeLocalState) =>
-      backend.sync({
-        state,
-        changes: { triggerTimes: new Map(), nodeChanged: true },
-        full: true,
-        revision: ++revision,
-      });
-    const rounds = Math.max(ctx.runs, 3);
-    for (let round = 0; round < rounds && !ctx.signal.aborted; round++) {
-      for (const which of roundOrder(round)) {
-        await program(clusters[which]);
-        // Let the sync's aftermath settle (this process's garbage; nft and the kernel freeing the
-        // previous rules) before the client runs.
-        garbageCollector()?.();
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  let revision = 0;
+  const program = (state: NodeLocalState) =>
+    backend.sync({
+      state,
+      changes: { triggerTimes: new Map(), nodeChanged: true },
+      full: true,
+      revision: ++revision,
+    });
+  const total = Math.max(ctx.runs, 3);
+  for (let round = 0; round < total && !ctx.signal.aborted; round++) {
+    for (const which of roundOrder(round)) {
+      await program(clusters[which]);
+      // Let the sync's aftermath settle (this process's garbage; nft and the kernel freeing the
+      // previous rules) before the client runs.
+      garbageCollector()?.();
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      if (options.cgroup === undefined) {
         const probe = await lab.probe(client, {
           proto: 'tcp',
           ip: TARGET_CLUSTER_IP,
@@ -95,43 +166,47 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
         });
         if (!probe.ok || probe.server !== 'server')
           throw new Error(`the ClusterIP does not reach the server pod: ${JSON.stringify(probe)}`);
-        const { stdout } = await client.namespace.exec(
-          [
-            process.execPath,
-            CLIENT,
-            TARGET_CLUSTER_IP,
-            String(TARGET_PORT),
-            String(durationMs),
-            String(concurrency),
-            'server',
-          ],
-          { timeoutMs: durationMs + 60_000 },
-        );
-        const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
-        if (result.wrong > 0 || result.errors > 0)
-          ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);
-        if (result.connections === 0) throw new Error(`no connection answered: ${stdout}`);
-        samples[which].push(result);
-        loads.push(loadavg()[0] ?? Number.NaN);
-        ctx.log(
-          `conn-rate: round ${round + 1}/${rounds} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${loads.at(-1)?.toFixed(2)})`,
-        );
       }
+      const argv = inNetns(client.namespace.name, [
+        process.execPath,
+        CLIENT,
+        TARGET_CLUSTER_IP,
+        String(TARGET_PORT),
+        String(options.durationMs),
+        String(options.concurrency),
+        'server',
+      ]);
+      // `ip netns exec` remounts /sys (hiding the cgroup mount): the shell moves itself in first.
+      const command =
+        options.cgroup === undefined
+          ? argv
+          : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${options.cgroup}/cgroup.procs`, ...argv];
+      const { stdout } = await run(command[0]!, command.slice(1), { timeout: options.durationMs + 60_000 });
+      const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
+      if (result.wrong > 0 || result.errors > 0)
+        ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);
+      if (result.connections === 0) throw new Error(`no connection answered: ${stdout}`);
+      samples[which].push(result);
+      loads.push(loadavg()[0] ?? Number.NaN);
+      ctx.log(
+        `conn-rate: ${backend.name} round ${round + 1}/${total} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${loads.at(-1)?.toFixed(2)})`,
+      );
     }
-  } finally {
-    await nft.close();
   }
-  const f = rateFigures(samples.loaded, samples.small);
+  return { ...rateFigures(samples.loaded, samples.small), loads };
+}
+
+function report(ctx: SuiteContext, prefix: string, f: ReturnType<typeof rateFigures> & { loads?: number[] }): void {
   const row = (metric: string, s: { n: number; p50: number; p99: number }, unit: string) =>
     ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
-  row('conn-rate.loaded', f.loaded, 'conn/s');
-  row(`conn-rate.small`, f.small, 'conn/s');
-  row('conn-rate.loaded.vs.small', f.pairRatios, 'x');
-  ctx.reportValue('conn-rate.loaded.vs.small.ratio-of-medians', f.ratioOfMedians, 'x');
+  row(`${prefix}.loaded`, f.loaded, 'conn/s');
+  row(`${prefix}.small`, f.small, 'conn/s');
+  row(`${prefix}.loaded.vs.small`, f.pairRatios, 'x');
+  ctx.reportValue(`${prefix}.loaded.vs.small.ratio-of-medians`, f.ratioOfMedians, 'x');
   if (f.perCpu) {
-    row('conn-rate.loaded.per-cpu-s', f.perCpu.loaded, 'conn/s');
-    row('conn-rate.small.per-cpu-s', f.perCpu.small, 'conn/s');
-    row('conn-rate.loaded.vs.small.per-cpu-s', f.perCpu.pairRatios, 'x');
+    row(`${prefix}.loaded.per-cpu-s`, f.perCpu.loaded, 'conn/s');
+    row(`${prefix}.small.per-cpu-s`, f.perCpu.small, 'conn/s');
+    row(`${prefix}.loaded.vs.small.per-cpu-s`, f.perCpu.pairRatios, 'x');
   }
-  row('conn-rate.load-1m', summarize(loads), 'load');
+  if (f.loads !== undefined) row(`${prefix}.load-1m`, summarize(f.loads), 'load');
 }
