@@ -6,20 +6,18 @@ export const NFTABLES_SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_
 
 /**
  * Counts failed nft transactions under kube-proxy's nftables name, for every backend that writes
- * nftables (the nft backend's tables, the IPVS backend's `kpng-ipvs` filter table). Registers the
- * counter, or reuses the one another backend on the same registry registered.
+ * nftables (the nft backend's tables, the IPVS backend's `kpng-ipvs` filter table).
  */
 export function createNftablesSyncFailures(registry: Registry): (family: IPFamily) => void {
+  return familyFailureCounter(registry, NFTABLES_SYNC_FAILURES, 'Number of failed nftables syncs');
+}
+
+/** A `{ip_family}` failure counter: registers it, or reuses the one another backend on the same registry registered. */
+export function familyFailureCounter(registry: Registry, name: string, help: string): (family: IPFamily) => void {
   const failures = registeredOr(
     registry,
-    NFTABLES_SYNC_FAILURES,
-    () =>
-      new Counter({
-        name: NFTABLES_SYNC_FAILURES,
-        help: 'Number of failed nftables syncs',
-        labelNames: ['ip_family'],
-        registers: [registry],
-      }),
+    name,
+    () => new Counter({ name, help, labelNames: ['ip_family'], registers: [registry] }),
   );
   return (family) => failures.inc({ ip_family: family });
 }

@@ -97,6 +97,7 @@ export {
 
 // kube-proxy's nftables sync failure counter, shared by the backends that write nftables
 export { createNftablesSyncFailures } from '../metrics/nftables-sync.js';
+export { createIptablesRestoreFailures } from '../metrics/iptables-restore.js';
 
 // Defence in depth at render time: what may reach a kernel tool's text
 export {

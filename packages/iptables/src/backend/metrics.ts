@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { registeredOr } from '@kpng/kit';
-import { createConntrackMetrics, type IPFamily } from '@kpng/core';
+import { createConntrackMetrics, createIptablesRestoreFailures, type IPFamily } from '@kpng/core';
 
 export interface IptablesMetrics {
   /** An iptables-restore run failed (partial: it was a partial sync; the next one is full). */
@@ -24,17 +24,7 @@ export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, con
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIptablesMetrics(registry: Registry): IptablesMetrics {
   const registers = [registry];
-  const failures = registeredOr(
-    registry,
-    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-    () =>
-      new Counter({
-        name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-        help: 'Cumulative proxy iptables restore failures',
-        labelNames: ['ip_family'],
-        registers,
-      }),
-  );
+  const restoreFailed = createIptablesRestoreFailures(registry);
   const partialFailures = registeredOr(
     registry,
     'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
@@ -72,7 +62,7 @@ export function createIptablesMetrics(registry: Registry): IptablesMetrics {
   return {
     conntrackCleaned: conntrack,
     restoreFailed: (family, partial) => {
-      failures.inc({ ip_family: family });
+      restoreFailed(family);
       if (partial) partialFailures.inc({ ip_family: family });
     },
     rules: (family, written, owned) => {

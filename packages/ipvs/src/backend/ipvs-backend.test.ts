@@ -309,6 +309,8 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     nftFailing.fail = true;
     await expect(backend.sync(sync(nodeState([web(on('a'))]), true, 3))).rejects.toThrow('injected');
     expect(await value('kubeproxy_sync_proxy_rules_nftables_sync_failures_total', { ip_family: 'IPv4' })).toBe(1);
+    // Upstream ipvs mode's name for a failed filtering write, for its dashboards and alerts.
+    expect(await value('kubeproxy_sync_proxy_rules_iptables_restore_failures_total', { ip_family: 'IPv4' })).toBe(1);
   });
 });
 

@@ -1,16 +1,19 @@
 /**
  * The IPVS backend's own metrics. Core's sync loop registers kube-proxy's `sync_proxy_rules_*`
  * family for every backend; upstream's IPVS mode adds only `..._iptables_restore_failures_total`
- * (its filtering is iptables), so kpng's IPVS backend counts its filtering writes under the
- * nftables name (the `kpng-ipvs` table is written by `nft`; core's `createNftablesSyncFailures`, shared with the nft backend), and
- * adds what IPVS itself is: refused netlink calls and the size of the table.
+ * (its filtering is iptables). kpng's IPVS backend filters with nftables (the `kpng-ipvs` table,
+ * written by `nft`), so a failed filtering write counts under both names: upstream's iptables one,
+ * which ipvs-mode dashboards and alerts watch, and the nftables one, which says what failed (core's
+ * `createIptablesRestoreFailures` and `createNftablesSyncFailures`, shared with the other
+ * backends). It adds what IPVS itself is: refused netlink calls and the size of the table.
  */
-import { createNftablesSyncFailures, type IPFamily } from '@kpng/core';
+import { createIptablesRestoreFailures, createNftablesSyncFailures, type IPFamily } from '@kpng/core';
 import { registeredOr } from '@kpng/kit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface IpvsMetrics {
-  /** A `kpng-ipvs` nft transaction failed (`kubeproxy_sync_proxy_rules_nftables_sync_failures_total`). */
+  /** A `kpng-ipvs` nft transaction failed (`kubeproxy_sync_proxy_rules_nftables_sync_failures_total` and
+   *  upstream ipvs mode's `kubeproxy_sync_proxy_rules_iptables_restore_failures_total`). */
   nftFailed(family: IPFamily): void;
   /** The kernel refused a netlink call (`kpng_ipvs_netlink_failures_total{operation}`). */
   netlinkFailed(operation: string): void;
@@ -22,7 +25,8 @@ export const NO_IPVS_METRICS: IpvsMetrics = { nftFailed() {}, netlinkFailed() {}
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIpvsMetrics(registry: Registry): IpvsMetrics {
-  const nftFailed = createNftablesSyncFailures(registry);
+  const nftFailures = createNftablesSyncFailures(registry);
+  const upstreamFailures = createIptablesRestoreFailures(registry);
   const registers = [registry];
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
     registeredOr(registry, name, () => new Counter({ name, help, labelNames, registers }));
@@ -33,7 +37,10 @@ export function createIpvsMetrics(registry: Registry): IpvsMetrics {
   const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');
   const draining = gauge('kpng_ipvs_draining_real_servers', 'real servers at weight 0 waiting for their connections');
   return {
-    nftFailed,
+    nftFailed(family) {
+      nftFailures(family);
+      upstreamFailures(family);
+    },
     netlinkFailed: (operation) => netlink.inc({ operation }),
     tableSize(family, vs, rs, drain) {
       virtualServers.set({ ip_family: family }, vs);
