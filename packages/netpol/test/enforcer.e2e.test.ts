@@ -2,9 +2,10 @@
 // NetworkPolicies) rendered by the enforcer into the lab node's namespace, then probed from pods on
 // the node, pods on the remote node and the external client, IPv4 and IPv6.
 import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
-import { kernelE2e, Lab, sweepLeftovers, type HeldConnection } from '@kpng/lab';
+import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type HeldConnection } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NetpolEnforcer } from '../src/backend/enforcer.js';
+import { main } from '../src/cli/main.js';
 
 const e2e = await kernelE2e('netpol enforcer');
 
@@ -342,5 +343,63 @@ describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
     const result = await enforcer.sync(view.state().state);
     expect(result.full).toBe(false);
     expect(await rules()).toEqual(before);
+  });
+
+  // Last: the in-process enforcer's table goes, and the program writes its own.
+  test('kpng-netpol from the fake API server: objects to enforced packets, a policy update, then --cleanup', async () => {
+    await enforcer.cleanup();
+    const api = await FakeApiServer.start();
+    const kubeconfig = await kubeconfigFor(api);
+    const stop = new AbortController();
+    const flags = ['--netns', lab.node.namespace.name, '--metrics-bind-address', '', '--healthz-bind-address', ''];
+    const policy = (from: readonly object[]) => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { namespace: 'default', name: 'server' },
+      spec: { podSelector: server, ingress: [{ from }] },
+    });
+    /** Probes until `allowed` holds: the program lists, computes and writes in its own time (30 s: a loaded CI machine). */
+    const until = async (from: From, allowed: boolean) => {
+      const deadline = Date.now() + 30_000;
+      while ((await reach(from, 'server', 8080, 'ipv4')) !== allowed) {
+        if (Date.now() > deadline) throw new Error(`${from} -> server never became ${allowed ? 'allowed' : 'denied'}`);
+      }
+    };
+    try {
+      api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } });
+      for (const [name, labels] of [
+        ['default', { team: 'a' }],
+        ['other', { team: 'b' }],
+      ] as const)
+        api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+      for (const name of ['server', 'client', 'far'] as const) {
+        const pod = lab.pod(name);
+        api.create({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { namespace: PODS[name].namespace, name, labels: PODS[name].labels },
+          spec: { nodeName: PODS[name].local ? NODE : 'remote', containers: [{ name: 'echo' }] },
+          status: { phase: 'Running', podIPs: [{ ip: pod.ipv4 }, { ip: pod.ipv6 }] },
+        });
+      }
+      api.create(policy([{ podSelector: client }]));
+      const running = main(['--kubeconfig', kubeconfig.path, '--node-name', NODE, ...flags], {}, stop.signal);
+      await until('far', false);
+      expect(await reach('client', 'server', 8080, 'ipv4')).toBe(true);
+      expect(await reach('client', 'server', 8080, 'ipv6')).toBe(true);
+      expect(await reach('far', 'server', 8080, 'ipv6')).toBe(false);
+      api.update(policy([{ podSelector: client }, { namespaceSelector: teamB }]));
+      await until('far', true);
+      expect(await reach('far', 'server', 8080, 'ipv6')).toBe(true);
+      stop.abort();
+      expect(await running).toBe(0);
+      expect(await main(['--cleanup', ...flags], {})).toBe(0);
+      const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
+      expect(stdout).not.toContain('kpng-netpol');
+    } finally {
+      stop.abort();
+      await kubeconfig.remove();
+      await api.close();
+    }
   });
 });

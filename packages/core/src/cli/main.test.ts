@@ -63,6 +63,17 @@ describe('kpng main', () => {
     expect(io.out()).toMatch(/--out PATH\s+the file to write/);
   });
 
+  it('--with-netpol puts the enforcer (@kpng/netpol) beside the backend; it needs the API server as source', async () => {
+    const io = captureOutput();
+    expect(await main(['--backend', 'log', '--with-netpol', '--help'], {})).toBe(0);
+    expect(io.out()).toMatch(/--with-netpol\s+also enforce NetworkPolicy/);
+    expect(io.out()).toMatch(/--log-format FORMAT/);
+    expect(await main(['--with-netpol', '--file', 'cluster.yaml'], {})).toBe(2);
+    expect(io.err()).toMatch(/NetworkPolicy enforcement needs the API server as source/);
+    expect(await main(['--with-netpol', '--connect', 'unix:///run/kpng.sock'], {})).toBe(2);
+    expect(io.err()).toMatch(/the stream does not carry the policy view yet/);
+  });
+
   it('a backend that cannot be loaded, or is not a backend module, is a usage error', async () => {
     const io = captureOutput();
     expect(await main(['--backend', 'no-such-backend'], {})).toBe(2);

@@ -29,6 +29,14 @@ export async function main(
     process.stderr.write(`kpng: --backend ${name}: ${(e as Error).message}\n`);
     return 2;
   }
+  if (argv.some((arg) => arg === '--with-netpol' || arg.startsWith('--with-netpol='))) {
+    try {
+      module = await withNetpolModule(module);
+    } catch (e) {
+      process.stderr.write(`kpng: --with-netpol: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   return runProgram(module, argv, {
     program: 'kpng',
     version: VERSION,
@@ -38,6 +46,19 @@ export async function main(
     env,
     ...settings,
   });
+}
+
+/** `module` with `@kpng/netpol`'s enforcer beside it (one sync loop), or the enforcer alone. */
+async function withNetpolModule(module: BackendModule<unknown> | undefined): Promise<BackendModule<unknown>> {
+  const specifier = '@kpng/netpol'; // loaded like a backend: core does not depend on it
+  let mod: { withNetpol?: (main: BackendModule<unknown> | undefined) => BackendModule<unknown> };
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (e) {
+    throw new Error(`cannot load ${specifier}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (typeof mod.withNetpol !== 'function') throw new Error(`${specifier} does not export withNetpol`);
+  return mod.withNetpol(module);
 }
 
 /**

@@ -45,6 +45,12 @@ export interface BackendModule<O = unknown> {
    * back to the example cluster when no cluster is configured. Default true.
    */
   readonly programsKernel?: boolean;
+  /**
+   * Consumes the node-local policy view (`NodeLocalState.policy`): the kube source then also watches
+   * Pods, Namespaces and NetworkPolicies, and the core keeps the view. Only the in-process kube
+   * source delivers those kinds (a program refuses other sources). Default false.
+   */
+  readonly policy?: boolean;
   /** Validated options from the parsed flag values; throws `UsageError` naming the flag. */
   parseFlags(values: FlagValues): O;
   create(options: O, ctx: BackendContext): Backend | Promise<Backend>;

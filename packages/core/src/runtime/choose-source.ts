@@ -59,8 +59,14 @@ export function chooseSource(
   env: NodeJS.ProcessEnv = process.env,
   exampleFallback = true,
   apiTls?: StreamTls,
+  policy = false,
 ): ChosenSource {
   const kind = opts.source ?? (clusterConfigured(opts, env) || !exampleFallback ? 'kube' : undefined);
+  if (policy && kind !== 'kube') {
+    throw new UsageError(
+      'NetworkPolicy enforcement needs the API server as source (Pods, Namespaces, NetworkPolicies)',
+    );
+  }
   switch (kind) {
     case 'connect':
       throw new UsageError('--connect has no in-process source');
@@ -93,6 +99,7 @@ export function chooseSource(
           ...(opts.serviceProxyName !== undefined ? { serviceProxyName: opts.serviceProxyName } : {}),
           restClientMetrics: registerRestClientMetrics(registry),
           watchMetrics: registerKubeWatchMetrics(registry),
+          ...(policy ? { policy: true } : {}),
         }),
         description: `API server ${server}`,
       };

@@ -50,6 +50,8 @@ export interface PipelineSettings {
   readonly source: Source | StreamSource;
   /** Programs the kernel in this process; none = core only (serve the stream). */
   readonly backend?: Backend;
+  /** The in-process core keeps the policy view (`CoreOptions.policy`): the backend enforces NetworkPolicy. */
+  readonly policy?: boolean;
   /** Serve the node-local stream (`kpng.localnet.v1`) here. */
   readonly listen?: ListenAddress;
   /** Serve the global model (`kpng.global.v1`) here, for node agents of a central core. */
@@ -148,6 +150,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
       onNodeViewDuration: (s) => metrics.nodeViewDuration(s),
       ...(config.resyncPeriodMs !== undefined ? { resyncPeriodMs: config.resyncPeriodMs } : {}),
       onResync: (changed) => metrics.resynced(changed),
+      ...(config.policy ? { policy: true } : {}),
     });
     core = nodeView;
     closers.push({ close: async () => nodeView.close() });

@@ -100,10 +100,11 @@ export async function runProgram(
     globalTls = await readFlagTls(opts.globalTls);
     const apiTls = await readFlagTls(opts.apiTls);
     if (opts.source === 'connect') {
+      if (module?.policy) throw new Error('--connect: the stream does not carry the policy view yet');
       source = { kind: 'connect', address: opts.connect! };
       description = `core's stream at ${opts.connect}`;
     } else {
-      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback, apiTls);
+      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback, apiTls, module?.policy === true);
       source = chosen.source;
       description = chosen.description;
       nodeName ??= chosen.defaultNodeName;
@@ -131,6 +132,7 @@ export async function runProgram(
       nodeName: node,
       source,
       ...(backend ? { backend } : {}),
+      ...(module?.policy ? { policy: true } : {}),
       ...(opts.listen ? { listen: opts.listen } : {}),
       ...(opts.globalListen ? { globalListen: opts.globalListen } : {}),
       ...(globalTls ? { globalTls } : {}),

@@ -13,3 +13,5 @@ export { NetpolEnforcer, type EnforcerSyncResult, type NetpolEnforcerOptions } f
 export { renderElements, type DesiredElements } from '../render/elements.js';
 export { skeleton } from '../render/skeleton.js';
 export { TABLE, setNames, type Direction } from '../render/names.js';
+/** The enforcer as every program loads it (`kpng-netpol`, `kpng --backend netpol`, `kpng --with-netpol`). */
+export { backend, withNetpol, WITH_NETPOL_FLAG } from '../cli/backend-module.js';
