@@ -332,6 +332,20 @@ describe('policy view: who is a target', () => {
     view.setPod(pod('default', 'host', 30, { app: 'client' }, { hostNetwork: true }));
     expect(verdicts(view, 'server', 'Ingress', [[30, 'TCP', 80, false]], 'IPv4')).toEqual([false]);
   });
+
+  // Upstream leaves hostNetwork pods' policy behaviour to the implementation; this is the common one:
+  // selectors ignore them, and their traffic is the node's (its address), which only an ipBlock matches.
+  test('a hostNetwork pod is no peer of a namespace selector either; an ipBlock with its (the node) address is', () => {
+    const host = pod('other', 'host', 30, { app: 'client' }, { hostNetwork: true, node: 'node-2' });
+    const everyNamespace = viewWith([{ podSelector: server, ingress: [{ from: [{ namespaceSelector: {} }] }] }]);
+    everyNamespace.setPod(host);
+    expect(verdicts(everyNamespace, 'server', 'Ingress', [[30, 'TCP', 80, false]], 'IPv4')).toEqual([false]);
+    const nodeBlock = viewWith([
+      { podSelector: server, ingress: [{ from: [{ ipBlock: { cidr: '198.18.1.30/32' } }] }] },
+    ]);
+    nodeBlock.setPod(host);
+    expect(verdicts(nodeBlock, 'server', 'Ingress', [[30, 'TCP', 80, true]], 'IPv4')).toEqual([true]);
+  });
 });
 
 describe('policy view: incremental updates', () => {
