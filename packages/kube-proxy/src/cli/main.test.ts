@@ -51,7 +51,7 @@ describe('kube-proxy main', () => {
     expect(JSON.parse(stdout)).toMatchObject({
       implementation: 'kpng',
       version: VERSION,
-      modes: ['iptables', 'nftables', 'ipvs'],
+      modes: ['iptables', 'nftables', 'ipvs', 'ebpf'],
     });
   });
 
@@ -84,7 +84,7 @@ describe('kube-proxy main', () => {
     const { code, stderr } = await run(['--proxy-mode=kernelspace']);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "kernelspace": proxy mode "kernelspace" is not available in this build of kube-proxy (kpng); available modes: "iptables", "nftables", "ipvs" (set by --proxy-mode)\n',
+      'Error: failed validate: KubeProxyConfiguration.mode: Invalid value: "kernelspace": proxy mode "kernelspace" is not available in this build of kube-proxy (kpng); available modes: "iptables", "nftables", "ipvs", "ebpf" (set by --proxy-mode)\n',
     );
   });
 

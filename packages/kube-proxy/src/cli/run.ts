@@ -9,7 +9,7 @@ import { terminationSignal } from '@kpng/core/runtime';
 import { completeConfiguration, CompleteError, type Completed } from '../config/complete.js';
 import { configurationYaml } from '../config/encode.js';
 import { aggregate, type FieldError } from '../config/field-error.js';
-import { PROXY_MODES } from '../config/types.js';
+import { KPNG_PROXY_MODES, PROXY_MODES } from '../config/types.js';
 import { concerns } from '../config/changed-fields.js';
 import { validateConfiguration } from '../config/validate.js';
 import type { ParsedFlags } from '../flags/parse.js';
@@ -57,7 +57,9 @@ export async function run(
   }
 
   const running = !completed.cleanup && completed.writeConfigTo === undefined;
-  const errors = validateConfiguration(config, { availableModes: running ? AVAILABLE_MODES : PROXY_MODES });
+  const errors = validateConfiguration(config, {
+    availableModes: running ? AVAILABLE_MODES : [...PROXY_MODES, ...KPNG_PROXY_MODES],
+  });
   if (errors.length > 0)
     return fail(`failed validate: ${aggregate(errors.map((e) => withFlag(e, completed.fieldFlags)))}`);
 

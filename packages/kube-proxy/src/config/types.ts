@@ -126,6 +126,9 @@ export type PartialConfiguration = {
 /** Proxy modes kube-proxy knows (Linux and Windows). */
 export const PROXY_MODES = ['iptables', 'ipvs', 'nftables', 'kernelspace'] as const;
 
+/** kpng's own modes (extensions; upstream has none of them): `ebpf` (`@kpng/ebpf`). */
+export const KPNG_PROXY_MODES = ['ebpf'] as const;
+
 export const LOCAL_MODES = ['ClusterCIDR', 'NodeCIDR', 'BridgeInterface', 'InterfaceNamePrefix'] as const;
 
 /** `ipvs.scheduler` values kube-proxy accepts (blank means `rr`). */

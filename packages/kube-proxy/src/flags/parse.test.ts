@@ -81,7 +81,7 @@ const BAD: readonly (readonly [string, string, string])[] = [
   ['bind-address', '198.18.255.1:80', '"198.18.255.1:80" is not a valid IP address'],
   ['healthz-bind-address', 'localhost:10256', '"localhost:10256" is not in a valid format (ip or ip:port)'],
   ['metrics-bind-address', '127.0.0.1:99999', '"127.0.0.1:99999" is not in a valid format (ip or ip:port)'],
-  ['proxy-mode', 'userspace', 'must be one of "", iptables, ipvs, nftables, kernelspace'],
+  ['proxy-mode', 'userspace', 'must be one of "", iptables, ipvs, nftables, kernelspace, ebpf'],
   ['detect-local-mode', 'PodCIDR', 'must be one of "", ClusterCIDR, NodeCIDR, BridgeInterface, InterfaceNamePrefix'],
   ['ipvs-scheduler', 'random', 'must be one of "", rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq'],
   ['feature-gates', 'A=maybe', 'invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],

@@ -4,7 +4,7 @@
  * (`--master`), or their target depends on the final mode (`--iptables-sync-period`).
  */
 import { parseVModule } from '@kpng/core';
-import { IPVS_SCHEDULERS, LOCAL_MODES, LOGGING_FORMATS, PROXY_MODES } from '../config/types.js';
+import { IPVS_SCHEDULERS, KPNG_PROXY_MODES, LOCAL_MODES, LOGGING_FORMATS, PROXY_MODES } from '../config/types.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { boolFlag, valueFlag, type FlagSpec } from './spec.js';
 import {
@@ -183,8 +183,8 @@ export const FLAGS: readonly FlagSpec[] = [
   valueFlag(
     'proxy-mode',
     'ProxyMode',
-    oneOf(['', ...PROXY_MODES]),
-    `Which proxy mode to use: on Linux 'iptables' (also what blank means), 'ipvs' or 'nftables'; on Windows 'kernelspace' (also what blank means).`,
+    oneOf(['', ...PROXY_MODES, ...KPNG_PROXY_MODES]),
+    `Which proxy mode to use: on Linux 'iptables' (also what blank means), 'ipvs', 'nftables' or kpng's 'ebpf' (socket-level load balancing in cgroup BPF programs, nftables for traffic entering the node); on Windows 'kernelspace' (also what blank means).`,
     (c, v) => (c.mode = v),
   ),
   boolFlag('masquerade-all', parseBool, 'SNAT all traffic sent to Service cluster IPs.'),

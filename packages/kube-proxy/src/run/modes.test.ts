@@ -6,7 +6,7 @@ import { availableModes, defaultMode, loadMode, MODES } from './modes.js';
 
 describe('proxy modes per OS', () => {
   it.each([
-    ['linux', ['iptables', 'nftables', 'ipvs'], 'iptables'],
+    ['linux', ['iptables', 'nftables', 'ipvs', 'ebpf'], 'iptables'],
     ['win32', ['kernelspace'], 'kernelspace'],
   ] as const)('%s runs %j; a blank mode means %s', (platform, modes, blank) => {
     expect(availableModes(platform)).toEqual(modes);
@@ -17,6 +17,16 @@ describe('proxy modes per OS', () => {
     for (const [name, mode] of MODES) expect([name, ['linux', 'win32'].includes(mode.platform)]).toEqual([name, true]);
     for (const name of MODES.keys()) expect([name, typeof (await loadMode(name)).create]).toEqual([name, 'function']);
     await expect(loadMode('userspace')).rejects.toThrow(/no backend for mode userspace/);
+  });
+});
+
+describe('ebpf mode (kpng extension)', () => {
+  it('builds the ebpf backend (its nft packet path north-south only) without touching the kernel; a netns is refused', async () => {
+    const mode = await loadMode('ebpf');
+    // Constructing opens nothing: the programs attach in setup(), which this test never calls.
+    const { backend } = mode.create(withDefaults({ mode: 'ebpf' }), { registry: new Registry() });
+    expect(backend.name).toBe('ebpf');
+    expect(() => mode.create(withDefaults({ mode: 'ebpf' }), { netns: 'kpng-t-unused' })).toThrow(/KPNG_NETNS/);
   });
 });
 

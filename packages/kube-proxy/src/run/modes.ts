@@ -40,6 +40,8 @@ export const MODES: ReadonlyMap<string, ModeEntry> = new Map<string, ModeEntry>(
   ['nftables', { platform: 'linux', load: async () => (await import('./mode-nftables.js')).mode }],
   ['ipvs', { platform: 'linux', load: async () => (await import('./mode-ipvs.js')).mode }],
   ['kernelspace', { platform: 'win32', load: async () => (await import('./mode-kernelspace.js')).mode }],
+  // kpng's extension: socket-level load balancing (@kpng/ebpf) with nftables for what enters the node.
+  ['ebpf', { platform: 'linux', load: async () => (await import('./mode-ebpf.js')).mode }],
 ]);
 
 /** The named mode's implementation, its backend package imported now. */

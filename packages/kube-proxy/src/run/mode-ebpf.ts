@@ -1,0 +1,41 @@
+/**
+ * ebpf mode, kpng's extension (issue 29): `@kpng/ebpf` balances TCP/UDP ClusterIPs, external and
+ * LB IPs at connect()/sendmsg() in cgroup BPF programs attached to the node's cgroup v2 root (the
+ * first `cgroup2` mount in /proc/mounts); nftables mode's backend, north-south only, programs what
+ * enters the node (NodePorts, external/LB IPs, source ranges, masquerade) from the nftables section.
+ */
+import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
+import { NftBackend } from '@kpng/nft';
+import { removeNftTables } from './mode-nftables.js';
+import type { ProxyMode } from './modes.js';
+import { nftBackendOptions, nftTablesOf } from './nft-options.js';
+
+export const mode: ProxyMode = {
+  create(config, ctx) {
+    // (A lab's KPNG_NETNS would still attach to this machine's cgroup root: refused.)
+    if (ctx.netns !== undefined)
+      throw new Error(
+        '--proxy-mode ebpf attaches to the cgroup v2 root, not a network namespace: KPNG_NETNS is not supported',
+      );
+    const [cgroup] = readCgroupV2Mounts();
+    if (cgroup === undefined) throw new Error('--proxy-mode ebpf needs a cgroup v2 mount (none in /proc/mounts)');
+    const { options, warnings } = nftBackendOptions(config);
+    const packetPath = new NftBackend({
+      ...options,
+      scope: 'north-south',
+      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    const backend = new EbpfBackend({
+      cgroup,
+      packetPath,
+      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
+    });
+    return { backend, warnings };
+  },
+  // The BPF programs' links and maps belong to the process (nothing pinned): only tables remain.
+  async cleanup(config, ctx) {
+    if ((ctx.platform ?? process.platform) === 'win32') return [];
+    return removeNftTables(nftTablesOf(config), ctx);
+  },
+};
