@@ -40,6 +40,14 @@ async function run(argv: string[], files: Record<string, string> = {}) {
   return { code, stdout, stderr, written };
 }
 
+/** The klog warning lines of a run's stderr. */
+const warningsIn = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .map((l) => parseLogLine(l))
+    .filter((l) => l?.severity === 'warn');
+
 describe('kube-proxy main', () => {
   it.each([[['--version']], [['--version=true']]])('%j prints the version', async (argv) => {
     expect(await run(argv)).toMatchObject({ code: 0, stdout: `kube-proxy (kpng) v${VERSION}\n`, stderr: '' });
@@ -118,11 +126,7 @@ describe('kube-proxy main', () => {
     };
     const { code, stderr } = await run(['--config=/etc/kp.yaml', '--feature-gates=WinDSR=false', '--init-only'], files);
     expect(code).toBe(0);
-    const warnings = stderr
-      .trim()
-      .split('\n')
-      .map((l) => parseLogLine(l))
-      .filter((l) => l?.severity === 'warn');
+    const warnings = warningsIn(stderr);
     expect(warnings.map((l) => `${l!.msg} ${String(l!.rest)}`)).toEqual([
       '/etc/kp.yaml: field "udpIdleTimeout" is no longer used by kube-proxy and is ignored component="kube-proxy"',
       'these flags are ignored because --config is given (as upstream kube-proxy does): --feature-gates component="kube-proxy"',
@@ -137,6 +141,15 @@ describe('kube-proxy main', () => {
       new RegExp(
         `^W\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +${process.pid} run\\.[jt]s:\\d+\\] "feature gate TopologyAwareHints=false `,
       ),
+    );
+  });
+
+  it('accepts --windows-service (Windows-only upstream) and warns that it is not acted on', async () => {
+    const { code, stderr } = await run(['--windows-service', '--init-only']);
+    expect(code).toBe(0);
+    const warnings = warningsIn(stderr);
+    expect(warnings.map((w) => w!.msg)).toContainEqual(
+      expect.stringMatching(/^windowsRunAsService: kpng does not report/),
     );
   });
 

@@ -297,6 +297,12 @@ export const FLAGS: readonly FlagSpec[] = [
     'kernelspace mode: direct server return for ClusterIP load balancers.',
     (c, v) => (c.winkernel.enableDSR = v),
   ),
+  boolFlag(
+    'windows-service',
+    parseBool,
+    'Windows: run as a Windows service (upstream: Service Control Manager integration; kpng: accepted, not acted on, with a warning).',
+    (c, v) => (c.windowsRunAsService = v),
+  ),
   valueFlag(
     'root-hnsendpoint-name',
     'string',

@@ -24,11 +24,13 @@ describe('unsupportedSettingWarnings', () => {
       showHiddenMetricsForVersion: '1.32',
       bindAddress: '198.18.255.1',
       iptables: { masqueradeBit: 12 },
+      windowsRunAsService: true,
     });
     expect(unsupportedSettingWarnings(c).map((w) => w.split(':')[0])).toEqual([
       'enableProfiling',
       'showHiddenMetricsForVersion',
       'bindAddress',
+      'windowsRunAsService',
       'iptables.masqueradeBit has no effect in nftables mode (nftables.masqueradeBit does)',
     ]);
   });

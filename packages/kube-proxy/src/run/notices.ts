@@ -18,6 +18,11 @@ export function unsupportedSettingWarnings(c: KubeProxyConfiguration): string[] 
   if (c.bindAddress !== '0.0.0.0' && c.bindAddress !== '::') {
     warnings.push("bindAddress: kpng takes the node's primary IPs from its Node object; ignored");
   }
+  if (c.windowsRunAsService) {
+    warnings.push(
+      'windowsRunAsService: kpng does not report to the Windows Service Control Manager; run it under a service wrapper. Ignored',
+    );
+  }
   if (c.mode === 'nftables' && c.iptables.masqueradeBit !== 14) {
     warnings.push('iptables.masqueradeBit has no effect in nftables mode (nftables.masqueradeBit does)');
   }
