@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { invalidObjectsTotal } from '../../metrics/objects.js';
-import { configureLogging } from '../../util/log.js';
+import { configureLogging, resetLogging } from '../../util/log.js';
+import { parseLogLine } from '../../util/log-line.js';
 import type { KubeEvent } from '../../events/event-recorder.js';
 import { reportInvalid, reportingTo } from './report.js';
 
@@ -9,20 +10,20 @@ async function invalidCount(kind: string): Promise<number> {
 }
 
 describe('reportInvalid', () => {
-  afterEach(() => configureLogging({ write: (line) => process.stderr.write(line + '\n') }));
+  afterEach(() => resetLogging());
 
   it('logs a warning with kind, where and errors, and counts the object', async () => {
     const lines: string[] = [];
-    configureLogging({ format: 'json', write: (line) => lines.push(line) });
+    configureLogging({ write: (line) => lines.push(line) });
     const before = await invalidCount('Node');
     reportInvalid('Node', 'nodes.yaml (document 1)', ['metadata.name: is required']);
     expect(await invalidCount('Node')).toBe(before + 1);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({
-      level: 'warn',
-      kind: 'Node',
-      where: 'nodes.yaml (document 1)',
-      errors: ['metadata.name: is required'],
+    expect(parseLogLine(lines[0]!)).toMatchObject({
+      severity: 'warn',
+      rest: expect.stringContaining(
+        'kind="Node" where="nodes.yaml (document 1)" errors=["metadata.name: is required"]',
+      ),
     });
   });
 });
