@@ -13,5 +13,13 @@ export {
   type StartedProcess,
 } from './exec.js';
 export { Backoff, backoffDelay, type BackoffClock, type BackoffOptions } from './backoff.js';
+export {
+  FlagSyntaxError,
+  tokenizeFlags,
+  type FlagDialect,
+  type FlagShape,
+  type FlagSyntaxReason,
+  type FlagToken,
+} from './flags.js';
 export { formatGoDuration, parseDurationMs, parseGoDuration } from './duration.js';
 export { registeredOr, type MetricLookup } from './metrics.js';

@@ -3,6 +3,7 @@
  * `--flag` or `--flag=false`, shorthands `-v 2`, `-v=2`, `-v2`, `-h`; `--` ends the flags.
  * Errors name the flag and the value, in pflag's words.
  */
+import { FlagSyntaxError, tokenizeFlags } from '@kpng/kit';
 import { flagNamed, flagWithShorthand } from './table.js';
 import type { FlagSpec } from './spec.js';
 
@@ -32,56 +33,24 @@ export class ParsedFlags {
 export function parseFlags(argv: readonly string[]): ParsedFlags {
   const parsed = new ParsedFlags();
   const positionals: string[] = [];
-  const set = (spec: FlagSpec, text: string, shown: string) => {
-    try {
-      parsed.set(spec, spec.parse(text, parsed.get(spec.name)));
-    } catch (e) {
-      throw new FlagError(`invalid argument ${JSON.stringify(text)} for "${shown}" flag: ${(e as Error).message}`);
-    }
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const next = (): string | undefined => (i + 1 < argv.length ? argv[++i] : undefined);
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg.startsWith('--')) {
-      const body = arg.slice(2);
-      const eq = body.indexOf('=');
-      const name = eq < 0 ? body : body.slice(0, eq);
-      if (name === '' || name.startsWith('-') || name.startsWith('=')) throw new FlagError(`bad flag syntax: ${arg}`);
-      const spec = flagNamed(name);
-      if (!spec) throw new FlagError(`unknown flag: --${name}`);
+  const dialect = { dialect: 'pflag', long: flagNamed, short: flagWithShorthand } as const;
+  try {
+    for (const token of tokenizeFlags(argv, dialect)) {
+      if (token.kind === 'args') {
+        positionals.push(...token.args);
+        continue;
+      }
+      const { spec, value } = token;
       const shown = spec.shorthand ? `-${spec.shorthand}, --${spec.name}` : `--${spec.name}`;
-      if (eq >= 0) set(spec, body.slice(eq + 1), shown);
-      else if (spec.isBool) set(spec, 'true', shown);
-      else {
-        const value = next();
-        if (value === undefined) throw new FlagError(`flag needs an argument: --${name}`);
-        set(spec, value, shown);
+      try {
+        parsed.set(spec, spec.parse(value, parsed.get(spec.name)));
+      } catch (e) {
+        throw new FlagError(`invalid argument ${JSON.stringify(value)} for "${shown}" flag: ${(e as Error).message}`);
       }
-      continue;
     }
-    if (arg.startsWith('-') && arg.length > 1) {
-      const letter = arg[1]!;
-      const spec = flagWithShorthand(letter);
-      if (!spec) throw new FlagError(`unknown shorthand flag: '${letter}' in ${arg}`);
-      const shown = `-${letter}, --${spec.name}`;
-      const rest = arg.slice(2);
-      if (rest.startsWith('=')) set(spec, rest.slice(1), shown);
-      else if (rest !== '') {
-        if (spec.isBool) throw new FlagError(`unknown shorthand flag: '${rest[0]}' in ${arg}`);
-        set(spec, rest, shown);
-      } else if (spec.isBool) set(spec, 'true', shown);
-      else {
-        const value = next();
-        if (value === undefined) throw new FlagError(`flag needs an argument: '${letter}' in -${letter}`);
-        set(spec, value, shown);
-      }
-      continue;
-    }
-    positionals.push(arg);
+  } catch (e) {
+    if (e instanceof FlagSyntaxError) throw new FlagError(pflagMessage(e));
+    throw e;
   }
   if (positionals.length > 0) {
     throw new FlagError(
@@ -89,4 +58,16 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
     );
   }
   return parsed;
+}
+
+/** pflag's words for what the tokenizer could not read. */
+function pflagMessage(e: FlagSyntaxError): string {
+  switch (e.reason) {
+    case 'bad-syntax':
+      return `bad flag syntax: ${e.arg}`;
+    case 'unknown':
+      return e.shorthand ? `unknown shorthand flag: '${e.flag}' in ${e.arg}` : `unknown flag: --${e.flag}`;
+    case 'needs-argument':
+      return e.shorthand ? `flag needs an argument: '${e.flag}' in -${e.flag}` : `flag needs an argument: --${e.flag}`;
+  }
 }

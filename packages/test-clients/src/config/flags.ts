@@ -1,4 +1,4 @@
-import { formatGoDuration, parseDurationMs } from '@kpng/kit';
+import { FlagSyntaxError, formatGoDuration, parseDurationMs, tokenizeFlags } from '@kpng/kit';
 
 /**
  * Command-line flags the way Go's `flag` package reads them, so upstream invocations work
@@ -57,37 +57,34 @@ export class FlagSet {
     const values = new Map<string, string | number | boolean>();
     for (const spec of this.#specs) values.set(spec.name, spec.default);
     const set = new Set<string>();
-    let i = 0;
-    for (; i < argv.length; i++) {
-      const arg = argv[i] as string;
-      if (arg === '--') {
-        i++;
-        break;
-      }
-      if (!arg.startsWith('-') || arg === '-') break;
-      const body = arg.slice(arg.startsWith('--') ? 2 : 1);
-      if (body === '' || body.startsWith('-') || body.startsWith('=')) throw new FlagError(`bad flag syntax: ${arg}`);
-      const eq = body.indexOf('=');
-      const name = eq < 0 ? body : body.slice(0, eq);
+    let args: readonly string[] = [];
+    // help, h and version are not flags of the set: the tokenizer sees them as booleans, and they
+    // act where they appear (an error before them wins, as in Go's flag).
+    const long = (name: string): { readonly isBool: boolean; readonly spec?: FlagSpec } | undefined => {
       const spec = this.lookup(name);
-      if (!spec) {
-        if (name === 'help' || name === 'h') throw new HelpRequested(this.usage());
-        if (name === 'version') throw new VersionRequested();
-        throw new FlagError(`flag provided but not defined: -${name}`);
+      if (spec !== undefined) return { isBool: spec.kind === 'bool', spec };
+      return ['help', 'h', 'version'].includes(name) ? { isBool: true } : undefined;
+    };
+    try {
+      for (const token of tokenizeFlags(argv, { dialect: 'go', long })) {
+        if (token.kind === 'args') {
+          args = token.args;
+          break;
+        }
+        const { name, value } = token;
+        const spec = token.spec.spec;
+        if (spec === undefined) {
+          if (name === 'version') throw new VersionRequested();
+          throw new HelpRequested(this.usage());
+        }
+        values.set(spec.name, convert(spec, value, name));
+        set.add(spec.name);
       }
-      let raw: string;
-      if (eq >= 0) raw = body.slice(eq + 1);
-      else if (spec.kind === 'bool') raw = 'true';
-      else {
-        const next = argv[i + 1];
-        if (next === undefined) throw new FlagError(`flag needs an argument: -${name}`);
-        raw = next;
-        i++;
-      }
-      values.set(spec.name, convert(spec, raw, name));
-      set.add(spec.name);
+    } catch (e) {
+      if (e instanceof FlagSyntaxError) throw new FlagError(goFlagMessage(e));
+      throw e;
     }
-    return new ParsedFlags(values, set, argv.slice(i));
+    return new ParsedFlags(values, set, args);
   }
 
   lookup(name: string): FlagSpec | undefined {
@@ -203,4 +200,16 @@ function defaultText(spec: FlagSpec): string {
   if (spec.kind === 'string') return spec.default === '' ? '' : ` (default ${JSON.stringify(spec.default)})`;
   if (spec.kind === 'duration') return ` (default ${formatGoDuration(spec.default as number)})`;
   return spec.default === 0 ? '' : ` (default ${spec.default})`;
+}
+
+/** Go's flag package's words for what the tokenizer could not read. */
+function goFlagMessage(e: FlagSyntaxError): string {
+  switch (e.reason) {
+    case 'bad-syntax':
+      return `bad flag syntax: ${e.arg}`;
+    case 'unknown':
+      return `flag provided but not defined: -${e.flag}`;
+    case 'needs-argument':
+      return `flag needs an argument: -${e.flag}`;
+  }
 }

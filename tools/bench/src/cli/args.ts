@@ -1,3 +1,4 @@
+import { FlagSyntaxError, tokenizeFlags } from '@kpng/kit';
 /** `npm run bench -- <scenario> [--suite a,b] [--runs N] [--warmup N] [--seed N] [--write FILE] [--list]`. */
 export interface BenchArgs {
   readonly scenario?: string;
@@ -41,24 +42,26 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   const options: Record<string, string | true> = {};
   let list = false;
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) {
-      if (arg === '-h') help = true;
-      else positional.push(arg);
-      continue;
+  // pflag's syntax; a flag the runner does not know takes no separate value (`--key=value` or `--flag`).
+  const dialect = {
+    dialect: 'pflag',
+    long: (name: string) => ({ isBool: !VALUE_FLAGS.has(name) }),
+    short: (letter: string) => (letter === 'h' ? { isBool: true } : undefined),
+  } as const;
+  try {
+    for (const token of tokenizeFlags(argv, dialect)) {
+      if (token.kind === 'args') positional.push(...token.args);
+      else if (token.shorthand || token.name === 'help') help = true;
+      else if (token.name === 'list') list = true;
+      else if (VALUE_FLAGS.has(token.name)) {
+        if (token.value === '') throw new Error(`--${token.name} needs a value`);
+        (values[token.name] ??= []).push(token.value);
+      } else options[token.name] = token.given ? token.value : true;
     }
-    const eq = arg.indexOf('=');
-    const key = arg.slice(2, eq < 0 ? undefined : eq);
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    if (key === 'list') list = true;
-    else if (key === 'help') help = true;
-    else if (VALUE_FLAGS.has(key)) {
-      const value = inline ?? argv[++i];
-      if (value === undefined || value === '') throw new Error(`--${key} needs a value`);
-      (values[key] ??= []).push(value);
-    } else if (key) options[key] = inline ?? true;
-    else throw new Error('a bare "--" is not an option');
+  } catch (e) {
+    if (!(e instanceof FlagSyntaxError)) throw e;
+    if (e.reason === 'needs-argument') throw new Error(`--${e.flag} needs a value`);
+    throw new Error(`cannot read ${JSON.stringify(e.arg)} (see --help)`);
   }
   if (positional.length > 1) throw new Error(`one scenario at a time, got: ${positional.join(' ')}`);
   const last = (key: string): string | undefined => values[key]?.at(-1);
