@@ -130,6 +130,27 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
     expect(oomScoreAdj).toEqual([-999]); // upstream's default, applied at start
   });
 
+  it("--init-only does iptables mode's set-up in the namespace (route_localnet); a refused fatal sysctl stops it by name", async () => {
+    const ns = lab.node.namespace;
+    const read = async (path: string) => (await ns.exec(['cat', `/proc/sys/${path}`])).stdout.trim();
+    await ns.sysctl({ 'net.ipv4.conf.all.route_localnet': 0 });
+    const io = (out: { text: string }) => ({
+      setOomScoreAdj: async () => {},
+      stdout: () => {},
+      stderr: (t: string) => void (out.text += t),
+      signal: AbortSignal.abort(),
+    });
+    const ok = { text: '' };
+    const args = ['--init-only', '--proxy-mode=iptables', '--hostname-override=lab-node'];
+    expect(await main([...args, '--conntrack-max-per-core=0'], env, io(ok)), ok.text).toBe(0);
+    expect(await read('net/ipv4/conf/all/route_localnet')).toBe('1');
+    // nf_conntrack_max is read-only outside the root namespace: upstream's start fails there too.
+    const refused = { text: '' };
+    const code = await main([...args, '--conntrack-max-per-core=1', '--conntrack-min=3'], env, io(refused));
+    expect(code).toBe(1);
+    expect(refused.text).toMatch(/cannot set sysctl net\/netfilter\/nf_conntrack_max/);
+  });
+
   it('answers /proxyMode, /configz and /healthz like kube-proxy', async () => {
     const mode = await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`);
     expect(await mode.text()).toBe('nftables');

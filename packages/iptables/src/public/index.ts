@@ -11,6 +11,7 @@ export { backend, parseIptablesFlags } from '../cli/backend-module.js';
 
 // Configuration (kube-proxy's nodePortAddresses, localhostNodePorts, detectLocalMode, masqueradeAll, masqueradeBit)
 export { DEFAULT_CONFIG, resolveConfig } from '../render/config.js';
+export { localhostNodePorts } from '../render/skeleton.js';
 export type { IptablesConfig, IptablesConfigInput, IptablesFlavour, LocalDetectorConfig } from '../render/config.js';
 
 // Rendering and the tools

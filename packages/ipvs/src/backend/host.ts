@@ -1,6 +1,7 @@
 import { isCanonicalIP } from '@kpng/core';
 import { inNetns, type Execer } from '@kpng/kit';
-import { DUMMY_LINK, type IpvsConfig } from '../render/options.js';
+import { DUMMY_LINK } from '../render/options.js';
+import type { IpvsSysctl, SysctlReport } from './sysctls.js';
 
 /**
  * The node's side of IPVS that is not IPVS: the dummy link holding Service addresses, and the
@@ -54,23 +55,31 @@ export class NodeHost {
   }
 
   /**
-   * IPVS's sysctls (they exist once ip_vs is loaded, which opening the netlink family does), as
-   * upstream sets them: conntrack for masquerade, expire connections to removed real servers,
-   * forwarding, and strict ARP when asked.
+   * IPVS's sysctls (they exist once ip_vs is loaded, which opening the netlink family does), one
+   * `sysctl` at a time: each read, written only when it differs, and each failure reported by name
+   * (the caller judges it: see sysctls.ts). An IPv6 setting on a node without IPv6 is skipped.
    */
-  async applySysctls(config: IpvsConfig): Promise<void> {
-    const settings: Record<string, number> = {
-      'net.ipv4.vs.conntrack': 1,
-      'net.ipv4.vs.expire_nodest_conn': 1,
-      'net.ipv4.vs.expire_quiescent_template': 1,
-      'net.ipv4.ip_forward': 1,
-      'net.ipv6.conf.all.forwarding': 1,
-      ...(config.strictARP ? { 'net.ipv4.conf.all.arp_ignore': 1, 'net.ipv4.conf.all.arp_announce': 2 } : {}),
-    };
-    await this.#run(['sysctl', '-q', '-w', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)]);
+  async applySysctls(plan: readonly IpvsSysctl[]): Promise<SysctlReport> {
+    const report: SysctlReport = { written: [], skipped: [], failed: [] };
+    for (const { name, value, fatal, ipv6 } of plan) {
+      const read = await this.#run(['sysctl', '-n', name], '', false);
+      if (read.exitCode !== 0 && ipv6 === true) {
+        report.skipped.push(name);
+        continue;
+      }
+      if (read.exitCode === 0 && read.stdout.trim() === String(value)) continue;
+      const write = await this.#run(['sysctl', '-q', '-w', `${name}=${value}`], '', false);
+      if (write.exitCode === 0) report.written.push(name);
+      else report.failed.push({ name, fatal, error: (write.stderr || read.stderr).trim().split('\n')[0] ?? '' });
+    }
+    return report;
   }
 
-  async #run(argv: readonly string[], stdin = '', check = true): Promise<{ exitCode: number; stdout: string }> {
+  async #run(
+    argv: readonly string[],
+    stdin = '',
+    check = true,
+  ): Promise<{ exitCode: number; stdout: string; stderr: string }> {
     const full = [...this.#prefix, ...argv];
     const result = await this.#execer.run(full, stdin);
     if (check && result.exitCode !== 0)

@@ -50,10 +50,41 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     backend = await create();
   });
 
-  it('setup creates kube-ipvs0 and sets the IPVS sysctls', () => {
+  it('setup creates kube-ipvs0 and sets the IPVS sysctls, each alone', () => {
     expect(host.link).toBe(true);
     expect(host.sysctls.get('net.ipv4.vs.conntrack')).toBe('1');
     expect(host.sysctls.get('net.ipv4.vs.expire_nodest_conn')).toBe('1');
+    expect(host.sysctls.get('net.ipv4.vs.expire_quiescent_template')).toBe('1');
+    expect(host.sysctls.get('net.ipv4.ip_forward')).toBe('1');
+    expect(host.sysctls.get('net.ipv6.conf.all.forwarding')).toBe('1');
+    expect(host.sysctls.get('net.ipv4.conf.all.arp_ignore')).toBe('0'); // strictARP off
+    const writes = host.commands.filter((c) => c.startsWith('sysctl -q -w'));
+    expect(writes.every((c) => c.split(' ').length === 4)).toBe(true);
+  });
+
+  it('prepareNode: a node without IPv6 skips IPv6 forwarding; a refused IPv4 sysctl fails by name, as upstream', async () => {
+    host = new FakeHostExecer();
+    host.sysctls.delete('net.ipv6.conf.all.forwarding');
+    const b = new IpvsBackend({ kernel, nft, execer: host, logger: SILENT, kernelRelease: '6.1.0-27-amd64' });
+    const report = await b.prepareNode();
+    expect(report.skipped).toEqual(['net.ipv6.conf.all.forwarding']);
+    expect(report.failed).toEqual([]);
+    expect(host.sysctls.get('net.ipv4.vs.conn_reuse_mode')).toBe('1'); // fixed since 5.9: left alone
+    host.sysctls.set('net.ipv4.vs.conntrack', '0');
+    host.readOnly.add('net.ipv4.vs.conntrack');
+    await expect(b.prepareNode()).rejects.toThrow(/cannot set sysctl net\.ipv4\.vs\.conntrack \(.*permission denied/);
+  });
+
+  it('prepareNode: a refused IPv6 forwarding is a warning (upstream never writes it); conn_reuse_mode=0 on 4.1-5.8', async () => {
+    host = new FakeHostExecer();
+    host.readOnly.add('net.ipv6.conf.all.forwarding');
+    const b = new IpvsBackend({ kernel, nft, execer: host, logger: SILENT, kernelRelease: '5.4.0-150-generic' });
+    const report = await b.prepareNode();
+    expect(report.failed).toEqual([
+      { name: 'net.ipv6.conf.all.forwarding', fatal: false, error: expect.stringContaining('permission denied') },
+    ]);
+    expect(host.sysctls.get('net.ipv4.vs.conn_reuse_mode')).toBe('0');
+    expect(host.sysctls.get('net.ipv4.ip_forward')).toBe('1');
   });
 
   it('one virtual server per ClusterIP, external IP and node address (NodePort) and port, real servers from core lists', async () => {

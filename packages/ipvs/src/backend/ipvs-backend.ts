@@ -13,6 +13,7 @@ import {
 } from '@kpng/core';
 import { createNftClient, isTimeout, type Nft, type NftObject, timeoutExecer, Transaction } from '@kpng/nftables';
 import { processExecer, TurnBudget } from '@kpng/kit';
+import { release } from 'node:os';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
@@ -26,6 +27,7 @@ import { AppliedTable } from './applied-table.js';
 import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
 import { cidrMatcher } from '../render/cidr-matcher.js';
 import { NodeHost } from './host.js';
+import { ipvsSysctls, type IpvsSysctl, type SysctlReport } from './sysctls.js';
 import { createIpvsMetrics, type IpvsMetrics, NO_IPVS_METRICS } from './metrics.js';
 import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
@@ -102,9 +104,8 @@ export class IpvsBackend implements Backend {
       ...(this.#options.execer === undefined ? {} : { execer: this.#options.execer }),
       timeoutMs: this.#writeTimeoutMs,
     });
+    await this.#prepare(kernel);
     await this.#host.ensureDummyLink();
-    await this.#host.applySysctls(this.config);
-    kernel.setTimeouts(this.config.tcpTimeout, this.config.tcpFinTimeout, this.config.udpTimeout);
     const interval = this.#options.drainIntervalMs ?? 30_000;
     this.#drainTimer = setInterval(
       () =>
@@ -114,6 +115,40 @@ export class IpvsBackend implements Backend {
       interval,
     );
     this.#drainTimer.unref();
+  }
+
+  /**
+   * The privileged set-up upstream's ipvs NewProxier does before anything else (and all that
+   * `kube-proxy --init-only` does in ipvs mode): load IPVS (opening its netlink family does), its
+   * sysctls (see sysctls.ts: each failure logged by name; the fatal ones throw, together), then the
+   * IPVS timeouts (a failure logged, as upstream). `setup` does it too.
+   */
+  async prepareNode(): Promise<SysctlReport> {
+    return this.#prepare(this.#kernelSeam());
+  }
+
+  async #prepare(kernel: IpvsKernel): Promise<SysctlReport> {
+    const plan = ipvsSysctls(this.config, this.#options.kernelRelease ?? release());
+    const report = await this.#host.applySysctls(plan);
+    for (const name of report.written) this.#log.info('set sysctl', { name, value: valueOf(plan, name) });
+    for (const name of report.skipped) this.#log.info('no IPv6 on this node; sysctl left alone', { name });
+    for (const f of report.failed)
+      this.#log[f.fatal ? 'error' : 'warn']('cannot set sysctl', {
+        name: f.name,
+        value: valueOf(plan, f.name),
+        err: f.error,
+      });
+    const fatal = report.failed.filter((f) => f.fatal);
+    if (fatal.length > 0) throw new Error(`cannot set sysctl ${fatal.map((f) => `${f.name} (${f.error})`).join(', ')}`);
+    const { tcpTimeout, tcpFinTimeout, udpTimeout } = this.config;
+    if (tcpTimeout > 0 || tcpFinTimeout > 0 || udpTimeout > 0) {
+      try {
+        kernel.setTimeouts(tcpTimeout, tcpFinTimeout, udpTimeout);
+      } catch (error) {
+        this.#log.error('failed to configure IPVS timeouts', { err: (error as Error).message });
+      }
+    }
+    return report;
   }
 
   sync(req: SyncRequest): Promise<SyncOutcome> {
@@ -404,6 +439,10 @@ export class IpvsBackend implements Backend {
     this.#queue = next.catch(() => undefined);
     return next;
   }
+}
+
+function valueOf(plan: readonly IpvsSysctl[], name: string): number | undefined {
+  return plan.find((s) => s.name === name)?.value;
 }
 
 function only<K, V>(map: ReadonlyMap<K, V>, keys: ReadonlySet<K>): Map<K, V> {

@@ -32,6 +32,8 @@ export interface IpvsBackendOptions {
    * (default 10 ms): an s10k sync must not hold health and metrics requests for a second.
    */
   readonly turnBudgetMs?: number;
+  /** The kernel release the sysctls are chosen for (conn_reuse_mode); default this host's (`uname -r`). */
+  readonly kernelRelease?: string;
   /** Core's structured logger; core's own (`backend="ipvs"`) when absent, as the nft and iptables backends do. */
   readonly logger?: Logger;
 }

@@ -9,7 +9,21 @@ export class FakeHostExecer implements Execer {
   /** `ip link set kube-ipvs0 up` sets it; a test sets it false as `ip link set … down` would. */
   up = false;
   readonly addresses = new Set<string>();
-  readonly sysctls = new Map<string, string>();
+  /** The node's sysctls and their values (a name absent here does not exist, as without IPv6). */
+  readonly sysctls = new Map<string, string>(
+    [
+      'net.ipv4.vs.conntrack',
+      'net.ipv4.vs.conn_reuse_mode',
+      'net.ipv4.vs.expire_nodest_conn',
+      'net.ipv4.vs.expire_quiescent_template',
+      'net.ipv4.ip_forward',
+      'net.ipv4.conf.all.arp_ignore',
+      'net.ipv4.conf.all.arp_announce',
+      'net.ipv6.conf.all.forwarding',
+    ].map((name) => [name, name.endsWith('conn_reuse_mode') ? '1' : '0']),
+  );
+  /** Sysctls whose write fails (read-only here, as in a container without the privilege). */
+  readonly readOnly = new Set<string>();
   readonly commands: string[] = [];
 
   async run(argv: readonly string[], stdin: string): Promise<ExecResult> {
@@ -41,11 +55,17 @@ export class FakeHostExecer implements Execer {
       );
     }
     if (line === 'ip -batch -') return this.#batch(stdin);
-    if (args[0] === 'sysctl') {
-      for (const setting of args.slice(3)) {
-        const [key = '', value = ''] = setting.split('=');
-        this.sysctls.set(key, value);
-      }
+    if (args[0] === 'sysctl' && args[1] === '-n' && args.length === 3) {
+      const value = this.sysctls.get(args[2]!);
+      return value === undefined
+        ? fail(`sysctl: cannot stat /proc/sys/${args[2]!.replaceAll('.', '/')}`)
+        : ok(`${value}\n`);
+    }
+    if (args[0] === 'sysctl' && args[1] === '-q' && args[2] === '-w' && args.length === 4) {
+      const [key = '', value = ''] = args[3]!.split('=');
+      if (!this.sysctls.has(key)) return fail(`sysctl: cannot stat /proc/sys/${key.replaceAll('.', '/')}`);
+      if (this.readOnly.has(key)) return fail(`sysctl: permission denied on key "${key}"`);
+      this.sysctls.set(key, value);
       return ok();
     }
     return fail(`FakeHostExecer: unexpected command ${line}`);

@@ -219,7 +219,7 @@ describe('kube-proxy main', () => {
     expect(second.written['/tmp/kp2.yaml']).toBe(yaml);
   });
 
-  it("--init-only applies the conntrack settings (upstream's privileged set-up) and exits", async () => {
+  it("--init-only applies upstream's privileged set-up of the mode (iptables: conntrack, route_localnet) and exits", async () => {
     sysctlWrites.length = 0;
     const { code } = await run(['--init-only', '--conntrack-max-per-core=1000', '--conntrack-min=5000']);
     expect(code).toBe(0);
@@ -227,6 +227,23 @@ describe('kube-proxy main', () => {
       'net/netfilter/nf_conntrack_max=5000',
       'net/netfilter/nf_conntrack_tcp_timeout_established=86400',
       'net/netfilter/nf_conntrack_tcp_timeout_close_wait=3600',
+      'net/ipv4/conf/all/route_localnet=1',
     ]);
+  });
+
+  it('--init-only: no route_localnet in nftables mode, nor in iptables mode when the NodePort addresses leave out 127.0.0.1', async () => {
+    for (const argv of [
+      ['--proxy-mode=nftables'],
+      ['--proxy-mode=iptables', '--nodeport-addresses=10.0.0.0/8'],
+      ['--proxy-mode=iptables', '--iptables-localhost-nodeports=false'],
+    ]) {
+      sysctlWrites.length = 0;
+      const { code } = await run(['--init-only', '--conntrack-max-per-core=0', ...argv]);
+      expect(code, argv.join(' ')).toBe(0);
+      expect(sysctlWrites, argv.join(' ')).toEqual([
+        'net/netfilter/nf_conntrack_tcp_timeout_established=86400',
+        'net/netfilter/nf_conntrack_tcp_timeout_close_wait=3600',
+      ]);
+    }
   });
 });

@@ -15,8 +15,8 @@ import { validateConfiguration } from '../config/validate.js';
 import type { ParsedFlags } from '../flags/parse.js';
 import { BindError } from '../run/bind-check.js';
 import { ConfigChangedError } from '../run/config-watch.js';
-import { conntrackSysctls } from '../run/conntrack.js';
-import { applySysctls, sysctlAccess, type SysctlAccess } from '../run/sysctl.js';
+import { privilegedSetup } from '../run/privileged-setup.js';
+import { sysctlAccess } from '../run/sysctl.js';
 import { kernelTcpBeLiberal } from '../run/tcp-be-liberal.js';
 import { AVAILABLE_MODES, DEFAULT_MODE, loadMode } from '../run/modes.js';
 import { featureGateWarnings, unsupportedSettingWarnings } from '../run/notices.js';
@@ -72,7 +72,13 @@ export async function run(
   if (completed.cleanup) return cleanup(config, netns, log, fail);
   // Upstream's privileged set-up, which --init-only does alone (e.g. in an init container).
   const sysctl = io.sysctl ?? sysctlAccess(netns);
-  await applyConntrack(config.conntrack, io.cpuCores, sysctl, log);
+  const setupFailures = await privilegedSetup(config, {
+    cpuCores: io.cpuCores,
+    access: sysctl,
+    log,
+    ctx: netns !== undefined ? { netns } : {},
+  });
+  if (setupFailures.length > 0) return fail(`failed to set up the node: ${setupFailures.join('; ')}`);
   if (completed.initOnly) {
     log.info('--init-only: initialisation done; exiting');
     return 0;
@@ -134,19 +140,4 @@ async function cleanup(
   }
   log.info('cleaned up', { removed, ...(netns !== undefined ? { netns } : {}) });
   return failed.length === 0 ? 0 : fail(`cleanup failed: ${failed.join('; ')}`);
-}
-
-/**
- * Upstream's conntrack set-up at start (cmd/kube-proxy/app/conntrack.go): nf_conntrack_max from
- * maxPerCore x cores (at least min) and the timeouts, written in the namespace kube-proxy programs.
- * The table's hashsize (a module parameter, global to the host) is left alone.
- */
-async function applyConntrack(
-  ct: Completed['config']['conntrack'],
-  cores: number,
-  access: SysctlAccess,
-  log: Logger,
-): Promise<void> {
-  const settings = conntrackSysctls(ct, cores);
-  if (settings.length > 0) await applySysctls(settings, access, log);
 }

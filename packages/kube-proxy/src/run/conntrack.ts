@@ -7,9 +7,16 @@ import type { ConntrackConfiguration } from '../config/types.js';
 export interface SysctlSetting {
   readonly name: string;
   readonly value: number;
+  /** A failure to set it stops the start, as upstream's does (default: a warning). */
+  readonly fatal?: boolean;
 }
 
+/** Every one fatal: upstream's platformSetup returns each write's error (it never writes the hashsize here). */
 export function conntrackSysctls(ct: ConntrackConfiguration, cpuCores: number): SysctlSetting[] {
+  return conntrackSettings(ct, cpuCores).map((s) => ({ ...s, fatal: true }));
+}
+
+function conntrackSettings(ct: ConntrackConfiguration, cpuCores: number): SysctlSetting[] {
   const settings: SysctlSetting[] = [];
   if (ct.maxPerCore > 0)
     settings.push({ name: 'net/netfilter/nf_conntrack_max', value: Math.max(ct.maxPerCore * cpuCores, ct.min) });

@@ -1,6 +1,6 @@
 /** iptables mode: `@kpng/iptables`, loaded only when this mode runs or cleans up. */
 import { createLogger } from '@kpng/core';
-import { IptablesBackend } from '@kpng/iptables';
+import { IptablesBackend, localhostNodePorts, resolveConfig } from '@kpng/iptables';
 import { iptablesBackendOptions } from './iptables-options.js';
 import { removeIptablesChains } from './leftovers.js';
 import type { ProxyMode } from './modes.js';
@@ -15,6 +15,13 @@ export const mode: ProxyMode = {
       ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
     });
     return { backend, warnings };
+  },
+  sysctls(config) {
+    // Upstream's NewProxier: route_localnet for NodePorts on 127.0.0.1 (fatal if refused).
+    const resolved = resolveConfig(iptablesBackendOptions(config, false).options);
+    return localhostNodePorts({ config: resolved, family: 'IPv4' })
+      ? [{ name: 'net/ipv4/conf/all/route_localnet', value: 1, fatal: true }]
+      : [];
   },
   async cleanup(_config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no iptables on Windows

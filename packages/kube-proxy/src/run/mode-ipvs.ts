@@ -1,7 +1,8 @@
 /** ipvs mode: `@kpng/ipvs`, loaded only when this mode runs or its objects are removed. */
 import { IpvsBackend } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
-import type { ProxyMode } from './modes.js';
+import type { KubeProxyConfiguration } from '../config/types.js';
+import type { ModeContext, ProxyMode } from './modes.js';
 
 export const mode: ProxyMode = {
   create(config, ctx) {
@@ -14,18 +15,31 @@ export const mode: ProxyMode = {
     });
     return { backend, warnings };
   },
+  async prepare(config, ctx) {
+    // IPVS loaded, its sysctls (each alone, judged as upstream's) and timeouts: the backend's own set-up step.
+    await withBackend(config, ctx, (backend) => backend.prepareNode());
+  },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
     // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
-    const backend = new IpvsBackend({
-      config: ipvsBackendConfig(config).config,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
-    });
-    try {
-      await backend.cleanup();
-    } finally {
-      await backend.close();
-    }
+    await withBackend(config, ctx, (backend) => backend.cleanup());
     return ['ipvs virtual servers', 'kube-ipvs0', 'ip kpng-ipvs', 'ip6 kpng-ipvs'];
   },
 };
+
+/** A backend for one step outside a running proxy, closed after it. */
+async function withBackend(
+  config: KubeProxyConfiguration,
+  ctx: ModeContext,
+  step: (backend: IpvsBackend) => Promise<unknown>,
+): Promise<void> {
+  const backend = new IpvsBackend({
+    config: ipvsBackendConfig(config).config,
+    ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+  });
+  try {
+    await step(backend);
+  } finally {
+    await backend.close();
+  }
+}

@@ -7,6 +7,7 @@
 import type { Backend } from '@kpng/core';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
+import type { SysctlSetting } from './conntrack.js';
 
 export interface ModeContext {
   /** Program the kernel of this network namespace (KPNG_NETNS; tests and labs). */
@@ -26,6 +27,10 @@ export interface ProxyMode {
   create(config: KubeProxyConfiguration, ctx: ModeContext): { backend: Backend; warnings: readonly string[] };
   /** `--cleanup`: remove what this mode (kpng's and upstream's) programmed; returns what was removed. */
   cleanup(config: KubeProxyConfiguration, ctx: ModeContext): Promise<string[]>;
+  /** Sysctls kube-proxy writes for this mode beside conntrack's, before its backend exists (privileged-setup.ts). */
+  sysctls?(config: KubeProxyConfiguration): SysctlSetting[];
+  /** The mode's own privileged set-up beyond those (`--init-only` stops after it); throws what must stop the start. */
+  prepare?(config: KubeProxyConfiguration, ctx: ModeContext): Promise<void>;
 }
 
 export interface ModeEntry {

@@ -26,31 +26,34 @@ const EST = 'net/netfilter/nf_conntrack_tcp_timeout_established';
 const CW = 'net/netfilter/nf_conntrack_tcp_timeout_close_wait';
 
 describe('applySysctls', () => {
-  it('writes what differs, skips what is already right, and warns about what the kernel refuses', async () => {
+  it('writes what differs, one at a time, skips what is already right, and reports each refusal by name, judged', async () => {
     const fake = new FakeSysctls(
       new Map([
         [MAX, 65_536],
         [EST, 432_000],
         [CW, 3_600],
       ]),
-      new Set([MAX]),
+      new Set([MAX, EST]),
     );
     const log = new RecordingLogger();
     const result = await applySysctls(
       [
-        { name: MAX, value: 131_072 },
+        { name: MAX, value: 131_072, fatal: true },
         { name: EST, value: 86_400 },
-        { name: CW, value: 3_600 },
+        { name: CW, value: 3_600, fatal: true },
         { name: 'net/netfilter/nf_conntrack_udp_timeout', value: 30 },
       ],
       fake,
       log,
     );
-    expect(fake.writes).toEqual([`${EST}=86400`]);
-    expect(result).toEqual({ written: [EST], skipped: [MAX, 'net/netfilter/nf_conntrack_udp_timeout'] });
-    expect(log.at('warn').map((r) => r.msg)).toEqual([
-      'cannot set sysctl; leaving it as it is',
-      'cannot set sysctl; leaving it as it is',
+    // The udp timeout could not be read (no such file): written anyway, as upstream's SetSysctl would.
+    expect(fake.writes).toEqual(['net/netfilter/nf_conntrack_udp_timeout=30']);
+    expect(result.written).toEqual(['net/netfilter/nf_conntrack_udp_timeout']);
+    expect(result.failed).toEqual([
+      { name: MAX, value: 131_072, fatal: true, error: `write /proc/sys/${MAX}: permission denied` },
+      { name: EST, value: 86_400, fatal: false, error: `write /proc/sys/${EST}: permission denied` },
     ]);
+    expect(log.at('error').map((r) => r.msg)).toEqual(['cannot set sysctl']);
+    expect(log.at('warn').map((r) => r.msg)).toEqual(['cannot set sysctl; leaving it as it is']);
   });
 });

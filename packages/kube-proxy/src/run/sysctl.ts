@@ -37,28 +37,39 @@ export function sysctlAccess(netns: string | undefined): SysctlAccess {
   };
 }
 
+/** A setting the kernel refused, by name, and whether that stops the start. */
+export interface SysctlFailure {
+  readonly name: string;
+  readonly value: number;
+  readonly fatal: boolean;
+  readonly error: string;
+}
+
 /**
- * Applies each setting whose current value differs (upstream only writes what changes). A setting
- * the kernel refuses (read-only in a namespace, module not loaded, no privilege) is skipped with a
- * warning naming it; the proxy runs on, as upstream's does for conntrack settings in a container.
+ * Applies each setting whose current value differs (upstream only writes what changes), one at a
+ * time, every one tried. A refusal (read-only in a namespace, module not loaded, no privilege) is
+ * logged by name: an error where the setting is fatal (the caller stops, as upstream's start does),
+ * else a warning, and the setting is left as it is.
  */
 export async function applySysctls(
   settings: readonly SysctlSetting[],
   access: SysctlAccess,
   log: Logger,
-): Promise<{ written: string[]; skipped: string[] }> {
+): Promise<{ written: string[]; failed: SysctlFailure[] }> {
   const written: string[] = [];
-  const skipped: string[] = [];
-  for (const { name, value } of settings) {
+  const failed: SysctlFailure[] = [];
+  for (const { name, value, fatal = false } of settings) {
     try {
-      if ((await access.read(name)) === value) continue;
+      if ((await access.read(name).catch(() => undefined)) === value) continue;
       await access.write(name, value);
       written.push(name);
       log.info('set sysctl', { name, value });
     } catch (e) {
-      skipped.push(name);
-      log.warn('cannot set sysctl; leaving it as it is', { name, value, err: (e as Error).message.split('\n')[0] });
+      const error = (e as Error).message.split('\n')[0] ?? '';
+      failed.push({ name, value, fatal, error });
+      if (fatal) log.error('cannot set sysctl', { name, value, err: error });
+      else log.warn('cannot set sysctl; leaving it as it is', { name, value, err: error });
     }
   }
-  return { written, skipped };
+  return { written, failed };
 }
