@@ -2,6 +2,7 @@
 // shared behaviour table every Linux backend runs (@kpng/lab BEHAVIOURS) with real TCP and UDP
 // packets, IPv4 and IPv6, plus iptables mode's localhost NodePorts. One lab for the file; each
 // flavour programs it, runs the table, and cleans up before the other.
+import { runExplain } from '@kpng/core/runtime';
 import { allFeatures, nodeState } from '@kpng/core/testing';
 import {
   BEHAVIOURS,
@@ -14,6 +15,7 @@ import {
 } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
+import { backend as iptablesModule } from '../src/cli/backend-module.js';
 import { E2E_CONFIG, FLAVOURS, fullSync } from './e2e-helpers.js';
 
 const e2e = await kernelE2e('iptables backend: every feature');
@@ -43,6 +45,17 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: every feature', () => {
       const { stdout } = await lab.node.namespace.exec([`iptables-${flavour}-save`, '-t', 'nat']);
       expect(stdout).toMatch(/^:KUBE-SERVICES /m);
       expect(stdout).toMatch(/^-A KUBE-SERVICES .*-d 198\.19\./m);
+    });
+
+    it('`kpng explain default/web --backend iptables` prints its chains and counters from the kernel', async () => {
+      const out: string[] = [];
+      const argv = ['default/web', '--netns', lab.node.namespace.name, '--iptables-flavour', flavour];
+      expect(await runExplain('kpng', iptablesModule, argv, { stdout: (t) => out.push(t) })).toBe(0);
+      const text = out.join('');
+      expect(text).toContain(`# default/web in iptables-${flavour}-save (IPv4)\nservice entry points:\n`);
+      expect(text).toMatch(/^ {2}\[\d+ packets, \d+ bytes\] -A KUBE-SERVICES .*-j KUBE-SVC-/m);
+      expect(text).toMatch(/^endpoint chain nat KUBE-SEP-[A-Z2-7]{16}:\n {2}\[\d+ packets, \d+ bytes\] -A KUBE-SEP-/m);
+      expect(text).not.toContain('default/dns');
     });
 
     behaviourCases(() => lab, { cases: BEHAVIOURS });

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BackendModule } from '../runtime/backend-module.js';
 import { logBackend } from '../runtime/log-backend.js';
+import { runExplain } from '../runtime/explain.js';
 import { backendName, DEFAULT_SOCKET } from '../runtime/program-options.js';
 import { runProgram, type ProgramSettings } from '../runtime/run-program.js';
 import { runAsMain } from '../runtime/signals.js';
@@ -14,7 +15,8 @@ const VERSION = (
 
 /**
  * `kpng`: core alone (serving the node-local stream), or core plus the in-process backend named by
- * `--backend`, whose own flags then join kpng's.
+ * `--backend`, whose own flags then join kpng's. `kpng explain NAMESPACE/NAME --backend B` prints
+ * what backend B programmed in this node's kernel for one Service.
  */
 export async function main(
   argv: readonly string[],
@@ -29,6 +31,7 @@ export async function main(
     process.stderr.write(`kpng: --backend ${name}: ${(e as Error).message}\n`);
     return 2;
   }
+  if (argv[0] === 'explain') return runExplain('kpng', module, argv.slice(1));
   if (argv.some((arg) => arg === '--with-netpol' || arg.startsWith('--with-netpol='))) {
     try {
       module = await withNetpolModule(module);

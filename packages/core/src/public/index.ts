@@ -61,6 +61,14 @@ export {
   type BackendContext,
   type FlagValues,
 } from '../runtime/backend-module.js';
+export {
+  parseServiceRef,
+  type ExplainContext,
+  type ExplainLine,
+  type ExplainReport,
+  type ExplainSection,
+  type ServiceRef,
+} from '../runtime/explain.js';
 export { UsageError } from '../runtime/program-options.js';
 export {
   csvFlag,

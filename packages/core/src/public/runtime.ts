@@ -4,6 +4,8 @@
  * kube-proxy, tests). The pieces below are for programs that assemble something else (benchmarks,
  * the compat kube-proxy's flags).
  */
+/** `<program> explain NAMESPACE/NAME`: one Service as the backend programmed it (`BackendModule.explain`). */
+export { formatExplain, runExplain, type ExplainIo } from '../runtime/explain.js';
 export { backendProgram, runProgram, type ProgramMain, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Backend } from '../sync/backend.js';
+import type { ExplainContext, ExplainReport, ServiceRef } from './explain.js';
 
 /** One of a backend's own command-line flags (kebab-case name, without `--`). */
 export interface BackendFlag {
@@ -54,6 +55,12 @@ export interface BackendModule<O = unknown> {
   /** Validated options from the parsed flag values; throws `UsageError` naming the flag. */
   parseFlags(values: FlagValues): O;
   create(options: O, ctx: BackendContext): Backend | Promise<Backend>;
+  /**
+   * `kpng explain NS/NAME` (and the compat `kube-proxy explain`): reads what this backend
+   * programmed in the kernel for one Service (one report per table or family read) and selects
+   * that Service's objects. Reads only.
+   */
+  explain?(options: O, service: ServiceRef, ctx: ExplainContext): Promise<readonly ExplainReport[]>;
 }
 
 /** Identity, for type inference of `O` at the definition site. */

@@ -15,6 +15,7 @@ import {
   type IPFamily,
 } from '@kpng/core';
 import { IptablesBackend } from '../backend/iptables-backend.js';
+import { explainIptables } from '../explain/explain.js';
 import { resolveConfig, type IptablesConfig, type IptablesFlavour } from '../render/config.js';
 
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
@@ -94,4 +95,5 @@ export const backend = defineBackend<IptablesFlagConfig>({
   parseFlags: parseIptablesFlags,
   create: (config, ctx) =>
     new IptablesBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
+  explain: explainIptables,
 });

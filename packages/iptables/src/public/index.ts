@@ -21,6 +21,9 @@ export { CHAIN, endpointChain, servicePortChains, servicePortName, SERVICE_CHAIN
 export { IptablesClient, type IptablesClientOptions } from '../iptables/client.js';
 /** `--cleanup` of one family: kube-proxy's chains of both upstream modes, or only ipvs mode's own. */
 export { cleanupFamily, IPVS_MODE_CHAINS, type CleanupScope } from '../backend/cleanup.js';
+/** `explain NAMESPACE/NAME`: one Service's rules in an `iptables-save -c` dump, and reading them from the kernel. */
+export { selectServiceRules } from '../explain/select.js';
+export { explainIptables } from '../explain/explain.js';
 export { RestoreError } from '../iptables/errors.js';
 export { command, flavourOf } from '../iptables/commands.js';
 

@@ -47,6 +47,7 @@ export async function main(
   overrides: Partial<MainIO> = {},
 ): Promise<number> {
   const io: MainIO = { ...PROCESS_IO, ...overrides };
+  if (argv[0] === 'explain') return (await import('./explain.js')).explain(argv.slice(1), env, io);
   let flags: ParsedFlags;
   try {
     flags = parseFlags(argv);

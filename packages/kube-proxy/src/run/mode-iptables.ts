@@ -1,6 +1,6 @@
 /** iptables mode: `@kpng/iptables`, loaded only when this mode runs or cleans up. */
 import { createLogger } from '@kpng/core';
-import { IptablesBackend, localhostNodePorts, resolveConfig } from '@kpng/iptables';
+import { explainIptables, IptablesBackend, localhostNodePorts, resolveConfig } from '@kpng/iptables';
 import { iptablesBackendOptions } from './iptables-options.js';
 import { removeIptablesChains } from './leftovers.js';
 import type { ProxyMode } from './modes.js';
@@ -34,4 +34,6 @@ export const mode: ProxyMode = {
     const all = { IPv4: 'all', IPv6: 'all' } as const;
     return [...(await removeIptablesChains('legacy', all, ka)), ...(await removeIptablesChains('nft', all, ka))];
   },
+  // The flavour the node's `iptables-save` is (as the running mode detects it).
+  explain: (_config, service, ctx) => explainIptables({ families: ['IPv4', 'IPv6'], flavour: 'auto' }, service, ctx),
 };

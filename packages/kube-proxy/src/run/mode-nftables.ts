@@ -1,7 +1,7 @@
 /** nftables mode: `@kpng/nft`, loaded only when this mode runs or its tables are removed. */
-import { NftBackend } from '@kpng/nft';
+import { explainNft, NftBackend } from '@kpng/nft';
 import type { ModeContext, ProxyMode } from './modes.js';
-import { nftBackendOptions, nftTablesOf } from './nft-options.js';
+import { nftBackendOptions, nftTablesOf, tableName } from './nft-options.js';
 
 export const mode: ProxyMode = {
   create(config, ctx) {
@@ -18,6 +18,8 @@ export const mode: ProxyMode = {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
     return removeNftTables(nftTablesOf(config), ctx);
   },
+  explain: (config, service, ctx) =>
+    explainNft({ families: ['IPv4', 'IPv6'], tableName: tableName(config) }, service, ctx),
 };
 
 /** Removes `ip <name>` and `ip6 <name>` (where present) of each name, and nothing else. */

@@ -4,7 +4,7 @@
  * mode's backend. Adding a mode is one entry here, its `mode-<name>.ts`, and its package in
  * package.json.
  */
-import type { Backend } from '@kpng/core';
+import type { Backend, ExplainContext, ExplainReport, ServiceRef } from '@kpng/core';
 import type { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import type { SysctlSetting } from './conntrack.js';
@@ -31,6 +31,8 @@ export interface ProxyMode {
   sysctls?(config: KubeProxyConfiguration): SysctlSetting[];
   /** The mode's own privileged set-up beyond those (`--init-only` stops after it); throws what must stop the start. */
   prepare?(config: KubeProxyConfiguration, ctx: ModeContext): Promise<void>;
+  /** `kube-proxy explain NAMESPACE/NAME`: what this mode programmed for one Service (modes that can). */
+  explain?(config: KubeProxyConfiguration, service: ServiceRef, ctx: ExplainContext): Promise<readonly ExplainReport[]>;
 }
 
 export interface ModeEntry {

@@ -15,6 +15,7 @@ import {
   type IPFamily,
 } from '@kpng/core';
 import { NftBackend } from '../backend/nft-backend.js';
+import { explainNft } from '../explain/explain.js';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
@@ -71,4 +72,5 @@ export const backend = defineBackend<NftFlagConfig>({
   parseFlags: parseNftFlags,
   create: (config, ctx) =>
     new NftBackend({ ...config, ...(ctx.netns === undefined ? {} : { netns: ctx.netns }), metrics: ctx.registry }),
+  explain: explainNft,
 });

@@ -21,6 +21,10 @@ export type { LocalDetectorConfig, NftConfig, NftConfigInput } from '../render/c
 export { render, renderFamily } from '../render/ruleset.js';
 export type { ChainSpec, ElementSpec, FamilyRuleset, SetSpec } from '../render/types.js';
 
+// `explain NAMESPACE/NAME`: one Service's objects in a table (from `nft -j` and `nft list` output), and reading them
+export { selectServiceObjects } from '../explain/select.js';
+export { explainNft } from '../explain/explain.js';
+
 // Metrics and conntrack seams
 export { createNftMetrics, NO_METRICS, type NftMetrics } from '../backend/metrics.js';
 export {
