@@ -89,6 +89,7 @@ describe('kpng main', () => {
     expect(await main(['--help'], {})).toBe(0);
     expect(await main(['--version'], {})).toBe(0);
     expect(io.out()).toMatch(/Usage: kpng \[run\] \[flags\]/);
+    expect(io.out()).toMatch(/^ +kpng explain NAMESPACE\/NAME --backend /m);
     expect(io.out()).toMatch(/kpng \d+\.\d+\.\d+/);
   });
 });

@@ -7,7 +7,11 @@ export function usage(
 ): string {
   const p = spec.program;
   const sections = [
-    `${p}: ${spec.summary}\n\nUsage: ${p} [run] [flags]\n`,
+    `${p}: ${spec.summary}\n\nUsage: ${p} [run] [flags]\n${
+      spec.selectsBackend === true
+        ? `       ${p} explain NAMESPACE/NAME --backend nft|iptables [--netns NS] [backend flags]\n`
+        : ''
+    }`,
     `Sources (default: the API server, from a kubeconfig or in-cluster config${spec.exampleFallback ? ';\nwithout one, the example cluster in examples/cluster.yaml' : ''}):
   --source kube|file|api|connect   where the state comes from (implied by the flags below)
   --kubeconfig PATH            kubeconfig file (also $KUBECONFIG, ~/.kube/config, in-cluster)

@@ -12,6 +12,7 @@ the logging flags (-v, --vmodule, --logging-format, --log-*) and the actions
 
 Usage:
   kube-proxy [flags]
+  kube-proxy explain NAMESPACE/NAME [flags]   (kpng: one Service's rules as this node's kernel holds them)
 
 Flags:
 `;
