@@ -201,6 +201,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       '@kpng/nft',
       '@kpng/iptables',
       '@kpng/ipvs',
+      '@kpng/ebpf',
       '@kpng/win-kernel',
       '@kpng/kube-proxy',
     ],
