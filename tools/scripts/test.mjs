@@ -17,8 +17,8 @@
 // Not beside the first: its fault suite's health-load file (a kubelet probe's 1 s deadline while
 // 10,000 Services load and churn) missed one probe for compat iptables mode in two fresh-clone runs
 // with the guest beside it, at nice 0 and at nice 10 (and also on last session's code beside any
-// other load: a stall of that mode under CPU contention, noted in docs/TESTING.md). The guest is one emulated CPU under TCG: the lane keeps one host core busy for
-// ~12-15 min, while the second pass waits mostly on kernels, sockets and child processes. Serial,
+// other load: a stall of that mode under CPU contention, noted in docs/TESTING.md). The guest is
+// one emulated CPU under TCG: the lane keeps one host core busy for ~12-15 min, while the second pass waits mostly on kernels, sockets and child processes. Serial,
 // the two would add up; side by side they take about as long as the longer of them. The lane's
 // output is printed after the passes, its tests are in the total (its own report per package,
 // `.vitest-report.vm.json`), and a lane that could not run counts as failed.
@@ -104,7 +104,7 @@ function vmLane() {
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
-  console.log(`VM lane started beside the passes: ${names(dirs)} (log: ${logPath})`);
+  console.log(`VM lane started (beside the second pass, if any): ${names(dirs)} (log: ${logPath})`);
   return new Promise((resolve) => {
     const done = (status, why) => {
       console.log(`\n=== VM lane output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
