@@ -26,7 +26,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sumReports, totalLine, withExitStatus } from './totals.mjs';
-import { vmSuites } from './vm-lane.mjs';
+import { VM_SUITES, vmSuites } from './vm-lane.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', FORCE_COLOR: '0' };
@@ -36,7 +36,6 @@ const projectDirs = ['packages', 'tools']
 const args = process.argv.slice(2);
 const filtered = args.some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 
-const VM_SUITES = '**/*vm.test.ts';
 const REPORT = '.vitest-report.json';
 const VM_REPORT = '.vitest-report.vm.json';
 
@@ -153,7 +152,7 @@ function ltsPass() {
         'vitest',
         'run',
         '--exclude',
-        '**/*vm.test.ts',
+        VM_SUITES,
         '--exclude',
         '**/fault-*.e2e.test.ts',
         '--exclude',

@@ -7,6 +7,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
+/** The VM suites' file names (the glob test.mjs excludes from Nx and from the second pass). */
+export const VM_SUITES = '**/*vm.test.ts';
+/** @param {string} name */
+const isVmSuite = (name) => name.endsWith('vm.test.ts');
+
 /**
  * The VM suites of one package: its `*vm.test.ts` files under src/ and test/, relative to it.
  * @param {string} dir
@@ -20,7 +25,7 @@ export function vmSuites(dir) {
     if (!existsSync(d)) return;
     for (const e of readdirSync(d, { withFileTypes: true })) {
       if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name.endsWith('vm.test.ts')) found.push(join(d, e.name).slice(dir.length + 1));
+      else if (isVmSuite(e.name)) found.push(join(d, e.name).slice(dir.length + 1));
     }
   };
   walk(join(dir, 'src'));
