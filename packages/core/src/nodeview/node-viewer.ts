@@ -21,7 +21,7 @@ export interface NodeViewUpdate {
  * One update, done in steps: `step(due)` recomputes Services until `due()` says the caller's turn is
  * spent, and returns whether every Service is done; `finish()` then gives the new state. The model
  * may change between steps: a Service read before its change is stale, so the caller recomputes the
- * Services changed meanwhile in a next update (Core does). The state only moves at `finish()`.
+ * Services changed meanwhile in a next update (NodeView does). The state only moves at `finish()`.
  */
 export interface ViewRun {
   step(due: () => boolean): boolean;

@@ -117,7 +117,7 @@ export interface NodeLocalState {
   /** Sorted by key. */
   readonly services: readonly LocalService[];
   /**
-   * The node-local policy view (`CoreOptions.policy`), once Pods, Namespaces and NetworkPolicies
+   * The node-local policy view (`NodeViewOptions.policy`), once Pods, Namespaces and NetworkPolicies
    * delivered their initial lists; unset otherwise (nothing to enforce yet).
    */
   readonly policy?: PolicyState;

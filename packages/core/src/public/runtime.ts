@@ -20,7 +20,7 @@ export {
 export { logBackend, LogBackend } from '../runtime/log-backend.js';
 export { UsageError, DEFAULT_SOCKET, type ProgramOptions, type OutputFormat } from '../runtime/program-options.js';
 export { formatState } from '../runtime/print-state.js';
-export { Core, type CoreOptions, type StateConsumer } from '../runtime/core.js';
+export { NodeView, type NodeViewOptions, type StateConsumer } from '../runtime/node-view.js';
 
 // Kubernetes Events (events.k8s.io/v1, as upstream's EventBroadcaster)
 export {

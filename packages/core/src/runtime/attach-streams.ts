@@ -6,7 +6,7 @@ import type { StreamObserver } from '../stream/server/server-session.js';
 import type { StreamServer } from '../stream/server/stream-server.js';
 import type { StreamTls } from '../stream/tls.js';
 import { formatListenAddress, type ListenAddress } from '../util/address.js';
-import type { Core } from './core.js';
+import type { NodeView } from './node-view.js';
 
 export interface StreamListenOptions {
   /** Node-local stream (`kpng.localnet.v1`). */
@@ -19,7 +19,7 @@ export interface StreamListenOptions {
 
 /** Serves the core's states over gRPC: returns an `attach` step for `runKpng`. */
 export function attachStreamServers(listen: StreamListenOptions) {
-  return async (core: Core, metrics: CoreMetrics): Promise<{ close(): Promise<void> }> => {
+  return async (core: NodeView, metrics: CoreMetrics): Promise<{ close(): Promise<void> }> => {
     const servers: StreamServer[] = [];
     const hubs: StateHub<unknown>[] = [];
     const observer = streamMetrics(metrics);

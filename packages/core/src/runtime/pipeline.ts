@@ -13,14 +13,14 @@ import type { ListenAddress } from '../util/address.js';
 import type { Clock } from '../util/clock.js';
 import type { Source } from '../watch/source.js';
 import { attachStreamServers } from './attach-streams.js';
-import { Core } from './core.js';
+import { NodeView } from './node-view.js';
 
 /*
  * kpng's pipeline, wired here and nowhere else. One change travels, in order:
  *
  *   watch      a Source (watch/kube, watch/file, watch/api) applies model events to ...
  *   model      GlobalModel (model/global-model.ts): validated objects, a revision, a change set
- *   node view  Core (runtime/core.ts over nodeview/): this node's state, recomputed for what changed
+ *   node view  NodeView (runtime/node-view.ts over nodeview/): this node's state, recomputed for what changed
  *   (stream)   optional: StateHub -> gRPC (stream/server) ... watchLocalState (stream/client) in another process
  *   sync       SyncLoop (sync/sync-loop.ts): kube-proxy's cadence, coalescing, retries, health, metrics
  *   backend    Backend.sync (a backend package): render, diff, apply to the kernel
@@ -50,7 +50,7 @@ export interface PipelineSettings {
   readonly source: Source | StreamSource;
   /** Programs the kernel in this process; none = core only (serve the stream). */
   readonly backend?: Backend;
-  /** The in-process core keeps the policy view (`CoreOptions.policy`): the backend enforces NetworkPolicy. */
+  /** The in-process core keeps the policy view (`NodeViewOptions.policy`): the backend enforces NetworkPolicy. */
   readonly policy?: boolean;
   /** Serve the node-local stream (`kpng.localnet.v1`) here. */
   readonly listen?: ListenAddress;
@@ -65,7 +65,7 @@ export interface PipelineSettings {
   readonly fullSyncPeriodMs: number;
   /** Kubernetes Events (upstream's `FailedToStartServiceHealthcheck`); none when unset. */
   readonly events?: EventRecorder;
-  /** kube-proxy's `configSyncPeriod`: the in-process core's periodic resync (`Core.resync`). Unset: none. */
+  /** kube-proxy's `configSyncPeriod`: the in-process core's periodic resync (`NodeView.resync`). Unset: none. */
   readonly resyncPeriodMs?: number;
 }
 
@@ -79,7 +79,7 @@ export interface PipelineConfig extends PipelineSettings {
 
 export interface Pipeline {
   /** The in-process node view (with its model); absent when the state comes from another core's stream. */
-  readonly core?: Core;
+  readonly nodeView?: NodeView;
   /** Resolves with the first node-local state (after every source kind synced). */
   readonly firstState: Promise<NodeLocalState>;
   /** The watch (or stream client): resolves when it stopped, rejects on a fatal error. */
@@ -130,7 +130,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
 
   const source = config.source;
   const closers: { close(): Promise<void> }[] = [];
-  let core: Core | undefined;
+  let inProcess: NodeView | undefined;
   let done: Promise<void>;
   if (isStreamSource(source)) {
     if (config.listen || config.globalListen)
@@ -143,7 +143,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
     );
   } else {
     // model -> node view -> afterNodeView (and the stream hubs, when serving)
-    const nodeView = new Core({
+    const nodeView = new NodeView({
       nodeName: config.nodeName,
       clock,
       modelObserver: modelMetrics(metrics, changesPending),
@@ -152,7 +152,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
       onResync: (changed) => metrics.resynced(changed),
       ...(config.policy ? { policy: true } : {}),
     });
-    core = nodeView;
+    inProcess = nodeView;
     closers.push({ close: async () => nodeView.close() });
     nodeView.addLocalConsumer({ publish: afterNodeView });
     const streams = {
@@ -166,7 +166,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
   }
 
   return {
-    ...(core ? { core } : {}),
+    ...(inProcess ? { nodeView: inProcess } : {}),
     firstState: firstState.promise,
     done,
     async stopSync() {

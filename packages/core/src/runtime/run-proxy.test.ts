@@ -119,7 +119,7 @@ describe('runProxy: one kpng process on the example cluster', () => {
       proxyMode: 'recording',
       signal: stop.signal,
     });
-    expect(agent.core).toBeUndefined();
+    expect(agent.nodeView).toBeUndefined();
     const first = await agent.firstState;
     expect(first.services.map((s) => s.key)).toEqual((await kpng.firstState).services.map((s) => s.key));
     await eventually('first sync from the stream', () => backend.syncs.length > 0);

@@ -8,7 +8,7 @@ import type { ListenAddress } from '../util/address.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { log } from '../util/log.js';
 import { registerProcessFaults } from './process-faults.js';
-import type { Core } from './core.js';
+import type { NodeView } from './node-view.js';
 import { isStreamSource, startPipeline, type PipelineSettings } from './pipeline.js';
 
 export type { PipelineSettings, StreamSource } from './pipeline.js';
@@ -28,8 +28,8 @@ export interface ProxyConfig extends PipelineSettings {
 }
 
 export interface RunningProxy {
-  /** The in-process core; absent when the state comes from another core's stream. */
-  readonly core?: Core;
+  /** The in-process node view (with its model); absent when the state comes from another core's stream. */
+  readonly nodeView?: NodeView;
   readonly metrics: CoreMetrics;
   readonly registry: Registry;
   readonly metricsServer?: MetricsServer;
@@ -106,7 +106,7 @@ export async function runProxy(config: ProxyConfig): Promise<RunningProxy> {
   }
 
   return {
-    ...(pipeline.core ? { core: pipeline.core } : {}),
+    ...(pipeline.nodeView ? { nodeView: pipeline.nodeView } : {}),
     metrics,
     registry,
     firstState: pipeline.firstState,

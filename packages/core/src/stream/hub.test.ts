@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceKey } from '../model/types.js';
 import type { StateChanges } from '../nodeview/types.js';
 import { ErrorCodes } from '../util/errors.js';
-import type { StateConsumer } from '../runtime/core.js';
+import type { StateConsumer } from '../runtime/node-view.js';
 import { StateHub } from './hub.js';
 
 const key = (s: string) => s as ServiceKey;

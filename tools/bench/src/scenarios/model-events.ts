@@ -5,7 +5,7 @@ import type { Scenario } from './scenario.js';
 
 /**
  * A scenario's raw objects as core's model events, through core's own converters (what the kube and
- * file sources do). Benchmarks feed these straight into `Core.model` to leave parsing out of the figures.
+ * file sources do). Benchmarks feed these straight into `NodeView.model` to leave parsing out of the figures.
  */
 export function toModelEvents(s: Scenario): ModelEvent[] {
   const events: ModelEvent[] = [];

@@ -1,4 +1,4 @@
-import { Core, computeNodeLocalState } from '@kpng/core/runtime';
+import { NodeView, computeNodeLocalState } from '@kpng/core/runtime';
 import { nodeName } from '@kpng/core';
 import { measureStream } from '../stream/measure.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -24,8 +24,8 @@ export default defineSuite({
     ctx.reportValue('model.objects', events.length, 'objects');
 
     const load = () => {
-      // The load's whole cost at once, not in turns (Core's turnBudgetMs).
-      const core = new Core({ nodeName: node, turnBudgetMs: Infinity });
+      // The load's whole cost at once, not in turns (NodeView's turnBudgetMs).
+      const core = new NodeView({ nodeName: node, turnBudgetMs: Infinity });
       core.model.apply(events);
       for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
       return core;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { SILENT_LOGGER } from '@kpng/core/testing';
 import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
@@ -62,7 +62,7 @@ async function run(ctx: SuiteContext, cgroup: string, netns: string): Promise<vo
   try {
     await ebpf.setup();
     garbageCollector()?.();
-    const core = new Core({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
+    const core = new NodeView({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
     let published: Published | undefined;
     core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
     const start = performance.now();

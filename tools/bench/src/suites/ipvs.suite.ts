@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import { nodeName, type LocalService, type NodeLocalState } from '@kpng/core';
 import { jobMount, runInVm, VM_INPUTS_ENV } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
@@ -28,7 +28,7 @@ export default defineSuite({
   scenarios: ['s1k', 's10k'],
   async run(ctx) {
     const objects = ctx.objects();
-    const core = new Core({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
+    const core = new NodeView({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
     let published: NodeLocalState | undefined;
     let updated: ReadonlySet<string> | undefined;
     core.addLocalConsumer({

@@ -4,7 +4,7 @@
  * change (an endpoint's Ready flip).
  */
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -15,13 +15,13 @@ export interface Published {
   readonly revision: number;
 }
 
-/** Core over the scenario's objects: its first published state, and `change(slice)` for the next one. */
+/** A NodeView over the scenario's objects: its first published state, and `change(slice)` for the next one. */
 export function coreOver(objects: Scenario): {
   readonly first: Published;
   change(slice: EndpointSliceObject): Published;
 } {
-  // Figures of the work itself: the first view at once, not in turns (Core's turnBudgetMs).
-  const core = new Core({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
+  // Figures of the work itself: the first view at once, not in turns (NodeView's turnBudgetMs).
+  const core = new NodeView({ nodeName: nodeName(objects.benchNode), turnBudgetMs: Infinity });
   let published: Published | undefined;
   core.addLocalConsumer({ publish: (state, changes, revision) => void (published = { state, changes, revision }) });
   core.model.apply(toModelEvents(objects));

@@ -1,5 +1,5 @@
 import { nodeName, type NodeLocalState } from '@kpng/core';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import { NftBackend } from '@kpng/nft';
 import { garbageCollector } from '../runner/gc.js';
 import { toModelEvents } from '../scenarios/model-events.js';
@@ -41,7 +41,7 @@ export default defineSuite({
       const json = JSON.stringify(objects);
       const before = used();
       let events = toModelEvents(JSON.parse(json) as Scenario);
-      const core = new Core({ nodeName: node });
+      const core = new NodeView({ nodeName: node });
       core.model.apply(events);
       events = [];
       const model = used();
@@ -70,7 +70,7 @@ export default defineSuite({
 });
 
 /** Syncs every kind and waits for the first node-local state (it may take several turns). */
-function firstState(core: Core): Promise<NodeLocalState> {
+function firstState(core: NodeView): Promise<NodeLocalState> {
   return new Promise((resolve) => {
     core.addLocalConsumer({ publish: (state) => resolve(state) });
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);

@@ -1,7 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nftables';
@@ -68,8 +68,8 @@ export default defineSuite({
           // viewed for the node and programmed. The split: core (conversion, model, node view), and
           // the backend's sync, itself split into nft's process + kernel and ours (render + diff).
           const start = performance.now();
-          // Event to applied at once, not in turns (Core's turnBudgetMs).
-          const core = new Core({ nodeName: node, turnBudgetMs: Infinity });
+          // Event to applied at once, not in turns (NodeView's turnBudgetMs).
+          const core = new NodeView({ nodeName: node, turnBudgetMs: Infinity });
           let published: { state: NodeLocalState; changes: StateChanges; revision: number } | undefined;
           core.addLocalConsumer({
             publish: (state, changes, revision) => void (published = { state, changes, revision }),

@@ -1,5 +1,5 @@
 import { nodeName, systemClock } from '@kpng/core';
-import { Core, createCoreMetrics, ProxyHealth, SyncLoop } from '@kpng/core/runtime';
+import { NodeView, createCoreMetrics, ProxyHealth, SyncLoop } from '@kpng/core/runtime';
 import { SILENT_LOGGER } from '@kpng/core/testing';
 import { canCreateNamespaces, createNamespace, sweepLeftovers } from '@kpng/lab';
 import { NftBackend } from '@kpng/nft';
@@ -38,7 +38,7 @@ export default defineSuite({
     const registry = new Registry();
     const metrics = createCoreMetrics(registry, { processMetrics: false });
     const health = new ProxyHealth({ clock: systemClock, syncPeriodMs: 30_000, metrics });
-    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    const core = new NodeView({ nodeName: nodeName(objects.benchNode) });
     const ns = await createNamespace('programming-bench');
     const onAbort = (): void => void ns.delete();
     let closeBackend = async (): Promise<void> => {};

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { Core } from '@kpng/core/runtime';
+import { NodeView } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState } from '@kpng/core';
 import { serveLocalState, StateHub, watchLocalState } from '@kpng/core/stream';
 import { createChurn } from '../scenarios/churn.js';
@@ -50,7 +50,7 @@ export default defineSuite({
     if (!gc) throw new Error('soak needs a garbage collector (--expose-gc could not be set)');
 
     const objects = ctx.objects();
-    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    const core = new NodeView({ nodeName: nodeName(objects.benchNode) });
     const hub = new StateHub<NodeLocalState>({ instanceId: 'soak' });
     core.addLocalConsumer({ publish: (state, changes) => void hub.publish(state, changes) });
     core.model.apply(toModelEvents(objects));

@@ -1,4 +1,4 @@
-import { Core, computeNodeLocalState } from '@kpng/core/runtime';
+import { NodeView, computeNodeLocalState } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type ServiceKey, type SyncRequest } from '@kpng/core';
 import { WinKernelBackend } from '@kpng/win-kernel';
 import { FakeHns, SILENT } from '@kpng/win-kernel/testing';
@@ -19,7 +19,7 @@ export default defineSuite({
   async run(ctx) {
     const objects = ctx.objects();
     const node = nodeName(objects.benchNode);
-    const core = new Core({ nodeName: node, turnBudgetMs: Infinity });
+    const core = new NodeView({ nodeName: node, turnBudgetMs: Infinity });
     core.model.apply(toModelEvents(objects));
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) core.model.synced(kind);
     const state = core.state ?? computeNodeLocalState(core.model, node);

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Core, convertEndpointSlice, convertService } from '@kpng/core/runtime';
+import { NodeView, convertEndpointSlice, convertService } from '@kpng/core/runtime';
 import { nodeName, serviceKey, sliceKey, type ModelEvent, type NodeLocalState } from '@kpng/core';
 import { toModelEvents } from '../scenarios/model-events.js';
 import { summarize } from '../runner/stats.js';
@@ -22,7 +22,7 @@ export default defineSuite({
   scenarios: ['s1k'],
   async run(ctx) {
     const objects = ctx.objects();
-    const core = new Core({ nodeName: nodeName(objects.benchNode) });
+    const core = new NodeView({ nodeName: nodeName(objects.benchNode) });
     let latest: NodeLocalState | undefined;
     let wake: (() => void) | undefined;
     core.addLocalConsumer({

@@ -17,7 +17,7 @@ export interface StateConsumer<S> {
   publish(state: S, changes: StateChanges, revision: number): void;
 }
 
-export interface CoreOptions {
+export interface NodeViewOptions {
   readonly nodeName: NodeName;
   readonly clock?: Clock;
   readonly modelObserver?: ModelObserver;
@@ -63,7 +63,7 @@ interface Pending {
  * The core's one-way pipeline for one node: model changes -> incremental node-local view ->
  * every registered consumer. Also republishes the global model for central-core serving.
  */
-export class Core {
+export class NodeView {
   readonly model: GlobalModel;
   readonly #viewer: NodeViewer;
   readonly #clock: Clock;
@@ -72,12 +72,12 @@ export class Core {
   readonly #budgetMs: number;
   readonly #schedule: Scheduler;
   #published = false;
-  /** The policy view, once every policy kind synced (`CoreOptions.policy`). */
+  /** The policy view, once every policy kind synced (`NodeViewOptions.policy`). */
   #policyView: PolicyView | undefined;
   #policyState: PolicyState | undefined;
   #resyncTimer: { cancel(): void } | undefined;
 
-  constructor(private readonly options: CoreOptions) {
+  constructor(private readonly options: NodeViewOptions) {
     this.#clock = options.clock ?? systemClock;
     this.#budgetMs = options.turnBudgetMs ?? 10;
     this.#schedule = options.schedule ?? nextTurn;

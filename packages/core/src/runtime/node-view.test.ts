@@ -9,7 +9,7 @@ import {
   type ServiceModel,
 } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
-import { Core } from './core.js';
+import { NodeView } from './node-view.js';
 import { aPort, aService } from '../nodeview/testing-fixtures.js';
 
 const NODE = 'node-a' as NodeName;
@@ -33,7 +33,7 @@ const up = (s: EndpointSliceModel, triggerTime?: number): ModelEvent => ({
 
 function recordingCore() {
   let now = 1_000;
-  const core = new Core({
+  const core = new NodeView({
     nodeName: NODE,
     clock: { now: () => now, monotonic: () => now, setTimeout: () => ({ cancel() {} }) },
   });
@@ -42,7 +42,7 @@ function recordingCore() {
   return { core, seen, advance: (ms: number) => (now += ms) };
 }
 
-describe('Core pipeline', () => {
+describe('NodeView pipeline', () => {
   it('publishes nothing before all sources synced, then a full first state', () => {
     const { core, seen } = recordingCore();
     core.model.apply([
@@ -108,13 +108,13 @@ describe('Core pipeline', () => {
   });
 });
 
-describe('Core resync (configSyncPeriod)', () => {
+describe('NodeView resync (configSyncPeriod)', () => {
   const FIFTEEN_MINUTES = 15 * 60_000;
 
   it('re-runs every object through the node view each period; publishes only a drift it finds', async () => {
     const clock = new FakeClock();
     const resyncs: boolean[] = [];
-    const core = new Core({
+    const core = new NodeView({
       nodeName: NODE,
       clock,
       resyncPeriodMs: FIFTEEN_MINUTES,

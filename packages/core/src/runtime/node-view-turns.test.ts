@@ -5,7 +5,7 @@ import { serviceKey, sliceKey, type ModelEvent, type NodeName } from '../model/t
 import { computeNodeLocalState } from '../nodeview/node-viewer.js';
 import { aService, aSlice, readyOn } from '../nodeview/testing-fixtures.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
-import { Core } from './core.js';
+import { NodeView } from './node-view.js';
 
 /**
  * A recompute of every Service (the first state at 10,000 Services takes ~0.3 s) must not hold the
@@ -29,7 +29,7 @@ const slice = (i: number, pod: string, triggerTime?: number): ModelEvent => ({
 });
 
 function loaded(count: number, options: { schedule?: (fn: () => void) => void } = {}) {
-  const core = new Core({ nodeName: NODE, turnBudgetMs: 0, ...options });
+  const core = new NodeView({ nodeName: NODE, turnBudgetMs: 0, ...options });
   const seen: { state: NodeLocalState; changes: StateChanges }[] = [];
   core.addLocalConsumer({ publish: (state, changes) => seen.push({ state, changes }) });
   const events: ModelEvent[] = [];
@@ -40,7 +40,7 @@ function loaded(count: number, options: { schedule?: (fn: () => void) => void } 
   return { core, seen };
 }
 
-describe('Core, a recompute of every Service', () => {
+describe('NodeView, a recompute of every Service', () => {
   it('runs over many turns; changes that arrive meanwhile are in the state published after it', () => {
     const queued: Array<() => void> = [];
     const { core, seen } = loaded(200, { schedule: (fn) => void queued.push(fn) });

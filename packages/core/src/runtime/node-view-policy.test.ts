@@ -3,13 +3,13 @@ import type { ModelEvent, NodeName } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { namespace, pod, policy } from '../policy/test-world.js';
 import { podKey, policyKey } from '../policy/types.js';
-import { Core } from './core.js';
+import { NodeView } from './node-view.js';
 
 const NODE = 'node-1' as NodeName; // test-world's pods live on node-1
 
 function policyCore() {
   let now = 5_000;
-  const core = new Core({
+  const core = new NodeView({
     nodeName: NODE,
     policy: true,
     clock: { now: () => now, monotonic: () => now, setTimeout: () => ({ cancel() {} }) },
@@ -27,7 +27,7 @@ const deny: ModelEvent = {
   object: policy('default', 'deny', { podSelector: { matchLabels: { app: 'server' } } }),
 };
 
-describe('Core with the policy view', () => {
+describe('NodeView with the policy view', () => {
   it('carries no policy until every policy kind listed, then the whole view; a policy-only change publishes', () => {
     const { core, seen, advance } = policyCore();
     core.model.apply([
@@ -67,7 +67,7 @@ describe('Core with the policy view', () => {
   });
 
   it('without the option the state never carries a policy view', () => {
-    const core = new Core({ nodeName: NODE });
+    const core = new NodeView({ nodeName: NODE });
     core.model.apply([{ kind: 'Pod', op: 'upsert', key: podKey('default', 'server'), object: server }, deny]);
     for (const kind of ['Service', 'EndpointSlice', 'Node', 'Pod', 'Namespace', 'NetworkPolicy'] as const)
       core.model.synced(kind);
