@@ -2,6 +2,8 @@
 // `kube-proxy` (nftables or iptables mode) or `kpng-nft` / `kpng-iptables`, for the cases an
 // in-process program cannot show: `kill -9` and a PATH with shimmed kernel tools. It programs the
 // lab's node namespace only (KPNG_NETNS, or --netns: always set); status servers on loopback.
+// The door e2e also runs `kpng-netpol` (same flags), `kpng-ebpf` (a manifest file and a cgroup the
+// test made instead of a namespace: see DoorProgramName) and a test client (its metrics server).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,12 +16,25 @@ import { freePort } from '../free-port.js';
 import { kubeProxyConfigYaml } from './kube-proxy-config.js';
 import { kpngArgv, type ProgramName } from './program-args.js';
 
+/**
+ * Besides the fault suite's programs, the door e2e's: `kpng-netpol` (the lab's namespace, as the
+ * others), `kpng-ebpf` (attached to `cgroupRoot`, over the `manifest` file: over the API server its
+ * health-check node ports would open on every host address, having no namespace), and the
+ * `pod-creation-reachability-latency` test client (metrics and healthz on one port).
+ */
+export type DoorProgramName = ProgramName | 'kpng-netpol' | 'kpng-ebpf' | 'pod-creation-reachability-latency';
+
+const binOf = (pkg: string, bin: string) => fileURLToPath(new URL(bin, import.meta.resolve(`${pkg}/package.json`)));
+
 /** Each program's compiled entry point (its package's `bin`). */
-const MAIN: Record<ProgramName, string> = {
+const MAIN: Record<DoorProgramName, string> = {
   'kube-proxy nftables': fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)),
   'kube-proxy iptables': fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)),
-  'kpng-nft': fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/nft/package.json'))),
-  'kpng-iptables': fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/iptables/package.json'))),
+  'kpng-nft': binOf('@kpng/nft', 'dist/cli/main.js'),
+  'kpng-iptables': binOf('@kpng/iptables', 'dist/cli/main.js'),
+  'kpng-netpol': binOf('@kpng/netpol', 'dist/cli/main.js'),
+  'kpng-ebpf': binOf('@kpng/ebpf', 'dist/cli/main.js'),
+  'pod-creation-reachability-latency': binOf('@kpng/test-clients', 'dist/bin/pod-creation-reachability-latency.js'),
 };
 
 /** The child: its flags and environment put it in the node namespace (see ChildProgram). */
@@ -28,7 +43,7 @@ function spawnProgram(main: string, args: readonly string[], env: Readonly<Recor
 }
 
 export interface ChildOptions {
-  readonly program: ProgramName;
+  readonly program: DoorProgramName;
   /** The node namespace: the child never programs any other. */
   readonly netns: string;
   readonly kubeconfig: LabKubeconfig;
@@ -37,6 +52,8 @@ export interface ChildOptions {
   readonly pathPrefix?: string;
   /** The backend's kernel write timeout (a duration); default the backend's. */
   readonly writeTimeout?: string;
+  /** `kpng-ebpf` only: the cgroup v2 directory it attaches to (the test's own) and its cluster file. */
+  readonly ebpf?: { readonly cgroupRoot: string; readonly manifest: string };
 }
 
 /** One child at a time; `start` again after `kill9` or `stop` (same ports, same flags). */
@@ -57,11 +74,42 @@ export class ChildProgram {
     this.healthzUrl = `http://127.0.0.1:${healthzPort}/healthz`;
     this.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     const { netns, writeTimeout } = options;
-    if (options.program.startsWith('kube-proxy')) {
+    if (options.program === 'pod-creation-reachability-latency') {
+      // Go-flag syntax; /healthz is on the metrics port.
+      this.healthzUrl = `http://127.0.0.1:${metricsPort}/healthz`;
+      this.#args = [
+        `-Kubeconfig=${options.kubeconfig.path}`,
+        '-HostNamespace=default',
+        '-TargetNamespace=default',
+        '-TargetLabelSelector=app=door-target',
+        '-TargetPort=8080',
+        `-MetricsPort=${metricsPort}`,
+        '-MetricsBindAddress=127.0.0.1',
+      ];
+      this.#env = {};
+    } else if (options.program === 'kpng-ebpf') {
+      if (options.ebpf === undefined) throw new Error('kpng-ebpf needs a cgroup and a manifest');
+      this.#args = [
+        ['--file', join(dir, 'cluster.yaml')],
+        ['--node-name', 'node-a'],
+        ['--cgroup-root', options.ebpf.cgroupRoot],
+        ['--sync-period', options.syncPeriod],
+        ['--metrics-bind-address', `127.0.0.1:${metricsPort}`],
+        ['--healthz-bind-address', `127.0.0.1:${healthzPort}`],
+      ].flat();
+      this.#env = {};
+    } else if (options.program.startsWith('kube-proxy')) {
       this.#args = ['--config', join(dir, 'config.yaml'), `--hostname-override=${NODE_NAME}`];
       this.#env = { KPNG_NETNS: netns, ...(writeTimeout === undefined ? {} : { KPNG_WRITE_TIMEOUT: writeTimeout }) };
     } else {
-      this.#args = kpngArgv({ ...options, kubeconfigPath: options.kubeconfig.path, metricsPort, healthzPort });
+      const policyOnly = options.program === 'kpng-netpol';
+      this.#args = kpngArgv({
+        ...options,
+        kubeconfigPath: options.kubeconfig.path,
+        metricsPort,
+        healthzPort,
+        policyOnly,
+      });
       this.#env = {};
     }
   }
@@ -72,6 +120,7 @@ export class ChildProgram {
     const [metricsPort, healthzPort] = [await freePort(), await freePort()];
     const dir = await mkdtemp(join(tmpdir(), 'kpng-fault-child-'));
     const child = new ChildProgram(options, dir, metricsPort, healthzPort);
+    if (options.ebpf !== undefined) await writeFile(join(dir, 'cluster.yaml'), options.ebpf.manifest);
     if (options.program.startsWith('kube-proxy')) {
       const mode = options.program === 'kube-proxy nftables' ? 'nftables' : 'iptables';
       // oomScoreAdj 0: the child must stay as killable as the test runner (upstream's default is -999).
@@ -141,11 +190,11 @@ export class ChildProgram {
     return reply?.status ?? 0;
   }
 
-  /** The sum of every /metrics series starting with `prefix` (0 when absent or not answering). */
-  async metricSum(prefix: string): Promise<number> {
+  /** The sum of every /metrics series starting with `prefix` and containing `having` (0 when absent or not answering). */
+  async metricSum(prefix: string, having = ''): Promise<number> {
     const reply = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
     if (reply === undefined) return 0;
-    const lines = (await reply.text()).split('\n').filter((l) => l.startsWith(prefix));
+    const lines = (await reply.text()).split('\n').filter((l) => l.startsWith(prefix) && l.includes(having));
     return lines.map((l) => Number(l.split(' ').at(-1))).reduce((a, b) => a + b, 0);
   }
 }

@@ -23,6 +23,8 @@ export interface KpngArgs {
   readonly metricsPort: number;
   readonly healthzPort: number;
   readonly writeTimeout?: string;
+  /** A policy enforcer (kpng-netpol): no Service backend, so no `--cluster-cidr`. */
+  readonly policyOnly?: boolean;
 }
 
 /** `kpng-nft` / `kpng-iptables` flags: the lab's API server and node, status servers on loopback. */
@@ -31,7 +33,7 @@ export function kpngArgv(o: KpngArgs): string[] {
     ['--kubeconfig', o.kubeconfigPath],
     ['--node-name', NODE_NAME],
     ['--netns', o.netns],
-    ['--cluster-cidr', '198.18.0.0/22'],
+    ...(o.policyOnly === true ? [] : [['--cluster-cidr', '198.18.0.0/22']]),
     ['--min-sync-period', '100ms'],
     ['--sync-period', o.syncPeriod],
     ...(o.fullSyncPeriod === undefined ? [] : [['--full-sync-period', o.fullSyncPeriod]]),
