@@ -3,6 +3,7 @@
 // real connections from a lab pod's client process in that cgroup to the Service addresses.
 import { fullSyncRequest, nodeState, partialSyncRequest, SILENT_LOGGER, type ServiceFixture } from '@kpng/core/testing';
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EbpfBackend } from '../src/backend/ebpf-backend.js';
 import { TestCgroup } from './test-cgroup.js';
@@ -18,6 +19,8 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
   let lab: Lab;
   let cgroup: TestCgroup;
   let backend: EbpfBackend;
+  const registry = new Registry();
+  const capacity = async () => (await registry.getSingleMetricAsString('kpng_ebpf_map_capacity')).split('\n').slice(2);
   let web: (endpoints: readonly string[]) => ServiceFixture;
   const empty: ServiceFixture = { name: 'empty', clusterIPs: [EMPTY], endpoints: [] };
 
@@ -38,7 +41,13 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
       endpoints: names.flatMap((n) => (n === 'pod-a' ? [a.ipv4, a.ipv6] : [b.ipv4, b.ipv6]).map((ip) => ({ ip }))),
     });
     cgroup = TestCgroup.create();
-    backend = new EbpfBackend({ cgroup: cgroup.path, logger: SILENT_LOGGER });
+    // Maps far smaller than the state: the first sync already grows them (new maps, links switched).
+    backend = new EbpfBackend({
+      cgroup: cgroup.path,
+      logger: SILENT_LOGGER,
+      metrics: registry,
+      limits: { services4: 4, services6: 4, endpoints: 4 },
+    });
     await backend.setup();
     await backend.sync(fullSyncRequest(nodeState([web(['pod-a', 'pod-b']), empty])));
   });
@@ -86,6 +95,55 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
     await backend.sync(partialSyncRequest(nodeState([web(['pod-a', 'pod-b']), empty]), ['web'], 3));
     const results = await cgroup.client(client, { proto: 'tcp', ip: V4, port: 80, count: 16 });
     expect(servers(results)).toEqual(new Set(['pod-a', 'pod-b']));
+  });
+
+  it('the maps grow while attached: 40 more Services, the links switched to the new programs, every Service reached', async () => {
+    const client = lab.pod('client').namespace;
+    const before = cgroup.attached();
+    // The first sync grew them for 5 Service keys (IPv4) and 12 endpoints (a quarter more, a power of two).
+    expect(await capacity()).toEqual([
+      'kpng_ebpf_map_capacity{map="services4"} 8',
+      'kpng_ebpf_map_capacity{map="services6"} 4',
+      'kpng_ebpf_map_capacity{map="endpoints"} 16',
+    ]);
+    const a = lab.pod('pod-a');
+    const extra: ServiceFixture[] = Array.from({ length: 40 }, (_, i) => ({
+      name: `extra-${i}`,
+      clusterIPs: [`198.19.1.${i + 1}`],
+      ports: [{ name: 'http', port: 80 }],
+      endpoints: [{ ip: a.ipv4 }],
+    }));
+    const state = nodeState([web(['pod-a', 'pod-b']), empty, ...extra]);
+    await backend.sync(
+      partialSyncRequest(
+        state,
+        extra.map((s) => s.name),
+        4,
+      ),
+    );
+    expect(cgroup.attached()).toEqual(before); // eight programs, none twice, none missing
+    // 45 Service keys and 52 endpoints now.
+    expect(await capacity()).toEqual([
+      'kpng_ebpf_map_capacity{map="services4"} 64',
+      'kpng_ebpf_map_capacity{map="services6"} 4',
+      'kpng_ebpf_map_capacity{map="endpoints"} 128',
+    ]);
+    for (const ip of ['198.19.1.1', '198.19.1.40']) {
+      const results = await cgroup.client(client, { proto: 'tcp', ip, port: 80, count: 2 });
+      expect(results.every((r) => r.ok && r.peer === `${ip} 80`)).toBe(true);
+      expect(servers(results)).toEqual(new Set(['pod-a']));
+    }
+    expect(servers(await cgroup.client(client, { proto: 'tcp', ip: V4, port: 80, count: 16 }))).toEqual(
+      new Set(['pod-a', 'pod-b']),
+    );
+    // Back to the file's state for the cases after this one.
+    await backend.sync(
+      partialSyncRequest(
+        nodeState([web(['pod-a', 'pod-b']), empty]),
+        extra.map((s) => s.name),
+        5,
+      ),
+    );
   });
 
   it('the drift check sees the maps as synced', async () => {

@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeLb, endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, serviceKey } from '../maps/layout.js';
 import { FakeKernel } from '../testing/fake-kernel.js';
-import { EbpfBackend } from './ebpf-backend.js';
+import { EbpfBackend, grownSize, MapFullError } from './ebpf-backend.js';
 
 const web = (endpoints: readonly string[], extra: Partial<ServiceFixture> = {}): ServiceFixture => ({
   name: 'web',
@@ -271,5 +271,121 @@ describe('EbpfBackend (fake maps)', () => {
     expect(await backend.check()).toEqual(['chain']);
     await backend.cleanup();
     expect(calls).toEqual(['setup', 'sync full=true maps=1', 'cleanup']);
+  });
+});
+
+describe('EbpfBackend map sizes (fake maps)', () => {
+  /** `n` Services s0..s(n-1), one ClusterIP each, `eps` endpoints each. */
+  const many = (n: number, eps = 1, first = 0): ServiceFixture[] =>
+    Array.from({ length: n }, (_, j) => {
+      const i = first + j;
+      return {
+        name: `s${i}`,
+        clusterIPs: [`198.19.${i >> 8}.${i & 255}`],
+        endpoints: Array.from({ length: eps }, (_, e) => ({ ip: `198.18.${e}.${(i % 250) + 1}` })),
+      };
+    });
+  const all = (kernel: FakeKernel, n: number, first = 0) =>
+    Array.from({ length: n }, (_, j) => resolve(kernel, 'IPv4', `198.19.${(first + j) >> 8}.${(first + j) & 255}`, 80));
+
+  it('grownSize: a quarter of headroom, a power of two, never past the bound', () => {
+    expect(grownSize(5, 1 << 20)).toBe(8);
+    expect(grownSize(555_490, 1 << 22)).toBe(1 << 20);
+    expect(grownSize(900, 1000)).toBe(1000);
+    for (let n = 1; n < 5000; n += 37) {
+      const size = grownSize(n, 1 << 20);
+      expect(size).toBeGreaterThanOrEqual(n * 1.25);
+      expect(size).toBeLessThan(n * 2.5 + 1);
+    }
+  });
+
+  it('a full sync bigger than the maps: new maps sized from the state, filled, swapped in; counted', async () => {
+    const kernel = new FakeKernel({ services4: 4, services6: 4, endpoints: 8 });
+    const registry = new Registry();
+    const backend = new EbpfBackend({ cgroup: '/unused', kernel, metrics: registry, logger: new RecordingLogger() });
+    await backend.setup();
+    await backend.sync(fullSyncRequest(nodeState(many(10, 2))));
+    expect(kernel.resizes).toEqual([{ services4: 16, services6: 4, endpoints: 32 }]);
+    expect(kernel.capacity).toEqual({ services4: 16, services6: 4, endpoints: 32 });
+    expect(all(kernel, 10).every((lb) => lb?.count === 2 && lb.endpoints.length === 2)).toBe(true);
+    // The new maps were filled before the swap, in the programs' order; the old maps were not written.
+    expect(kernel.journal).toEqual(['resize', 'endpoints update', 'services4 update']);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('kpng_ebpf_map_resizes_total{map="services4"} 1');
+    expect(metrics).toContain('kpng_ebpf_map_resizes_total{map="endpoints"} 1');
+    expect(metrics).not.toContain('kpng_ebpf_map_resizes_total{map="services6"}');
+    expect(metrics).toContain('kpng_ebpf_map_capacity{map="endpoints"} 32');
+    expect(await backend.check()).toEqual([]);
+  });
+
+  it('a partial sync past the size grows again, keeping every other Service; then one change is one write', async () => {
+    const kernel = new FakeKernel({ services4: 4, services6: 4, endpoints: 8 });
+    const backend = new EbpfBackend({ cgroup: '/unused', kernel, logger: new RecordingLogger() });
+    await backend.setup();
+    await backend.sync(fullSyncRequest(nodeState(many(4))));
+    expect(kernel.resizes).toEqual([]);
+    // Peak, not result: adding 2 and deleting 2 in one sync still needs 6 keys at once (updates go first).
+    const next = [...many(2), ...many(4, 1, 4)];
+    await backend.sync(partialSyncRequest(nodeState(next), ['s2', 's3', 's4', 's5', 's6', 's7'], 2));
+    expect(kernel.resizes).toEqual([{ services4: 16, services6: 4, endpoints: 8 }]); // 8 endpoint keys at the peak: fits
+    expect(kernel.maps.services4.data.size).toBe(6);
+    expect(all(kernel, 2).every((lb) => lb?.count === 1)).toBe(true);
+    expect(all(kernel, 4, 4).every((lb) => lb?.count === 1)).toBe(true);
+    expect(resolve(kernel, 'IPv4', '198.19.0.2', 80)).toBeUndefined();
+    const before = kernel.writes();
+    const moved = next.map((s) => (s.name === 's5' ? { ...s, endpoints: [{ ip: '198.18.9.9' }] } : s));
+    await backend.sync(partialSyncRequest(nodeState(moved), ['s5'], 3));
+    expect(kernel.writes() - before).toBe(1);
+    expect(kernel.resizes).toHaveLength(1);
+    expect(await backend.check()).toEqual([]);
+  });
+
+  it('past the bound: the sync is refused with the map, the need and the flag named, counted; the maps keep the last state', async () => {
+    const kernel = new FakeKernel({ services4: 4, services6: 4, endpoints: 8 });
+    const registry = new Registry();
+    const backend = new EbpfBackend({
+      cgroup: '/unused',
+      kernel,
+      metrics: registry,
+      logger: new RecordingLogger(),
+      maxEntries: { endpoints: 20 },
+    });
+    await backend.setup();
+    await backend.sync(fullSyncRequest(nodeState(many(4, 2))));
+    const refused = backend.sync(
+      partialSyncRequest(nodeState(many(11, 2)), ['s4', 's5', 's6', 's7', 's8', 's9', 's10'], 2),
+    );
+    await expect(refused).rejects.toThrow(MapFullError);
+    await expect(refused).rejects.toThrow(
+      /endpoints would need 22 entries, more than its bound of 20 \(--max-endpoints\)/,
+    );
+    expect(await registry.getSingleMetricAsString('kpng_ebpf_map_full_total')).toContain(
+      'kpng_ebpf_map_full_total{map="endpoints"} 1',
+    );
+    expect(kernel.resizes).toEqual([]);
+    expect(kernel.maps.services4.data.size).toBe(4);
+    expect(all(kernel, 4).every((lb) => lb?.count === 2)).toBe(true);
+    // Within the bound again: core's full retry converges, growing to the bound, not past it.
+    await backend.sync(fullSyncRequest(nodeState(many(9, 2)), 3));
+    expect(kernel.capacity.endpoints).toBe(20);
+    expect(all(kernel, 9).every((lb) => lb?.count === 2)).toBe(true);
+  });
+
+  it('a refused swap leaves the old maps in use, unchanged; the full retry grows and converges', async () => {
+    const kernel = new FakeKernel({ services4: 4, services6: 4, endpoints: 8 });
+    const backend = new EbpfBackend({ cgroup: '/unused', kernel, logger: new RecordingLogger() });
+    await backend.setup();
+    await backend.sync(fullSyncRequest(nodeState(many(3))));
+    const old = kernel.maps;
+    kernel.failNextResize = new Error('switch kpng_connect6 to the resized maps: EINVAL');
+    await expect(
+      backend.sync(partialSyncRequest(nodeState(many(8)), ['s3', 's4', 's5', 's6', 's7'], 2)),
+    ).rejects.toThrow(/EINVAL/);
+    expect(kernel.maps).toBe(old);
+    expect(old.services4.data.size).toBe(3);
+    expect(backend.applied()).toBeUndefined();
+    await backend.sync(fullSyncRequest(nodeState(many(8)), 3));
+    expect(kernel.capacity.services4).toBe(16);
+    expect(all(kernel, 8).every((lb) => lb?.count === 1)).toBe(true);
   });
 });

@@ -17,15 +17,63 @@ import { endpointKey, lbValue, MAP_NAMES, type MapName } from '../maps/layout.js
 import { renderService, type RenderProblem } from '../render/render.js';
 import type { LbKernel, ScanCursor } from './kernel.js';
 import { createEbpfMetrics, type EbpfMetrics, NO_METRICS } from './metrics.js';
-import { applyPlan, applyToRecord, diffInto, emptyEntries, emptyPlan, planSize, type Entries } from './plan.js';
+import {
+  afterPlan,
+  applyPlan,
+  applyToRecord,
+  diffInto,
+  emptyEntries,
+  emptyPlan,
+  planSize,
+  type Entries,
+  type Plan,
+} from './plan.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
+
+/**
+ * How far the maps grow by default: 1,048,576 Service keys per family, 4,194,304 endpoints (20x
+ * and 7.5x the s50k scenario's). The hash maps allocate per element, so a bound costs nothing until
+ * the state fills it, beyond the bucket array of the size reached (16 bytes an entry).
+ */
+export const DEFAULT_MAP_BOUNDS: Readonly<Record<MapName, number>> = {
+  services4: 1 << 20,
+  services6: 1 << 20,
+  endpoints: 1 << 22,
+};
+
+/** A sync refused: the state needs more entries in a map than its bound. */
+export class MapFullError extends Error {
+  constructor(
+    readonly map: MapName,
+    readonly needed: number,
+    readonly bound: number,
+  ) {
+    const flag = map === 'endpoints' ? '--max-endpoints' : '--max-services';
+    super(
+      `BPF map ${map} would need ${needed} entries, more than its bound of ${bound} (${flag}): sync refused, the maps keep the last synced state`,
+    );
+    this.name = 'MapFullError';
+  }
+}
+
+/** The size a map grows to for `needed` entries: a quarter more, up to a power of two (the kernel's bucket count). */
+export function grownSize(needed: number, bound: number): number {
+  return Math.min(bound, 2 ** Math.ceil(Math.log2(Math.ceil(needed * 1.25))));
+}
 
 export interface EbpfBackendOptions {
   /** The cgroup v2 directory the programs attach to (`--cgroup-root`); checked by `resolveCgroup`. */
   readonly cgroup: string;
   readonly families?: readonly IPFamily[];
+  /** The maps' starting sizes (`SockLb`'s defaults: 4096 Service keys per family, 16,384 endpoints). */
   readonly limits?: Partial<MapLimits>;
+  /**
+   * The most entries each map may grow to (`--max-services`, `--max-endpoints`; default
+   * `DEFAULT_MAP_BOUNDS`). A sync whose state needs more is refused, counted
+   * (`kpng_ebpf_map_full_total`), and the maps keep the last synced state.
+   */
+  readonly maxEntries?: Partial<Record<MapName, number>>;
   /** The kernel seam; default: bpf/sock_lb.o loaded and attached to `cgroup` in `setup()`. */
   readonly kernel?: LbKernel;
   readonly metrics?: EbpfMetrics | Registry;
@@ -66,6 +114,7 @@ export class EbpfBackend implements Backend {
   readonly #options: EbpfBackendOptions;
   readonly #log: Logger;
   readonly #metrics: EbpfMetrics;
+  readonly #bounds: Readonly<Record<MapName, number>>;
   #kernel: LbKernel | undefined;
   /** What the maps hold after the last successful sync; undefined: unknown (read them). */
   #applied: Entries | undefined;
@@ -92,12 +141,17 @@ export class EbpfBackend implements Backend {
     this.#metrics =
       metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createEbpfMetrics(metrics) : metrics;
     this.#kernel = options.kernel;
+    this.#bounds = { ...DEFAULT_MAP_BOUNDS, ...options.maxEntries };
   }
 
   /** Loads the programs (maps created, verifier passed) and attaches them to the cgroup. */
   async setup(): Promise<void> {
     await this.#options.packetPath?.setup?.();
-    if (this.#kernel !== undefined) return;
+    if (this.#kernel === undefined) this.#kernel = this.#attach();
+    for (const map of MAP_NAMES) this.#metrics.capacity(map, this.#kernel.capacity[map]);
+  }
+
+  #attach(): LbKernel {
     const cgroup = resolveCgroup(this.#options.cgroup);
     const lb = SockLb.load(this.#options.limits === undefined ? {} : { limits: this.#options.limits });
     try {
@@ -107,7 +161,7 @@ export class EbpfBackend implements Backend {
       throw e;
     }
     this.#log.info('socket load balancer attached', { cgroup });
-    this.#kernel = lb;
+    return lb;
   }
 
   sync(req: SyncRequest): Promise<SyncOutcome> {
@@ -201,6 +255,8 @@ export class EbpfBackend implements Backend {
     const plan = emptyPlan();
     const released: string[] = [];
     let applied: Entries;
+    /** What the maps hold before this sync's writes. */
+    let before: Entries;
     let rendered: Map<ServiceKey, ServiceRender>;
     if (full) {
       this.#owners = new Map();
@@ -211,13 +267,15 @@ export class EbpfBackend implements Backend {
         rendered.set(service.key, render);
         for (const map of MAP_NAMES) for (const [k, v] of render.entries[map]) desired[map].set(k, v);
       }
-      diffInto(plan, await dumpAll(kernel), desired);
+      before = await dumpAll(kernel);
+      diffInto(plan, before, desired);
       const live = new Set([...rendered.values()].flatMap((r) => r.lbKeys));
       released.push(...[...this.#ids.keys()].filter((key) => !live.has(key)));
       applied = desired;
     } else {
       rendered = this.#rendered!;
       applied = this.#applied!;
+      before = applied;
       for (const key of updated) {
         const old = rendered.get(key);
         for (const frontend of old?.frontends ?? [])
@@ -236,7 +294,9 @@ export class EbpfBackend implements Backend {
       this.#log.warn('service part left out of the BPF maps', { ...problem });
     }
     try {
-      await applyPlan(kernel, plan, this.#metrics);
+      const sizes = this.#sizesFor(kernel, before, plan);
+      if (sizes === undefined) await applyPlan(kernel, plan, this.#metrics);
+      else await this.#resize(kernel, sizes, full ? applied : afterPlan(applied, plan));
     } catch (e) {
       this.#forget();
       throw e;
@@ -255,6 +315,43 @@ export class EbpfBackend implements Backend {
     const packet = await this.#options.packetPath?.sync(req);
     const all = [...repaired, ...((packet && packet.repaired) ?? [])];
     return all.length > 0 ? { repaired: all } : {};
+  }
+
+  /**
+   * The maps' new sizes when one cannot hold this sync's writes at their peak (updates are written
+   * before deletes: the entries before plus the new keys), else undefined; a map whose bound is too
+   * small refuses the sync (counted).
+   */
+  #sizesFor(kernel: LbKernel, before: Entries, plan: Plan): Record<MapName, number> | undefined {
+    const capacity = kernel.capacity;
+    const sizes = { ...capacity };
+    let grow = false;
+    for (const map of MAP_NAMES) {
+      let peak = before[map].size;
+      for (const key of plan.upserts[map].keys()) if (!before[map].has(key)) peak++;
+      if (peak <= capacity[map]) continue;
+      if (peak > this.#bounds[map]) {
+        this.#metrics.full(map);
+        throw new MapFullError(map, peak, this.#bounds[map]);
+      }
+      sizes[map] = grownSize(peak, this.#bounds[map]);
+      grow = true;
+    }
+    return grow ? sizes : undefined;
+  }
+
+  /** New maps of `sizes`, filled with `state` (the sync's result), swapped in for the programs. */
+  async #resize(kernel: LbKernel, sizes: Record<MapName, number>, state: Entries): Promise<void> {
+    const from = kernel.capacity;
+    const fill = emptyPlan();
+    diffInto(fill, emptyEntries(), state);
+    await kernel.resize(sizes, (maps) => applyPlan({ maps }, fill, this.#metrics));
+    this.#pass = undefined; // a drift pass's cursor belongs to the old maps
+    for (const map of MAP_NAMES) {
+      if (sizes[map] !== from[map]) this.#metrics.resized(map);
+      this.#metrics.capacity(map, sizes[map]);
+    }
+    this.#log.info('BPF maps resized for the state', { from: { ...from }, to: sizes });
   }
 
   #render(service: LocalService, families: readonly IPFamily[], problems: RenderProblem[]): ServiceRender {

@@ -23,6 +23,17 @@ export interface ScanSlice {
 
 /** The kernel seam: the loaded and attached socket load balancer (`SockLb`), or a fake. */
 export interface LbKernel {
+  /** The maps the programs use now (a resize replaces them). */
   readonly maps: Readonly<Record<MapName, MapIO>>;
+  /** Each map's max_entries. */
+  readonly capacity: Readonly<Record<MapName, number>>;
+  /**
+   * New, empty maps of `capacity` entries, filled by `populate` before any program reads them, then
+   * swapped in for the programs at once; on failure the old maps stay in use, unchanged.
+   */
+  resize(
+    capacity: Readonly<Record<MapName, number>>,
+    populate: (maps: Readonly<Record<MapName, MapIO>>) => Promise<void>,
+  ): Promise<void>;
   close(): void;
 }

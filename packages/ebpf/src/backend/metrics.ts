@@ -15,9 +15,23 @@ export interface EbpfMetrics {
   entries(map: MapName, count: number): void;
   /** A Service part left out of the maps (an address the layout cannot hold, a frontend claimed twice). */
   renderProblem(): void;
+  /** The map's max_entries (after setup and after each resize). */
+  capacity(map: MapName, entries: number): void;
+  /** The map was recreated bigger for the state. */
+  resized(map: MapName): void;
+  /** A sync refused: the state needs more entries in the map than its bound. */
+  full(map: MapName): void;
 }
 
-export const NO_METRICS: EbpfMetrics = { written() {}, writeFailed() {}, entries() {}, renderProblem() {} };
+export const NO_METRICS: EbpfMetrics = {
+  written() {},
+  writeFailed() {},
+  entries() {},
+  renderProblem() {},
+  capacity() {},
+  resized() {},
+  full() {},
+};
 
 /** Registers (or, for a second backend on the same registry, reuses) the metrics. */
 export function createEbpfMetrics(registry: Registry): EbpfMetrics {
@@ -65,7 +79,43 @@ export function createEbpfMetrics(registry: Registry): EbpfMetrics {
         registers,
       }),
   );
+  const capacity = registeredOr(
+    registry,
+    'kpng_ebpf_map_capacity',
+    () =>
+      new Gauge({
+        name: 'kpng_ebpf_map_capacity',
+        help: 'max_entries of each BPF map kpng sizes from the state',
+        labelNames: ['map'],
+        registers,
+      }),
+  );
+  const resizes = registeredOr(
+    registry,
+    'kpng_ebpf_map_resizes_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_map_resizes_total',
+        help: 'BPF maps recreated bigger for the state (programs switched to them while attached)',
+        labelNames: ['map'],
+        registers,
+      }),
+  );
+  const full = registeredOr(
+    registry,
+    'kpng_ebpf_map_full_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_map_full_total',
+        help: 'Syncs refused because the state needs more entries in a BPF map than its bound (--max-services, --max-endpoints)',
+        labelNames: ['map'],
+        registers,
+      }),
+  );
   return {
+    capacity: (map, n) => capacity.set({ map }, n),
+    resized: (map) => resizes.inc({ map }),
+    full: (map) => full.inc({ map }),
     written: (map, op, n) => writes.inc({ map, op }, n),
     writeFailed: (map) => failures.inc({ map }),
     entries: (map, n) => entries.set({ map }, n),

@@ -51,7 +51,7 @@ export function diffInto(plan: Plan, from: Entries, to: Entries): void {
 const BATCH = 4096;
 
 /** Writes `plan` in the order above; a refused write throws (counted) and the rest is not written. */
-export async function applyPlan(kernel: LbKernel, plan: Plan, metrics: EbpfMetrics): Promise<void> {
+export async function applyPlan(kernel: Pick<LbKernel, 'maps'>, plan: Plan, metrics: EbpfMetrics): Promise<void> {
   const services = ['services4', 'services6'] as const;
   await write(kernel, 'endpoints', plan, 'update', metrics);
   for (const map of services) await write(kernel, map, plan, 'update', metrics);
@@ -59,7 +59,13 @@ export async function applyPlan(kernel: LbKernel, plan: Plan, metrics: EbpfMetri
   await write(kernel, 'endpoints', plan, 'delete', metrics);
 }
 
-async function write(kernel: LbKernel, map: MapName, plan: Plan, op: 'update' | 'delete', metrics: EbpfMetrics) {
+async function write(
+  kernel: Pick<LbKernel, 'maps'>,
+  map: MapName,
+  plan: Plan,
+  op: 'update' | 'delete',
+  metrics: EbpfMetrics,
+) {
   const io = kernel.maps[map];
   const items =
     op === 'update'
@@ -85,4 +91,12 @@ export function applyToRecord(record: Entries, plan: Plan): void {
     for (const [key, value] of plan.upserts[map]) record[map].set(key, value);
     for (const key of plan.deletes[map]) record[map].delete(key);
   }
+}
+
+/** A copy of `record` as it is after `plan` was written. */
+export function afterPlan(record: Entries, plan: Plan): Entries {
+  const copy = emptyEntries();
+  for (const map of MAP_NAMES) for (const [key, value] of record[map]) copy[map].set(key, value);
+  applyToRecord(copy, plan);
+  return copy;
 }

@@ -9,7 +9,7 @@ describe('parseEbpfFlags', () => {
     expect(parseEbpfFlags({ 'cgroup-root': '/sys/fs/cgroup' })).toEqual({
       cgroup: '/sys/fs/cgroup',
       families: ['IPv4', 'IPv6'],
-      limits: {},
+      maxEntries: {},
     });
     expect(() => parseEbpfFlags({})).toThrow(UsageError);
     expect(() => parseEbpfFlags({ 'cgroup-root': ' ' })).toThrow(/--cgroup-root is required/);
@@ -19,9 +19,9 @@ describe('parseEbpfFlags', () => {
   it('families and map sizes, each checked', () => {
     expect(
       parseEbpfFlags({ 'cgroup-root': '/cg', 'ip-families': 'IPv6', 'max-services': '1000', 'max-endpoints': '5000' }),
-    ).toEqual({ cgroup: '/cg', families: ['IPv6'], limits: { services4: 1000, services6: 1000, endpoints: 5000 } });
+    ).toEqual({ cgroup: '/cg', families: ['IPv6'], maxEntries: { services4: 1000, services6: 1000, endpoints: 5000 } });
     expect(() => parseEbpfFlags({ 'cgroup-root': '/cg', 'ip-families': 'IPv5' })).toThrow(/--ip-families/);
-    for (const bad of ['0', '-1', '1e6', '99999999999', 'lots'])
+    for (const bad of ['0', '-1', '1e6', '16777217', '99999999999', 'lots'])
       expect(() => parseEbpfFlags({ 'cgroup-root': '/cg', 'max-endpoints': bad })).toThrow(/--max-endpoints takes/);
   });
 

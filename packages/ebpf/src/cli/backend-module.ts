@@ -5,20 +5,22 @@
 import { csvFlag as csv, defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
 import { backend as nft } from '@kpng/nft';
 import { EbpfBackend } from '../backend/ebpf-backend.js';
-import type { MapLimits } from '../libbpf/sock-lb.js';
+import { MAX_MAP_ENTRIES } from '../libbpf/sock-lb.js';
+import type { MapName } from '../maps/layout.js';
 
 type NftFlagConfig = ReturnType<typeof nft.parseFlags>;
 
 export interface EbpfFlagConfig {
   readonly cgroup: string;
   readonly families: readonly IPFamily[];
-  readonly limits: Partial<MapLimits>;
+  /** How far each map may grow (`--max-services`, `--max-endpoints`); they start small and grow with the state. */
+  readonly maxEntries: Partial<Record<MapName, number>>;
   /** `--packet-path nft`: the nft backend's configuration, from its own flags. */
   readonly nft?: NftFlagConfig;
 }
 
 const text = (values: FlagValues, name: string): string | undefined => values[name] as string | undefined;
-const MAX_ENTRIES = 1 << 26;
+const MAX_ENTRIES = MAX_MAP_ENTRIES;
 
 function entries(values: FlagValues, flag: string): number | undefined {
   const raw = text(values, flag);
@@ -45,7 +47,7 @@ export function parseEbpfFlags(values: FlagValues): EbpfFlagConfig {
   return {
     cgroup,
     families: raw.length > 0 ? (raw as IPFamily[]) : ['IPv4', 'IPv6'],
-    limits: {
+    maxEntries: {
       ...(services === undefined ? {} : { services4: services, services6: services }),
       ...(endpoints === undefined ? {} : { endpoints }),
     },
@@ -77,10 +79,15 @@ export const backend = defineBackend<EbpfFlagConfig>({
     'max-services': {
       type: 'string',
       value: 'N',
-      help: 'Service address:port:protocol entries per family the maps hold',
-      default: '65536',
+      help: 'most Service address:port:protocol entries per family the maps grow to (they are sized from the state; beyond this a sync is refused, counted)',
+      default: '1048576',
     },
-    'max-endpoints': { type: 'string', value: 'N', help: 'endpoint entries the maps hold', default: '262144' },
+    'max-endpoints': {
+      type: 'string',
+      value: 'N',
+      help: 'most endpoint entries the map grows to (sized from the state; beyond this a sync is refused, counted)',
+      default: '4194304',
+    },
   },
   parseFlags: parseEbpfFlags,
   create: (config, ctx) => {

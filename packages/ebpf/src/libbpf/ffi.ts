@@ -13,10 +13,12 @@ export interface Libbpf {
   readonly close: (obj: unknown) => void;
   readonly findMap: (obj: unknown, name: string) => unknown;
   readonly setMaxEntries: (map: unknown, entries: number) => number;
+  readonly reuseFd: (map: unknown, fd: number) => number;
   readonly mapFd: (map: unknown) => number;
   readonly findProgram: (obj: unknown, name: string) => unknown;
   readonly attachCgroup: (prog: unknown, cgroupFd: number) => unknown;
   readonly destroyLink: (link: unknown) => number;
+  readonly updateLink: (link: unknown, prog: unknown) => number;
   readonly update: (fd: number, key: Buffer, value: Buffer, flags: number) => number;
   readonly lookup: (fd: number, key: Buffer, value: Buffer) => number;
   readonly remove: (fd: number, key: Buffer) => number;
@@ -56,10 +58,12 @@ export function libbpf(): Libbpf {
     close: lib.func('void bpf_object__close(bpf_object *obj)'),
     findMap: lib.func('bpf_map *bpf_object__find_map_by_name(bpf_object *obj, const char *name)'),
     setMaxEntries: lib.func('int bpf_map__set_max_entries(bpf_map *map, uint32_t entries)'),
+    reuseFd: lib.func('int bpf_map__reuse_fd(bpf_map *map, int fd)'),
     mapFd: lib.func('int bpf_map__fd(bpf_map *map)'),
     findProgram: lib.func('bpf_program *bpf_object__find_program_by_name(bpf_object *obj, const char *name)'),
     attachCgroup: lib.func('bpf_link *bpf_program__attach_cgroup(bpf_program *prog, int cgroup_fd)'),
     destroyLink: lib.func('int bpf_link__destroy(bpf_link *link)'),
+    updateLink: lib.func('int bpf_link__update_program(bpf_link *link, bpf_program *prog)'),
     update: lib.func('int bpf_map_update_elem(int fd, const void *key, const void *value, uint64_t flags)'),
     lookup: lib.func('int bpf_map_lookup_elem(int fd, const void *key, _Out_ void *value)'),
     remove: lib.func('int bpf_map_delete_elem(int fd, const void *key)'),

@@ -9,6 +9,7 @@ export {
   SOCK_LB_OBJECT,
   SOCK_LB_PROGRAMS,
   DEFAULT_MAP_LIMITS,
+  MAX_MAP_ENTRIES,
   type MapLimits,
   type SockLbOptions,
 } from '../libbpf/sock-lb.js';
@@ -31,7 +32,13 @@ export {
 } from '../maps/layout.js';
 
 // The backend core's sync loop drives, and the module every kpng program loads
-export { EbpfBackend, type EbpfBackendOptions } from '../backend/ebpf-backend.js';
+export {
+  EbpfBackend,
+  DEFAULT_MAP_BOUNDS,
+  MapFullError,
+  grownSize,
+  type EbpfBackendOptions,
+} from '../backend/ebpf-backend.js';
 export type { LbKernel, MapIO } from '../backend/kernel.js';
 export { createEbpfMetrics, type EbpfMetrics } from '../backend/metrics.js';
 export { backend, parseEbpfFlags, type EbpfFlagConfig } from '../cli/backend-module.js';

@@ -66,12 +66,43 @@ export class FakeMap implements MapIO {
 
 export class FakeKernel implements LbKernel {
   readonly journal: string[] = [];
-  readonly maps: Record<MapName, FakeMap> = {
-    services4: new FakeMap('services4', this.journal),
-    services6: new FakeMap('services6', this.journal),
-    endpoints: new FakeMap('endpoints', this.journal),
-  };
+  maps: Record<MapName, FakeMap>;
   closed = false;
+  /** Every resize's capacities, in order. */
+  readonly resizes: Record<MapName, number>[] = [];
+  /** Refuse the next resize after populating (then clear), as a refused link switch would. */
+  failNextResize: Error | undefined;
+
+  constructor(capacity: Partial<Record<MapName, number>> = {}) {
+    this.maps = this.#create({ services4: 1 << 20, services6: 1 << 20, endpoints: 1 << 20, ...capacity });
+  }
+
+  get capacity(): Record<MapName, number> {
+    return {
+      services4: this.maps.services4.maxEntries,
+      services6: this.maps.services6.maxEntries,
+      endpoints: this.maps.endpoints.maxEntries,
+    };
+  }
+
+  async resize(
+    capacity: Readonly<Record<MapName, number>>,
+    populate: (maps: Readonly<Record<MapName, FakeMap>>) => Promise<void>,
+  ): Promise<void> {
+    this.journal.push('resize');
+    const maps = this.#create(capacity);
+    await populate(maps);
+    const error = this.failNextResize;
+    this.failNextResize = undefined;
+    if (error !== undefined) throw error;
+    this.resizes.push({ ...capacity });
+    this.maps = maps;
+  }
+
+  #create(capacity: Readonly<Record<MapName, number>>): Record<MapName, FakeMap> {
+    const map = (name: MapName) => new FakeMap(name, this.journal, capacity[name]);
+    return { services4: map('services4'), services6: map('services6'), endpoints: map('endpoints') };
+  }
 
   close(): void {
     this.closed = true;
