@@ -15,7 +15,7 @@ export interface ImageSpec {
   readonly about: readonly string[];
   /** Workspace packages packed and installed into /opt/kpng (kpng's packages are not on a registry: list every `@kpng/*` dependency too). */
   readonly packages: readonly string[];
-  /** Debian packages of the runtime, exactly the tools the program executes. */
+  /** Debian packages of the runtime, exactly the tools the program executes and the libraries it loads (FFI). */
   readonly apt: readonly string[];
   readonly aptWhy?: readonly string[];
   /** `root` only for images that program the kernel (capabilities are granted to uid 0 only). */
@@ -205,12 +205,13 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       '@kpng/win-kernel',
       '@kpng/kube-proxy',
     ],
-    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps', 'ipset'],
+    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps', 'ipset', 'libbpf1'],
     aptWhy: [
       "nftables mode: nft; iptables mode (and cleanup of another mode's rules): iptables, ip6tables;",
       'ipvs mode: ip binds Service addresses to kube-ipvs0, sysctl (procps) sets net.ipv4.vs.*, IPVS',
       'itself over netlink; all modes: conntrack; every mode and --cleanup: ipset destroys the sets',
-      "upstream's ipvs mode left (once no rule matches on them).",
+      "upstream's ipvs mode left (once no rule matches on them); ebpf mode (kpng's extension): libbpf1,",
+      'the libbpf.so.1 @kpng/ebpf loads its BPF programs with (koffi; the compiled objects ship in it).',
     ],
     user: 'root',
     userWhy: ['Root, on purpose: see deploy/README.md (capabilities are granted to uid 0 only).'],
