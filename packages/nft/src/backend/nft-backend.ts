@@ -14,9 +14,7 @@
  */
 import {
   ConntrackTool,
-  ErrorCodes,
   findService,
-  KpngError,
   log as defaultLog,
   type Backend,
   type ConntrackCleaner,
@@ -27,36 +25,30 @@ import {
   type SyncRequest,
 } from '@kpng/core';
 import { Registry } from 'prom-client';
-import { writeCleanup } from '../apply/plan.js';
-import {
-  createNftClient,
-  describeObject,
-  isNotFound,
-  isTimeout,
-  NftError,
-  type Nft,
-  type Transaction,
-} from '@kpng/nftables';
 import { processExecer, TurnBudget } from '@kpng/kit';
 import { resolveConfig, type NftConfig } from '../render/config.js';
 import type { FamilyRuleset } from '../render/types.js';
-import { FamilyProgrammer, type Planned } from './family-programmer.js';
+import { FamilyRenderer, type FamilyRender } from './family-renderer.js';
 import { createNftMetrics, NO_METRICS, type NftMetrics } from './metrics.js';
-import { DEFAULT_WRITE_TIMEOUT_MS, type NftBackendOptions } from './options.js';
+import type { NftBackendOptions } from './options.js';
+import { TablesProgrammer, type Applied } from './tables-programmer.js';
 
 export class NftBackend implements Backend {
   readonly name = 'nft';
   readonly families: readonly IPFamily[];
   readonly config: NftConfig;
   readonly #options: NftBackendOptions;
-  readonly #programmers: FamilyProgrammer[];
+  /** render: one per configured family. */
+  readonly #renderers: FamilyRenderer[];
+  /** apply: every family's table, one transaction per sync. */
+  readonly #programmer: TablesProgrammer;
   readonly #metrics: NftMetrics;
   readonly #conntrack: ConntrackCleaner | undefined;
   readonly #log: Logger;
-  #nft: Nft | undefined;
   /** The kernel's table content is unknown (first sync, or after a failure): drop and recreate. */
   #needReset = true;
-  #lastState: SyncRequest['state'] | undefined;
+  /** Whether a sync applied anything yet (`rulesets`). */
+  #synced = false;
   /** The families whose tables the last successful sync wrote (the node's, see `SyncRequest.families`). */
   #programmed: readonly IPFamily[] = [];
   /** Drift found by `check` and not yet repaired by a sync. */
@@ -66,7 +58,7 @@ export class NftBackend implements Backend {
     this.#options = options;
     this.config = resolveConfig(options);
     this.families = this.config.families;
-    this.#programmers = this.families.map((family) => new FamilyProgrammer(this.config, family));
+    this.#renderers = this.families.map((family) => new FamilyRenderer(this.config, family));
     const metrics = options.metrics;
     this.#metrics =
       metrics === undefined ? NO_METRICS : metrics instanceof Registry ? createNftMetrics(metrics) : metrics;
@@ -79,113 +71,93 @@ export class NftBackend implements Backend {
             ...(options.netns === undefined ? {} : { netns: options.netns }),
           }));
     this.#log = options.log ?? defaultLog.with({ backend: 'nft' });
-    this.#nft = options.nft;
+    this.#programmer = new TablesProgrammer(this.config, options, this.#metrics, this.#log);
   }
 
   async setup(): Promise<void> {
-    await this.#client();
+    await this.#programmer.client();
   }
 
-  /** See the file comment: one check-mode nft call; never changes the kernel. */
+  /** See `TablesProgrammer.probe`: one check-mode nft call; never changes the kernel. */
   async check(): Promise<DriftKinds> {
     if (this.#needReset) return []; // the next sync rewrites everything anyway
-    const nft = await this.#client();
-    const tx = nft.newTransaction();
     // Only the tables the last sync wrote: a single-stack node has no table of the other family.
-    for (const p of this.#programmers.filter((x) => this.#programmed.includes(x.family))) p.planProbe(tx);
-    if (tx.size === 0) return [];
-    try {
-      await nft.check(tx);
-      return [];
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      // The canary is probed first: if it failed, the table (or its set) is gone, else a chain is.
-      const lost = (e as NftError).failures.map((f) => f.operation?.object.kind);
-      this.#drift = [lost.includes('chain') && !lost.includes('element') ? 'chain' : 'table'];
+    const drift = await this.#programmer.probe(this.#programmed);
+    if (drift.length > 0) {
+      this.#drift = drift;
       this.#needReset = true;
-      return this.#drift;
     }
+    return drift;
   }
 
+  /** render (per family) -> apply (one transaction) -> stale conntrack flows; each stage hands to the next. */
   async sync(req: SyncRequest): Promise<SyncOutcome> {
-    const nft = await this.#client();
     const started = performance.now();
     const budget = new TurnBudget(this.#options.turnBudgetMs ?? 10);
     const updated = req.changes.updatedServices;
-    const programmers = this.#programmersFor(req);
-    const families = programmers.map((p) => p.family);
+    const renderers = this.#renderersFor(req);
+    const families = renderers.map((r) => r.family);
     // A family gained or lost (the Node's addresses changed, or a first sync): rewrite from scratch,
     // and drop the tables of the families this node does not have, so a single-stack IPv4 node has
     // no `ip6` table (not even one a previous run or upstream kube-proxy left behind).
     const reset = this.#needReset || !sameFamilies(families, this.#programmed);
-    const dropped = this.#programmers.filter((p) => !families.includes(p.family));
-    const repaired: string[] = [...this.#drift];
+    const dropped = this.families.filter((f) => !families.includes(f));
     const partial = !req.full && updated !== undefined && !req.changes.nodeChanged;
-    let kind: 'partial' | 'resync' | 'rewrite' = 'rewrite';
-    let plans: Planned[] | undefined;
+
+    // render. Partial: the changed Services; resync: every Service, to be diffed (no flush, no
+    // rewrite); either falls back to a rewrite when chains would render differently now.
+    let kind: Applied['kind'] = 'rewrite';
+    let renders: FamilyRender[] | undefined;
     if (!reset) {
-      // Partial: the changed Services. Resync: every Service, diffed (no flush, no rewrite).
-      const tx = nft.newTransaction();
-      const planned: (Planned | undefined)[] = [];
-      for (const p of programmers)
-        planned.push(partial ? p.planPartial(tx, req.state, updated) : await p.planResync(tx, req.state, budget));
-      if (planned.every((p): p is Planned => p !== undefined)) {
+      const rendered: (FamilyRender | undefined)[] = [];
+      for (const r of renderers)
+        rendered.push(partial ? r.renderChanged(req.state, updated) : await r.renderResync(req.state, budget));
+      if (rendered.every((r): r is FamilyRender => r !== undefined)) {
         kind = partial ? 'partial' : 'resync';
-        // A resync whose canary is gone found the table deleted or flushed: rewrite it from scratch.
-        if (await this.#run(nft, tx, { drift: kind === 'resync', families })) plans = planned;
-        if (plans === undefined) repaired.push('table');
-        else if (kind === 'resync' && !(await this.#elementsIntact(nft, programmers))) {
-          // Someone deleted elements: commit what the resync applied, then rewrite it all.
-          for (const plan of plans) await plan.commit();
-          plans = undefined;
-          repaired.push('element');
-        }
+        renders = rendered;
       }
     }
-    const rewriteReset = reset || (kind === 'resync' && repaired.includes('table'));
-    if (plans === undefined) {
-      if (kind === 'resync')
-        this.#log.warn('the kpng tables drifted; rewriting them', { revision: req.revision, repaired });
-      kind = 'rewrite';
-      const tx = nft.newTransaction();
-      plans = [];
-      for (const p of programmers) plans.push(await p.planFull(tx, req.state, rewriteReset, budget));
-      if (rewriteReset) for (const p of dropped) writeCleanup(tx, p.ref);
-      await this.#run(nft, tx, { families });
+    if (renders === undefined) {
+      renders = [];
+      for (const r of renderers) renders.push(await r.renderAll(req.state, budget));
     }
-    for (const plan of plans) await plan.commit();
+
+    // apply
+    let applied: Applied;
+    try {
+      applied = await this.#programmer.apply({ renders, kind, reset, dropped }, budget);
+    } catch (e) {
+      this.#needReset = true;
+      throw e;
+    }
+    const repaired = [...this.#drift, ...applied.repaired];
+    if (applied.repaired.length > 0)
+      this.#log.warn('the kpng tables drifted; rewriting them', { revision: req.revision, repaired });
     this.#needReset = false;
     this.#drift = [];
-    this.#lastState = req.state;
+    this.#synced = true;
     this.#programmed = families;
-    const operations = plans.reduce((sum, p) => sum + p.operations, 0);
     this.#log.info('synced nftables', {
-      full: kind !== 'partial',
-      reset: rewriteReset,
-      mode: kind,
+      full: applied.kind !== 'partial',
+      reset: applied.reset,
+      mode: applied.kind,
       revision: req.revision,
       services: req.state.services.length,
-      changed: kind === 'partial' ? (updated?.size ?? 0) : req.state.services.length,
+      changed: applied.kind === 'partial' ? (updated?.size ?? 0) : req.state.services.length,
       families,
-      operations,
+      operations: applied.operations,
       ms: Math.round(performance.now() - started),
       ...(budget.yields > 0 ? { yields: budget.yields } : {}),
     });
-    await this.#cleanConntrack(req, kind !== 'partial', programmers);
+    await this.#cleanConntrack(req, applied.kind !== 'partial', renderers);
     return repaired.length > 0 ? { repaired } : {};
   }
 
   async cleanup(): Promise<void> {
     // A backend made only to clean up (`--cleanup`, the compat binary's start) keeps no shell.
-    const cleanupOnly = this.#nft === undefined;
-    const nft = await this.#client();
+    const cleanupOnly = !this.#programmer.connected;
     try {
-      const tx = nft.newTransaction();
-      // Both families, whatever is configured now: a previous run may have programmed the other.
-      for (const family of ['IPv4', 'IPv6'] as const) {
-        writeCleanup(tx, new FamilyProgrammer({ ...this.config, families: [family] }, family).ref);
-      }
-      await nft.run(tx);
+      await this.#programmer.cleanup();
       this.#needReset = true;
     } finally {
       if (cleanupOnly) await this.close();
@@ -194,92 +166,21 @@ export class NftBackend implements Backend {
 
   /** What the backend believes each family's table holds (after the last successful sync). */
   rulesets(): Map<IPFamily, FamilyRuleset> {
-    const state = this.#lastState;
-    if (state === undefined) return new Map();
-    return new Map(
-      this.#programmers.filter((p) => this.#programmed.includes(p.family)).map((p) => [p.family, p.ruleset(state)]),
-    );
+    return this.#synced ? this.#programmer.rulesets(this.#programmed) : new Map();
   }
 
   /** Ends the nft client's shell (when this backend created the client). */
   async close(): Promise<void> {
-    if (this.#options.nft === undefined) await this.#nft?.close?.();
+    await this.#programmer.close();
   }
 
-  async #client(): Promise<Nft> {
-    if (this.#nft === undefined) {
-      const { execer, netns } = this.#options;
-      this.#nft = await createNftClient({
-        ...(execer === undefined ? {} : { execer }),
-        ...(netns === undefined ? {} : { netns }),
-        shell: this.#options.nftShell ?? true,
-        timeoutMs: this.#options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
-      });
-    }
-    return this.#nft;
-  }
-
-  /** Whether every element we applied is still in the kernel (check mode: nothing is written). */
-  async #elementsIntact(nft: Nft, programmers: readonly FamilyProgrammer[]): Promise<boolean> {
-    const tx = nft.newTransaction();
-    for (const p of programmers) p.planElementProbe(tx);
-    try {
-      await nft.check(tx);
-      return true;
-    } catch (e) {
-      if (isNotFound(e)) return false;
-      // The resync itself was applied: a probe that cannot run must not fail it.
-      this.#log.warn('element drift probe failed; assuming the elements are intact', {
-        error: e instanceof Error ? e.message : String(e),
-      });
-      return true;
-    }
-  }
-
-  /** The configured families' programmers that this sync programs (`req.families`, else all of them). */
-  #programmersFor(req: SyncRequest): FamilyProgrammer[] {
+  /** The configured families' renderers that this sync programs (`req.families`, else all of them). */
+  #renderersFor(req: SyncRequest): FamilyRenderer[] {
     const wanted = req.families;
-    return wanted === undefined ? this.#programmers : this.#programmers.filter((p) => wanted.includes(p.family));
+    return wanted === undefined ? this.#renderers : this.#renderers.filter((r) => wanted.includes(r.family));
   }
 
-  /**
-   * Runs one transaction. With `drift`, a not-found failure (the canary probe) resolves false
-   * instead of failing the sync: nothing was applied, and the caller rewrites everything.
-   */
-
-  async #run(
-    nft: Nft,
-    tx: Transaction,
-    options: { readonly drift?: boolean; readonly families?: readonly IPFamily[] } = {},
-  ): Promise<boolean> {
-    if (tx.size === 0) return true;
-    try {
-      await nft.run(tx);
-      return true;
-    } catch (e) {
-      if (options.drift === true && isNotFound(e)) return false;
-      this.#needReset = true;
-      const failed = e instanceof NftError ? e.operation : undefined;
-      const family: IPFamily | undefined =
-        failed === undefined ? undefined : failed.object.family === 'ip6' ? 'IPv6' : 'IPv4';
-      for (const f of family === undefined ? (options.families ?? this.families) : [family])
-        this.#metrics.syncFailed(f);
-      this.#log.error('nftables sync failed; the previous rules stay in place and the next sync is a full one', {
-        error: e instanceof Error ? e.message : String(e),
-        ...(e instanceof NftError && e.line !== undefined ? { line: e.line } : {}),
-        ...(failed === undefined ? {} : { operation: `${failed.verb} ${describeObject(failed.object)}` }),
-        operations: tx.size,
-      });
-      // A timeout: nft was killed, its transaction applied whole or not at all; #needReset makes the retry rewrite.
-      throw new KpngError(
-        isTimeout(e) ? ErrorCodes.WriteTimedOut : ErrorCodes.SyncFailed,
-        `nft transaction failed: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
-    }
-  }
-
-  async #cleanConntrack(req: SyncRequest, full: boolean, programmers: readonly FamilyProgrammer[]): Promise<void> {
+  async #cleanConntrack(req: SyncRequest, full: boolean, renderers: readonly FamilyRenderer[]): Promise<void> {
     const cleaner = this.#conntrack;
     if (cleaner === undefined) return;
     const updated = req.changes.updatedServices;
@@ -288,19 +189,19 @@ export class NftBackend implements Backend {
         ? req.state.services
         : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
     if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
-    for (const programmer of programmers) {
+    for (const renderer of renderers) {
       const started = performance.now();
       try {
         const deleted = await cleaner.clean({
-          family: programmer.family,
+          family: renderer.family,
           services,
-          isNodePortAddress: programmer.nodePortAddressMatcher(req.state),
+          isNodePortAddress: renderer.nodePortAddressMatcher(req.state),
         });
-        this.#metrics.conntrackCleaned(programmer.family, deleted, (performance.now() - started) / 1000);
+        this.#metrics.conntrackCleaned(renderer.family, deleted, (performance.now() - started) / 1000);
       } catch (e) {
         // The rules are in place; a leftover flow only delays the switch to a new endpoint.
         this.#log.warn('stale conntrack cleanup failed', {
-          family: programmer.family,
+          family: renderer.family,
           error: e instanceof Error ? e.message : String(e),
         });
       }

@@ -108,6 +108,11 @@ export class SlotMemory {
     this.#services.delete(service);
   }
 
+  /** Forgets every Service not in `present` (a render of every Service: the others are gone). */
+  retain(present: { has(service: string): boolean }): void {
+    for (const service of this.#services.keys()) if (!present.has(service)) this.#services.delete(service);
+  }
+
   get size(): number {
     return this.#services.size;
   }
