@@ -13,15 +13,13 @@
 // The last line is then the total of both passes.
 //
 // The VM lane: a whole run (no `--projects`) takes the VM suites out of the Nx run and runs them
-// one after another in a lane of their own, started when the first pass ends and beside the second.
-// Not beside the first: its fault suite's health-load file (a kubelet probe's 1 s deadline while
-// 10,000 Services load and churn) missed one probe for compat iptables mode in two fresh-clone runs
-// with the guest beside it, at nice 0 and at nice 10 (and also on last session's code beside any
-// other load: a stall of that mode under CPU contention, noted in docs/TESTING.md). The guest is
-// one emulated CPU under TCG: the lane keeps one host core busy for ~12-15 min, while the second pass waits mostly on kernels, sockets and child processes. Serial,
-// the two would add up; side by side they take about as long as the longer of them. The lane's
-// output is printed after the passes, its tests are in the total (its own report per package,
-// `.vitest-report.vm.json`), and a lane that could not run counts as failed.
+// one after another in a lane of their own, a child process started before the first pass and
+// running beside the passes. The guest is one emulated CPU under TCG: the lane keeps one host core
+// busy for ~13-15 min. Serial, it added that to the run; beside the first pass (~25 min) it ends
+// before the passes do. The first pass's fault suite holds kubelet-probe deadlines (1 s) under a
+// 10,000-Service load; its programs run as child processes of their own, as on a node (see
+// docs/TESTING.md). The lane's output is printed after the passes, its tests are in the total (its
+// own report per package, `.vitest-report.vm.json`), and a lane that could not run counts as failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,15 +56,13 @@ const clearReports = (dirs, file = REPORT) => dirs.forEach((dir) => rmSync(join(
 const line = totalLine;
 
 clearReports(projectDirs);
+const lane = filtered ? undefined : vmLane();
 const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
   cwd: root,
   env: filtered ? env : { ...env, KPNG_VITEST_EXCLUDE: VM_SUITES },
   stdio: 'inherit',
 });
 const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
-// After the first pass, not beside it: its fault suite (fault-*.e2e.test.ts, first pass only) holds
-// kubelet-probe deadlines that the guest's CPU made miss (see the header).
-const lane = filtered ? undefined : vmLane();
 
 if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
   console.log(`\nfirst pass (node ${process.version}): ${line(total)}`);
@@ -103,7 +99,7 @@ function vmLane() {
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
-  console.log(`VM lane started (beside the second pass, if any): ${names(dirs)} (log: ${logPath})`);
+  console.log(`VM lane started (beside the passes): ${names(dirs)} (log: ${logPath})`);
   return new Promise((resolve) => {
     const done = (status, why) => {
       console.log(`\n=== VM lane output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);

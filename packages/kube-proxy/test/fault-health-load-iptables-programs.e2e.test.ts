@@ -17,7 +17,7 @@ import { legacyIptablesPath } from './fault/legacy-iptables-path.js';
 // fail meanwhile. The lab's namespace is this file's own, so its processes take a lock of their own.
 const lock = join(tmpdir(), `kpng-fault-${process.pid}-xtables.lock`);
 process.env['XTABLES_LOCKFILE'] = lock;
-// This file's own process environment (one test file a worker): the in-process programs' iptables.
+// This file's own process environment (one test file a worker), which the programs (child processes) inherit.
 const legacy = await legacyIptablesPath();
 const path = process.env['PATH'];
 process.env['PATH'] = [legacy.dir, path].join(delimiter);
@@ -39,7 +39,7 @@ await describeHealthUnderLoad(
       expect(o.startLogs, 'kube-proxy ran the iptables on PATH').toMatch(/iptables detected[^\n]*legacy/);
     for (const a of [...o.loading, ...o.churn]) {
       expect(a.answered, a.url).toBeGreaterThan(0);
-      expect(a.failures, `${a.url} missed the 1 s deadline`).toEqual([]);
+      expect(a.failures, `${a.url} missed the 1 s deadline; logs:\n${o.logs}`).toEqual([]);
     }
     expect(o.servedAfterChurn, `the web ClusterIP stopped answering; logs:\n${o.logs}`).toBe(true);
     const nat = o.metricsAfterChurn

@@ -8,6 +8,6 @@ await describeHealthUnderLoad(['kube-proxy nftables', 'kpng-nft'], (o) => {
   expect(o.programmedMs, `never programmed; logs:\n${o.logs}`).toBeGreaterThan(0);
   for (const a of [...o.loading, ...o.churn]) {
     expect(a.answered, a.url).toBeGreaterThan(0);
-    expect(a.failures, `${a.url} missed the 1 s deadline`).toEqual([]);
+    expect(a.failures, `${a.url} missed the 1 s deadline; logs:\n${o.logs}`).toEqual([]);
   }
 });

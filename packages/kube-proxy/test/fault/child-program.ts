@@ -1,7 +1,9 @@
 // A program as a real child process (the compiled `dist/cli/main.js`, as shipped): the compat
 // `kube-proxy` (nftables or iptables mode) or `kpng-nft` / `kpng-iptables`, for the cases an
-// in-process program cannot show: `kill -9` and a PATH with shimmed kernel tools. It programs the
-// lab's node namespace only (KPNG_NETNS, or --netns: always set); status servers on loopback.
+// in-process program cannot show: `kill -9`, a PATH with shimmed kernel tools, and its own event
+// loop measured alone (health under load: as on a node, the test's fake API server, churn and heap
+// do not share its thread). It programs the lab's node namespace only (KPNG_NETNS, or --netns:
+// always set); status servers on loopback.
 // The door e2e also runs `kpng-netpol` (same flags), `kpng-ebpf` (a manifest file and a cgroup the
 // test made instead of a namespace: see DoorProgramName) and a test client (its metrics server).
 import { existsSync } from 'node:fs';
@@ -54,6 +56,8 @@ export interface ChildOptions {
   readonly writeTimeout?: string;
   /** `kpng-ebpf` only: the cgroup v2 directory it attaches to (the test's own) and its cluster file. */
   readonly ebpf?: { readonly cgroupRoot: string; readonly manifest: string };
+  /** kpng-<backend> only: more flags (e.g. `--iptables-flavour legacy`). */
+  readonly args?: readonly string[];
 }
 
 /** One child at a time; `start` again after `kill9` or `stop` (same ports, same flags). */
@@ -103,13 +107,16 @@ export class ChildProgram {
       this.#env = { KPNG_NETNS: netns, ...(writeTimeout === undefined ? {} : { KPNG_WRITE_TIMEOUT: writeTimeout }) };
     } else {
       const policyOnly = options.program === 'kpng-netpol';
-      this.#args = kpngArgv({
-        ...options,
-        kubeconfigPath: options.kubeconfig.path,
-        metricsPort,
-        healthzPort,
-        policyOnly,
-      });
+      this.#args = [
+        ...kpngArgv({
+          ...options,
+          kubeconfigPath: options.kubeconfig.path,
+          metricsPort,
+          healthzPort,
+          policyOnly,
+        }),
+        ...(options.args ?? []),
+      ];
       this.#env = {};
     }
   }

@@ -2,10 +2,11 @@
 // deadline (a kubelet probe's default timeout) from a worker thread while the program loads 10,000
 // Services with 10 endpoints each (tools/bench's s10k, already in the API server when it starts),
 // then while 100 EndpointSlices change per second (tools/bench's churn). No request may miss the
-// deadline. The fake API server shares the program's thread here (it encodes the 10k LIST there),
-// so this is stricter than a node, where the API server runs elsewhere. Several programs run one
-// after the other in one file, on one lab and one API server loaded once: two 10k loads at once
-// on a 2-core machine would measure each other (the next starts once the last one's table is gone).
+// deadline. The program runs as a child process, as on a node: the fake API server (which encodes
+// the 10k LIST), the churn and the test's own heap (the generated s10k) stay out of its thread, so
+// a miss is the program's own stall. Several programs run one after the other in one file, on one
+// lab and one API server loaded once: two 10k loads at once on a 2-core machine would measure each
+// other (the next starts once the last one's table is gone).
 import { createChurn, generate } from '@kpng/bench';
 import {
   FakeApiServer,
@@ -23,7 +24,8 @@ import { CLUSTER_IP, ECHO_PORT, endpointSlice, node, service, SERVICE_PORT, prin
 import { exclusive, type Exclusive } from './exclusive.js';
 import { HealthPoll, type UrlAnswers } from './health-poll.js';
 import { nftTableOf } from './program-args.js';
-import { startProgram, type ProgramName, type RunningProgram } from './programs.js';
+import { ChildProgram } from './child-program.js';
+import type { ProgramName } from './program-args.js';
 
 /** Generous: the first sync of 10k Services on a loaded 2-core machine took ~15 s here. */
 const PROGRAMMED_DEADLINE_MS = 120_000;
@@ -33,7 +35,7 @@ const CHURN_SECONDS = 10;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function statusUrls(program: RunningProgram): string[] {
+function statusUrls(program: ChildProgram): string[] {
   return [program.healthzUrl, program.healthzUrl.replace(/\/healthz$/, '/livez'), program.metricsUrl];
 }
 
@@ -99,7 +101,7 @@ export async function describeHealthUnderLoad(
     let lab: Lab | undefined;
     let server: FakeApiServer | undefined;
     let kubeconfig: LabKubeconfig | undefined;
-    let program: RunningProgram | undefined;
+    let program: ChildProgram | undefined;
     let s10k: ReturnType<typeof generate>;
     const preload = { generatedMs: 0, preloadMs: 0, waitedMs: 0 };
     let heavy: Exclusive | undefined;
@@ -128,7 +130,7 @@ export async function describeHealthUnderLoad(
     }, SETUP_TIMEOUT_MS);
     afterAll(async () => {
       try {
-        await program?.stop();
+        await program?.close();
         await lab?.delete();
         await server?.close();
         await kubeconfig?.remove();
@@ -141,22 +143,24 @@ export async function describeHealthUnderLoad(
       '%s: 10,000 Services loading, then churn: no request misses the 1 s deadline',
       async (name) => {
         const started = Date.now();
-        program = await startProgram(name, {
+        program = await ChildProgram.create({
+          program: name,
           netns: lab!.node.namespace.name,
           kubeconfig: kubeconfig!,
           syncPeriod: '30s',
           ...(options.args?.[name] === undefined ? {} : { args: options.args[name] }),
         });
+        program.start();
         try {
           await measure(name, program);
         } finally {
-          await program.stop();
+          await program.close();
           program = undefined;
           // The lab goes after the last program: only a next one needs a bare node.
           if (name !== names.at(-1)) await removeRules(lab!, name);
         }
 
-        async function measure(name: ProgramName, program: RunningProgram): Promise<void> {
+        async function measure(name: ProgramName, program: ChildProgram): Promise<void> {
           const loading = new HealthPoll(statusUrls(program));
           let programmedMs = -1;
           while (Date.now() - started < PROGRAMMED_DEADLINE_MS) {
@@ -174,7 +178,7 @@ export async function describeHealthUnderLoad(
           }
           const loadAnswers = await loading.stop();
           const startLogs = program.logs().slice(0, 20_000);
-          const logs = () => program.logs().slice(-3000);
+          const logs = () => program.logs().slice(-20_000); // the churn's sync lines, to place a miss
           // Never programmed: churn would measure nothing more; the test file says what failed.
           if (programmedMs < 0)
             return verify({

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 export interface UrlAnswers {
   readonly url: string;
   readonly answered: number;
-  /** Requests that missed the deadline or failed, with why (`timeout`, the error). */
+  /** Requests that missed the deadline or failed, with why (`timeout`, the error) and when they were sent. */
   readonly failures: readonly string[];
   readonly maxMs: number;
   readonly p99Ms: number;
@@ -34,7 +34,9 @@ async function poll(s) {
   } catch (e) {
     // Refused before the program's status server first answered: it is not listening yet.
     if (!s.up && e && e.name !== 'TimeoutError') { s.early++; s.busy = false; return; }
-    s.failures.push(e && e.name === 'TimeoutError' ? 'timeout' : String((e && e.cause) || e));
+    // When it was sent (UTC, as the program's log lines), to find what the program did meanwhile.
+    const at = new Date(Date.now() - (performance.now() - start)).toISOString().slice(11, 23);
+    s.failures.push((e && e.name === 'TimeoutError' ? 'timeout' : String((e && e.cause) || e)) + ' (sent ' + at + ')');
   }
   s.times.push(performance.now() - start);
   s.busy = false;
