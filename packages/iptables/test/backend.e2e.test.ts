@@ -1,7 +1,8 @@
 // The iptables backend programming a real node, on iptables-legacy and on iptables-nft: the
 // shared behaviour table every Linux backend runs (@kpng/lab BEHAVIOURS) with real TCP and UDP
-// packets, IPv4 and IPv6, plus iptables mode's localhost NodePorts. One lab for the file; each
-// flavour programs it, runs the table, and cleans up before the other.
+// packets, IPv4 and IPv6, plus iptables mode's localhost NodePorts and upstream's nfacct counters
+// (real objects in the node's namespace, read back through /metrics' collectors). One lab for the
+// file; each flavour programs it, runs the table, and cleans up before the other.
 import { runExplain } from '@kpng/core/runtime';
 import { allFeatures, nodeState } from '@kpng/core/testing';
 import {
@@ -13,6 +14,7 @@ import {
   sweepLeftovers,
   type Lab,
 } from '@kpng/lab';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
 import { backend as iptablesModule } from '../src/cli/backend-module.js';
@@ -33,8 +35,9 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: every feature', () => {
 
   describe.each(FLAVOURS)('iptables-%s', (flavour) => {
     let backend: IptablesBackend;
+    const registry = new Registry();
     beforeAll(async () => {
-      backend = new IptablesBackend({ ...E2E_CONFIG, flavour, netns: lab.node.namespace.name });
+      backend = new IptablesBackend({ ...E2E_CONFIG, flavour, netns: lab.node.namespace.name, metrics: registry });
       await backend.sync(fullSync(nodeState(allFeatures())));
     });
     afterAll(async () => {
@@ -60,5 +63,32 @@ describe.skipIf(!e2e.run)('iptables backend in the lab: every feature', () => {
 
     behaviourCases(() => lab, { cases: BEHAVIOURS });
     behaviourCases(() => lab, { cases: LOCALHOST_NODEPORTS, families: ['IPv4'] });
+
+    it("upstream's nfacct counters: objects in the node's namespace, in the INVALID drop and localhost NodePort rules, read by /metrics", async () => {
+      const ns = lab.node.namespace;
+      const kernel = async (name: string): Promise<number> => {
+        const { stdout } = await ns.exec(['nfacct', 'get', name]);
+        return Number(/pkts = (\d+)/.exec(stdout)?.[1]);
+      };
+      const metric = async (name: string): Promise<number> => {
+        const text = await registry.metrics();
+        return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+      };
+      const filter = (await ns.exec([`iptables-${flavour}-save`, '-t', 'filter'])).stdout;
+      expect(filter).toMatch(
+        /^-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name +ct_state_invalid_dropped_pkts -j DROP$/m,
+      );
+      const nat = (await ns.exec([`iptables-${flavour}-save`, '-t', 'nat'])).stdout;
+      expect(nat).toMatch(
+        /^-A KUBE-NODEPORTS -d 127\.0\.0\.0\/8 .*--dport \d+ -m nfacct --nfacct-name +localhost_nps_accepted_pkts -j KUBE-EXT-/m,
+      );
+      // The localhost NodePort cases above sent packets to 127.0.0.1:NODEPORT: counted, and /metrics says the kernel's number.
+      const accepted = await kernel('localhost_nps_accepted_pkts');
+      expect(accepted).toBeGreaterThan(0);
+      expect(await metric('kubeproxy_iptables_localhost_nodeports_accepted_packets_total')).toBe(accepted);
+      expect(await metric('kubeproxy_iptables_ct_state_invalid_dropped_packets_total')).toBe(
+        await kernel('ct_state_invalid_dropped_pkts'),
+      );
+    });
   });
 });

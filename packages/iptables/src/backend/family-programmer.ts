@@ -114,6 +114,7 @@ export class FamilyProgrammer {
   readonly family: IPFamily;
   readonly #config: IptablesConfig;
   #ctx: RenderContext | undefined;
+  #nfacct: ReadonlySet<string> = new Set();
   #cache = new Map<ServiceKey, Cached>();
   /** Per-service chains the kernel holds (committed). */
   #applied: ReadonlyMap<ServiceKey, readonly string[]> = new Map();
@@ -121,6 +122,11 @@ export class FamilyProgrammer {
   constructor(config: IptablesConfig, family: IPFamily) {
     this.#config = config;
     this.family = family;
+  }
+
+  /** The nfacct counters the node holds from now on (a change re-renders every Service). */
+  useNfacct(counters: ReadonlySet<string>): void {
+    this.#nfacct = counters;
   }
 
   /** Forget what the kernel holds (after a failed restore): the next plan is full and sweeps. */
@@ -144,7 +150,7 @@ export class FamilyProgrammer {
    */
   async prepare(req: PlanRequest): Promise<Draft> {
     const { state } = req;
-    const ctx = renderContext(this.#config, this.family, state.node, endpointCount(state, this.family));
+    const ctx = renderContext(this.#config, this.family, state.node, endpointCount(state, this.family), this.#nfacct);
     const previous = this.#ctx;
     const partial = req.updated !== undefined && previous !== undefined && sameServiceRendering(previous, ctx);
     const reuse = previous !== undefined && sameServiceRendering(previous, ctx);

@@ -73,6 +73,52 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(fake.chain('IPv4', 'nat', web.cluster)).toHaveLength(2);
   });
 
+  it("upstream's nfacct counters: created at the first sync, matched by the INVALID drop and the localhost NodePort rules, read by /metrics", async () => {
+    const { fake, backend, registry } = setup();
+    await backend.sync(full(nodeState(allFeatures())));
+    expect([...fake.nfacct.keys()].sort()).toEqual(['ct_state_invalid_dropped_pkts', 'localhost_nps_accepted_pkts']);
+    expect(fake.chain('IPv4', 'filter', 'KUBE-FORWARD')).toContain(
+      '-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP',
+    );
+    const nodePorts = fake.chain('IPv4', 'nat', 'KUBE-NODEPORTS') ?? [];
+    const localhost = nodePorts.filter((r) => r.includes('-d 127.0.0.0/8'));
+    expect(localhost.length).toBeGreaterThan(0);
+    // Each counted rule sits right before its NodePort's own rule, with the same target.
+    for (const rule of localhost) {
+      expect(rule).toMatch(/ -m nfacct --nfacct-name localhost_nps_accepted_pkts -j KUBE-EXT-/);
+      const next = nodePorts[nodePorts.indexOf(rule) + 1] ?? '';
+      expect(next).toBe(
+        rule.replace(' -d 127.0.0.0/8', '').replace(' -m nfacct --nfacct-name localhost_nps_accepted_pkts', ''),
+      );
+    }
+    fake.nfacct.set('localhost_nps_accepted_pkts', 9);
+    fake.nfacct.set('ct_state_invalid_dropped_pkts', 2);
+    const text = await registry.metrics();
+    expect(text).toMatch(/^kubeproxy_iptables_localhost_nodeports_accepted_packets_total 9$/m);
+    expect(text).toMatch(/^kubeproxy_iptables_ct_state_invalid_dropped_packets_total 2$/m);
+  });
+
+  it('without the nfacct tool the rules carry no nfacct match, a warning says so, and the sync succeeds', async () => {
+    const fake = new FakeIptables();
+    const log = new RecordingLogger();
+    const noTool = {
+      run: (argv: readonly string[], stdin: string, signal?: AbortSignal) =>
+        argv[0] === 'nfacct'
+          ? Promise.resolve({ exitCode: 127, stdout: '', stderr: 'nfacct: command not found' })
+          : fake.run(argv, stdin, signal),
+    };
+    const backend = new IptablesBackend({ execer: noTool, conntrack: false, log, families: ['IPv4'] });
+    await backend.sync(full(nodeState(allFeatures())));
+    expect(fake.save('IPv4')).not.toContain('nfacct');
+    expect(fake.chain('IPv4', 'filter', 'KUBE-FORWARD')).toContain(
+      '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP',
+    );
+    expect(log.at('warn').map((r) => r.msg)).toEqual([
+      expect.stringMatching(/^nfacct counter not available/),
+      expect.stringMatching(/^nfacct counter not available/),
+    ]);
+  });
+
   it('a restarted backend sweeps chains it no longer wants and does not duplicate jumps', async () => {
     const { fake, backend } = setup();
     await backend.sync(full(nodeState(allFeatures())));

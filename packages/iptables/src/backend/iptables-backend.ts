@@ -43,7 +43,8 @@ import {
   type PlanRequest,
   type SavedTables,
 } from './family-programmer.js';
-import { createIptablesMetrics, NO_METRICS, type IptablesMetrics } from './metrics.js';
+import { createIptablesMetrics, NO_METRICS, registerNfacctMetrics, type IptablesMetrics } from './metrics.js';
+import { NFACCT_COUNTERS, NfacctReader, NfacctTool } from '../iptables/nfacct.js';
 import { DEFAULT_WRITE_TIMEOUT_MS, type IptablesBackendOptions } from './options.js';
 import { nftFlavourWarning } from './scale-warning.js';
 
@@ -70,6 +71,9 @@ export class IptablesBackend implements Backend {
   /** Per family, the dump `setup` started for the first sync (used once, if still recent). */
   /** route_localnet, started by `setup` (the first sync waits for it). */
   #localnet: { result(): Promise<void> } | undefined;
+  readonly #nfacct: NfacctTool | undefined;
+  /** The nfacct counters made sure of, once (upstream's NewProxier); started by `setup` or the first sync. */
+  #nfacctReady: Promise<void> | undefined;
   #prefetched: ({ readonly at: number; readonly dump: { result(): Promise<SavedTables> } } | undefined)[] = [];
 
   constructor(options: IptablesBackendOptions = {}) {
@@ -92,6 +96,15 @@ export class IptablesBackend implements Backend {
         : (options.conntrack ??
           new ConntrackTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) }));
     this.#log = options.log ?? defaultLog.with({ backend: 'iptables' });
+    this.#nfacct =
+      options.nfacct === false
+        ? undefined
+        : (options.nfacct ??
+          new NfacctTool({ execer, ...(options.netns === undefined ? {} : { netns: options.netns }) }));
+    if (this.#nfacct !== undefined && metrics instanceof Registry) {
+      const reader = new NfacctReader(this.#nfacct);
+      registerNfacctMetrics(metrics, (name) => reader.packets(name));
+    }
     this.#guard = new RenderGuard(
       renderRefusals({
         backend: 'iptables',
@@ -112,6 +125,7 @@ export class IptablesBackend implements Backend {
     const at = this.#now();
     this.#prefetched = this.families.map((family) => ({ at, dump: settled(this.#save(family)) }));
     this.#localnet = settled(this.#routeLocalnet());
+    this.#nfacctReady ??= this.#ensureNfacct();
   }
 
   /** `legacy` or `nft`, once known (after setup or the first sync). */
@@ -157,6 +171,7 @@ export class IptablesBackend implements Backend {
     // Service renders as deleted (its key is among the changes when it is refused or accepted again).
     const req = { ...given, state: this.#guard.state(given.state) };
     await this.#detect();
+    await (this.#nfacctReady ??= this.#ensureNfacct());
     const started = performance.now();
     const updated = req.full || req.changes.nodeChanged ? undefined : req.changes.updatedServices;
     const canaryDue = updated !== undefined && this.#now() - this.#lastCanaryCheck >= this.#canaryInterval;
@@ -308,6 +323,25 @@ export class IptablesBackend implements Backend {
   async #save(family: IPFamily): Promise<SavedTables> {
     const dump = await this.client.save(family);
     return { nat: savedTable(dump, 'nat'), filter: savedTable(dump, 'filter') };
+  }
+
+  /** Creates the missing nfacct counters; the rules match those that exist. Never rejects (upstream: logged, not fatal). */
+  async #ensureNfacct(): Promise<void> {
+    const tool = this.#nfacct;
+    if (tool === undefined) return;
+    const present = new Set<string>();
+    for (const name of NFACCT_COUNTERS) {
+      try {
+        await tool.ensure(name);
+        present.add(name);
+      } catch (e) {
+        this.#log.warn('nfacct counter not available: its rule is written without it and its metric stays 0', {
+          counter: name,
+          error: e instanceof Error ? e.message.split('\n')[0] : String(e),
+        });
+      }
+    }
+    for (const programmer of this.#programmers) programmer.useNfacct(present);
   }
 
   /** Localhost NodePorts need route_localnet (upstream sets it at start; here at setup, else with a full sync, until it is set). */

@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { registeredOr } from '@kpng/kit';
+import { NFACCT_INVALID_DROPPED, NFACCT_LOCALHOST_NODEPORTS } from '../render/names.js';
 import { createConntrackMetrics, createIptablesRestoreFailures, type IPFamily } from '@kpng/core';
 
 export interface IptablesMetrics {
@@ -19,6 +20,43 @@ export interface IptablesMetrics {
   conntrackCleaned(family: IPFamily, deleted: number, seconds: number): void;
 }
 
+/**
+ * Upstream's two nfacct collectors (iptables mode): at each scrape, the packets of the node's
+ * nfacct object. Left at its last value when the object cannot be read (upstream then emits nothing).
+ */
+export function registerNfacctMetrics(
+  registry: Registry,
+  packets: (name: string) => Promise<number | undefined>,
+): void {
+  const counter = (name: string, help: string, object: string): void =>
+    void registeredOr(
+      registry,
+      name,
+      () =>
+        new Counter({
+          name,
+          help,
+          registers: [registry],
+          async collect() {
+            const value = await packets(object);
+            if (value === undefined) return;
+            this.reset();
+            this.inc(value);
+          },
+        }),
+    );
+  counter(
+    'kubeproxy_iptables_ct_state_invalid_dropped_packets_total',
+    '[ALPHA] packets dropped by iptables to work around conntrack problems',
+    NFACCT_INVALID_DROPPED,
+  );
+  counter(
+    'kubeproxy_iptables_localhost_nodeports_accepted_packets_total',
+    '[ALPHA] Number of packets accepted on nodeports of loopback interface',
+    NFACCT_LOCALHOST_NODEPORTS,
+  );
+}
+
 export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, conntrackCleaned() {} };
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
@@ -31,7 +69,7 @@ export function createIptablesMetrics(registry: Registry): IptablesMetrics {
     () =>
       new Counter({
         name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
-        help: 'Cumulative proxy iptables partial restore failures',
+        help: '[ALPHA] Cumulative proxy iptables partial restore failures',
         labelNames: ['ip_family'],
         registers,
       }),
@@ -42,7 +80,7 @@ export function createIptablesMetrics(registry: Registry): IptablesMetrics {
     () =>
       new Gauge({
         name: 'kubeproxy_sync_proxy_rules_iptables_total',
-        help: 'Total number of iptables rules owned by kube-proxy',
+        help: '[ALPHA] Total number of iptables rules owned by kube-proxy',
         labelNames: ['table', 'ip_family'],
         registers,
       }),
@@ -53,7 +91,7 @@ export function createIptablesMetrics(registry: Registry): IptablesMetrics {
     () =>
       new Gauge({
         name: 'kubeproxy_sync_proxy_rules_iptables_last',
-        help: 'Number of iptables rules written by kube-proxy in last sync',
+        help: '[ALPHA] Number of iptables rules written by kube-proxy in last sync',
         labelNames: ['table', 'ip_family'],
         registers,
       }),

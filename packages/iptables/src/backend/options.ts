@@ -1,6 +1,7 @@
 import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Registry } from 'prom-client';
 import type { Execer } from '@kpng/kit';
+import type { NfacctTool } from '../iptables/nfacct.js';
 import type { IptablesConfigInput } from '../render/config.js';
 import type { IptablesMetrics } from './metrics.js';
 
@@ -25,6 +26,11 @@ export interface IptablesBackendOptions extends IptablesConfigInput {
   readonly writeTimeoutMs?: number;
   /** Stale UDP flow cleanup. Default: the `conntrack` tool through `execer`; `false` disables it. */
   readonly conntrack?: ConntrackCleaner | false;
+  /**
+   * Upstream's nfacct counters (created at the first sync, matched in rules, read for /metrics).
+   * Default: the `nfacct` tool through `execer`; `false` leaves them out.
+   */
+  readonly nfacct?: NfacctTool | false;
   /** IptablesMetrics, or a prom-client Registry to register kube-proxy's iptables metrics on. */
   readonly metrics?: IptablesMetrics | Registry;
   readonly log?: Logger;

@@ -21,6 +21,8 @@ export interface RenderContext {
   readonly nodeIPs: readonly string[];
   /** Omit per-endpoint comments (upstream's large-cluster mode). */
   readonly terse: boolean;
+  /** The nfacct counters the node holds (see iptables/nfacct.ts): only those are matched in rules. */
+  readonly nfacct: ReadonlySet<string>;
 }
 
 function firstOfFamily(cidrs: readonly string[], family: IPFamily): string | undefined {
@@ -45,11 +47,14 @@ export function detectorFor(config: IptablesConfig, family: IPFamily, node: Loca
   }
 }
 
+const NO_NFACCT: ReadonlySet<string> = new Set();
+
 export function renderContext(
   config: IptablesConfig,
   family: IPFamily,
   node: LocalNode,
   endpointCount: number,
+  nfacct: ReadonlySet<string> = NO_NFACCT,
 ): RenderContext {
   return {
     family,
@@ -58,6 +63,7 @@ export function renderContext(
     mark: masqueradeMark(config),
     nodeIPs: node.addresses.filter((ip) => ipFamilyOf(ip) === family),
     terse: endpointCount > config.largeClusterEndpoints,
+    nfacct,
   };
 }
 
@@ -67,6 +73,7 @@ export function sameServiceRendering(a: RenderContext, b: RenderContext): boolea
     a.config === b.config &&
     a.family === b.family &&
     a.terse === b.terse &&
+    a.nfacct === b.nfacct &&
     a.detector?.local === b.detector?.local &&
     a.nodeIPs.join() === b.nodeIPs.join()
   );

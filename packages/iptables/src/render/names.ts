@@ -86,3 +86,8 @@ export function endpointString(ep: LocalEndpoint): string {
 export function endpointChain(portName: string, port: LocalServicePort, ep: LocalEndpoint): string {
   return `KUBE-SEP-${hash16(portName + port.protocol.toLowerCase() + endpointString(ep))}`;
 }
+
+/** The nfacct counter of packets KUBE-FORWARD drops in conntrack state INVALID (upstream's name). */
+export const NFACCT_INVALID_DROPPED = 'ct_state_invalid_dropped_pkts';
+/** The nfacct counter of IPv4 NodePort packets to 127.0.0.0/8 accepted (upstream's name). */
+export const NFACCT_LOCALHOST_NODEPORTS = 'localhost_nps_accepted_pkts';

@@ -11,7 +11,15 @@ import type { LocalEndpoint, LocalService, LocalServicePort } from '@kpng/core';
 import { comment } from './comment.js';
 import type { RenderContext } from './context.js';
 import { nodeIPIn } from './context.js';
-import { CHAIN, endpointChain, endpointString, servicePortChains, servicePortName } from './names.js';
+import {
+  CHAIN,
+  endpointChain,
+  endpointString,
+  NFACCT_LOCALHOST_NODEPORTS,
+  servicePortChains,
+  servicePortName,
+} from './names.js';
+import { localhostNodePorts } from './skeleton.js';
 import { LineSink, ServiceText, type RuleSink } from './sink.js';
 import type { RenderedService } from './types.js';
 
@@ -114,6 +122,11 @@ function renderPort(out: RuleSink, svc: LocalService, port: LocalServicePort, ct
 
   // NodePorts (loadBalancerSourceRanges never apply to them).
   if (port.nodePort !== 0) {
+    // Upstream counts IPv4 localhost NodePort packets first, in a rule of the same target.
+    if (hasEndpoints && localhostNodePorts(ctx) && ctx.nfacct.has(NFACCT_LOCALHOST_NODEPORTS))
+      out.nat(
+        `-A ${CHAIN.nodePorts} ${comment(name)} ${match} -d 127.0.0.0/8 --dport ${port.nodePort} -m nfacct --nfacct-name ${NFACCT_LOCALHOST_NODEPORTS} -j ${chains.external}`,
+      );
     if (hasEndpoints)
       out.nat(`-A ${CHAIN.nodePorts} ${comment(name)} ${match} --dport ${port.nodePort} -j ${chains.external}`);
     if (!hasExternal) {

@@ -7,7 +7,7 @@ import type { LocalNode } from '@kpng/core';
 import { cidrContains, ipFamilyOf } from '@kpng/core';
 import { comment } from './comment.js';
 import type { RenderContext } from './context.js';
-import { CHAIN } from './names.js';
+import { CHAIN, NFACCT_INVALID_DROPPED } from './names.js';
 
 export type Table = 'filter' | 'nat' | 'mangle';
 
@@ -76,7 +76,10 @@ export const NAT_CHAINS: readonly string[] = [CHAIN.services, CHAIN.nodePorts, C
 export function filterStaticRules(ctx: RenderContext): string[] {
   const mark = `${ctx.mark}/${ctx.mark}`;
   const rules: string[] = [];
-  if (!ctx.config.conntrackTCPLiberal) rules.push(`-A ${CHAIN.forward} -m conntrack --ctstate INVALID -j DROP`);
+  if (!ctx.config.conntrackTCPLiberal) {
+    const counted = ctx.nfacct.has(NFACCT_INVALID_DROPPED) ? ` -m nfacct --nfacct-name ${NFACCT_INVALID_DROPPED}` : '';
+    rules.push(`-A ${CHAIN.forward} -m conntrack --ctstate INVALID${counted} -j DROP`);
+  }
   rules.push(`-A ${CHAIN.forward} ${comment('kubernetes forwarding rules')} -m mark --mark ${mark} -j ACCEPT`);
   rules.push(
     `-A ${CHAIN.forward} ${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,

@@ -137,9 +137,10 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'flavour as the host uses. Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
     packages: ['@kpng/core', '@kpng/kit', '@kpng/iptables'],
-    apt: ['iptables', 'conntrack'],
+    apt: ['iptables', 'conntrack', 'nfacct'],
     aptWhy: [
-      'iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes.',
+      'iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes;',
+      "nfacct creates and reads upstream's two accounting objects (ct_state_invalid_dropped_pkts, localhost_nps_accepted_pkts).",
     ],
     user: 'root',
     userWhy: [
@@ -148,7 +149,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     ],
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/iptables/dist/cli/main.js'],
     ports: [10249, 10256],
-    tools: ['iptables-restore', 'iptables-save', 'conntrack'],
+    tools: ['iptables-restore', 'iptables-save', 'conntrack', 'nfacct'],
     runs: [
       {
         name: 'iptables from a manifest file',
@@ -205,9 +206,10 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       '@kpng/win-kernel',
       '@kpng/kube-proxy',
     ],
-    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps', 'ipset', 'libbpf1'],
+    apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps', 'ipset', 'libbpf1', 'nfacct'],
     aptWhy: [
       "nftables mode: nft; iptables mode (and cleanup of another mode's rules): iptables, ip6tables;",
+      "iptables mode: nfacct creates and reads upstream's two accounting objects for its metrics;",
       'ipvs mode: ip binds Service addresses to kube-ipvs0, sysctl (procps) sets net.ipv4.vs.*, IPVS',
       'itself over netlink; all modes: conntrack; every mode and --cleanup: ipset destroys the sets',
       "upstream's ipvs mode left (once no rule matches on them); ebpf mode (kpng's extension): libbpf1,",
@@ -229,6 +231,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'ip',
       'sysctl',
       'ipset',
+      'nfacct',
     ],
     runs: [
       {

@@ -1,7 +1,7 @@
 /**
  * An in-memory iptables for unit tests, behind the same exec seam as the real tools: it answers
  * `ip{,6}tables[-legacy|-nft][-restore|-save]` with iptables' semantics (see restore.ts and
- * tables.ts), `sysctl -w` by recording, and refuses anything else, so a test sees exactly what
+ * tables.ts), `sysctl -w` by recording, `nfacct add|get|list` over its own objects, and refuses anything else, so a test sees exactly what
  * the backend ran. A test can make the next restore fail, and can change state behind the
  * backend's back (another program flushing or deleting chains).
  */
@@ -27,6 +27,8 @@ export class FakeIptables implements Execer {
   readonly #version: string;
   #failNext: { family: IPFamily | undefined; message: string } | undefined;
   #hangNext: 'restore' | 'save' | undefined;
+  /** nfacct objects: name -> packets (bytes are packets x 60 here). */
+  readonly nfacct = new Map<string, number>();
 
   constructor(options: { readonly flavour?: 'legacy' | 'nft' } = {}) {
     this.#version = `iptables v1.8.9 (${options.flavour === 'legacy' ? 'legacy' : 'nf_tables'})`;
@@ -75,6 +77,25 @@ export class FakeIptables implements Execer {
     deleteChain(state, chain);
   }
 
+  /** nfacct 1.0's answers (its plain line per object, its errors and exit codes). */
+  #nfacct([verb, name]: readonly string[]): ExecResult {
+    const line = (n: string, pkts: number) =>
+      `{ pkts = ${String(pkts).padStart(20, '0')}, bytes = ${String(pkts * 60).padStart(20, '0')} } = ${n};\n`;
+    const fail = (why: string): ExecResult => ({ exitCode: 1, stdout: '', stderr: `nfacct v1.0.2: error: ${why}\n` });
+    if (verb === 'list') return ok([...this.nfacct].map(([n, p]) => line(n, p)).join(''));
+    if (name === undefined) return fail('Invalid argument');
+    if (verb === 'get') {
+      const pkts = this.nfacct.get(name);
+      return pkts === undefined ? fail('No such file or directory') : ok(line(name, pkts));
+    }
+    if (verb === 'add') {
+      if (this.nfacct.has(name)) return fail('Device or resource busy');
+      this.nfacct.set(name, 0);
+      return ok();
+    }
+    return fail('Invalid argument');
+  }
+
   async run(argv: readonly string[], stdin: string, signal?: AbortSignal): Promise<ExecResult> {
     let args = [...argv];
     if (args[0] === 'ip' && args[1] === 'netns' && args[2] === 'exec') args = args.slice(4);
@@ -82,6 +103,7 @@ export class FakeIptables implements Execer {
     this.commands.push(args.join(' '));
     const [file, ...rest] = args;
     if (file === 'sysctl') return ok();
+    if (file === 'nfacct') return this.#nfacct(rest);
     const match = TOOL.exec(file ?? '');
     if (match === null)
       return { exitCode: 127, stdout: '', stderr: `fake iptables: unexpected command ${args.join(' ')}` };
