@@ -35,6 +35,9 @@ export {
 export type { Source, ModelSink } from '../watch/source.js';
 export {
   KubeSource,
+  EventBatcher,
+  type Conversion,
+  type EventBatcherOptions,
   loadKubeConfig,
   REFLECTOR_BACKOFF,
   UNREACHABLE_BACKOFF,

@@ -57,6 +57,8 @@ describe('EventBatcher', () => {
       if (turns === 1) expect(batcher.pending).toBeGreaterThan(0);
     }
     expect(turns).toBeGreaterThan(20);
+    // Each turn's conversions use its budget: their batch is delivered at the start of the next
+    // (none in the first turn, two in the last: the held batch and the rest).
     expect(batches.length).toBe(turns);
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThan(1000);
     expect(batches.flat()).toEqual(names.map(del));
@@ -76,6 +78,29 @@ describe('EventBatcher', () => {
     expect(log).toEqual(['batch a', 'synced', 'batch b']);
   });
 
+  it('delivers the batch of conversions that used the whole budget in the next turn, and converts no more there when the delivery used it', () => {
+    const log: string[] = [];
+    const turn = manualScheduler();
+    let now = 0;
+    const batcher = new EventBatcher(
+      (b) => {
+        log.push(`batch ${b.map((e) => e.key).join(',')}`);
+        if (b.some((e) => e.key === 'huge')) now += 15; // the model and node view of a huge object
+      },
+      { schedule: turn.schedule, budgetMs: 10, now: () => now },
+    );
+    batcher.push(() => ((now += 25), del('huge'))); // one conversion over the whole budget
+    batcher.afterPending(() => log.push('synced'));
+    batcher.push(conv('next'));
+    turn.run();
+    expect(log).toEqual([]);
+    turn.run();
+    expect(log).toEqual(['batch huge']);
+    turn.run();
+    expect(log).toEqual(['batch huge', 'synced', 'batch next']);
+    expect(turn.queued).toEqual([]);
+  });
+
   it('discards pending conversions', () => {
     const batches: (readonly ModelEvent[])[] = [];
     const turn = manualScheduler();
@@ -84,6 +109,14 @@ describe('EventBatcher', () => {
     batcher.discard();
     turn.run();
     expect([batches, batcher.pending]).toEqual([[], 0]);
+    // Also a batch converted and held for the next turn.
+    let now = 0;
+    const held = new EventBatcher((b) => batches.push(b), { schedule: turn.schedule, budgetMs: 10, now: () => now });
+    held.push(() => ((now += 25), del('b')));
+    turn.run();
+    held.discard();
+    turn.run();
+    expect(batches).toEqual([]);
   });
 
   it('batches by default until the next event-loop turn', async () => {

@@ -20,7 +20,9 @@ type Entry = { readonly convert: Conversion } | { readonly after: () => void };
  * model transaction; an informer's initial list (thousands of synchronous `add` callbacks) becomes
  * one transaction per turn's budget, with a yield to the event loop between them, so health and
  * metrics requests are answered while a big cluster is loaded (the model publishes nothing until
- * every kind is synced, so these intermediate transactions cost nothing downstream).
+ * every kind is synced, so these intermediate transactions cost nothing downstream). When the
+ * conversions alone used a turn's budget (one huge object), their batch is delivered at the start of
+ * the next turn instead, and no conversion follows it there if the delivery used that turn too.
  */
 export class EventBatcher {
   readonly #deliver: (batch: readonly ModelEvent[]) => void;
@@ -32,6 +34,8 @@ export class EventBatcher {
   #scheduled = false;
   /** What delivering one event cost lately (the model's apply, and downstream once synced), ms. */
   #deliverMsPerEvent = 0;
+  /** Events converted in a turn whose budget the conversions used up: delivered first in the next. */
+  #held: ModelEvent[] = [];
 
   constructor(deliver: (batch: readonly ModelEvent[]) => void, options: EventBatcherOptions = {}) {
     this.#deliver = deliver;
@@ -59,6 +63,7 @@ export class EventBatcher {
   discard(): void {
     this.#queue = [];
     this.#head = 0;
+    this.#held = [];
   }
 
   #enqueue(entry: Entry): void {
@@ -79,10 +84,22 @@ export class EventBatcher {
   #drain(): void {
     this.#scheduled = false;
     const start = this.#now();
+    if (this.#held.length > 0) {
+      const held = this.#held;
+      this.#held = [];
+      this.#deliverTimed(held);
+      // The delivery used the turn (a huge object's node view): the conversions wait for the next.
+      if (this.#now() - start >= this.#budgetMs) {
+        this.#scheduleRest();
+        return;
+      }
+    }
     let batch: ModelEvent[] = [];
     let converted = 0;
     while (this.#head < this.#queue.length) {
       const entry = this.#queue[this.#head]!;
+      // The conversions before a callback used the turn: their delivery, and it, wait for the next.
+      if (!('convert' in entry) && batch.length > 0 && this.#now() - start >= this.#budgetMs) break;
       // Let go of the raw object now, not when the whole queue is done.
       this.#queue[this.#head++] = undefined;
       if ('convert' in entry) {
@@ -98,8 +115,16 @@ export class EventBatcher {
         entry.after();
       }
     }
-    this.#deliverTimed(batch);
-    if (this.#head < this.#queue.length) {
+    // The conversions alone used the turn's budget (one object of 10,000 endpoints can): the model
+    // and the node view get the batch in the next turn, so the two costs do not add up in one stall.
+    if (batch.length > 0 && this.#now() - start >= this.#budgetMs) this.#held = batch;
+    else this.#deliverTimed(batch);
+    this.#scheduleRest();
+  }
+
+  /** Another turn when anything waits; else the queue starts over. */
+  #scheduleRest(): void {
+    if (this.#held.length > 0 || this.#head < this.#queue.length) {
       this.#scheduled = true;
       this.#schedule(() => this.#drain());
     } else {
