@@ -39,6 +39,11 @@ export type {
   StateChanges,
 } from '../nodeview/types.js';
 export { findService } from '../nodeview/find-service.js';
+export {
+  resolveNodePortAddresses,
+  type FamilyNodePortAddresses,
+  type NodePortAddresses,
+} from '../nodeview/node-port-addresses.js';
 
 // The node-local policy view: what a NetworkPolicy enforcer consumes
 export type {
