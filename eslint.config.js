@@ -24,6 +24,19 @@ const noKpng = {
   message:
     '@kpng/nftables is a generic nftables library: it imports no kpng package (the kit and, in tests, the lab aside).',
 };
+/** Test code (test folders, testing entries, fixtures) stays out of every program's import graph. */
+const testCode = {
+  group: [
+    '@kpng/*/testing',
+    '**/test/**',
+    '**/testing',
+    '**/testing/**',
+    '**/testing.js',
+    '**/*fixtures.js',
+    '**/*scenarios.js',
+  ],
+  message: "A package's shipped code never imports test code: its test/ folder, a testing entry, fixtures.",
+};
 const noPackages = {
   regex: String.raw`^(?!node:|\.\.?/)`,
   message: '@kpng/kit is dependency-free: it imports only node: modules and its own files.',
@@ -34,7 +47,7 @@ const noNftBackend = {
 };
 /** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
 const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
-const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/testing-fixtures.ts', '**/fixtures.ts'];
+const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/*fixtures.ts', '**/*scenarios.ts'];
 
 export default tseslint.config(
   {
@@ -68,12 +81,12 @@ export default tseslint.config(
     // A package's shipped code never depends on the private tools (lab, bench, release); its tests may.
     files: ['packages/*/src/**/*.ts'],
     ignores: TEST_CODE,
-    rules: { 'no-restricted-imports': restrict(privateTools) },
+    rules: { 'no-restricted-imports': restrict(privateTools, testCode) },
   },
   {
     // The nftables library is knftables-shaped and knows nothing of Kubernetes or kpng's core.
     files: ['packages/nftables/src/**/*.ts'],
-    rules: { 'no-restricted-imports': restrict(privateTools, noKpng) },
+    rules: { 'no-restricted-imports': restrict(privateTools, noKpng, testCode) },
   },
   {
     files: TEST_CODE.map((glob) => `packages/nftables/src/${glob}`),
@@ -82,12 +95,12 @@ export default tseslint.config(
   {
     files: ['packages/kit/src/**/*.ts'],
     ignores: TEST_CODE,
-    rules: { 'no-restricted-imports': restrict(noPackages) },
+    rules: { 'no-restricted-imports': restrict(noPackages, testCode) },
   },
   {
     files: ['packages/ipvs/src/**/*.ts'],
     ignores: TEST_CODE,
-    rules: { 'no-restricted-imports': restrict(privateTools, noNftBackend) },
+    rules: { 'no-restricted-imports': restrict(privateTools, noNftBackend, testCode) },
   },
   {
     files: ['packages/ipvs/test/**/*.ts', ...TEST_CODE.map((glob) => `packages/ipvs/src/${glob}`)],

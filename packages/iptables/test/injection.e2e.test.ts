@@ -1,11 +1,11 @@
 // Names can never inject iptables syntax, checked by the kernel's own parser: the restore inputs
-// of fuzzed Services (src/testing/fuzz.ts) each pass `iptables-restore --test` and then load for
+// of fuzzed Services (test/support/fuzz.ts) each pass `iptables-restore --test` and then load for
 // real, on iptables-legacy and iptables-nft, both families, inside a namespace this file creates.
 import { nodeState } from '@kpng/core/testing';
 import { createNamespace, kernelE2e, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../src/backend/iptables-backend.js';
-import { fuzzedServices } from '../src/testing/fuzz.js';
+import { fuzzedServices } from './support/fuzz.js';
 import { E2E_CONFIG, FLAVOURS, fullSync, testingFirstExecer } from './e2e-helpers.js';
 
 const e2e = await kernelE2e('iptables backend: fuzzed names');

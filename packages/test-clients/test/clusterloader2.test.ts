@@ -26,7 +26,7 @@ import {
   policyCreationFlags,
 } from '../src/config/clients.js';
 import type { Dialer } from '../src/probe/dialer.js';
-import { pod, policy } from '../src/testing/objects.js';
+import { pod, policy } from './support/objects.js';
 import { sample, startClient } from './support/harness.js';
 
 const run = promisify(execFile);

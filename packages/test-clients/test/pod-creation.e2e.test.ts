@@ -5,8 +5,8 @@
 import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type LabKubeconfig } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/pod-creation/main.js';
-import { pod } from '../src/testing/objects.js';
-import { bucketBounds } from '../src/testing/metrics.js';
+import { pod } from './support/objects.js';
+import { bucketBounds } from './support/metrics.js';
 import { NetnsDialer } from './support/netns-dialer.js';
 import { sample, sleep, startClient, type RunningClient } from './support/harness.js';
 

@@ -21,7 +21,7 @@ import {
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/policy-creation/main.js';
-import { pod, policy } from '../src/testing/objects.js';
+import { pod, policy } from './support/objects.js';
 import { NetnsDialer } from './support/netns-dialer.js';
 import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
 import { NetpolEnforcer } from '@kpng/netpol';

@@ -13,8 +13,8 @@ import { NftBackend } from '@kpng/nft';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/service-programming/main.js';
 import { TRIGGER_TIME_ANNOTATION } from '../src/kube/objects.js';
-import { eventually } from '../src/testing/eventually.js';
-import { sampleSum } from '../src/testing/metrics.js';
+import { eventually } from './support/eventually.js';
+import { sampleSum } from './support/metrics.js';
 import { NetnsDialer } from './support/netns-dialer.js';
 import { sample, sleep, startClient, type RunningClient } from './support/harness.js';
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { FakeApiServer, kubeconfigFor, type LabKubeconfig } from '@kpng/lab';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceHealthServers } from '../health/service-health.js';
-import { aLocalService } from '../sync/local-state-fixtures.js';
+import { aLocalService } from '../../test/support/local-state-fixtures.js';
 import { serviceKey } from '../model/types.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { FakeClock } from '../util/fake-clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aNodeLocalState } from '../sync/local-state-fixtures.js';
+import { aNodeLocalState } from '../../test/support/local-state-fixtures.js';
 import type { LocalNode } from '../nodeview/types.js';
 import { healthCheckAddressesFor } from './health-check-addresses.js';
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalService } from '../nodeview/types.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
-import { aLocalService, aNodeLocalState } from '../sync/local-state-fixtures.js';
+import { aLocalService, aNodeLocalState } from '../../test/support/local-state-fixtures.js';
 import { Registry } from 'prom-client';
 import { httpRefusals } from '../metrics/http-door.js';
 import { rawExchange, rawGet } from '../metrics/raw-http.js';

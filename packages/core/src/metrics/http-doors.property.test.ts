@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyHealth } from '../health/proxy-health.js';
 import { startHealthServer, type HealthServer } from '../health/health-server.js';
 import { ServiceHealthServers } from '../health/service-health.js';
-import { aLocalService } from '../sync/local-state-fixtures.js';
+import { aLocalService } from '../../test/support/local-state-fixtures.js';
 import { RecordingLogger } from '../sync/recording-logger.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { createCoreMetrics } from './core-metrics.js';

@@ -4,7 +4,7 @@ import type { ChangeSet } from '../model/change-set.js';
 import type { ModelEvent } from '../model/types.js';
 import { feedPolicyChanges, feedPolicyModel, hasPolicyChanges } from './model-feed.js';
 import { PolicyView } from './policy-view.js';
-import { cluster, namespace, NODE, pod, policy } from './test-world.js';
+import { cluster, namespace, NODE, pod, policy } from '../../test/support/policy-world.js';
 import { podKey, policyKey } from './types.js';
 
 function syncedModel(): { model: GlobalModel; changes: ChangeSet[] } {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { PolicyView } from './policy-view.js';
-import { NODE, namespace, pod, policy } from './test-world.js';
+import { NODE, namespace, pod, policy } from '../../test/support/policy-world.js';
 import { podKey, policyKey } from './types.js';
 
 const NAMESPACES = ['a', 'b'] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { allowsConnection, type Connection } from './allows.js';
 import { PolicyView } from './policy-view.js';
-import { cluster, ipOf, NODE, namespace, pod, policy } from './test-world.js';
+import { cluster, ipOf, NODE, namespace, pod, policy } from '../../test/support/policy-world.js';
 import { podKey, policyKey, type PolicyType } from './types.js';
 
 type Probe = readonly [peer: number, protocol: Connection['protocol'], port: number, allowed: boolean];

@@ -2,7 +2,7 @@ import { FakeApiServer, kubeconfigFor, type LabKubeconfig } from '@kpng/lab';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeName, ServiceKey } from '../model/types.js';
 import type { SyncRequest } from '../sync/backend.js';
-import { eventually } from '../watch/file/testing.js';
+import { eventually } from '../../test/support/source-sink.js';
 import { KubeSource, loadKubeConfig } from '../watch/kube/index.js';
 import { endpointSlice, node, service } from '../watch/kube/testdata/objects.js';
 import { invalidObjectsTotal } from '../metrics/objects.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelEvent, NodeName } from '../model/types.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
-import { namespace, pod, policy } from '../policy/test-world.js';
+import { namespace, pod, policy } from '../../test/support/policy-world.js';
 import { podKey, policyKey } from '../policy/types.js';
 import { NodeView } from './node-view.js';
 
-const NODE = 'node-1' as NodeName; // test-world's pods live on node-1
+const NODE = 'node-1' as NodeName; // policy-world's pods live on node-1
 
 function policyCore() {
   let now = 5_000;

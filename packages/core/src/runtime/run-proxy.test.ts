@@ -6,7 +6,7 @@ import type { NodeName } from '../model/types.js';
 import type { NodeLocalState } from '../nodeview/types.js';
 import type { SyncRequest } from '../sync/backend.js';
 import { watchLocalState } from '../stream/client/client.js';
-import { eventually } from '../watch/file/testing.js';
+import { eventually } from '../../test/support/source-sink.js';
 import { FileSource } from '../watch/file/index.js';
 import { runProxy, type RunningProxy } from './run-proxy.js';
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { serviceKey, type IPFamily } from '../model/types.js';
 import type { LocalService } from '../nodeview/types.js';
-import { aLocalEndpoint, aLocalPort, aLocalService, aNodeLocalState, familyEndpoints } from './local-state-fixtures.js';
+import {
+  aLocalEndpoint,
+  aLocalPort,
+  aLocalService,
+  aNodeLocalState,
+  familyEndpoints,
+} from '../../test/support/local-state-fixtures.js';
 import { countNoLocalEndpoints, NoLocalEndpointsCounter } from './no-local-endpoints.js';
 
 const remoteOnly = [aLocalEndpoint('198.18.1.1', false)];

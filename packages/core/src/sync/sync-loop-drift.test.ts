@@ -5,7 +5,7 @@ import { createCoreMetrics } from '../metrics/core-metrics.js';
 import { serviceKey, type IPFamily } from '../model/types.js';
 import { FakeClock } from '../util/fake-clock.js';
 import type { Backend, DriftKinds, SyncOutcome, SyncRequest } from './backend.js';
-import { aLocalService, aNodeLocalState } from './local-state-fixtures.js';
+import { aLocalService, aNodeLocalState } from '../../test/support/local-state-fixtures.js';
 import { RecordingLogger } from './recording-logger.js';
 import { SyncLoop } from './sync-loop.js';
 

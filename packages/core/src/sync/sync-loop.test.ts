@@ -7,7 +7,13 @@ import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { ErrorCodes, KpngError } from '../util/errors.js';
 import { FakeClock } from '../util/fake-clock.js';
 import type { Backend, SyncRequest } from './backend.js';
-import { aLocalEndpoint, aLocalPort, aLocalService, aNodeLocalState, familyEndpoints } from './local-state-fixtures.js';
+import {
+  aLocalEndpoint,
+  aLocalPort,
+  aLocalService,
+  aNodeLocalState,
+  familyEndpoints,
+} from '../../test/support/local-state-fixtures.js';
 import { RecordingLogger } from './recording-logger.js';
 import { SyncLoop, type ChangesPending, type ServiceHealthSync } from './sync-loop.js';
 

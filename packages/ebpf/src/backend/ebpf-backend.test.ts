@@ -10,7 +10,7 @@ import type { Backend, DriftKinds, SyncRequest } from '@kpng/core';
 import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeLb, endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, serviceKey } from '../maps/layout.js';
-import { FakeKernel } from '../testing/fake-kernel.js';
+import { FakeKernel } from '../../test/support/fake-kernel.js';
 import { EbpfBackend, grownSize, MapFullError } from './ebpf-backend.js';
 
 const web = (endpoints: readonly string[], extra: Partial<ServiceFixture> = {}): ServiceFixture => ({

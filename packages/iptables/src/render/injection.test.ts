@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { IptablesBackend } from '../backend/iptables-backend.js';
 import { FakeIptables } from '../iptables/fake/fake-iptables.js';
 import { tokenize } from '../iptables/fake/tables.js';
-import { fuzzedServices } from '../testing/fuzz.js';
+import { fuzzedServices } from '../../test/support/fuzz.js';
 import { resolveConfig } from './config.js';
 import { renderContext } from './context.js';
 import { renderService } from './service.js';

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';
 import { VS4 } from '../ipvs/ipvs-cases.js';
 import type { VirtualServer } from '../ipvs/types.js';
-import { FakeHostExecer } from '../testing/fake-host.js';
+import { FakeHostExecer } from '../../test/support/fake-host.js';
 import { IpvsBackend } from './ipvs-backend.js';
 
 const sync = (state: NodeLocalState, full: boolean, revision = 1): SyncRequest => ({

@@ -4,7 +4,7 @@ import { FakeNft } from '@kpng/nftables/testing';
 import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeIpvs } from '../ipvs/fake-ipvs.js';
-import { FakeHostExecer } from '../testing/fake-host.js';
+import { FakeHostExecer } from '../../test/support/fake-host.js';
 import { IpvsBackend } from './ipvs-backend.js';
 import type { IpvsBackendOptions } from './options.js';
 

@@ -13,7 +13,7 @@ import { TurnBudget } from '@kpng/kit';
 import { describe, expect, it } from 'vitest';
 import { type RenderCache, renderDesired, renderDesiredYielding } from '../render/desired.js';
 import { DEFAULT_IPVS_CONFIG } from '../render/options.js';
-import { backendRig } from '../testing/backend-rig.js';
+import { backendRig } from '../../test/support/backend-rig.js';
 
 type Services = readonly ServiceFixture[];
 const base = allFeatures();

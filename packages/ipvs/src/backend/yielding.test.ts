@@ -1,7 +1,7 @@
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { allFeatures, clusterIPs, type EndpointFixture, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
-import { backendRig } from '../testing/backend-rig.js';
+import { backendRig } from '../../test/support/backend-rig.js';
 
 const request = (state: NodeLocalState, full: boolean, revision: number): SyncRequest => ({
   state,

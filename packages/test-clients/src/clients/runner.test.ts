@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { MetricsServer } from '../metrics/server.js';
-import { MemoryLog } from '../testing/log.js';
+import { MemoryLog } from '../../test/support/log.js';
 import { main as podCreationMain } from './pod-creation/main.js';
 import { main as policyCreationMain } from './policy-creation/main.js';
 import { main as serviceProgrammingMain } from './service-programming/main.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pod } from '../testing/objects.js';
+import { pod } from '../../test/support/objects.js';
 import { familyOf, parseTime, podIP } from './objects.js';
 
 describe('objects', () => {

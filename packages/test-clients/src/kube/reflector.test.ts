@@ -1,7 +1,7 @@
 import { FakeApiServer, kubeconfigFor, type LabKubeconfig } from '@kpng/lab';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../testing/eventually.js';
-import { pod } from '../testing/objects.js';
+import { eventually } from '../../test/support/eventually.js';
+import { pod } from '../../test/support/objects.js';
 import { systemClock } from '../util/clock.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import type { Pod } from './objects.js';

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { bucketBounds } from '../testing/metrics.js';
+import { bucketBounds } from '../../test/support/metrics.js';
 import { FINE_BUCKETS, LATENCY_BUCKETS, NPL_BUCKETS } from './buckets.js';
 import { podCreationMetrics, policyMetrics, serviceMetrics } from './client-metrics.js';
 

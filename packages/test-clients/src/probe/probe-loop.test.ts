@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeDialer } from '../testing/fake-dialer.js';
+import { FakeClock } from '../../test/support/fake-clock.js';
+import { FakeDialer } from '../../test/support/fake-dialer.js';
 import { connectMatcher, httpReplyMatcher, replyPrefixMatcher } from './matcher.js';
 import {
   maxAttemptsInFlight,

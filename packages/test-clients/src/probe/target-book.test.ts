@@ -1,7 +1,7 @@
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { TrackingMetrics } from '../metrics/tracking.js';
-import { sampleSum, sampleValue } from '../testing/metrics.js';
+import { sampleSum, sampleValue } from '../../test/support/metrics.js';
 import { TargetBook } from './target-book.js';
 
 function setup(maxTargets?: number) {

@@ -1,7 +1,7 @@
 /**
  * Time as the clients see it. Every timestamp a client reports (watch event received, probe
  * attempt started, first success) comes from one Clock, so latencies are differences on one clock;
- * tests inject `FakeClock` (`src/testing`).
+ * tests inject `FakeClock` (`test/support/fake-clock.ts`).
  */
 export interface Clock {
   /** Epoch milliseconds, with sub-millisecond precision where the clock has it. */

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import type { RunDeps } from '../../src/clients/runner.js';
 import type { Dialer } from '../../src/probe/dialer.js';
-import { MemoryLog } from '../../src/testing/log.js';
+import { MemoryLog } from './log.js';
 
 /** A port that was free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {

@@ -86,6 +86,24 @@ describe('lint: package boundaries', () => {
       fires: ['no-restricted-imports'],
     },
     {
+      name: "a program's code imports its package's test folder",
+      path: 'packages/core/src/sync/probe.ts',
+      code: "import { aLocalService } from '../../test/support/local-state-fixtures.js';\nexport const x = aLocalService;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: "a program's code imports a testing entry",
+      path: 'packages/nft/src/backend/probe.ts',
+      code: "import { FakeClock } from '@kpng/core/testing';\nexport const x = FakeClock;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'allowed: a test imports its test folder and a testing entry',
+      path: 'packages/core/src/sync/probe.test.ts',
+      code: "import { aLocalService } from '../../test/support/local-state-fixtures.js';\nimport { ScriptedExecer } from '@kpng/kit/testing';\nexport const x = [aLocalService, ScriptedExecer];\n",
+      fires: [],
+    },
+    {
       name: 'a type imported as a value',
       path: 'packages/core/src/model/probe.ts',
       code: "import { Registry } from 'prom-client';\nexport type R = Registry;\n",

@@ -14,7 +14,7 @@ import {
   sliceProblems,
 } from '../../watch/convert/validate.js';
 import { everything } from '../testdata/harness.js';
-import { cpuTimeMs } from '../../util/cpu-clock.js';
+import { cpuTimeMs } from '../../../test/support/cpu-clock.js';
 import { aRichGlobalSnapshot, aRichLocalState } from '../testing-fixtures.js';
 import { decodeResponse } from './envelope.js';
 import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
@@ -46,7 +46,7 @@ function hostileFrames(valid: Buffer): fc.Arbitrary<Buffer> {
 
 /**
  * Decoding one small frame takes microseconds; 100 ms leaves a thousandfold margin, so only a
- * stalling step (a loop on a hostile length) fails it. In CPU time (cpu-clock.ts): wall time failed
+ * stalling step (a loop on a hostile length) fails it. In CPU time (test/support/cpu-clock.ts): wall time failed
  * at load ~30 on a 2-core machine (101-129 ms) with no stall at all.
  */
 const STALL_MS = 100;

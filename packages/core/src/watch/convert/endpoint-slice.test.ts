@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointModel, EndpointSliceModel } from '../../model/types.js';
 import { convertEndpointSlice, type ConvertedSlice } from './endpoint-slice.js';
-import { patched, rawSlice, type Raw } from './test-objects.js';
+import { patched, rawSlice, type Raw } from '../../../test/support/api-objects.js';
 
 function converted(obj: unknown): ConvertedSlice {
   const result = convertEndpointSlice(obj);

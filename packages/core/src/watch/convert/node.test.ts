@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeModel } from '../../model/types.js';
 import { convertNode } from './node.js';
-import { patched, rawNode, type Raw } from './test-objects.js';
+import { patched, rawNode, type Raw } from '../../../test/support/api-objects.js';
 
 function converted(obj: unknown): NodeModel {
   const result = convertNode(obj);

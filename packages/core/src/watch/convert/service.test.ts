@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceModel } from '../../model/types.js';
 import { convertService } from './service.js';
-import { patched, rawService, type Raw } from './test-objects.js';
+import { patched, rawService, type Raw } from '../../../test/support/api-objects.js';
 
 function converted(obj: unknown): ServiceModel | null {
   const result = convertService(obj);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { convertEndpointSlice, convertNode, convertService, convertServiceCIDR } from './index.js';
 import { nodeProblems, OBJECT_LIMITS, serviceCIDRProblems, serviceProblems, sliceProblems } from './validate.js';
 import type { ServiceModel } from '../../model/types.js';
-import { cpuTimeMs } from '../../util/cpu-clock.js';
+import { cpuTimeMs } from '../../../test/support/cpu-clock.js';
 
 const svc: ServiceModel = {
   namespace: 'shop',
@@ -166,7 +166,7 @@ const serviceCIDR = fc.record({ metadata, spec: fc.record({ cidrs: listOf(ipish)
 /**
  * A generous bound for one synchronous conversion of an object of at most a few thousand entries:
  * linear code takes a few milliseconds, so only a pathological (superlinear) step could pass it.
- * In CPU time (cpu-clock.ts), which waiting for a core on a shared machine does not inflate. This
+ * In CPU time (test/support/cpu-clock.ts), which waiting for a core on a shared machine does not inflate. This
  * is a property of the code under fuzz, not a speed goal.
  */
 const STALL_MS = 100;

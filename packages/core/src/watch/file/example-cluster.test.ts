@@ -5,7 +5,7 @@ import { invalidObjectsTotal } from '../../metrics/objects.js';
 import { configureLogging, resetLogging } from '../../util/log.js';
 import { parseLogLine } from '../../util/log-line.js';
 import { FileSource } from './file-source.js';
-import { capturingLogger, eventually, runSource, type RecordingSink } from './testing.js';
+import { capturingLogger, eventually, runSource, type RecordingSink } from '../../../test/support/source-sink.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../../../examples/cluster.yaml', import.meta.url));
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceModel } from '../../model/types.js';
 import { invalidObjectsTotal } from '../../metrics/objects.js';
 import { FileSource, type FileSourceOptions } from './file-source.js';
-import { capturingLogger, eventually, runSource, type RecordingSink } from './testing.js';
+import { capturingLogger, eventually, runSource, type RecordingSink } from '../../../test/support/source-sink.js';
 
 const service = (name: string, port = 80, clusterIP = '198.19.0.10') => `apiVersion: v1
 kind: Service

@@ -7,7 +7,7 @@ import type { ModelEvent, NodeName, ObjectKind } from '../../model/types.js';
 import { computeNodeLocalState } from '../../nodeview/node-viewer.js';
 import { RecordingLogger, type LogRecord } from '../../sync/recording-logger.js';
 import type { LogFields, Logger } from '../../util/log.js';
-import { eventually } from '../file/testing.js';
+import { eventually } from '../../../test/support/source-sink.js';
 import type { ModelSink } from '../source.js';
 import { KubeSource } from './kube-source.js';
 import { loadKubeConfig } from './load-kubeconfig.js';

@@ -4,7 +4,7 @@ import type { ModelEvent, NodeName, ObjectKind } from '../../model/types.js';
 import { RecordingLogger } from '../../sync/recording-logger.js';
 import { systemClock } from '../../util/clock.js';
 import type { Scheduler } from '../../util/next-turn.js';
-import { patched, rawNode, rawService, rawSlice } from '../convert/test-objects.js';
+import { patched, rawNode, rawService, rawSlice } from '../../../test/support/api-objects.js';
 import { KindInformer, type KindRequests, type Listed } from './informer.js';
 import { endpointSliceAdapter, nodeAdapter, serviceAdapter, type KindAdapter } from './kinds.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';

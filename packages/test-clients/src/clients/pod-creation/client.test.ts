@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ProbeSettings, TargetSettings } from '../../config/common.js';
 import type { Pod } from '../../kube/objects.js';
 import { podCreationMetrics } from '../../metrics/client-metrics.js';
-import { FakeClock } from '../../testing/fake-clock.js';
-import { FakeDialer } from '../../testing/fake-dialer.js';
-import { FakeStream } from '../../testing/fake-stream.js';
-import { MemoryLog } from '../../testing/log.js';
-import { sampleSum, sampleValue } from '../../testing/metrics.js';
-import { pod } from '../../testing/objects.js';
+import { FakeClock } from '../../../test/support/fake-clock.js';
+import { FakeDialer } from '../../../test/support/fake-dialer.js';
+import { FakeStream } from '../../../test/support/fake-stream.js';
+import { MemoryLog } from '../../../test/support/log.js';
+import { sampleSum, sampleValue } from '../../../test/support/metrics.js';
+import { pod } from '../../../test/support/objects.js';
 import { PodCreationClient } from './client.js';
 
 const TARGETS: TargetSettings = {

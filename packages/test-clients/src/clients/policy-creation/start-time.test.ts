@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policy } from '../../testing/objects.js';
+import { policy } from '../../../test/support/objects.js';
 import { creationStart } from './start-time.js';
 
 describe('creationStart', () => {

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ProbeSettings } from '../../config/common.js';
 import type { EndpointSlice, Service } from '../../kube/objects.js';
 import { serviceMetrics } from '../../metrics/client-metrics.js';
-import { FakeClock } from '../../testing/fake-clock.js';
-import { FakeDialer } from '../../testing/fake-dialer.js';
-import { FakeStream } from '../../testing/fake-stream.js';
-import { MemoryLog } from '../../testing/log.js';
-import { sampleValue } from '../../testing/metrics.js';
-import { service, slice } from '../../testing/objects.js';
+import { FakeClock } from '../../../test/support/fake-clock.js';
+import { FakeDialer } from '../../../test/support/fake-dialer.js';
+import { FakeStream } from '../../../test/support/fake-stream.js';
+import { MemoryLog } from '../../../test/support/log.js';
+import { sampleValue } from '../../../test/support/metrics.js';
+import { service, slice } from '../../../test/support/objects.js';
 import { ServiceProgrammingClient, type MatchMode } from './client.js';
 
 const PROBE: ProbeSettings = {

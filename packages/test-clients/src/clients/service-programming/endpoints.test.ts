@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slice } from '../../testing/objects.js';
+import { slice } from '../../../test/support/objects.js';
 import { EndpointSet } from './endpoints.js';
 
 const names = (list: readonly { key: string }[]) => list.map((e) => e.key);

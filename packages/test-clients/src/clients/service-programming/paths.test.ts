@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { service } from '../../testing/objects.js';
+import { service } from '../../../test/support/objects.js';
 import { servicePaths } from './paths.js';
 
 describe('servicePaths', () => {

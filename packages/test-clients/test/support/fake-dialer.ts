@@ -1,5 +1,5 @@
-import type { DialRequest, DialResult, Dialer } from '../probe/dialer.js';
-import { sleep, type Clock } from '../util/clock.js';
+import type { DialRequest, DialResult, Dialer } from '../../src/probe/dialer.js';
+import { sleep, type Clock } from '../../src/util/clock.js';
 
 /** What a fake target does with a connection attempt made at `now`. */
 export type Behaviour =

@@ -2,15 +2,15 @@
  * Builders of node-local states for the tests of consumers of `NodeLocalState` (sync loop, service
  * health servers): just enough structure, with readable defaults, overridable field by field.
  */
-import type { IPFamily } from '../model/types.js';
-import { serviceKey, servicePortKey } from '../model/types.js';
+import type { IPFamily } from '../../src/model/types.js';
+import { serviceKey, servicePortKey } from '../../src/model/types.js';
 import type {
   FamilyEndpoints,
   LocalEndpoint,
   LocalService,
   LocalServicePort,
   NodeLocalState,
-} from '../nodeview/types.js';
+} from '../../src/nodeview/types.js';
 
 export function aLocalEndpoint(ip: string, isLocal: boolean): LocalEndpoint {
   return { ip, port: 8080, ready: true, serving: true, terminating: false, isLocal };

@@ -1,6 +1,6 @@
-import type { LogRecord, LogSink } from '../util/log.js';
-import { Logger } from '../util/log.js';
-import type { Clock } from '../util/clock.js';
+import type { LogRecord, LogSink } from '../../src/util/log.js';
+import { Logger } from '../../src/util/log.js';
+import type { Clock } from '../../src/util/clock.js';
 
 /** Keeps log records for assertions; `waitFor` (real time, bounded) for e2e tests. */
 export class MemoryLog {

@@ -1,6 +1,6 @@
-import type { KubeObject } from '../kube/objects.js';
-import type { ObjectEventType, ObjectStream, StreamHandler } from '../kube/stream.js';
-import type { Clock } from '../util/clock.js';
+import type { KubeObject } from '../../src/kube/objects.js';
+import type { ObjectEventType, ObjectStream, StreamHandler } from '../../src/kube/stream.js';
+import type { Clock } from '../../src/util/clock.js';
 
 /**
  * An ObjectStream the test drives: `initial` objects form the first list, then `emit` delivers

@@ -1,6 +1,6 @@
 /** Fixtures for the policy view's tests: a small cluster and raw NetworkPolicies. */
-import { convertNamespace, convertNetworkPolicy, convertPod } from './convert.js';
-import type { NetworkPolicyModel, PolicyNamespace, PolicyPod } from './types.js';
+import { convertNamespace, convertNetworkPolicy, convertPod } from '../../src/policy/convert.js';
+import type { NetworkPolicyModel, PolicyNamespace, PolicyPod } from '../../src/policy/types.js';
 
 export const NODE = 'node-1';
 

@@ -1,4 +1,4 @@
-import type { EndpointSlice, KubeObject, ObjectMeta, Pod, Service } from '../kube/objects.js';
+import type { EndpointSlice, KubeObject, ObjectMeta, Pod, Service } from '../../src/kube/objects.js';
 
 /** Test objects, shaped as the API server sends them (and as the fake API server accepts them). */
 export type Api<T extends KubeObject> = T & {

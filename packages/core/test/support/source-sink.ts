@@ -1,6 +1,6 @@
-import type { ModelEvent, ObjectKind } from '../../model/types.js';
-import type { LogFields, Logger } from '../../util/log.js';
-import type { ModelSink, Source } from '../source.js';
+import type { ModelEvent, ObjectKind } from '../../src/model/types.js';
+import type { LogFields, Logger } from '../../src/util/log.js';
+import type { ModelSink, Source } from '../../src/watch/source.js';
 
 /** Test helpers for sources: a sink that keeps the model it was given, a logger that keeps lines. */
 

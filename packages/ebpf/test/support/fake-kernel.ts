@@ -1,5 +1,5 @@
-import { MAP_NAMES, SIZES, type MapName } from '../maps/layout.js';
-import type { LbKernel, MapIO, ScanCursor, ScanSlice } from '../backend/kernel.js';
+import { MAP_NAMES, SIZES, type MapName } from '../../src/maps/layout.js';
+import type { LbKernel, MapIO, ScanCursor, ScanSlice } from '../../src/backend/kernel.js';
 
 /**
  * An in-memory map with the kernel's contract for what the backend uses (sizes checked, a delete

@@ -1,7 +1,7 @@
 import { FakeNft } from '@kpng/nftables/testing';
-import { IpvsBackend } from '../backend/ipvs-backend.js';
-import type { IpvsBackendOptions } from '../backend/options.js';
-import { FakeIpvs } from '../ipvs/fake-ipvs.js';
+import { IpvsBackend } from '../../src/backend/ipvs-backend.js';
+import type { IpvsBackendOptions } from '../../src/backend/options.js';
+import { FakeIpvs } from '../../src/ipvs/fake-ipvs.js';
 import { FakeHostExecer } from './fake-host.js';
 
 const SILENT = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, with: () => SILENT };

@@ -1,4 +1,4 @@
-import type { Cancel, Clock } from '../util/clock.js';
+import type { Cancel, Clock } from '../../src/util/clock.js';
 
 interface Timer {
   readonly at: number;
