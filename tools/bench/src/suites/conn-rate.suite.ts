@@ -11,7 +11,7 @@ import { SILENT_LOGGER } from '@kpng/core/testing';
 import type { Backend, NodeLocalState } from '@kpng/core';
 import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nftables';
-import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
+import { perSecond, rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { firstServices, TARGET_CLUSTER_IP, TARGET_PORT, withTarget } from '../connrate/objects.js';
 import { garbageCollector } from '../runner/gc.js';
 import { summarize } from '../runner/stats.js';
@@ -41,8 +41,12 @@ const SETTLE_MS = 1_000;
  * `--backend ebpf` (issue 29): the eBPF backend instead, its programs attached to a child cgroup
  * of the cgroup v2 root this suite creates and removes, the client process moved into it (the
  * ClusterIP is balanced at connect(), no rules); figures `conn-rate.ebpf.*`. `--backend both`:
- * nft then ebpf in the same run, plus `conn-rate.ebpf.loaded.vs.nft`, `.small.vs.nft` and their
- * `.per-cpu-s.vs.nft` (ratios of medians).
+ * both backends set up side by side and alternating within each round (nft then ebpf, the next
+ * round ebpf then nft; each backend programs a cluster just before its own sample, the other keeps
+ * what it last held: nft's rules see no Service address while the ebpf client runs, its
+ * connections leave the pod already addressed to the server), plus `conn-rate.ebpf.loaded.vs.nft`,
+ * `.small.vs.nft` and their `.per-cpu-s.vs.nft` (ratios of medians), `.pairs` (median of the
+ * rounds' ebpf/nft ratios).
  */
 export default defineSuite({
   name: 'conn-rate',
@@ -86,7 +90,8 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
   const cgroup =
     names.includes('ebpf') && root !== undefined ? join(root, `kpng-bench-connrate-${process.pid}`) : undefined;
   if (names.includes('ebpf') && cgroup === undefined) throw new Error('--backend ebpf needs a cgroup v2 mount');
-  const rates: Record<string, ReturnType<typeof rateFigures>> = {};
+  let rates: Record<string, Rates> = {};
+  const backends: Measured[] = [];
   try {
     if (cgroup !== undefined) mkdirSync(cgroup);
     for (const name of names) {
@@ -94,106 +99,134 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
         name === 'nft'
           ? new NftBackend({ nft, conntrack: false, log: SILENT_LOGGER })
           : new EbpfBackend({ cgroup: cgroup!, logger: SILENT_LOGGER });
-      try {
-        await backend.setup?.();
-        rates[name] = await rounds(ctx, lab, backend, clusters, {
-          durationMs,
-          concurrency,
-          cgroup: name === 'ebpf' ? cgroup : undefined,
-        });
-      } finally {
-        // nft's rules go with the lab's namespace; the ebpf programs are detached here.
-        if (name === 'ebpf') await backend.close?.();
-      }
+      backends.push({ name, backend, cgroup: name === 'ebpf' ? cgroup : undefined });
+      await backend.setup?.();
     }
+    rates = await rounds(ctx, lab, backends, clusters, { durationMs, concurrency });
   } finally {
+    // nft's rules go with the lab's namespace; the ebpf programs are detached here.
+    for (const { name, backend } of backends) if (name === 'ebpf') await backend.close?.();
     await nft.close();
     if (cgroup !== undefined) rmdirSync(cgroup);
   }
   for (const name of names) report(ctx, name === 'nft' ? 'conn-rate' : 'conn-rate.ebpf', rates[name]!);
-  if (rates['nft'] !== undefined && rates['ebpf'] !== undefined) {
-    ctx.reportValue('conn-rate.ebpf.loaded.vs.nft', rates['ebpf'].loaded.p50 / rates['nft'].loaded.p50, 'x');
-    ctx.reportValue('conn-rate.ebpf.small.vs.nft', rates['ebpf'].small.p50 / rates['nft'].small.p50, 'x');
-    const [e, n] = [rates['ebpf'].perCpu, rates['nft'].perCpu];
-    if (e !== undefined && n !== undefined) {
-      ctx.reportValue('conn-rate.ebpf.loaded.per-cpu-s.vs.nft', e.loaded.p50 / n.loaded.p50, 'x');
-      ctx.reportValue('conn-rate.ebpf.small.per-cpu-s.vs.nft', e.small.p50 / n.small.p50, 'x');
+  const [e, n] = [rates['ebpf'], rates['nft']];
+  if (e !== undefined && n !== undefined) {
+    ctx.reportValue('conn-rate.ebpf.loaded.vs.nft', e.loaded.p50 / n.loaded.p50, 'x');
+    ctx.reportValue('conn-rate.ebpf.small.vs.nft', e.small.p50 / n.small.p50, 'x');
+    // Each round's ebpf sample over its nft sample, measured minutes apart at most: the median.
+    const pairs = (which: 'loaded' | 'small') =>
+      summarize(
+        e.samples[which]
+          .slice(0, n.samples[which].length)
+          .map((sample, i) => perSecond(sample) / perSecond(n.samples[which][i]!)),
+      );
+    for (const which of ['loaded', 'small'] as const) {
+      const p = pairs(which);
+      ctx.report({
+        scenario: ctx.scenario,
+        metric: `conn-rate.ebpf.${which}.vs.nft.pairs`,
+        value: p.p50,
+        unit: 'x',
+        n: p.n,
+        p50: p.p50,
+        p99: p.p99,
+      });
+    }
+    if (e.perCpu !== undefined && n.perCpu !== undefined) {
+      ctx.reportValue('conn-rate.ebpf.loaded.per-cpu-s.vs.nft', e.perCpu.loaded.p50 / n.perCpu.loaded.p50, 'x');
+      ctx.reportValue('conn-rate.ebpf.small.per-cpu-s.vs.nft', e.perCpu.small.p50 / n.perCpu.small.p50, 'x');
     }
   }
 }
+
+/** One backend under measurement; `cgroup`: the ebpf backend's, the client process runs in it. */
+interface Measured {
+  readonly name: 'nft' | 'ebpf';
+  readonly backend: Backend;
+  readonly cgroup: string | undefined;
+}
+
+type Rates = ReturnType<typeof rateFigures> & {
+  loads: number[];
+  samples: Record<'loaded' | 'small', RateSample[]>;
+};
 
 const run = promisify(execFile);
 
 interface RoundOptions {
   readonly durationMs: number;
   readonly concurrency: number;
-  /** The ebpf backend's cgroup: the client process runs in it. */
-  readonly cgroup: string | undefined;
 }
 
 async function rounds(
   ctx: SuiteContext,
   lab: Lab,
-  backend: Backend,
+  backends: readonly Measured[],
   clusters: Record<'loaded' | 'small', NodeLocalState>,
   options: RoundOptions,
-): Promise<ReturnType<typeof rateFigures> & { loads: number[] }> {
+): Promise<Record<string, Rates>> {
   const client = lab.pod('client');
-  const samples: Record<keyof typeof clusters, RateSample[]> = { loaded: [], small: [] };
-  const loads: number[] = [];
+  const samples = new Map(backends.map((b) => [b.name, { loaded: [] as RateSample[], small: [] as RateSample[] }]));
+  const loads = new Map(backends.map((b) => [b.name, [] as number[]]));
   let revision = 0;
-  const program = (state: NodeLocalState) =>
-    backend.sync({
-      state,
-      changes: { triggerTimes: new Map(), nodeChanged: true },
-      full: true,
-      revision: ++revision,
-    });
   const total = Math.max(ctx.runs, 3);
   for (let round = 0; round < total && !ctx.signal.aborted; round++) {
-    for (const which of roundOrder(round)) {
-      await program(clusters[which]);
-      // Let the sync's aftermath settle (this process's garbage; nft and the kernel freeing the
-      // previous rules) before the client runs.
-      garbageCollector()?.();
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      if (options.cgroup === undefined) {
-        const probe = await lab.probe(client, {
-          proto: 'tcp',
-          ip: TARGET_CLUSTER_IP,
-          port: TARGET_PORT,
-          timeoutMs: 2_000,
+    // Backends alternate too: nft first in even rounds, ebpf first in odd ones.
+    const order = round % 2 === 0 ? backends : [...backends].reverse();
+    for (const { name, backend, cgroup } of order)
+      for (const which of roundOrder(round)) {
+        await backend.sync({
+          state: clusters[which],
+          changes: { triggerTimes: new Map(), nodeChanged: true },
+          full: true,
+          revision: ++revision,
         });
-        if (!probe.ok || probe.server !== 'server')
-          throw new Error(`the ClusterIP does not reach the server pod: ${JSON.stringify(probe)}`);
+        // Let the sync's aftermath settle (this process's garbage; nft and the kernel freeing the
+        // previous rules) before the client runs.
+        garbageCollector()?.();
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        if (cgroup === undefined) {
+          const probe = await lab.probe(client, {
+            proto: 'tcp',
+            ip: TARGET_CLUSTER_IP,
+            port: TARGET_PORT,
+            timeoutMs: 2_000,
+          });
+          if (!probe.ok || probe.server !== 'server')
+            throw new Error(`the ClusterIP does not reach the server pod: ${JSON.stringify(probe)}`);
+        }
+        const argv = inNetns(client.namespace.name, [
+          process.execPath,
+          CLIENT,
+          TARGET_CLUSTER_IP,
+          String(TARGET_PORT),
+          String(options.durationMs),
+          String(options.concurrency),
+          'server',
+        ]);
+        // `ip netns exec` remounts /sys (hiding the cgroup mount): the shell moves itself in first.
+        const command =
+          cgroup === undefined ? argv : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${cgroup}/cgroup.procs`, ...argv];
+        const { stdout } = await run(command[0]!, command.slice(1), { timeout: options.durationMs + 60_000 });
+        const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
+        if (result.wrong > 0 || result.errors > 0)
+          ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);
+        if (result.connections === 0) throw new Error(`no connection answered: ${stdout}`);
+        samples.get(name)![which].push(result);
+        const load = loadavg()[0] ?? Number.NaN;
+        loads.get(name)!.push(load);
+        ctx.log(
+          `conn-rate: ${name} round ${round + 1}/${total} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${load.toFixed(2)})`,
+        );
       }
-      const argv = inNetns(client.namespace.name, [
-        process.execPath,
-        CLIENT,
-        TARGET_CLUSTER_IP,
-        String(TARGET_PORT),
-        String(options.durationMs),
-        String(options.concurrency),
-        'server',
-      ]);
-      // `ip netns exec` remounts /sys (hiding the cgroup mount): the shell moves itself in first.
-      const command =
-        options.cgroup === undefined
-          ? argv
-          : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${options.cgroup}/cgroup.procs`, ...argv];
-      const { stdout } = await run(command[0]!, command.slice(1), { timeout: options.durationMs + 60_000 });
-      const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
-      if (result.wrong > 0 || result.errors > 0)
-        ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);
-      if (result.connections === 0) throw new Error(`no connection answered: ${stdout}`);
-      samples[which].push(result);
-      loads.push(loadavg()[0] ?? Number.NaN);
-      ctx.log(
-        `conn-rate: ${backend.name} round ${round + 1}/${total} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${loads.at(-1)?.toFixed(2)})`,
-      );
-    }
   }
-  return { ...rateFigures(samples.loaded, samples.small), loads };
+  return Object.fromEntries(
+    backends.map(({ name }) => {
+      const s = samples.get(name)!;
+      return [name, { ...rateFigures(s.loaded, s.small), loads: loads.get(name)!, samples: s }];
+    }),
+  );
 }
 
 function report(ctx: SuiteContext, prefix: string, f: ReturnType<typeof rateFigures> & { loads?: number[] }): void {
