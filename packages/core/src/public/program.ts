@@ -4,13 +4,8 @@
  * HTTP door every status server is built on. docs/hostile-input.md describes both.
  */
 export { runAsMain } from '../runtime/signals.js';
-export {
-  installFaultPolicy,
-  registerProcessFaults,
-  faultPolicy,
-  type FaultKind,
-  type FaultPolicy,
-} from '../runtime/process-faults.js';
+export { installFaultPolicy, faultPolicy, type FaultKind, type FaultPolicy } from '../runtime/process-faults.js';
+export { registerProcessFaults } from '../metrics/process-faults.js';
 export {
   createHttpDoor,
   httpRefusals,

@@ -9,7 +9,8 @@ export { formatExplain, runExplain, type ExplainIo } from '../runtime/explain.js
 export { backendProgram, runProgram, type ProgramMain, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';
-export { installFaultPolicy, registerProcessFaults } from '../runtime/process-faults.js';
+export { installFaultPolicy } from '../runtime/process-faults.js';
+export { registerProcessFaults } from '../metrics/process-faults.js';
 export {
   defineBackend,
   type BackendModule,

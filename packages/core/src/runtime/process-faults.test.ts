@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../sync/recording-logger.js';
-import { faultPolicy, registerProcessFaults } from './process-faults.js';
+import { registerProcessFaults } from '../metrics/process-faults.js';
+import { faultPolicy } from './process-faults.js';
 
 const count = async (registry: Registry, kind: string) =>
   (await registerProcessFaults(registry).get()).values.find((v) => v.labels.kind === kind)?.value ?? 0;
@@ -48,11 +49,13 @@ describe('faultPolicy', () => {
 // rejection are counted and logged, and the process carries on to exit 0 on its own.
 describe('installFaultPolicy in a process', () => {
   const built = fileURLToPath(new URL('../../dist/runtime/process-faults.js', import.meta.url));
+  const builtMetric = fileURLToPath(new URL('../../dist/metrics/process-faults.js', import.meta.url));
 
   it('keeps the process running through an uncaught exception and an unhandled rejection', async () => {
     expect(existsSync(built), `${built} is missing: build first (npx nx run-many -t build)`).toBe(true);
     const script = `
-      const { installFaultPolicy, registerProcessFaults } = await import(${JSON.stringify(built)});
+      const { installFaultPolicy } = await import(${JSON.stringify(built)});
+      const { registerProcessFaults } = await import(${JSON.stringify(builtMetric)});
       const { Registry } = await import('prom-client');
       installFaultPolicy();
       const registry = new Registry();

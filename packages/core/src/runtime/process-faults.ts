@@ -1,5 +1,3 @@
-import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
 import { log as defaultLog, type Logger } from '../util/log.js';
 
 /**
@@ -17,20 +15,16 @@ export type FaultKind = 'uncaughtException' | 'unhandledRejection';
 const LOG_BURST = 10;
 const LOG_WINDOW_MS = 60_000;
 
-/** One counter per process (the handlers are per process); each registry that serves metrics registers it. */
-const faults = new Counter({
-  name: 'kpng_unexpected_errors_total',
-  help: 'Exceptions and promise rejections nothing handled, by kind (uncaughtException, unhandledRejection); the process logs each and carries on',
-  labelNames: ['kind'] as const,
-  registers: [],
-});
+/**
+ * One count per process (the handlers are per process), kept without prom-client so that a
+ * program's entry loads no metrics library before it knows it will serve metrics:
+ * `registerProcessFaults` (metrics/process-faults.ts) exposes these counts.
+ */
+const counts = new Map<FaultKind, number>();
 
-/** Exposes `kpng_unexpected_errors_total` on `registry` (core's metrics do; so do the test clients'). */
-export function registerProcessFaults(registry: Registry): Counter<'kind'> {
-  return registeredOr(registry, 'kpng_unexpected_errors_total', () => {
-    registry.registerMetric(faults);
-    return faults;
-  });
+/** How many faults of each kind this process has seen. */
+export function processFaultCounts(): ReadonlyMap<FaultKind, number> {
+  return counts;
 }
 
 export interface FaultPolicy {
@@ -45,7 +39,7 @@ export function faultPolicy(log: Pick<Logger, 'error'> = defaultLog, now: () => 
   let suppressed = 0;
   return {
     handle(kind, error) {
-      faults.inc({ kind });
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
       const t = now();
       if (t - windowStart >= LOG_WINDOW_MS) {
         if (suppressed > 0) log.error('unexpected errors not logged in the last window', { suppressed });

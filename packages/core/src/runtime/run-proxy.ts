@@ -7,7 +7,7 @@ import type { NodeLocalState } from '../nodeview/types.js';
 import type { ListenAddress } from '../util/address.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { log } from '../util/log.js';
-import { registerProcessFaults } from './process-faults.js';
+import { registerProcessFaults } from '../metrics/process-faults.js';
 import type { NodeView } from './node-view.js';
 import { isStreamSource, startPipeline, type PipelineSettings } from './pipeline.js';
 

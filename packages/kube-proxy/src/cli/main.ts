@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { runAsMain } from '@kpng/core/program';
+import { runAsMain } from '@kpng/core/entry';
 import type { RunningProxy } from '@kpng/core/runtime';
 import { FlagError, parseFlags, type ParsedFlags } from '../flags/parse.js';
 import type { SysctlAccess } from '../run/sysctl.js';

@@ -3,7 +3,7 @@
  * sets. Flags without `apply` are read by name in `complete.ts`: they are not plain fields
  * (`--master`), or their target depends on the final mode (`--iptables-sync-period`).
  */
-import { parseVModule } from '@kpng/core';
+import { parseVModule } from '@kpng/core/entry';
 import { IPVS_SCHEDULERS, KPNG_PROXY_MODES, LOCAL_MODES, LOGGING_FORMATS, PROXY_MODES } from '../config/types.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { boolFlag, valueFlag, type FlagSpec } from './spec.js';

@@ -3,7 +3,7 @@
  * `invalid argument "yes" for "--masquerade-all" flag: strconv.ParseBool: parsing "yes": invalid syntax`
  * reads as it does upstream. Each throws an Error whose message is the part after `flag: `.
  */
-import { parseIP } from '@kpng/core';
+import { parseIP } from '@kpng/core/entry';
 import { parseGoDuration } from '@kpng/kit';
 import { unknownFeatureGateError } from '../config/feature-gates.js';
 
