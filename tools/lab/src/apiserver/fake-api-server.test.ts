@@ -1,3 +1,4 @@
+import { get } from 'node:https';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeApiServer, LIST_PIECE_ITEMS, listBodyPieces } from './fake-api-server.js';
 
@@ -365,6 +366,79 @@ describe('FakeApiServer: PATCH merges (Event series)', () => {
       expect(stored).toMatchObject({ metadata: { name: 'web.1' }, series: { count: 2, lastObservedTime: 't' } });
       expect(stored).not.toHaveProperty('note');
       expect(server.requests({ verb: 'patch' }).map((r) => r.status)).toEqual([200, 415, 404]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** GET over HTTPS trusting only `ca`: status and parsed body. */
+function httpsJson(url: string, ca: Buffer): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    get(url, { ca }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+    }).on('error', reject);
+  });
+}
+
+describe('FakeApiServer as a real API server answers (tls, managedFields, pages, bookmarks)', () => {
+  it('serves HTTPS with a CA of its own, objects with managedFields, LISTs in pages and timed bookmarks', async () => {
+    const server = await FakeApiServer.start({ tls: true, managedFields: true, bookmarkEveryMs: 20 });
+    try {
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.ca?.toString()).toContain('BEGIN CERTIFICATE');
+      for (const name of ['a', 'b', 'c', 'd', 'e']) server.create(svc(name));
+      // Not trusted without the CA: the certificate is the server's own CA's, not a public one's.
+      await expect(fetch(`${server.url}${SERVICES}`)).rejects.toThrow();
+
+      const first = await httpsJson(`${server.url}${SERVICES}?limit=2`, server.ca!);
+      expect(first.status).toBe(200);
+      const meta = first.body['metadata'] as { resourceVersion: string; continue: string; remainingItemCount: number };
+      expect(meta).toMatchObject({ resourceVersion: '5', remainingItemCount: 3 });
+      const items = first.body['items'] as Array<{ metadata: { name: string; managedFields: unknown[] } }>;
+      expect(items.map((i) => i.metadata.name)).toEqual(['a', 'b']);
+      expect(items[0]?.metadata.managedFields).toMatchObject([
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:ports': { 'k:{"port":80}': { 'f:port': {} } } } },
+        },
+      ]);
+      // Later pages are the list as it was at the first page, whatever changed since.
+      server.create(svc('f'));
+      server.delete(svc('c'));
+      const names: string[] = items.map((i) => i.metadata.name);
+      let token: string | undefined = meta.continue;
+      while (token !== undefined) {
+        const page = await httpsJson(`${server.url}${SERVICES}?limit=2&continue=${token}`, server.ca!);
+        const m = page.body['metadata'] as { resourceVersion: string; continue?: string };
+        expect(m.resourceVersion).toBe('5');
+        names.push(...(page.body['items'] as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name));
+        token = m.continue;
+      }
+      expect(names).toEqual(['a', 'b', 'c', 'd', 'e']);
+      // A token after a compaction, or one the server never gave, is 410 Expired.
+      const again = await httpsJson(`${server.url}${SERVICES}?limit=2`, server.ca!);
+      server.compact();
+      const stale = (again.body['metadata'] as { continue: string }).continue;
+      expect((await httpsJson(`${server.url}${SERVICES}?limit=2&continue=${stale}`, server.ca!)).status).toBe(410);
+      expect((await httpsJson(`${server.url}${SERVICES}?continue=garbage`, server.ca!)).status).toBe(410);
+
+      const bookmark = await new Promise<string>((resolve, reject) => {
+        const req = get(`${server.url}${SERVICES}?watch=true&allowWatchBookmarks=true`, { ca: server.ca! }, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const line = chunk.split('\n').find((l) => l.includes('"BOOKMARK"'));
+            if (line !== undefined) (resolve(line), req.destroy());
+          });
+        });
+        req.on('error', reject);
+      });
+      expect(JSON.parse(bookmark)).toMatchObject({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '7' } } });
     } finally {
       await server.close();
     }

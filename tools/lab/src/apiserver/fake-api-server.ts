@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { InjectedFailures, type FailureOptions } from './injected-failures.js';
 import { mergePatch } from './merge-patch.js';
@@ -7,6 +8,7 @@ import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb 
 import { parseResourcePath, resourceForKind, resourceId, type ResourcePath } from './resources.js';
 import { parseSelector, SelectorParseError, type Selector } from './selectors.js';
 import { statusObject } from './status.js';
+import { makeServingPki } from './tls.js';
 import { selects, WatchStream, type ObjectFilter } from './watch-stream.js';
 
 const SELECTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
@@ -17,6 +19,31 @@ export interface FakeApiServerOptions {
    * off), named `<apiVersion>/<plural>`: `networking.k8s.io/v1/servicecidrs`.
    */
   readonly unserved?: readonly string[];
+  /**
+   * Serve HTTPS, as every real API server does, with a certificate for 127.0.0.1 signed by a CA
+   * made for this server alone (`ca`; `kubeconfigFor` writes it into the kubeconfig). Default:
+   * plain HTTP, which the tests that read the server with plain `fetch` and the VM guests use.
+   */
+  readonly tls?: boolean;
+  /** Give every stored object a `metadata.managedFields` entry, as a real API server does (default false). */
+  readonly managedFields?: boolean;
+  /**
+   * Send every open watch that allows bookmarks a BOOKMARK this often, as a real API server does
+   * (about once a minute there). Default: only when `sendBookmark` is called.
+   */
+  readonly bookmarkEveryMs?: number;
+}
+
+/**
+ * LIST snapshots kept for `continue` tokens. A real API server serves a continued LIST from etcd
+ * at the first page's revision until compaction; this fake keeps the first page's list itself,
+ * the latest this many, and answers an older or compacted token 410 Expired, as the real one does.
+ */
+const KEPT_LIST_SNAPSHOTS = 64;
+
+interface ListSnapshot {
+  readonly resourceVersion: number;
+  readonly items: readonly StoredObject[];
 }
 
 export interface CompactOptions {
@@ -25,24 +52,36 @@ export interface CompactOptions {
 }
 
 /**
- * A real HTTP server on 127.0.0.1 speaking enough of the Kubernetes API for list/watch clients:
- * LIST and WATCH (with resourceVersion, label and field selectors, bookmarks, 410 Gone) and GET of
+ * A real HTTP (or, with `tls`, HTTPS) server on 127.0.0.1 speaking enough of the Kubernetes API for
+ * list/watch clients: LIST (whole, or in pages with `limit`/`continue`) and WATCH (with
+ * resourceVersion, label and field selectors, bookmarks, 410 Gone) and GET of
  * one object, for Services, EndpointSlices, Nodes, Pods, Namespaces and NetworkPolicies. Tests change objects through the methods
  * below, and can break things on purpose: compaction, dropped connections, injected error statuses,
  * a stop and a restart on the same port.
  */
 export class FakeApiServer {
-  private readonly store = new ObjectStore();
+  private readonly store: ObjectStore;
+  private readonly snapshots = new Map<string, ListSnapshot>();
+  private snapshotCount = 0;
+  private bookmarkTimer: NodeJS.Timeout | undefined;
   private readonly log = new RequestLog();
   private readonly failures = new InjectedFailures();
   private readonly watches = new Set<WatchStream>();
 
   private constructor(
     private readonly server: Server,
-    /** `http://127.0.0.1:<port>` */
+    /** `http://127.0.0.1:<port>`, or `https://` with `tls` */
     readonly url: string,
     private readonly unserved: ReadonlySet<string>,
+    options: FakeApiServerOptions,
+    /** With `tls`: the CA certificate (PEM) that signed the server's certificate. */
+    readonly ca?: Buffer,
   ) {
+    this.store = new ObjectStore(undefined, options.managedFields ?? false);
+    if (options.bookmarkEveryMs !== undefined) {
+      this.bookmarkTimer = setInterval(() => this.sendBookmark(), options.bookmarkEveryMs);
+      this.bookmarkTimer.unref();
+    }
     this.store.subscribe((change) => {
       for (const w of [...this.watches]) w.offer(change);
     });
@@ -50,13 +89,16 @@ export class FakeApiServer {
 
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     let instance: FakeApiServer | undefined;
-    const server = createServer((req, res) => instance?.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => instance?.handle(req, res);
+    const pki = options.tls === true ? await makeServingPki() : undefined;
+    const server: Server = pki ? createHttpsServer({ cert: pki.cert, key: pki.key }, handler) : createServer(handler);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    instance = new FakeApiServer(server, `http://127.0.0.1:${port}`, new Set(options.unserved ?? []));
+    const url = `${pki ? 'https' : 'http'}://127.0.0.1:${port}`;
+    instance = new FakeApiServer(server, url, new Set(options.unserved ?? []), options, pki?.ca);
     return instance;
   }
 
@@ -88,6 +130,7 @@ export class FakeApiServer {
   /** Forgets the change history: a watch resuming from an older resourceVersion gets 410 Gone. */
   compact(options: CompactOptions = {}): void {
     this.store.compact();
+    this.snapshots.clear();
     if (options.expireOpenWatches ?? true) for (const w of [...this.watches]) w.expire();
   }
 
@@ -160,6 +203,7 @@ export class FakeApiServer {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.bookmarkTimer);
     if (!this.server.listening) return;
     for (const w of [...this.watches]) w.end();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -224,16 +268,65 @@ export class FakeApiServer {
     }
     if (verb === 'get') return this.get(target, record, res);
     if (verb === 'watch') return this.watch(filter, query, record, res);
+    this.list(filter, query, record, res);
+  }
+
+  /**
+   * A LIST: the whole collection, or with `limit` one page of it and a `continue` token for the
+   * next, as client-go's pager reads it (500 a page); `continue` pages through the list as it was
+   * at the first page, its resourceVersion, with `remainingItemCount`.
+   */
+  private list(
+    filter: ObjectFilter,
+    query: Readonly<Record<string, string>>,
+    record: (status: number) => void,
+    res: ServerResponse,
+  ): void {
+    const token = query['continue'];
+    let snapshot: ListSnapshot | undefined;
+    let start = 0;
+    if (token !== undefined && token !== '') {
+      const [id, from] = decodeContinue(token);
+      snapshot = id === undefined ? undefined : this.snapshots.get(id);
+      if (snapshot === undefined || from === undefined || from > snapshot.items.length) {
+        record(410);
+        const message =
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+        return sendJson(res, 410, statusObject(410, 'Expired', message));
+      }
+      start = from;
+    } else {
+      snapshot = {
+        resourceVersion: this.store.resourceVersion,
+        // The list as of now (stored objects are replaced, never changed in place).
+        items: this.store.list(filter.resource, filter.namespace).filter((o) => selects(filter, o)),
+      };
+    }
+    const limit = /^\d+$/.test(query['limit'] ?? '') ? Number(query['limit']) : 0;
+    const end = limit > 0 ? Math.min(start + limit, snapshot.items.length) : snapshot.items.length;
+    let next: string | undefined;
+    if (end < snapshot.items.length) {
+      let id = token === undefined || token === '' ? undefined : decodeContinue(token)[0];
+      if (id === undefined) {
+        id = String(++this.snapshotCount);
+        this.snapshots.set(id, snapshot);
+        for (const old of this.snapshots.keys()) {
+          if (this.snapshots.size <= KEPT_LIST_SNAPSHOTS) break;
+          this.snapshots.delete(old);
+        }
+      }
+      next = encodeContinue(id, end);
+    }
     record(200);
+    const metadata = {
+      resourceVersion: String(snapshot.resourceVersion),
+      ...(next !== undefined ? { continue: next, remainingItemCount: snapshot.items.length - end } : {}),
+    };
+    // Written in turns (`sendList`).
     sendList(
       res,
-      {
-        kind: filter.resource.listKind,
-        apiVersion: filter.resource.apiVersion,
-        metadata: { resourceVersion: String(this.store.resourceVersion) },
-      },
-      // The list as of now (stored objects are replaced, never changed in place), written in turns.
-      this.store.list(filter.resource, filter.namespace).filter((o) => selects(filter, o)),
+      { kind: filter.resource.listKind, apiVersion: filter.resource.apiVersion, metadata },
+      start === 0 && end === snapshot.items.length ? snapshot.items : snapshot.items.slice(start, end),
     );
   }
 
@@ -342,6 +435,23 @@ export class FakeApiServer {
       const timer = setTimeout(() => stream.end(), timeoutSeconds * 1000);
       res.on('close', () => clearTimeout(timer));
     }
+  }
+}
+
+/** A continue token: opaque to clients (base64 JSON, as the real server's), naming a snapshot and a position. */
+function encodeContinue(id: string, from: number): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', id, from })).toString('base64url');
+}
+
+function decodeContinue(token: string): [id: string | undefined, from: number | undefined] {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { id?: unknown; from?: unknown };
+    return [
+      typeof parsed.id === 'string' ? parsed.id : undefined,
+      Number.isSafeInteger(parsed.from) && (parsed.from as number) >= 0 ? (parsed.from as number) : undefined,
+    ];
+  } catch {
+    return [undefined, undefined];
   }
 }
 

@@ -15,4 +15,15 @@ describe('kubeconfigFor', () => {
     }
     await expect(access(config.path)).rejects.toThrow();
   });
+
+  it('trusts an HTTPS server through its CA, without skipping verification', async () => {
+    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const config = await kubeconfigFor({ url: 'https://127.0.0.1:4321', ca });
+    try {
+      expect(config.yaml).toContain(`certificate-authority-data: ${ca.toString('base64')}`);
+      expect(config.yaml).not.toContain('insecure-skip-tls-verify');
+    } finally {
+      await config.remove();
+    }
+  });
 });

@@ -11,10 +11,12 @@ export interface LabKubeconfig {
 }
 
 /**
- * A kubeconfig pointing at a (fake) API server. The server speaks plain HTTP, which
- * @kubernetes/client-node only accepts when `insecure-skip-tls-verify` is set.
+ * A kubeconfig pointing at a (fake) API server. With `ca` (an HTTPS server's CA certificate, PEM)
+ * the client verifies the server against it (`certificate-authority-data`), as on a real cluster;
+ * without, the server speaks plain HTTP, which @kubernetes/client-node only accepts when
+ * `insecure-skip-tls-verify` is set.
  */
-export function kubeconfigYaml(serverUrl: string, contextName = 'kpng-lab'): string {
+export function kubeconfigYaml(serverUrl: string, contextName = 'kpng-lab', ca?: Buffer | undefined): string {
   const quoted = JSON.stringify(serverUrl);
   return [
     'apiVersion: v1',
@@ -23,7 +25,9 @@ export function kubeconfigYaml(serverUrl: string, contextName = 'kpng-lab'): str
     `- name: ${contextName}`,
     '  cluster:',
     `    server: ${quoted}`,
-    '    insecure-skip-tls-verify: true',
+    ca !== undefined
+      ? `    certificate-authority-data: ${ca.toString('base64')}`
+      : '    insecure-skip-tls-verify: true',
     'users:',
     `- name: ${contextName}`,
     '  user:',
@@ -38,8 +42,11 @@ export function kubeconfigYaml(serverUrl: string, contextName = 'kpng-lab'): str
   ].join('\n');
 }
 
-export async function kubeconfigFor(server: { readonly url: string }): Promise<LabKubeconfig> {
-  const yaml = kubeconfigYaml(server.url);
+export async function kubeconfigFor(server: {
+  readonly url: string;
+  readonly ca?: Buffer | undefined;
+}): Promise<LabKubeconfig> {
+  const yaml = kubeconfigYaml(server.url, undefined, server.ca);
   const dir = await mkdtemp(join(tmpdir(), 'kpng-kubeconfig-'));
   const path = join(dir, 'kubeconfig.yaml');
   await writeFile(path, yaml, { mode: 0o600 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { managedFieldsFor } from './managed-fields.js';
 import { resourceForKind, resourceId, type ResourceType } from './resources.js';
 
 /**
@@ -78,7 +79,11 @@ export class ObjectStore {
   private history: StoredChange[] = [];
   private readonly listeners = new Set<(change: StoredChange) => void>();
 
-  constructor(private readonly historyLimit = DEFAULT_HISTORY_LIMIT) {}
+  constructor(
+    private readonly historyLimit = DEFAULT_HISTORY_LIMIT,
+    /** Give every object written without `managedFields` one entry, as a real API server does. */
+    private readonly managedFields = false,
+  ) {}
 
   get resourceVersion(): number {
     return this.rv;
@@ -167,10 +172,20 @@ export class ObjectStore {
 
   private stamp(obj: KubeObject, uid: string, creationTimestamp: string): StoredObject {
     this.rv += 1;
+    const managed =
+      this.managedFields && obj.metadata['managedFields'] === undefined
+        ? { managedFields: managedFieldsFor(obj, new Date().toISOString().replace(/\.\d+Z$/, 'Z')) }
+        : {};
     return {
       ...structuredClone(obj),
       apiVersion: obj.apiVersion ?? '',
-      metadata: { ...structuredClone(obj.metadata), uid, creationTimestamp, resourceVersion: String(this.rv) },
+      metadata: {
+        ...structuredClone(obj.metadata),
+        uid,
+        creationTimestamp,
+        resourceVersion: String(this.rv),
+        ...managed,
+      },
     };
   }
 

@@ -22,8 +22,16 @@ export interface ListAnswer<T> {
   readonly items: T[];
 }
 
+/** Items a LIST page asks for: client-go's pager's default, which the reflector uses. */
+export const LIST_PAGE_SIZE = 500;
+
 /**
- * LIST a collection as raw JSON. The generated API clients would deserialize every item into
+ * LIST a collection as raw JSON, in pages of LIST_PAGE_SIZE (`limit`, then `continue`) as
+ * client-go's reflector reads it through its pager: the API server answers each page from the
+ * same snapshot, so the pages join to one consistent list at the last page's resourceVersion, and
+ * no answer is bigger than a page. A `continue` token the server no longer honours (410 Expired,
+ * after a compaction) makes the list start again whole, without pages, as the pager's
+ * FullListIfExpired does. The generated API clients would deserialize every item into
  * model classes (Dates instead of strings, renamed fields), so listed objects would differ in shape
  * from watched ones, which arrive as parsed JSON; converting one shape only is simpler and cheaper.
  * The body is parsed item by item as it arrives (`ListBody`): a big list costs many short turns
@@ -38,20 +46,35 @@ export async function listRaw<T = KubernetesObject>(
   prepare: (item: KubernetesObject) => T = (item) => item as T,
 ): Promise<ListAnswer<T>> {
   const { path, labelSelector, fieldSelector } = collection;
-  const { url, res } = await apiGet(kc, path, { labelSelector, fieldSelector }, signal, limiter);
-  if (res.statusCode !== 200) throw await statusError('LIST', url, res);
-  const body = new ListBody();
   const items: T[] = [];
   const onItem = (item: unknown): void => void items.push(prepare(trimObject(item as KubernetesObject)));
-  res.setEncoding('utf8');
-  // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
-  const budget = new TurnBudget(10);
-  for await (const chunk of res) {
-    body.push(chunk as string, onItem);
-    if (budget.due()) await budget.yield();
+  let limit: string | undefined = String(LIST_PAGE_SIZE);
+  let next: string | undefined;
+  for (;;) {
+    const query = { labelSelector, fieldSelector, limit, continue: next };
+    const { url, res } = await apiGet(kc, path, query, signal, limiter);
+    if (res.statusCode === 410 && next !== undefined) {
+      res.resume();
+      items.length = 0;
+      [limit, next] = [undefined, undefined];
+      continue;
+    }
+    if (res.statusCode !== 200) throw await statusError('LIST', url, res);
+    const body = new ListBody();
+    res.setEncoding('utf8');
+    // Chunks already buffered arrive back to back in one turn: give the event loop one every 10 ms.
+    const budget = new TurnBudget(10);
+    for await (const chunk of res) {
+      body.push(chunk as string, onItem);
+      if (budget.due()) await budget.yield();
+    }
+    const metadata = (body.end() as { metadata?: { resourceVersion?: unknown; continue?: unknown } }).metadata;
+    if (typeof metadata?.continue === 'string' && metadata.continue !== '') {
+      next = metadata.continue;
+      continue;
+    }
+    return { resourceVersion: typeof metadata?.resourceVersion === 'string' ? metadata.resourceVersion : '', items };
   }
-  const metadata = (body.end() as { metadata?: { resourceVersion?: unknown } }).metadata;
-  return { resourceVersion: typeof metadata?.resourceVersion === 'string' ? metadata.resourceVersion : '', items };
 }
 
 /** What one WATCH request reports, in this order: `opened` (answered 200), `event`s, `ended` once. */
