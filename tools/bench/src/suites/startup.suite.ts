@@ -1,6 +1,18 @@
-import { execFileSync } from 'node:child_process';
-import { compiledKubeProxy } from './namespaces.js';
-import { defineSuite } from './suite.js';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
+import { freePort } from '../proxy/free-port.js';
+import { namespaceRefusal, programLaunch } from '../proxy/program.js';
+import { ProxyProcess } from '../proxy/proxy-process.js';
+import { summarize } from '../runner/stats.js';
+import { compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
+import { defineSuite, type SuiteContext } from './suite.js';
+
+const run = promisify(execFile);
 
 /**
  * The compat `kube-proxy` before it does anything: `kube-proxy --version` and `--help`, compiled,
@@ -8,23 +20,84 @@ import { defineSuite } from './suite.js';
  * reference: what any Node program costs to start on this machine now). `--sources=DIR` (a
  * folder holding another revision's `packages/`, e.g. `git archive REV packages | tar -x -C DIR`)
  * adds the same rows for that revision, `startup.sources.*`, for a before/after in one run.
- * Nothing here touches the kernel or the network: scenario-independent, listed under s1k.
+ *
+ * `startup.informers`: the spawn of `kube-proxy --proxy-mode=nftables` (the proxy suite's launch,
+ * `KPNG_NETNS` a namespace this suite creates) until it logs 'starting informers' (modules loaded,
+ * configuration read, the mode's set-up and other modes' leftovers cleaned: what gates the first
+ * LIST), against a bare `node -e 0` spawned and awaited in the same runs, and their ratio. The fake
+ * API server holds the scenario's nodes only. `--no-informers` leaves it out (it needs to create
+ * network namespaces); the other rows touch neither the kernel nor the network.
+ * Scenario-independent, listed under s1k.
  */
 export default defineSuite({
   name: 'startup',
-  description: 'kube-proxy --version / --help (compiled, a fresh process each) against bare node -e 0',
+  description: 'kube-proxy --version / --help, and start to informers started (nftables mode), against bare node -e 0',
   scenarios: ['s1k'],
   async run(ctx) {
     const node = { name: 'node', fn: () => execFileSync(process.execPath, ['-e', '0']) };
     const revisions: Array<[string, string | undefined]> = [['startup', undefined]];
     const sources = ctx.options['sources'];
     if (typeof sources === 'string') revisions.push(['startup.sources', sources]);
+    const entries = new Map<string, string>();
     for (const [prefix, dir] of revisions) {
       const entry = await compiledKubeProxy(dir === undefined ? 'startup-bench' : 'startup-bench-sources', dir);
+      entries.set(prefix, entry);
       for (const flag of ['version', 'help']) {
         if (ctx.signal.aborted) return;
         await ctx.measureAgainst(`${prefix}.${flag}`, () => execFileSync(process.execPath, [entry, `--${flag}`]), node);
       }
     }
+    if (ctx.options['no-informers'] !== undefined) return;
+    await requireNamespaces('startup');
+    for (const [prefix, entry] of entries) await informersStarted(ctx, `${prefix}.informers`, entry);
   },
 });
+
+/** Spawn to 'starting informers', and a bare node's spawn to exit, alternating; medians and their ratio. */
+async function informersStarted(ctx: SuiteContext, metric: string, entry: string): Promise<void> {
+  const server = await FakeApiServer.start();
+  const objects = ctx.objects();
+  for (const obj of objects.nodes) server.create(obj as never);
+  const kubeconfig = join(tmpdir(), `kpng-startup-bench-${process.pid}.yaml`);
+  await writeFile(kubeconfig, kubeconfigYaml(server.url));
+  const subject: number[] = [];
+  const reference: number[] = [];
+  try {
+    await inNamespace(ctx, 'startup', async (ns) => {
+      const refusal = namespaceRefusal(ns.name, process.pid, (name) => existsSync(`/run/netns/${name}`));
+      if (refusal !== undefined) throw new Error(`refusing to start kube-proxy: ${refusal}`);
+      for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
+        const nodeStart = performance.now();
+        await run(process.execPath, ['-e', '0']);
+        const nodeMs = performance.now() - nodeStart;
+        const launch = programLaunch('kube-proxy', {
+          kubeconfig,
+          nodeName: objects.benchNode,
+          netns: ns.name,
+          metricsPort: await freePort(),
+          healthPort: await freePort(),
+        });
+        const program = new ProxyProcess({ entry, args: launch.args, env: launch.env, signal: ctx.signal });
+        try {
+          await program.waitFor((line) => line.msg === 'starting informers', 60_000);
+          const ms = performance.now() - program.startedAt;
+          if (i >= ctx.warmup) (subject.push(ms), reference.push(nodeMs));
+        } finally {
+          await program.stop();
+        }
+      }
+    });
+  } finally {
+    await rm(kubeconfig, { force: true });
+    await server.close();
+  }
+  const rows: Array<[string, number[], string]> = [
+    [metric, subject, 'ms'],
+    [`${metric}.node`, reference, 'ms'],
+    [`${metric}.vs.node`, subject.map((v, i) => v / (reference[i] ?? Number.NaN)), 'x'],
+  ];
+  for (const [name, values, unit] of rows) {
+    const s = summarize(values);
+    ctx.report({ scenario: ctx.scenario, metric: name, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
+  }
+}
