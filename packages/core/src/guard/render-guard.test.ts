@@ -173,6 +173,24 @@ describe('RenderGuard', () => {
     ]);
   });
 
+  it('leaves bad or other-family NodePort addresses out, keeps all and good ones, and a valid node as it is', () => {
+    const good: any = structuredClone(nodeState([DB]));
+    good.node.nodePortAddresses = { IPv4: ['198.18.255.1'], IPv6: 'all' };
+    expect(guarded(good).state).toBe(good);
+    const state: any = structuredClone(nodeState([DB]));
+    state.node.nodePortAddresses = {
+      IPv4: ['198.18.255.1', '2001:db8::1', '198.18.255.2 -j ACCEPT'],
+      IPv6: ['::1', 7],
+    };
+    const { state: out, refusals } = guarded(state);
+    expect(out.node.nodePortAddresses).toEqual({ IPv4: ['198.18.255.1'], IPv6: ['::1'] });
+    expect(refusals.map((r) => [r.kind, r.field])).toEqual([
+      ['node', 'nodePortAddresses.IPv4'],
+      ['node', 'nodePortAddresses.IPv4'],
+      ['node', 'nodePortAddresses.IPv6'],
+    ]);
+  });
+
   it('decides once per object: the same objects again are neither checked nor reported twice', () => {
     const state = hostile((s) => (s.ports[0]!.port = 0));
     const refusals: RenderRefusal[] = [];

@@ -28,6 +28,7 @@ import type {
   LocalServicePort,
   NodeLocalState,
 } from '../nodeview/types.js';
+import type { FamilyNodePortAddresses, NodePortAddresses } from '../nodeview/node-port-addresses.js';
 import {
   isAffinityTimeout,
   isCanonicalCIDR,
@@ -123,8 +124,32 @@ function checkNode(node: LocalNode, observe: RefusalObserver): LocalNode {
     node.serviceCIDRs === undefined
       ? undefined
       : keep(node.serviceCIDRs, 'serviceCIDRs', (v) => isCanonicalCIDR(v), 'cidr');
-  if (addresses === node.addresses && podCIDRs === node.podCIDRs && serviceCIDRs === node.serviceCIDRs) return node;
-  return { ...node, addresses, podCIDRs, ...(serviceCIDRs === undefined ? {} : { serviceCIDRs }) };
+  const npa = node.nodePortAddresses;
+  const nodePortAddresses: NodePortAddresses | undefined =
+    npa === undefined
+      ? undefined
+      : {
+          IPv4: keepFamily(npa.IPv4, 'IPv4'),
+          IPv6: keepFamily(npa.IPv6, 'IPv6'),
+        };
+  function keepFamily(list: FamilyNodePortAddresses, family: IPFamily): FamilyNodePortAddresses {
+    if (list === 'all') return list;
+    return keep(list, `nodePortAddresses.${family}`, (v) => isCanonicalIP(v, family), 'address');
+  }
+  if (
+    addresses === node.addresses &&
+    podCIDRs === node.podCIDRs &&
+    serviceCIDRs === node.serviceCIDRs &&
+    (npa === undefined || (nodePortAddresses!.IPv4 === npa.IPv4 && nodePortAddresses!.IPv6 === npa.IPv6))
+  )
+    return node;
+  return {
+    ...node,
+    addresses,
+    podCIDRs,
+    ...(serviceCIDRs === undefined ? {} : { serviceCIDRs }),
+    ...(nodePortAddresses === undefined ? {} : { nodePortAddresses }),
+  };
 }
 
 /** A Service-level problem, as [reason, field, value]; undefined when there is none. */

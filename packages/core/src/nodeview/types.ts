@@ -4,6 +4,7 @@
  * fallback, topology, family filtering). Backends render this; they never re-derive policy.
  */
 import type { PolicyState } from '../policy/types.js';
+import type { NodePortAddresses } from './node-port-addresses.js';
 import type {
   IPFamily,
   NodeName,
@@ -109,6 +110,13 @@ export interface LocalNode {
    * nftables mode drops traffic to unallocated IPs in them. Unset: none known, use configured ranges.
    */
   readonly serviceCIDRs?: readonly string[];
+  /**
+   * `nodePortAddresses` resolved over the host's interfaces (per family `all` or the addresses):
+   * where NodePorts are accepted. Set by the sync stage before each sync, in the process that
+   * programs the kernel (its interfaces, not the Node object's addresses, as upstream); never
+   * sent over the stream. Unset: every local address.
+   */
+  readonly nodePortAddresses?: NodePortAddresses;
 }
 
 /** A complete node-local state at one revision of the global model. */

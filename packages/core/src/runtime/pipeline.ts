@@ -5,6 +5,7 @@ import type { HealthCheckAddresses } from '../health/health-check-addresses.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
+import { nodePortAddressesReader, type NodePortAddressesReader } from '../nodeview/interface-addresses.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { StreamTls } from '../stream/tls.js';
 import type { Backend } from '../sync/backend.js';
@@ -23,6 +24,7 @@ import { NodeView } from './node-view.js';
  *   node view  NodeView (runtime/node-view.ts over nodeview/): this node's state, recomputed for what changed
  *   (stream)   optional: StateHub -> gRPC (stream/server) ... watchLocalState (stream/client) in another process
  *   sync       SyncLoop (sync/sync-loop.ts): kube-proxy's cadence, coalescing, retries, health, metrics
+ *              (before each sync: nodePortAddresses over this namespace's interfaces, nodeview/interface-addresses.ts)
  *   backend    Backend.sync (a backend package): render, diff, apply to the kernel
  *
  * The stages after the node view (`afterNodeView`: node health, then sync -> backend) are the same
@@ -115,6 +117,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
       health,
       serviceHealth,
       changesPending,
+      ...(config.backend.nodePorts ? { nodePortAddresses: nodePortAddressesOf(config.backend.nodePorts) } : {}),
     });
     await sync.start();
   }
@@ -234,4 +237,9 @@ function modelMetrics(metrics: CoreMetrics, pending: PendingCounts): ModelObserv
       metrics.modelObjects(kind, count);
     },
   };
+}
+
+/** The backend's `nodePortAddresses`, resolved over its namespace's interfaces at each sync. */
+function nodePortAddressesOf(nodePorts: NonNullable<Backend['nodePorts']>): NodePortAddressesReader {
+  return nodePortAddressesReader(nodePorts.addresses, nodePorts.netns !== undefined ? { netns: nodePorts.netns } : {});
 }

@@ -38,6 +38,13 @@ export interface Backend {
   readonly name: string;
   /** IP families this backend programs; sync metrics are observed per family. */
   readonly families: readonly IPFamily[];
+  /**
+   * kube-proxy's `nodePortAddresses` as this backend was configured (`[]`, `['primary']` or CIDRs)
+   * and the network namespace it programs (unset: the process's own). The sync stage resolves it
+   * over that namespace's interfaces before each sync into `state.node.nodePortAddresses`, which
+   * the backend renders. Unset: the state carries none (every local address).
+   */
+  readonly nodePorts?: { readonly addresses: readonly string[]; readonly netns?: string };
   /** Called once before the first sync (e.g. capability checks, creating the table skeleton). */
   setup?(): Promise<void>;
   sync(req: SyncRequest): Promise<void | SyncOutcome>;

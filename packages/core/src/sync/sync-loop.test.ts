@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ProxyHealth } from '../health/proxy-health.js';
 import { createCoreMetrics } from '../metrics/core-metrics.js';
 import { serviceKey, type IPFamily, type ServiceKey } from '../model/types.js';
+import type { NodePortAddressesReader } from '../nodeview/interface-addresses.js';
+import type { NodePortAddresses } from '../nodeview/node-port-addresses.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import { ErrorCodes, KpngError } from '../util/errors.js';
 import { FakeClock } from '../util/fake-clock.js';
@@ -93,7 +95,12 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs = MIN, changesPending?: ChangesPending) {
+async function setup(
+  families: readonly IPFamily[] = ['IPv4'],
+  minSyncPeriodMs = MIN,
+  changesPending?: ChangesPending,
+  nodePortAddresses?: NodePortAddressesReader,
+) {
   const clock = new FakeClock();
   const registry = new Registry();
   const metrics = createCoreMetrics(registry, { processMetrics: false });
@@ -112,6 +119,7 @@ async function setup(families: readonly IPFamily[] = ['IPv4'], minSyncPeriodMs =
     serviceHealth,
     log,
     ...(changesPending ? { changesPending } : {}),
+    ...(nodePortAddresses ? { nodePortAddresses } : {}),
   });
   running = { loop, clock };
   await loop.start();
@@ -333,6 +341,47 @@ describe('SyncLoop failures', () => {
       at: MIN + 5_000,
     });
     expect([...third.changes.updatedServices!].sort()).toEqual([a, b]);
+  });
+});
+
+describe('SyncLoop nodePortAddresses', () => {
+  it('reads them before each sync into the synced node; a change makes the sync full; a failed read fails the sync', async () => {
+    const answers: (NodePortAddresses | Error)[] = [
+      { IPv4: ['192.0.2.10'], IPv6: 'all' },
+      { IPv4: ['192.0.2.10'], IPv6: 'all' },
+      { IPv4: ['192.0.2.10', '192.0.2.11'], IPv6: 'all' },
+      new Error('ip -j addr exited with 1'),
+    ];
+    const read: NodePortAddressesReader = () => {
+      const next = answers.shift() ?? { IPv4: ['192.0.2.11'], IPv6: 'all' };
+      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+    };
+    const h = await setup(['IPv4'], MIN, undefined, read);
+    const offered = aNodeLocalState();
+    h.loop.offer(offered, changed([a]), 1);
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState(), changed([a]), 2); // same addresses: partial
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState(), changed([a]), 3); // an address appeared: full
+    await h.clock.tick(MIN);
+    h.loop.offer(aNodeLocalState(), changed([a]), 4); // the read fails: no sync, a failure, a full retry
+    await h.clock.tick(0);
+    expect(await h.series('kpng_sync_failures_total{backend="fake"}')).toBe(1);
+    await h.clock.tick(SYNC_PERIOD);
+    expect(h.summary()).toEqual([
+      { at: 0, full: true, revision: 1 },
+      { at: MIN, full: false, revision: 2 },
+      { at: 2 * MIN, full: true, revision: 3 },
+      { at: 3 * MIN + SYNC_PERIOD, full: true, revision: 4 },
+    ]);
+    expect(h.backend.requests.map((r) => r.state.node.nodePortAddresses)).toEqual([
+      { IPv4: ['192.0.2.10'], IPv6: 'all' },
+      { IPv4: ['192.0.2.10'], IPv6: 'all' },
+      { IPv4: ['192.0.2.10', '192.0.2.11'], IPv6: 'all' },
+      { IPv4: ['192.0.2.11'], IPv6: 'all' },
+    ]);
+    expect(h.backend.requests[0]!.state.services).toBe(offered.services);
+    expect(offered.node.nodePortAddresses).toBeUndefined(); // the offered state is not changed
   });
 });
 

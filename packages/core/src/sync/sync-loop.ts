@@ -1,6 +1,8 @@
 import type { CoreMetrics } from '../metrics/core-metrics.js';
 import type { IPFamily, ServiceKey } from '../model/types.js';
 import { findService } from '../nodeview/find-service.js';
+import type { NodePortAddressesReader } from '../nodeview/interface-addresses.js';
+import type { NodePortAddresses } from '../nodeview/node-port-addresses.js';
 import type { NodeLocalState, StateChanges } from '../nodeview/types.js';
 import type { Clock } from '../util/clock.js';
 import { ErrorCodes, KpngError, toError } from '../util/errors.js';
@@ -70,6 +72,12 @@ export interface SyncLoopOptions {
   readonly serviceHealth?: ServiceHealthSync;
   readonly changesPending?: ChangesPending;
   readonly log?: Logger;
+  /**
+   * Resolves `nodePortAddresses` over the host's interfaces, read before each sync (as upstream):
+   * the result is the synced state's `node.nodePortAddresses`; a change makes the sync full; a
+   * failed read fails the sync (counted, retried). Unset: the state goes as offered.
+   */
+  readonly nodePortAddresses?: NodePortAddressesReader;
 }
 
 /**
@@ -107,6 +115,8 @@ export class SyncLoop {
   private received = new Map<ServiceKey, number[]>();
   /** When the first state since the running (or last) sync read its changes was offered (monotonic ms). */
   private firstOfferSinceTake: number | undefined;
+  /** The NodePort addresses of the last successful sync (`nodePortAddresses` option). */
+  private syncedNodePortAddresses: NodePortAddresses | undefined;
   /** The state of the last successful sync: where a removed Service's families are looked up. */
   private synced: NodeLocalState | undefined;
   /** The check timer fired: the next run checks the kernel for drift first. */
@@ -213,12 +223,18 @@ export class SyncLoop {
     const received = this.received;
     this.received = new Map();
     const startedAt = clock.monotonic();
-    const full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
+    let full = this.needFullSync || this.fullSyncDue(startedAt) || changes.nodeChanged || !changes.updatedServices;
     let repaired: readonly string[] = [];
+    let state = latest.state;
     try {
+      if (this.opts.nodePortAddresses) {
+        const nodePortAddresses = await this.opts.nodePortAddresses(state.node);
+        if (!sameNodePortAddresses(nodePortAddresses, this.syncedNodePortAddresses)) full = true;
+        state = { ...state, node: { ...state.node, nodePortAddresses } };
+      }
       const applied = this.opts.changesPending?.syncStarting();
       const outcome = await backend.sync({
-        state: latest.state,
+        state,
         changes,
         full,
         revision: latest.revision,
@@ -246,6 +262,7 @@ export class SyncLoop {
       return;
     }
     this.needFullSync = false;
+    this.syncedNodePortAddresses = state.node.nodePortAddresses;
     if (full) this.lastFullSyncStart = startedAt;
     const durationMs = clock.monotonic() - startedAt;
     this.recordSuccess(latest.state, changes, full, durationMs / 1000);
@@ -262,7 +279,7 @@ export class SyncLoop {
     await this.opts.serviceHealth?.sync(
       latest.state.services,
       () => this.opts.health.isHealthy(),
-      latest.state.node,
+      state.node,
       full || changes.nodeChanged ? undefined : changes.updatedServices,
     );
   }
@@ -326,4 +343,14 @@ export function nodeFamilies(backendFamilies: readonly IPFamily[], state: NodeLo
   const has = new Set(state.node.addresses.map(ipFamilyOf));
   const families = backendFamilies.filter((f) => has.has(f));
   return families.length > 0 ? families : backendFamilies;
+}
+
+function sameNodePortAddresses(a: NodePortAddresses | undefined, b: NodePortAddresses | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return sameFamily(a.IPv4, b.IPv4) && sameFamily(a.IPv6, b.IPv6);
+}
+
+function sameFamily(a: NodePortAddresses['IPv4'], b: NodePortAddresses['IPv4']): boolean {
+  if (a === 'all' || b === 'all') return a === b;
+  return a.length === b.length && a.every((address, i) => address === b[i]);
 }
