@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import { freePort } from '../proxy/free-port.js';
@@ -13,6 +14,7 @@ import { compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.
 import { defineSuite, type SuiteContext } from './suite.js';
 
 const run = promisify(execFile);
+const RSS_PARTS = fileURLToPath(new URL('../../scripts/rss-parts.mjs', import.meta.url));
 
 /**
  * The compat `kube-proxy` before it does anything: `kube-proxy --version` and `--help`, compiled,
@@ -25,8 +27,16 @@ const run = promisify(execFile);
  * `KPNG_NETNS` a namespace this suite creates) until it logs 'starting informers' (modules loaded,
  * configuration read, the mode's set-up and other modes' leftovers cleaned: what gates the first
  * LIST), against a bare `node -e 0` spawned and awaited in the same runs, and their ratio. The fake
- * API server holds the scenario's nodes only. `--no-informers` leaves it out (it needs to create
- * network namespaces); the other rows touch neither the kernel nor the network.
+ * API server holds the scenario's nodes only.
+ *
+ * `startup.rss.*`: the compat binary's resident memory by part, each run a fresh `node --expose-gc`
+ * (`scripts/rss-parts.mjs` over the same compiled copy), RSS after a full collection at each step:
+ * `.node` (a bare node), `.modules` (+ what nftables mode loads), `.model` (+ the scenario in a
+ * NodeView with its node-local state), `.backend` (+ the nft backend after its first full sync into
+ * a namespace this suite creates). Medians of the runs, in bytes.
+ *
+ * `--no-informers` leaves both out (they need to create network namespaces); the other rows touch
+ * neither the kernel nor the network.
  * Scenario-independent, listed under s1k.
  */
 export default defineSuite({
@@ -50,6 +60,7 @@ export default defineSuite({
     if (ctx.options['no-informers'] !== undefined) return;
     await requireNamespaces('startup');
     for (const [prefix, entry] of entries) await informersStarted(ctx, `${prefix}.informers`, entry);
+    for (const [prefix, entry] of entries) await rssParts(ctx, `${prefix}.rss`, entry);
   },
 });
 
@@ -99,5 +110,44 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
   for (const [name, values, unit] of rows) {
     const s = summarize(values);
     ctx.report({ scenario: ctx.scenario, metric: name, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
+  }
+}
+
+/** RSS by part (scripts/rss-parts.mjs), one fresh process a run; medians per part. */
+async function rssParts(ctx: SuiteContext, metric: string, entry: string): Promise<void> {
+  const root = entry.slice(0, entry.lastIndexOf('/node_modules/'));
+  const objects = ctx.objects();
+  const scenarioFile = join(tmpdir(), `kpng-startup-rss-${process.pid}.json`);
+  await writeFile(scenarioFile, JSON.stringify(objects));
+  const parts = new Map<string, number[]>();
+  try {
+    await inNamespace(ctx, 'rss', async (ns) => {
+      for (let i = 0; i < ctx.runs && !ctx.signal.aborted; i++) {
+        const { stdout } = await run(process.execPath, [
+          '--expose-gc',
+          RSS_PARTS,
+          root,
+          scenarioFile,
+          ns.name,
+          objects.benchNode,
+        ]);
+        for (const [part, bytes] of Object.entries(JSON.parse(stdout) as Record<string, number>))
+          void (parts.get(part) ?? parts.set(part, []).get(part)!).push(bytes);
+      }
+    });
+  } finally {
+    await rm(scenarioFile, { force: true });
+  }
+  for (const [part, values] of parts) {
+    const s = summarize(values);
+    ctx.report({
+      scenario: ctx.scenario,
+      metric: `${metric}.${part}`,
+      value: s.p50,
+      unit: 'bytes',
+      n: s.n,
+      p50: s.p50,
+      p99: s.p99,
+    });
   }
 }
