@@ -50,4 +50,12 @@ if (positionals[0] === 'node') {
 const { buildImages } = await import('../oci/build.js');
 const specs = positionals.length ? positionals.map(imageSpec) : IMAGE_CATALOG;
 const built = await buildImages(specs, { ...(values.out ? { outDir: values.out } : {}), log: (l) => console.log(l) });
-for (const b of built) console.log(`${b.reference}  ${b.archive}  ${(b.archiveBytes / 1024 / 1024).toFixed(1)} MiB`);
+const { imageSize } = await import('../oci/oci-archive.js');
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+for (const b of built) {
+  const size = await imageSize(b.archive);
+  console.log(
+    `${b.reference}  ${b.archive}  ${mib(b.archiveBytes)} archive, layers ${mib(size.uncompressedBytes)}` +
+      ` uncompressed, ${mib(size.compressedBytes)} compressed (gzip -6: what a node pulls)`,
+  );
+}

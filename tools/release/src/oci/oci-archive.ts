@@ -1,5 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 
 /** The parts of an OCI image config (`config` of the image-spec) the Dockerfile also declares. */
 export interface OciImageConfig {
@@ -54,6 +57,51 @@ export function unpackOciArchive(archive: string, root: string): UnpackedImage {
     architecture: image.architecture,
     root,
   };
+}
+
+/** What an image weighs: its layers as stored, and as a registry serves them to a node. */
+export interface ImageSize {
+  /** The layers' bytes unpacked (tar streams, uncompressed). */
+  readonly uncompressedBytes: number;
+  /**
+   * The layers gzip-compressed at level 6 (layers already gzipped count as they are): what
+   * `skopeo copy`/`buildah push` send a registry by default, so what every node pulls.
+   */
+  readonly compressedBytes: number;
+}
+
+/** Measures an OCI archive's layers (each streamed out of the archive, nothing written to disk). */
+export async function imageSize(archive: string): Promise<ImageSize> {
+  const member = <T>(path: string): T => JSON.parse(sh('tar -xOf "$0" "$1"', [archive, path])) as T;
+  const blob = (d: Descriptor): string => `blobs/${d.digest.replace(':', '/')}`;
+  const index = member<{ manifests: Descriptor[] }>('index.json');
+  const manifest = member<{ layers: Descriptor[] }>(blob(index.manifests[0]!));
+  let uncompressedBytes = 0;
+  let compressedBytes = 0;
+  for (const layer of manifest.layers) {
+    const gzipped = layer.mediaType.endsWith('+gzip');
+    const counted = { raw: 0, gz: 0 };
+    const tar = spawn('tar', ['-xOf', archive, blob(layer)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => tar.once('close', resolve));
+    const count = (key: 'raw' | 'gz') =>
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          counted[key] += chunk.length;
+          done();
+        },
+      });
+    if (gzipped) {
+      tar.stdout.on('data', (chunk: Buffer) => (counted.gz += chunk.length));
+      await pipeline(tar.stdout, createGunzip(), count('raw'));
+    } else {
+      tar.stdout.on('data', (chunk: Buffer) => (counted.raw += chunk.length));
+      await pipeline(tar.stdout, createGzip({ level: 6 }), count('gz'));
+    }
+    if ((await exited) !== 0) throw new Error(`${archive}: cannot read ${blob(layer)}`);
+    uncompressedBytes += counted.raw;
+    compressedBytes += counted.gz;
+  }
+  return { uncompressedBytes, compressedBytes };
 }
 
 function sh(script: string, args: readonly string[]): string {
