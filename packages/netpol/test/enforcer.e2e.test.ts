@@ -330,18 +330,21 @@ describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
     });
   });
 
-  test('policy changes are element updates: the rules stay as the first sync wrote them', async () => {
-    await setPolicies([]);
+  test("a peer's label change is element updates of its group: no rule is added or replaced", async () => {
+    await setPolicies([
+      { podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB, podSelector: client }] }] },
+    ]);
     const rules = async () =>
       (await lab.node.namespace.exec(['nft', '-a', 'list', 'table', 'inet', 'kpng-netpol'])).stdout
         .split('\n')
         .filter((line) => line.includes('# handle') && !line.includes('elements'));
     const before = await rules();
-    await setPolicies([
-      { podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }], ports: [{ port: 'http' }] }] },
-    ]);
+    view.setPod(podObject('far', { app: 'other' }));
     const result = await enforcer.sync(view.state().state);
-    expect(result.full).toBe(false);
+    expect(result).toEqual({ full: false, added: 0, deleted: 2 });
+    expect(await rules()).toEqual(before);
+    view.setPod(podObject('far'));
+    expect(await enforcer.sync(view.state().state)).toEqual({ full: false, added: 2, deleted: 0 });
     expect(await rules()).toEqual(before);
   });
 

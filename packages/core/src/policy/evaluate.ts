@@ -1,25 +1,26 @@
 import type { Protocol } from '../model/types.js';
-import { allPeerPods, type ResolvedPeers } from './peers.js';
+import { ipBlockCIDRs } from './ip-block.js';
 import { matchesSelector } from './selector.js';
-import type {
-  AllowRule,
-  DirectionPolicy,
-  NetworkPolicyModel,
-  PodPolicy,
-  PolicyPod,
-  PolicyPort,
-  PolicyRule,
-  PolicyType,
-  PortRange,
+import {
+  peerGroupKey,
+  policyKey,
+  type AllowPeers,
+  type AllowRule,
+  type DirectionPolicy,
+  type NetworkPolicyModel,
+  type PodPolicy,
+  type PolicyPod,
+  type PolicyPort,
+  type PolicyRule,
+  type PolicyType,
+  type PortRange,
 } from './types.js';
 import type { PolicyWorld } from './world.js';
 
-/** Resolves the peers of `policy`'s rule `index` in `direction` (the view caches these). */
-export type PeerResolver = (policy: NetworkPolicyModel, direction: PolicyType, index: number) => ResolvedPeers;
-
 const ALL_PORTS = { first: 0, last: 65535 } as const;
 
-function namedPort(pod: PolicyPod, name: string, protocol: Protocol): number | undefined {
+/** The number of `pod`'s container port `name` for `protocol`, if it has one. */
+export function namedPort(pod: PolicyPod, name: string, protocol: Protocol): number | undefined {
   return pod.ports.find((port) => port.name === name && port.protocol === protocol)?.port;
 }
 
@@ -29,80 +30,64 @@ function numericRange(port: PolicyPort): PortRange | undefined {
   return { protocol: port.protocol, port: port.port, endPort: Math.max(port.port, port.endPort ?? port.port) };
 }
 
-function sortedUnique(values: Iterable<string>): readonly string[] {
-  return [...new Set(values)].sort();
+/** True when a rule names pods (a pod or namespace selector), not only ipBlocks. */
+export function ruleNamesPods(rule: PolicyRule): boolean {
+  return rule.peers !== undefined && rule.peers.some((peer) => peer.ipBlock === undefined);
 }
 
-function peerAddresses(peers: ResolvedPeers): readonly string[] | undefined {
-  if (peers.all) return undefined;
-  return sortedUnique([...peers.pods.flatMap((pod) => pod.ips), ...peers.cidrs]);
+function rulePeers(policy: NetworkPolicyModel, rule: PolicyRule, direction: PolicyType, index: number) {
+  if (rule.peers === undefined) return undefined;
+  const cidrs = [
+    ...new Set(rule.peers.flatMap((peer) => (peer.ipBlock === undefined ? [] : ipBlockCIDRs(peer.ipBlock)))),
+  ].sort();
+  const peers: AllowPeers = ruleNamesPods(rule)
+    ? { group: peerGroupKey(policyKey(policy.namespace, policy.name), direction, index), cidrs }
+    : { cidrs };
+  return peers;
 }
 
 /**
- * One rule as allow entries for `target`. Named ports resolve on the pod that receives the
- * traffic: the target for ingress, each destination pod for egress (ipBlock peers have no named
- * ports, so a named port never matches them). A rule whose ports or peers resolve to nothing
- * allows nothing.
+ * Rule `index` of `policy` as allow entries for `target`. The pods a rule's selectors name are a
+ * peer group (by key: the view resolves groups once for every target). Named ports resolve on the
+ * pod that receives the traffic: the target for ingress (a port it lacks allows nothing), each
+ * destination pod for egress (the rule's named-port group; ipBlock peers have no named ports).
  */
 function ruleAllows(
+  policy: NetworkPolicyModel,
   rule: PolicyRule,
-  peers: ResolvedPeers,
+  index: number,
   target: PolicyPod,
   direction: PolicyType,
-  world: PolicyWorld,
 ): AllowRule[] {
-  const addresses = peerAddresses(peers);
-  if (addresses !== undefined && addresses.length === 0) return [];
-  if (rule.ports.length === 0) return [addresses === undefined ? {} : { peers: addresses }];
+  const peers = rulePeers(policy, rule, direction, index);
+  if (rule.ports.length === 0) return [peers === undefined ? {} : { peers }];
 
   const ranges: PortRange[] = [];
-  const named: PolicyPort[] = [];
+  let named = false;
   for (const port of rule.ports) {
     const range = numericRange(port);
     if (range !== undefined) ranges.push(range);
-    else named.push(port);
-  }
-  if (direction === 'Ingress') {
-    for (const port of named) {
+    else if (direction === 'Egress') named = true;
+    else {
       const number = namedPort(target, port.port as string, port.protocol);
       if (number !== undefined) ranges.push({ protocol: port.protocol, port: number, endPort: number });
     }
   }
   const allows: AllowRule[] = [];
-  if (ranges.length > 0) allows.push(addresses === undefined ? { ports: ranges } : { peers: addresses, ports: ranges });
-  if (direction === 'Egress' && named.length > 0) {
-    const destinations = peers.all ? allPeerPods(world) : peers.pods;
-    const byPort = new Map<string, { range: PortRange; ips: string[] }>();
-    for (const port of named) {
-      for (const pod of destinations) {
-        const number = namedPort(pod, port.port as string, port.protocol);
-        if (number === undefined) continue;
-        const key = `${port.protocol}/${number}`;
-        const group = byPort.get(key) ?? { range: { protocol: port.protocol, port: number, endPort: number }, ips: [] };
-        group.ips.push(...pod.ips);
-        byPort.set(key, group);
-      }
-    }
-    for (const { range, ips } of byPort.values()) allows.push({ peers: sortedUnique(ips), ports: [range] });
-  }
+  if (ranges.length > 0) allows.push(peers === undefined ? { ports: ranges } : { peers, ports: ranges });
+  if (named && (rule.peers === undefined || ruleNamesPods(rule)))
+    allows.push({ endpoints: peerGroupKey(policyKey(policy.namespace, policy.name), direction, index, true) });
   return allows;
 }
 
-function directionPolicy(
-  target: PolicyPod,
-  direction: PolicyType,
-  world: PolicyWorld,
-  resolve: PeerResolver,
-): DirectionPolicy {
+function directionPolicy(target: PolicyPod, direction: PolicyType, world: PolicyWorld): DirectionPolicy {
   let isolated = false;
   const allow: AllowRule[] = [];
   for (const policy of world.policiesIn(target.namespace)) {
     if (!policy.policyTypes.includes(direction) || !matchesSelector(policy.podSelector, target.labels)) continue;
     isolated = true;
     const rules = direction === 'Ingress' ? policy.ingress : policy.egress;
-    rules.forEach((rule, index) => {
-      allow.push(...ruleAllows(rule, resolve(policy, direction, index), target, direction, world));
-    });
+    rules.forEach((rule, index) => allow.push(...ruleAllows(policy, rule, index, target, direction)));
   }
   return { isolated, allow };
 }
@@ -110,14 +95,15 @@ function directionPolicy(
 /**
  * What every policy of its namespace says about `target`: per direction, isolated when at least
  * one policy of that type selects it, and then the union of those policies' rules (policies are
- * additive, their order is irrelevant).
+ * additive, their order is irrelevant). Peer pods are named by group, not listed: the target's
+ * policy does not change when a peer does.
  */
-export function podPolicy(target: PolicyPod, world: PolicyWorld, resolve: PeerResolver): PodPolicy {
+export function podPolicy(target: PolicyPod, world: PolicyWorld): PodPolicy {
   return {
     namespace: target.namespace,
     name: target.name,
     ips: target.ips,
-    ingress: directionPolicy(target, 'Ingress', world, resolve),
-    egress: directionPolicy(target, 'Egress', world, resolve),
+    ingress: directionPolicy(target, 'Ingress', world),
+    egress: directionPolicy(target, 'Egress', world),
   };
 }

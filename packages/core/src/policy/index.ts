@@ -1,5 +1,6 @@
 /** The node-local policy view: NetworkPolicy semantics as pure functions, kept incrementally. */
 export type {
+  AllowPeers,
   AllowRule,
   DirectionPolicy,
   IPBlock,
@@ -7,6 +8,9 @@ export type {
   Labels,
   NamedPort,
   NetworkPolicyModel,
+  PeerEndpoint,
+  PeerGroup,
+  PeerGroupKey,
   PodKey,
   PodPolicy,
   PolicyKey,
@@ -21,10 +25,10 @@ export type {
   SelectorOperator,
   SelectorRequirement,
 } from './types.js';
-export { podKey, policyKey } from './types.js';
+export { peerGroupKey, podKey, policyKey } from './types.js';
 export { EVERYTHING, matchesSelector } from './selector.js';
 export { ipBlockCIDRs } from './ip-block.js';
-export { podPolicy, type PeerResolver } from './evaluate.js';
+export { podPolicy } from './evaluate.js';
 export { PolicyView, type PolicyUpdate } from './policy-view.js';
 export { allowsConnection, type Connection } from './allows.js';
 export { convertNamespace, convertNetworkPolicy, convertPod, POLICY_LIMITS } from './convert.js';

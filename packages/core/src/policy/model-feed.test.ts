@@ -65,10 +65,12 @@ describe('the policy view fed from the global model', () => {
       feedPolicyChanges(view, model, changes.at(-1)!);
       expect(view.state().state).toEqual(rebuilt(model));
     }
-    const server = view.state().state.pods.get(podKey('default', 'server'));
+    const { pods, groups } = view.state().state;
+    const server = pods.get(podKey('default', 'server'));
     // Isolated by `allow`, whose one peer left is other/client (default's was deleted, third's relabelled).
     expect(server?.ingress.isolated).toBe(true);
-    expect(server?.ingress.allow.flatMap((r) => r.peers ?? [])).toEqual(['198.18.1.13', '2001:db8:1::13']);
+    const named = server?.ingress.allow.flatMap((r) => (r.peers?.group === undefined ? [] : [r.peers.group])) ?? [];
+    expect(named.map((key) => groups.get(key))).toEqual([{ kind: 'ips', ips: ['198.18.1.13', '2001:db8:1::13'] }]);
   });
 
   it('commits no revision for an unchanged Pod, Namespace or NetworkPolicy (hash-deduplicated)', () => {

@@ -58,3 +58,23 @@ export function allPeerPods(world: PolicyWorld): readonly PolicyPod[] {
   }
   return pods;
 }
+
+/**
+ * True when `pod` belongs to the group of `rule` (every peer pod when the rule names no peer: only
+ * an egress rule's named-port group has that form).
+ */
+export function ruleSelectsPod(
+  policy: NetworkPolicyModel,
+  rule: PolicyRule,
+  pod: PolicyPod,
+  namespaceLabels: (name: string) => Readonly<Record<string, string>>,
+): boolean {
+  if (rule.peers === undefined) return isPolicyPod(pod);
+  return rule.peers.some((peer) => peerSelects(peer, policy.namespace, pod, namespaceLabels));
+}
+
+/** Every pod of `rule`'s group, resolved against the cluster. */
+export function groupPods(policy: NetworkPolicyModel, rule: PolicyRule, world: PolicyWorld): readonly PolicyPod[] {
+  const peers = resolvePeers(policy, rule, world);
+  return peers.all ? allPeerPods(world) : peers.pods;
+}

@@ -22,11 +22,12 @@ function verdicts(
   probes: readonly Probe[],
   family: 'IPv4' | 'IPv6',
 ) {
-  const state = view.state().state.pods.get(podKey('default', target));
+  const all = view.state().state;
+  const state = all.pods.get(podKey('default', target));
   if (state === undefined) throw new Error(`no local pod ${target}`);
   const policyOf = direction === 'Ingress' ? state.ingress : state.egress;
   return probes.map(([peer, protocol, port]) =>
-    allowsConnection(policyOf, { peer: ipOf(peer, family), protocol, port }),
+    allowsConnection(policyOf, { peer: ipOf(peer, family), protocol, port }, all.groups),
   );
 }
 
@@ -354,8 +355,13 @@ describe('policy view: incremental updates', () => {
   test('a pod label change in and out of a selector', () => {
     const view = viewWith([allowClients]);
     view.state();
+    const server = view.state().state.pods.get(podKey('default', 'server'));
     view.setPod(pod('default', 'client', 11, { app: 'other' }));
-    expect([...view.state().changed].sort()).toEqual(['default/client', 'default/server']);
+    // The peer's group changes; the server's policy, which names the group, does not.
+    const update = view.state();
+    expect(update.changed).toEqual(['default/client']);
+    expect(update.changedGroups).toEqual(['default/p0/Ingress/0']);
+    expect(update.state.pods.get(podKey('default', 'server'))).toBe(server);
     expect(verdicts(view, 'server', 'Ingress', [[11, 'TCP', 80, false]], 'IPv4')).toEqual([false]);
     view.setPod(pod('default', 'client', 11, { app: 'client' }));
     expect(verdicts(view, 'server', 'Ingress', [[11, 'TCP', 80, true]], 'IPv4')).toEqual([true]);
@@ -365,7 +371,7 @@ describe('policy view: incremental updates', () => {
     const view = viewWith([{ podSelector: server, ingress: [{ from: [{ namespaceSelector: teamB }] }] }]);
     expect(verdicts(view, 'server', 'Ingress', [[40, 'TCP', 80, false]], 'IPv4')).toEqual([false]);
     view.setPod(pod('other', 'new', 40, {}, { node: 'node-2' }));
-    expect(view.state().changed).toEqual(['default/server']);
+    expect(view.state()).toMatchObject({ changed: [], changedGroups: ['default/p0/Ingress/0'] });
     expect(verdicts(view, 'server', 'Ingress', [[40, 'TCP', 80, true]], 'IPv6')).toEqual([true]);
   });
 
@@ -404,9 +410,9 @@ describe('policy view: incremental updates', () => {
     view.state();
     view.setPolicy(policy('other', 'elsewhere', { podSelector: {} }));
     view.setPod(pod('third', 'unrelated', 41, { app: 'x' }, { node: 'node-2' }));
-    expect(view.state().changed).toEqual([]);
+    expect(view.state()).toMatchObject({ changed: [], changedGroups: [] });
     view.deletePod(podKey('default', 'stranger'));
-    expect(view.state().changed).toEqual([]);
+    expect(view.state()).toMatchObject({ changed: [], changedGroups: [] });
   });
 
   test('the state is a snapshot: later changes do not alter a state already handed out', () => {

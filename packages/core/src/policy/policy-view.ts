@@ -1,66 +1,88 @@
 import { podPolicy } from './evaluate.js';
-import { peerSelects, resolvePeers, type ResolvedPeers } from './peers.js';
+import { peerGroup } from './groups.js';
+import { groupPods, ruleSelectsPod } from './peers.js';
 import { matchesSelector } from './selector.js';
 import {
   podKey,
   policyKey,
   type Labels,
   type NetworkPolicyModel,
+  type PeerGroup,
+  type PeerGroupKey,
   type PodKey,
   type PodPolicy,
   type PolicyKey,
   type PolicyNamespace,
   type PolicyPod,
+  type PolicyRule,
   type PolicyState,
-  type PolicyType,
 } from './types.js';
 import { isPolicyPod, type PolicyWorld } from './world.js';
 
-/** The result of `PolicyView.state()`: the full state and the local pods whose policy changed. */
+/** The result of `PolicyView.state()`: the full state and what changed since the previous one. */
 export interface PolicyUpdate {
   readonly state: PolicyState;
   /** Local pods recomputed (added, changed or removed) since the previous `state()`. */
   readonly changed: readonly PodKey[];
+  /** Peer groups whose content changed, or that appeared, since the previous `state()`. */
+  readonly changedGroups: readonly PeerGroupKey[];
 }
 
 const NO_LABELS: Labels = {};
 
-function policySelectsPeer(policy: NetworkPolicyModel, pod: PolicyPod, world: PolicyWorld): boolean {
-  const rules = [...policy.ingress, ...policy.egress];
-  // A rule open to every peer depends on the pods only through named egress ports.
-  const namedEgress = policy.egress.some(
-    (rule) => rule.peers === undefined && rule.ports.some((p) => typeof p.port === 'string'),
-  );
-  if (namedEgress && isPolicyPod(pod)) return true;
-  return rules.some((rule) =>
-    (rule.peers ?? []).some((peer) => peerSelects(peer, policy.namespace, pod, (name) => world.namespaceLabels(name))),
-  );
+/** A peer group the last state named, kept up to date member by member. */
+interface GroupEntry {
+  readonly policy: PolicyKey;
+  readonly source: NetworkPolicyModel;
+  readonly rule: PolicyRule;
+  readonly named: boolean;
+  /** Member pods; undefined: to resolve again from the cluster (a namespace's labels changed). */
+  members: Map<PodKey, PolicyPod> | undefined;
+  /** The content handed out last; undefined once a member changed. */
+  group: PeerGroup | undefined;
+  /** The content handed out before that change (kept when the new content is equal). */
+  last: PeerGroup | undefined;
 }
 
-function selectsNamespace(policy: NetworkPolicyModel, labels: Labels): boolean {
-  return [...policy.ingress, ...policy.egress].some((rule) =>
-    (rule.peers ?? []).some(
-      (peer) => peer.namespaceSelector !== undefined && matchesSelector(peer.namespaceSelector, labels),
-    ),
+function sameGroup(a: PeerGroup, b: PeerGroup): boolean {
+  if (a.kind === 'ips' && b.kind === 'ips')
+    return a.ips.length === b.ips.length && a.ips.every((ip, i) => ip === b.ips[i]);
+  if (a.kind === 'endpoints' && b.kind === 'endpoints')
+    return (
+      a.endpoints.length === b.endpoints.length &&
+      a.endpoints.every((e, i) => {
+        const o = b.endpoints[i];
+        return o !== undefined && e.ip === o.ip && e.protocol === o.protocol && e.port === o.port;
+      })
+    );
+  return false;
+}
+
+function hasNamespaceSelectorFor(rule: PolicyRule, labels: Labels): boolean {
+  return (rule.peers ?? []).some(
+    (peer) => peer.namespaceSelector !== undefined && matchesSelector(peer.namespaceSelector, labels),
   );
 }
 
 /**
- * The node-local policy view, kept incrementally: pods are indexed by namespace, rule peers are
- * resolved once per policy and cached, and a change marks only the local pods whose policy it can
- * alter (the changed pod itself, the targets of policies whose peers it enters or leaves, the
- * targets of a changed policy, of policies whose namespace selectors a namespace change affects).
- * `state()` recomputes those pods and nothing else.
+ * The node-local policy view, kept incrementally. A local pod's policy names its peers by group
+ * (one per rule, `PeerGroupKey`), so the pods and the peers are recomputed apart:
+ * - a pod change recomputes that pod (when local) and moves it in or out of the groups it enters
+ *   or leaves (one membership test per group the state names), never their targets;
+ * - a policy change recomputes the local pods it selects (before and after) and drops its groups;
+ * - a namespace change resolves again the groups whose namespace selectors it can affect.
+ * Only the groups some local pod names are kept (memory grows with them, not with the cluster).
  */
 export class PolicyView implements PolicyWorld {
   readonly #node: string;
   readonly #pods = new Map<string, Map<PodKey, PolicyPod>>();
   readonly #namespaces = new Map<string, Labels>();
   readonly #policies = new Map<string, Map<PolicyKey, NetworkPolicyModel>>();
-  readonly #peerCache = new Map<PolicyKey, Map<string, ResolvedPeers>>();
   readonly #local = new Map<PodKey, PodPolicy>();
   readonly #dirty = new Set<PodKey>();
-  #state: PolicyState = { pods: new Map() };
+  readonly #groups = new Map<PeerGroupKey, GroupEntry>();
+  #groupsChanged = false;
+  #state: PolicyState = { pods: new Map(), groups: new Map() };
 
   constructor(nodeName: string) {
     this.#node = nodeName;
@@ -135,31 +157,55 @@ export class PolicyView implements PolicyWorld {
     this.#policyChanged(key, old, undefined);
   }
 
-  /** Recomputes the marked pods; returns the full state and which pods were recomputed. */
+  /** Recomputes the marked pods and the changed groups; returns the full state and what changed. */
   state(): PolicyUpdate {
-    if (this.#dirty.size === 0) return { state: this.#state, changed: [] };
-    const resolve = (policy: NetworkPolicyModel, direction: PolicyType, index: number): ResolvedPeers => {
-      const key = policyKey(policy.namespace, policy.name);
-      let cache = this.#peerCache.get(key);
-      if (cache === undefined) this.#peerCache.set(key, (cache = new Map()));
-      const ruleKey = `${direction}/${index}`;
-      let peers = cache.get(ruleKey);
-      if (peers === undefined) {
-        const rule = (direction === 'Ingress' ? policy.ingress : policy.egress)[index];
-        peers = rule === undefined ? { all: false, pods: [], cidrs: [] } : resolvePeers(policy, rule, this);
-        cache.set(ruleKey, peers);
-      }
-      return peers;
-    };
+    if (this.#dirty.size === 0 && !this.#groupsChanged) return { state: this.#state, changed: [], changedGroups: [] };
     const changed = [...this.#dirty];
     this.#dirty.clear();
+    this.#groupsChanged = false;
     for (const key of changed) {
       const pod = this.pod(key);
       if (pod === undefined || !this.#isLocal(pod)) this.#local.delete(key);
-      else this.#local.set(key, podPolicy(pod, this, resolve));
+      else this.#local.set(key, podPolicy(pod, this));
     }
-    this.#state = { pods: new Map(this.#local) };
-    return { state: this.#state, changed };
+    const named = new Set<PeerGroupKey>();
+    for (const policy of this.#local.values()) {
+      for (const rule of [...policy.ingress.allow, ...policy.egress.allow]) {
+        if (rule.peers?.group !== undefined) named.add(rule.peers.group);
+        if (rule.endpoints !== undefined) named.add(rule.endpoints);
+      }
+    }
+    for (const key of this.#groups.keys()) if (!named.has(key)) this.#groups.delete(key);
+    const groups = new Map<PeerGroupKey, PeerGroup>();
+    const changedGroups: PeerGroupKey[] = [];
+    for (const key of named) {
+      const entry = this.#groups.get(key) ?? this.#newEntry(key);
+      if (entry === undefined) continue;
+      this.#groups.set(key, entry);
+      if (entry.group === undefined) {
+        entry.members ??= new Map(
+          groupPods(entry.source, entry.rule, this).map((pod) => [podKey(pod.namespace, pod.name), pod]),
+        );
+        const group = peerGroup(entry.rule, entry.named, entry.members.values());
+        const kept = entry.last !== undefined && sameGroup(entry.last, group);
+        entry.group = kept ? entry.last : group;
+        entry.last = entry.group;
+        if (!kept) changedGroups.push(key);
+      }
+      groups.set(key, entry.group as PeerGroup);
+    }
+    this.#state = { pods: new Map(this.#local), groups };
+    return { state: this.#state, changed, changedGroups };
+  }
+
+  /** The entry of a group a local pod's policy names (`namespace/name/direction/index[/named]`). */
+  #newEntry(key: PeerGroupKey): GroupEntry | undefined {
+    const [namespace, name, direction, index, named] = key.split('/');
+    const policy = policyKey(namespace as string, name as string);
+    const source = this.#policies.get(namespace as string)?.get(policy);
+    const rule = (direction === 'Ingress' ? source?.ingress : source?.egress)?.[Number(index)];
+    if (source === undefined || rule === undefined) return undefined;
+    return { policy, source, rule, named: named === 'named', members: undefined, group: undefined, last: undefined };
   }
 
   #isLocal(pod: PolicyPod): boolean {
@@ -173,32 +219,35 @@ export class PolicyView implements PolicyWorld {
     }
   }
 
-  #allPolicies(): Iterable<NetworkPolicyModel> {
-    return [...this.#policies.values()].flatMap((inNamespace) => [...inNamespace.values()]);
-  }
-
   #podChanged(key: PodKey, old: PolicyPod | undefined, pod: PolicyPod | undefined): void {
     if ((old !== undefined && this.#isLocal(old)) || (pod !== undefined && this.#isLocal(pod))) this.#dirty.add(key);
-    for (const policy of this.#allPolicies()) {
-      const affected =
-        (old !== undefined && policySelectsPeer(policy, old, this)) ||
-        (pod !== undefined && policySelectsPeer(policy, pod, this));
-      if (!affected) continue;
-      this.#peerCache.delete(policyKey(policy.namespace, policy.name));
-      this.#markTargets(policy);
+    const labels = (name: string) => this.namespaceLabels(name);
+    for (const entry of this.#groups.values()) {
+      if (entry.members === undefined) continue;
+      if (pod !== undefined && ruleSelectsPod(entry.source, entry.rule, pod, labels)) {
+        if (entry.members.get(key) === pod) continue;
+        entry.members.set(key, pod);
+      } else if (!entry.members.delete(key)) continue;
+      entry.group = undefined;
+      this.#groupsChanged = true;
     }
   }
 
   #namespaceChanged(old: Labels, labels: Labels): void {
-    for (const policy of this.#allPolicies()) {
-      if (!selectsNamespace(policy, old) && !selectsNamespace(policy, labels)) continue;
-      this.#peerCache.delete(policyKey(policy.namespace, policy.name));
-      this.#markTargets(policy);
+    for (const entry of this.#groups.values()) {
+      if (!hasNamespaceSelectorFor(entry.rule, old) && !hasNamespaceSelectorFor(entry.rule, labels)) continue;
+      entry.members = undefined;
+      entry.group = undefined;
+      this.#groupsChanged = true;
     }
   }
 
   #policyChanged(key: PolicyKey, old: NetworkPolicyModel | undefined, policy: NetworkPolicyModel | undefined): void {
-    this.#peerCache.delete(key);
+    for (const [groupKey, entry] of this.#groups) {
+      if (entry.policy !== key) continue;
+      this.#groups.delete(groupKey);
+      this.#groupsChanged = true;
+    }
     if (old !== undefined) this.#markTargets(old);
     if (policy !== undefined) this.#markTargets(policy);
   }

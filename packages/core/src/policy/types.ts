@@ -111,11 +111,50 @@ export interface PortRange {
   readonly endPort: number;
 }
 
-/** Traffic a direction allows: peers (undefined: any address) on ports (undefined: any port or protocol). */
+/**
+ * `policy/direction/rule index`: the pods one rule's peers select, shared by every pod the policy
+ * selects (an enforcer programs one set per group, so a peer's change is one element update).
+ * An egress rule's named ports add a second group, `.../named`.
+ */
+export type PeerGroupKey = string & { readonly __brand: 'PeerGroupKey' };
+
+export function peerGroupKey(policy: PolicyKey, direction: PolicyType, index: number, named = false): PeerGroupKey {
+  return `${policy}/${direction}/${index}${named ? '/named' : ''}` as PeerGroupKey;
+}
+
+/** One destination of an egress rule on a named port: a peer pod's address and its port number. */
+export interface PeerEndpoint {
+  readonly ip: string;
+  readonly protocol: Protocol;
+  readonly port: number;
+}
+
+/**
+ * The pods a rule's pod and namespace selectors select, as addresses (`ips`, sorted), or for the
+ * named-port group of an egress rule, as (address, protocol, port) of each selected pod that has
+ * a container port of that name (`endpoints`, sorted by address, protocol, port).
+ */
+export type PeerGroup =
+  | { readonly kind: 'ips'; readonly ips: readonly string[] }
+  | { readonly kind: 'endpoints'; readonly endpoints: readonly PeerEndpoint[] };
+
+/** The peers of an allow rule: the addresses of a group's pods, and CIDRs (ipBlocks, exceptions cut out). */
+export interface AllowPeers {
+  /** Absent: no pod peer (ipBlocks only). */
+  readonly group?: PeerGroupKey;
+  /** Canonical CIDRs, sorted. */
+  readonly cidrs: readonly string[];
+}
+
+/**
+ * Traffic a direction allows: peers (undefined: any address) on ports (undefined: any port or
+ * protocol); or, for an egress rule's named ports, the endpoints of a group (`endpoints`: peer
+ * address, protocol and port together, `peers` and `ports` unset).
+ */
 export interface AllowRule {
-  /** Pod IPs and canonical CIDRs (ipBlocks with their exceptions already cut out), sorted. */
-  readonly peers?: readonly string[];
+  readonly peers?: AllowPeers;
   readonly ports?: readonly PortRange[];
+  readonly endpoints?: PeerGroupKey;
 }
 
 export interface DirectionPolicy {
@@ -133,7 +172,11 @@ export interface PodPolicy {
   readonly egress: DirectionPolicy;
 }
 
-/** The node-local policy view: every non-hostNetwork pod of the node with an IP. */
+/**
+ * The node-local policy view: every non-hostNetwork pod of the node with an IP, and the peer
+ * groups their rules name (only those). A peer's label change replaces a group, not the pods.
+ */
 export interface PolicyState {
   readonly pods: ReadonlyMap<PodKey, PodPolicy>;
+  readonly groups: ReadonlyMap<PeerGroupKey, PeerGroup>;
 }

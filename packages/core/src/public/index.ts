@@ -47,8 +47,12 @@ export {
 
 // The node-local policy view: what a NetworkPolicy enforcer consumes
 export type {
+  AllowPeers,
   AllowRule,
   DirectionPolicy,
+  PeerEndpoint,
+  PeerGroup,
+  PeerGroupKey,
   PodKey,
   PodPolicy,
   PolicyKey,

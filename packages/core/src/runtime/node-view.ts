@@ -229,7 +229,7 @@ export class NodeView {
     let policyChanged = false;
     if (this.#policyView !== undefined && pending.policyChangedAt !== undefined) {
       const update = this.#policyView.state();
-      policyChanged = update.changed.length > 0 || this.#policyState === undefined;
+      policyChanged = update.changed.length > 0 || update.changedGroups.length > 0 || this.#policyState === undefined;
       this.#policyState = update.state;
     }
     const state = this.#policyState === undefined ? serviceState : { ...serviceState, policy: this.#policyState };

@@ -1,14 +1,16 @@
 /**
- * The NetworkPolicy enforcer: render the policy view to set elements, diff them against what the
- * last successful sync applied, and apply the difference as one atomic nft transaction. The first
- * sync, and the first after any failure, rewrites the table from scratch (the kernel's content is
- * then unknown); every other sync only adds and deletes elements, never rules.
+ * The NetworkPolicy enforcer: render the policy view's changed pods and peer groups, diff them
+ * against what the last successful sync applied, and apply the difference as one atomic nft
+ * transaction. The first sync, and the first after any failure, rewrites the table from scratch
+ * (the kernel's content is then unknown); every other sync adds and deletes elements (a peer's
+ * change: its groups' elements; a pod's: its verdict map elements), plus, when a pod needs an
+ * allow list no other pod has, that list's new chain (existing rules are never rewritten).
  */
 import { log as defaultLog, type IPFamily, type Logger, type PolicyState } from '@kpng/core';
-import { createNftClient, type Element, type Nft } from '@kpng/nftables';
+import { createNftClient, type Nft } from '@kpng/nftables';
 import { TABLE } from '../render/names.js';
-import { PodElements } from '../render/pod-elements.js';
 import { skeleton } from '../render/skeleton.js';
+import { PolicyTable } from '../render/table.js';
 
 export interface NetpolEnforcerOptions {
   /** The nft client (tests: a fake or one inside a lab namespace); default: the real `nft`. */
@@ -20,15 +22,11 @@ export interface NetpolEnforcerOptions {
   readonly log?: Logger;
 }
 
-/** What one sync wrote. */
+/** What one sync wrote: whether it rewrote the table, and the objects it added and deleted. */
 export interface EnforcerSyncResult {
   readonly full: boolean;
   readonly added: number;
   readonly deleted: number;
-}
-
-function element(set: string, key: readonly string[]): Element {
-  return { kind: 'element', family: TABLE.family, table: TABLE.name, set, key };
 }
 
 export class NetpolEnforcer {
@@ -36,8 +34,8 @@ export class NetpolEnforcer {
   readonly #options: NetpolEnforcerOptions;
   readonly #log: Logger;
   #nft: Nft | undefined;
-  /** What the last successful sync left in the kernel, per pod. */
-  readonly #elements: PodElements;
+  /** What the last successful sync left in the kernel. */
+  readonly #table: PolicyTable;
   /** The kernel's table is unknown (first sync, or after a failure): rewrite it. */
   #rewrite = true;
 
@@ -46,7 +44,7 @@ export class NetpolEnforcer {
     this.families = options.families ?? ['IPv4', 'IPv6'];
     this.#log = options.log ?? defaultLog;
     this.#nft = options.nft;
-    this.#elements = new PodElements(this.families);
+    this.#table = new PolicyTable(this.families);
   }
 
   /** The nft client this enforcer writes with (created on first use). */
@@ -59,13 +57,14 @@ export class NetpolEnforcer {
 
   /**
    * Programs the kernel to enforce `state`: only the pods whose policy object changed since the
-   * last sync are rendered again. On failure nothing changed and the next sync rewrites the table.
+   * last sync, and the groups whose object changed, are rendered again. On failure nothing
+   * changed and the next sync rewrites the table.
    */
   async sync(state: PolicyState, options: { readonly full?: boolean } = {}): Promise<EnforcerSyncResult> {
     const nft = await this.client();
     const full = options.full === true || this.#rewrite;
-    if (full) this.#elements.reset();
-    const update = this.#elements.update(state);
+    if (full) this.#table.reset();
+    const update = this.#table.update(state);
     const tx = nft.newTransaction();
     if (full) {
       const table = { kind: 'table', family: TABLE.family, name: TABLE.name } as const;
@@ -73,16 +72,18 @@ export class NetpolEnforcer {
       tx.delete(table);
       for (const object of skeleton(this.families)) tx.add(object);
     }
-    // Deletions first: an interval set refuses an element overlapping one still present.
-    for (const { set, key } of update.delta.delete) tx.delete(element(set, key));
-    for (const { set, key } of update.delta.add) tx.add(element(set, key));
-    const result = { full, added: update.delta.add.length, deleted: update.delta.delete.length };
+    let added = 0;
+    for (const { verb, object } of update.operations) {
+      if (verb === 'add') added++;
+      tx[verb](object);
+    }
+    const result = { full, added, deleted: update.operations.length - added };
     if (tx.size === 0) return result;
     this.#rewrite = true;
     await nft.run(tx);
     update.commit();
     this.#rewrite = false;
-    this.#log.info('netpol sync', { ...result, pods: state.pods.size, elements: this.#elements.size });
+    this.#log.info('netpol sync', { ...result, ...this.#table.size });
     return result;
   }
 

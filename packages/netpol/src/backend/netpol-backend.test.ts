@@ -3,7 +3,7 @@ import { SILENT_LOGGER } from '@kpng/core/testing';
 import { FakeNft } from '@kpng/nftables/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, test } from 'vitest';
-import { setNames, TABLE } from '../render/names.js';
+import { podMap, TABLE } from '../render/names.js';
 import { besideBackend, NetpolBackend, POLICY_SYNC_LATENCY_METRIC } from './netpol-backend.js';
 
 const isolated: PolicyState = {
@@ -19,6 +19,7 @@ const isolated: PolicyState = {
       },
     ],
   ]),
+  groups: new Map(),
 };
 
 const node = {
@@ -44,8 +45,8 @@ function request(policy: PolicyState | undefined, extra: Partial<SyncRequest> = 
 }
 
 async function isolatedPods(nft: FakeNft): Promise<string[]> {
-  const set = setNames('ingress', 'IPv4').isolated;
-  return (await nft.listElements(TABLE.family, TABLE.name, { set })).map((e) => e.key.join(' . '));
+  const map = podMap('ingress', 'IPv4');
+  return (await nft.listElements(TABLE.family, TABLE.name, { map })).map((e) => e.key.join(' . '));
 }
 
 describe('NetpolBackend', () => {

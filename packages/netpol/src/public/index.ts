@@ -1,6 +1,7 @@
 /**
  * @kpng/netpol: a NetworkPolicy enforcer in nftables. It renders core's node-local policy view
- * (`PolicyState`) to one `inet kpng-netpol` table and keeps it in step by element updates.
+ * (`PolicyState`) to one `inet kpng-netpol` table (shared peer-group sets, verdict maps keyed by pod IP)
+ * and keeps it in step by element updates.
  */
 export {
   besideBackend,
@@ -10,8 +11,8 @@ export {
   type NetpolBackendOptions,
 } from '../backend/netpol-backend.js';
 export { NetpolEnforcer, type EnforcerSyncResult, type NetpolEnforcerOptions } from '../backend/enforcer.js';
-export { renderElements, type DesiredElements } from '../render/elements.js';
+export { PolicyTable, verdictRules, type TableOperation } from '../render/table.js';
 export { skeleton } from '../render/skeleton.js';
-export { TABLE, setNames, type Direction } from '../render/names.js';
+export { TABLE, groupSet, podMap, verdictChain, type Direction } from '../render/names.js';
 /** The enforcer as every program loads it (`kpng-netpol`, `kpng --backend netpol`, `kpng --with-netpol`). */
 export { backend, withNetpol, WITH_NETPOL_FLAG } from '../cli/backend-module.js';

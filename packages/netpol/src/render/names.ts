@@ -8,20 +8,22 @@ export const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
 
 const SUFFIX: Readonly<Record<IPFamily, string>> = { IPv4: 'v4', IPv6: 'v6' };
 
-/** The sets of one direction and family (chain names follow the same pattern). */
-export function setNames(direction: Direction, family: IPFamily) {
-  const suffix = SUFFIX[family];
-  return {
-    /** Local pod IPs isolated in this direction. */
-    isolated: `${direction}-isolated-${suffix}`,
-    /** pod . peer . protocol . port, for rules with ports: ranges (ipBlocks, port ranges). */
-    ports: `${direction}-allow-ports-${suffix}`,
-    /** pod . peer, for rules without ports (every protocol): ranges. */
-    any: `${direction}-allow-any-${suffix}`,
-    /** The same two for one peer IP and one port: hash sets, whose updates cost O(1) at any size. */
-    exactPorts: `${direction}-allow-exact-ports-${suffix}`,
-    exactAny: `${direction}-allow-exact-any-${suffix}`,
-    /** The chain isolated traffic jumps to. */
-    chain: `${direction}-${suffix}`,
-  } as const;
+export const ADDRESS: Readonly<Record<IPFamily, { readonly type: string; readonly match: 'ip' | 'ip6' }>> = {
+  IPv4: { type: 'ipv4_addr', match: 'ip' },
+  IPv6: { type: 'ipv6_addr', match: 'ip6' },
+};
+
+/** The verdict map of a direction and family: local pod IP -> `jump` to its verdict chain. */
+export function podMap(direction: Direction, family: IPFamily): string {
+  return `${direction}-pods-${SUFFIX[family]}`;
+}
+
+/** The set of peer group `id` in `family` (its pods' addresses, or addresses . protocol . port). */
+export function groupSet(id: number, family: IPFamily): string {
+  return `group-${id}-${SUFFIX[family]}`;
+}
+
+/** The verdict chain `id` (the rules of every local pod with the same allow list). */
+export function verdictChain(direction: Direction, id: number, family: IPFamily): string {
+  return `${direction}-${id}-${SUFFIX[family]}`;
 }
