@@ -103,4 +103,35 @@ describe('NetpolBackend', () => {
     expect(calls).toEqual(['svc', 'svc', 'svc cleanup']);
     expect(nft.objects()).toEqual([]);
   });
+
+  test("beside a service backend: the loop's retry after a failure is a full sync of the failed one only", async () => {
+    const seen: Record<string, boolean[]> = { svc: [], netpol: [] };
+    const fails: Record<string, boolean> = { svc: false, netpol: false };
+    const fake = (name: string): Backend => ({
+      name,
+      families: ['IPv4'],
+      sync: async (req) => {
+        seen[name]?.push(req.full);
+        if (fails[name]) throw new Error(`${name} failed`);
+      },
+      cleanup: async () => {},
+    });
+    const both = besideBackend(fake('svc'), fake('netpol'));
+    await both.sync(request(isolated, { full: true }));
+    fails['netpol'] = true;
+    await expect(both.sync(request(isolated))).rejects.toThrow('netpol failed');
+    fails['netpol'] = false;
+    // The loop retries with a full sync: the service backend, which did not fail, syncs incrementally.
+    await both.sync(request(isolated, { full: true }));
+    fails['svc'] = true;
+    await expect(both.sync(request(isolated))).rejects.toThrow('svc failed');
+    fails['svc'] = false;
+    await both.sync(request(isolated, { full: true }));
+    // Past the retries, a full sync (periodic, node change) reaches both again.
+    await both.sync(request(isolated, { full: true }));
+    expect(seen).toEqual({
+      svc: [true, false, false, false, true, true],
+      netpol: [true, false, true, false, false, true],
+    });
+  });
 });

@@ -101,11 +101,16 @@ export class NetpolBackend implements Backend {
 
 /**
  * A service backend and the enforcer in one process, under one sync loop: each sync runs both
- * (the enforcer even when the service backend failed), and fails when either did, so the loop's
- * retry is a full sync of both. The loop's families and per-family metrics are the service
- * backend's.
+ * (the enforcer even when the service backend failed), and fails when either did, so the loop
+ * retries. Their failures are apart: the loop's retry after a failure is a full sync only for the
+ * backend that failed; the other one, whose last sync succeeded, gets an incremental sync (nothing
+ * to write when nothing changed). A periodic full sync that falls on such a retry reaches only the
+ * failed one. The loop's families and per-family metrics are the service backend's.
  */
 export function besideBackend(main: Backend, netpol: Backend): Backend {
+  const backends = [main, netpol] as const;
+  /** Backends whose last sync failed (their next sync is full). */
+  let failed = new Set<Backend>();
   return {
     name: `${main.name}+${netpol.name}`,
     families: main.families,
@@ -114,9 +119,14 @@ export function besideBackend(main: Backend, netpol: Backend): Backend {
       await netpol.setup?.();
     },
     sync: async (req) => {
-      const results = await Promise.allSettled([main.sync(req), netpol.sync(req)]);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      // After a failure the loop asks for a full sync: only the backends that failed need one.
+      const afterFailure = failed.size > 0;
+      const results = await Promise.allSettled(
+        backends.map((backend) => backend.sync(afterFailure ? { ...req, full: failed.has(backend) } : req)),
+      );
+      failed = new Set(backends.filter((_, i) => results[i]?.status === 'rejected'));
+      const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (rejected) throw rejected.reason;
       const repaired = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? (r.value.repaired ?? []) : []));
       return repaired.length > 0 ? { repaired } : {};
     },
