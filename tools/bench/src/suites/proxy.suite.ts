@@ -16,7 +16,7 @@ import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
  * The whole program, as an operator runs it: `kpng-nft` (compiled, in a child process) lists and
- * watches the lab's fake API server (real HTTP, in this process) loaded with the scenario, and
+ * watches the lab's fake API server (in this process) loaded with the scenario, and
  * programs a network namespace this suite creates. Figures, per run (medians over `--runs`):
  * - `proxy.start-to-programmed`: spawn to the first full sync logged (every Service programmed);
  *   reference: `proxy.start-to-programmed.no-services`, the same program over the nodes alone,
@@ -32,6 +32,9 @@ import { defineSuite, type SuiteContext } from './suite.js';
  *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
  *   `.backend`: the backend's part of it (the partial sync's logged `ms`: render, diff, nft);
  * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
+ * The fake API server answers as a real one does: HTTPS with its own CA (in the kubeconfig),
+ * `managedFields` on every object, LIST pages, a BOOKMARK a minute; `--plain-http` serves plain
+ * HTTP objects without managedFields instead (the figures before this, as a sub-figure).
  * Options: `--changes=N`, `--no-reference`, `--sources=DIR` (run another revision's core and nft:
  * a folder holding `packages/core` and `packages/nft`, e.g. `git archive REV packages | tar -x -C DIR`), `--cpu-prof=DIR` (the program writes a V8 CPU profile
  * of each run there, for `node --cpu-prof`'s usual tools), `--node-args=A,B` (V8/Node flags for the
@@ -141,7 +144,9 @@ async function runOnce(
   changes: number,
   tag: string,
 ): Promise<RunFigures> {
-  const server = await FakeApiServer.start();
+  const server = await FakeApiServer.start(
+    ctx.options['plain-http'] === undefined ? { tls: true, managedFields: true, bookmarkEveryMs: 60_000 } : {},
+  );
   const kubeconfig = join(tmpdir(), `kpng-proxy-bench-${process.pid}-${tag}.yaml`);
   let figures: RunFigures | undefined;
   try {
@@ -167,7 +172,7 @@ async function programOnce(
   netns: string,
 ): Promise<RunFigures> {
   for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
-  await writeFile(kubeconfig, kubeconfigYaml(server.url));
+  await writeFile(kubeconfig, kubeconfigYaml(server.url, undefined, server.ca));
   const [metricsPort, healthPort] = [await freePort(), await freePort()];
   const poll = new HealthPoll([
     `http://127.0.0.1:${healthPort}/healthz`,

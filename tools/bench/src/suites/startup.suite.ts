@@ -27,7 +27,7 @@ const RSS_PARTS = fileURLToPath(new URL('../../scripts/rss-parts.mjs', import.me
  * `KPNG_NETNS` a namespace this suite creates) until it logs 'starting informers' (modules loaded,
  * configuration read, the mode's set-up and other modes' leftovers cleaned: what gates the first
  * LIST), against a bare `node -e 0` spawned and awaited in the same runs, and their ratio. The fake
- * API server holds the scenario's nodes only.
+ * API server (HTTPS with its own CA, managedFields) holds the scenario's nodes only.
  *
  * `startup.rss.*`: the compat binary's resident memory by part, each run a fresh `node --expose-gc`
  * (`scripts/rss-parts.mjs` over the same compiled copy), RSS after a full collection at each step:
@@ -66,11 +66,11 @@ export default defineSuite({
 
 /** Spawn to 'starting informers', and a bare node's spawn to exit, alternating; medians and their ratio. */
 async function informersStarted(ctx: SuiteContext, metric: string, entry: string): Promise<void> {
-  const server = await FakeApiServer.start();
+  const server = await FakeApiServer.start({ tls: true, managedFields: true });
   const objects = ctx.objects();
   for (const obj of objects.nodes) server.create(obj as never);
   const kubeconfig = join(tmpdir(), `kpng-startup-bench-${process.pid}.yaml`);
-  await writeFile(kubeconfig, kubeconfigYaml(server.url));
+  await writeFile(kubeconfig, kubeconfigYaml(server.url, undefined, server.ca));
   const subject: number[] = [];
   const reference: number[] = [];
   try {
