@@ -1,5 +1,15 @@
 import { describe, expect, it, test } from 'vitest';
-import { ExecError, ExecStartError, processExecer, runChecked, runChunked, startProcess, type Execer } from './exec.js';
+import {
+  ExecError,
+  ExecStartError,
+  ExecTimeoutError,
+  processExecer,
+  runChecked,
+  runChunked,
+  startProcess,
+  withTimeout,
+  type Execer,
+} from './exec.js';
 import { AnsweringExecer, ScriptedExecer } from './testing.js';
 
 async function* pieces(...parts: (string | Error)[]): AsyncGenerator<string> {
@@ -101,6 +111,66 @@ describe('processes started before their input', () => {
     second.kill();
     await expect(second.end()).rejects.toThrow(/killed/);
     expect(runs).toEqual(['ab']);
+  });
+});
+
+describe('withTimeout', () => {
+  /** Runs until aborted, then rejects with the abort's reason (as processExecer does). */
+  const hanging: Execer = {
+    run: (_argv, _stdin, signal) =>
+      new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))),
+  };
+  const ok = { exitCode: 0, stdout: 'done', stderr: '' };
+
+  it('kills a real process still running after the timeout: ExecTimeoutError with argv and ms', async () => {
+    // `sleep 60` outlives the test's own timeout: only the kill lets this call settle.
+    const error: unknown = await withTimeout(processExecer, 200)
+      .run(['sleep', '60'], '')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExecTimeoutError);
+    expect(error).toMatchObject({
+      argv: ['sleep', '60'],
+      timeoutMs: 200,
+      message: 'sleep 60 did not finish within 200 ms: killed',
+    });
+  });
+
+  it("a caller's own abort keeps its reason; a command that finishes in time is untouched", async () => {
+    const mine = new AbortController();
+    const run = withTimeout(hanging, 60_000).run(['x'], '', mine.signal);
+    mine.abort(new Error('mine'));
+    await expect(run).rejects.toThrow(/^mine$/);
+    await expect(withTimeout({ run: () => Promise.resolve(ok) }, 10).run(['x'], '')).resolves.toEqual(ok);
+  });
+
+  it("a streamed command's clock starts once its input is complete", async () => {
+    let taken = '';
+    const streaming: Execer = {
+      run: () => Promise.reject(new Error('unused')),
+      async runStream(_argv, stdin) {
+        for await (const piece of stdin) taken += piece;
+        return ok;
+      },
+    };
+    // Rendering the input takes 100 ms, five times the timeout: not the command's time.
+    async function* slow(): AsyncGenerator<string> {
+      yield 'a';
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      yield 'b';
+    }
+    await expect(runChunked(withTimeout(streaming, 20), ['x'], slow())).resolves.toEqual(ok);
+    expect(taken).toBe('ab');
+    // Once the input is complete, the same command is killed as `run` is.
+    const hangingStream: Execer = {
+      ...hanging,
+      async runStream(argv, stdin, signal) {
+        for await (const piece of stdin) taken += piece;
+        return hanging.run(argv, '', signal);
+      },
+    };
+    await expect(runChunked(withTimeout(hangingStream, 20), ['x'], pieces('a'))).rejects.toBeInstanceOf(
+      ExecTimeoutError,
+    );
   });
 });
 

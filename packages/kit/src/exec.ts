@@ -68,6 +68,65 @@ export async function runChecked(
   return result;
 }
 
+/** The process ran longer than `withTimeout` allowed and was killed. */
+export class ExecTimeoutError extends Error {
+  readonly argv: readonly string[];
+  readonly timeoutMs: number;
+  constructor(argv: readonly string[], ms: number, options?: ErrorOptions) {
+    super(`${argv.join(' ')} did not finish within ${ms} ms: killed`, options);
+    this.name = 'ExecTimeoutError';
+    this.argv = [...argv];
+    this.timeoutMs = ms;
+  }
+}
+
+/**
+ * `execer`, killing (through the abort signal every execer honours) a command still running `ms`
+ * after it started, or, streamed, after its input was complete (rendering the input is the
+ * caller's time, not the command's); that call rejects with `ExecTimeoutError`. A caller's own
+ * abort still rejects with its own reason.
+ */
+export function withTimeout(execer: Execer, ms: number): Execer {
+  const timed = async (
+    argv: readonly string[],
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal, arm: () => void) => Promise<ExecResult>,
+  ): Promise<ExecResult> => {
+    const timeout = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    // Unreferenced, as AbortSignal.timeout's: the timer alone never keeps the program alive.
+    const arm = (): void => {
+      timer ??= setTimeout(() => timeout.abort(new Error(`timed out after ${ms} ms`)), ms).unref();
+    };
+    try {
+      return await run(signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]), arm);
+    } catch (e) {
+      if (!timeout.signal.aborted || signal?.aborted === true) throw e;
+      throw new ExecTimeoutError(argv, ms, { cause: e });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const wrapped: Execer = {
+    run: (argv, stdin, signal) =>
+      timed(argv, signal, (s, arm) => {
+        arm();
+        return execer.run(argv, stdin, s);
+      }),
+  };
+  const stream = execer.runStream;
+  if (stream !== undefined)
+    wrapped.runStream = (argv, stdin, signal) =>
+      timed(argv, signal, (s, arm) => stream.call(execer, argv, thenCall(stdin, arm), s));
+  return wrapped;
+}
+
+/** `pieces`, calling `done` once the last was taken. */
+async function* thenCall(pieces: AsyncIterable<string>, done: () => void): AsyncGenerator<string, void, void> {
+  yield* pieces;
+  done();
+}
+
 /** Runs `argv` with stdin in pieces: through `execer.runStream` when it has one, else joined, through `run`. */
 export async function runChunked(
   execer: Execer,

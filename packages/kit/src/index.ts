@@ -4,10 +4,12 @@ export { inNetns, type InNetnsOptions } from './netns.js';
 export {
   ExecError,
   ExecStartError,
+  ExecTimeoutError,
   processExecer,
   runChecked,
   runChunked,
   startProcess,
+  withTimeout,
   type Execer,
   type ExecResult,
   type StartedProcess,

@@ -1,6 +1,6 @@
 import { detectCapabilities, type Capabilities } from './capabilities.js';
 import { NftError } from './errors.js';
-import { inNetns, processExecer, runChunked, TurnBudget, type Execer, type ExecResult } from '@kpng/kit';
+import { ExecTimeoutError, inNetns, processExecer, runChunked, TurnBudget, withTimeout, type Execer } from '@kpng/kit';
 import { ShellExecer } from './shell-execer.js';
 import { parseListing } from './listing/parse-listing.js';
 import { sortForDump } from './canonical.js';
@@ -49,7 +49,7 @@ export async function createNftClient(options: NftClientOptions = {}): Promise<N
   const prefix = shell === undefined ? namespace : [];
   const nft = (args: readonly string[]): string[] => [...prefix, options.nftPath ?? 'nft', ...args];
   try {
-    const timed = options.timeoutMs === undefined ? execer : timeoutExecer(execer, options.timeoutMs);
+    const timed = options.timeoutMs === undefined ? execer : withTimeout(execer, options.timeoutMs);
     return new NftClient(timed, nft, await detectCapabilities(timed, nft), () => shell?.close());
   } catch (e) {
     await shell?.close();
@@ -57,52 +57,10 @@ export async function createNftClient(options: NftClientOptions = {}): Promise<N
   }
 }
 
-/**
- * `execer`, killing (through the abort signal every execer honours) what runs longer than `ms`;
- * that command fails with `NftError` kind `timeout` (`isTimeout`).
- */
-export function timeoutExecer(execer: Execer, ms: number): Execer {
-  const timed = async (
-    argv: readonly string[],
-    signal: AbortSignal | undefined,
-    run: (signal: AbortSignal, arm: () => void) => Promise<ExecResult>,
-  ): Promise<ExecResult> => {
-    const timeout = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    // Unreferenced, as AbortSignal.timeout's: the timer alone never keeps the program alive.
-    const arm = (): void => {
-      timer ??= setTimeout(() => timeout.abort(new Error(`timed out after ${ms} ms`)), ms).unref();
-    };
-    try {
-      return await run(signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]), arm);
-    } catch (e) {
-      if (!timeout.signal.aborted || signal?.aborted === true) throw e;
-      throw new NftError(`${argv.join(' ')} did not finish within ${ms} ms: killed`, 'timeout', '', [], { cause: e });
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  const wrapped: Execer = {
-    run: (argv, stdin, signal) =>
-      timed(argv, signal, (s, arm) => {
-        arm();
-        return execer.run(argv, stdin, s);
-      }),
-  };
-  const stream = execer.runStream;
-  if (stream !== undefined)
-    wrapped.runStream = (argv, stdin, signal) =>
-      timed(argv, signal, (s, arm) => stream.call(execer, argv, thenCall(stdin, arm), s));
-  return wrapped;
-}
-
-/**
- * `pieces`, calling `done` once the last was taken: a streamed command's clock starts when its
- * input is complete (rendering a full sync's text is this process's time, not nft's).
- */
-async function* thenCall(pieces: AsyncIterable<string>, done: () => void): AsyncGenerator<string, void, void> {
-  yield* pieces;
-  done();
+/** A command the client's `timeoutMs` killed (the kit's `withTimeout`), as an `NftError` of kind `timeout`. */
+function asNftError(e: unknown): never {
+  if (e instanceof ExecTimeoutError) throw new NftError(e.message, 'timeout', '', [], { cause: e });
+  throw e;
 }
 
 /** Runs transactions through `nft -f -`, one atomic invocation per transaction. */
@@ -178,7 +136,7 @@ export class NftClient implements Nft {
     // the objects nor the text are ever whole in memory. nft runs once the input is complete: an
     // invalid object found on the way rejects here, before nft ran.
     const streamed = streamOperations(tx.ops(), rendering, new TurnBudget(10));
-    const result = await runChunked(this.#execer, this.#nft(args), streamed.chunks, options.signal);
+    const result = await runChunked(this.#execer, this.#nft(args), streamed.chunks, options.signal).catch(asNftError);
     if (result.exitCode !== 0) {
       const layout = streamed.layout();
       throw NftError.fromNft(result.stderr, layout.lineOperations, tx, layout);
@@ -196,7 +154,7 @@ export class NftClient implements Nft {
       ? names.map(([what, name]) => checkName(what, name)).find(Boolean)
       : `unknown family ${family}`;
     if (problem !== undefined) throw new NftError(problem, 'invalid', '');
-    const result = await this.#execer.run(this.#nft(args), '', options.signal);
+    const result = await this.#execer.run(this.#nft(args), '', options.signal).catch(asNftError);
     if (result.exitCode !== 0) throw NftError.fromNft(result.stderr);
     return result.stdout;
   }

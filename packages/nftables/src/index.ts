@@ -46,7 +46,7 @@ export {
 export { ShellExecer, type ShellExecerOptions } from './shell-execer.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';
-export { createNftClient, NftClient, timeoutExecer, type NftClientOptions } from './client.js';
+export { createNftClient, NftClient, type NftClientOptions } from './client.js';
 
 export { canonicalChain, dumpObjects, sortForDump } from './canonical.js';
 export { parseDump } from './parse-dump.js';

@@ -8,8 +8,8 @@ import type { IPFamily } from '@kpng/core';
 import type { IptablesFlavour } from '../render/config.js';
 import type { Table } from '../render/skeleton.js';
 import { command, flavourOf, type Tool } from './commands.js';
-import { ExecTimeoutError, RestoreError } from './errors.js';
-import { inNetns, startProcess, type Execer, type ExecResult } from '@kpng/kit';
+import { RestoreError } from './errors.js';
+import { inNetns, startProcess, withTimeout, type Execer, type ExecResult } from '@kpng/kit';
 
 /**
  * A restore started before its input is rendered (the process starts while the backend renders):
@@ -36,35 +36,25 @@ export class IptablesClient {
   readonly flavour: IptablesFlavour;
   readonly #execer: Execer;
   readonly #prefix: readonly string[];
-  readonly #timeoutMs: number | undefined;
 
   constructor(options: IptablesClientOptions) {
-    this.#timeoutMs = options.timeoutMs;
     this.flavour = options.flavour;
-    this.#execer = options.execer;
+    // The kit's timeout: SIGTERM through the abort signal every execer honours, SIGKILL 5 s later;
+    // a streamed restore's clock starts when its input is complete (at `finish`).
+    this.#execer = options.timeoutMs === undefined ? options.execer : withTimeout(options.execer, options.timeoutMs);
     // Only the network namespace (nsenter): no mount namespace, no /sys remount per process, paid by every restore.
     this.#prefix = inNetns(options.netns, [], { via: 'nsenter' });
   }
 
   /** Runs any command in the client's namespace (killed after the client's timeout). */
-  async run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
-    const ms = this.#timeoutMs;
-    if (ms === undefined) return this.#execer.run([...this.#prefix, ...argv], stdin);
-    // The abort signal every execer honours (the kit's processExecer: SIGTERM, then SIGKILL 5 s later).
-    const timeout = AbortSignal.timeout(ms);
-    try {
-      return await this.#execer.run([...this.#prefix, ...argv], stdin, timeout);
-    } catch (e) {
-      throw timeout.aborted ? new ExecTimeoutError(argv, ms, { cause: e }) : e;
-    }
+  run(argv: readonly string[], stdin = ''): Promise<ExecResult> {
+    return this.#execer.run([...this.#prefix, ...argv], stdin);
   }
 
   /** `restore`, started now, its input written later; the client's timeout runs from `finish`. */
   startRestore(family: IPFamily): RestoreStream {
     const argv = [command(family, this.flavour, 'restore'), ...RESTORE_ARGS];
-    const ms = this.#timeoutMs;
-    const cancel = new AbortController();
-    const started = startProcess(this.#execer, [...this.#prefix, ...argv], cancel.signal);
+    const started = startProcess(this.#execer, [...this.#prefix, ...argv]);
     const input: string[] = [];
     return {
       write(chunk) {
@@ -72,15 +62,7 @@ export class IptablesClient {
         started.write(chunk);
       },
       async finish() {
-        const timer = ms === undefined ? undefined : setTimeout(() => cancel.abort(), ms);
-        let result: ExecResult;
-        try {
-          result = await started.end();
-        } catch (e) {
-          throw cancel.signal.aborted ? new ExecTimeoutError(argv, ms as number, { cause: e }) : e;
-        } finally {
-          clearTimeout(timer);
-        }
+        const result = await started.end();
         if (result.exitCode !== 0)
           throw new RestoreError(argv[0] as string, result.stderr || result.stdout, input.join(''));
       },

@@ -25,13 +25,5 @@ export function failedLine(stderr: string): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
-/**
- * A command that did not finish within the client's timeout and was killed. A killed
- * `iptables-restore` may have committed some of its tables (each `COMMIT` is atomic on its own).
- */
-export class ExecTimeoutError extends Error {
-  constructor(argv: readonly string[], ms: number, options?: ErrorOptions) {
-    super(`${argv.join(' ')} did not finish within ${ms} ms: killed`, options);
-    this.name = 'ExecTimeoutError';
-  }
-}
+// A command killed by the client's timeout: the kit's error (withTimeout).
+export { ExecTimeoutError } from '@kpng/kit';

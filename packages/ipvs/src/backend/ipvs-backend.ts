@@ -11,8 +11,8 @@ import {
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
-import { createNftClient, isTimeout, type Nft, type NftObject, timeoutExecer, Transaction } from '@kpng/nftables';
-import { processExecer, TurnBudget } from '@kpng/kit';
+import { createNftClient, isTimeout, type Nft, type NftObject, Transaction } from '@kpng/nftables';
+import { ExecTimeoutError, processExecer, TurnBudget, withTimeout } from '@kpng/kit';
 import { release } from 'node:os';
 import { Registry } from 'prom-client';
 import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
@@ -79,7 +79,7 @@ export class IpvsBackend implements Backend {
     this.#options = options;
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
     // `ip` and `sysctl` under the same limit as nft: a hung one fails the sync as a timeout too.
-    this.#host = new NodeHost(timeoutExecer(options.execer ?? processExecer, this.#writeTimeoutMs), options.netns);
+    this.#host = new NodeHost(withTimeout(options.execer ?? processExecer, this.#writeTimeoutMs), options.netns);
     this.#log = options.logger ?? defaultLog.with({ backend: 'ipvs' });
     const metrics = options.metrics;
     this.#metrics =
@@ -260,7 +260,7 @@ export class IpvsBackend implements Backend {
       this.#applied = undefined;
       this.#addresses = undefined;
       for (const family of FAMILIES) this.#nftTables[family].forget();
-      if (isTimeout(error))
+      if (isTimeout(error) || error instanceof ExecTimeoutError)
         throw new KpngError(ErrorCodes.WriteTimedOut, `ipvs sync failed: ${(error as Error).message}`, {
           cause: error,
         });

@@ -1,6 +1,7 @@
 import { RecordingLogger } from '@kpng/core/testing';
+import { ScriptedExecer } from '@kpng/kit/testing';
 import { describe, expect, it } from 'vitest';
-import { applySysctls, type SysctlAccess } from './sysctl.js';
+import { applySysctls, sysctlAccess, type SysctlAccess } from './sysctl.js';
 
 /** A fake /proc/sys (no kernel here: the kernel path is covered by the lab e2e test). */
 class FakeSysctls implements SysctlAccess {
@@ -55,5 +56,34 @@ describe('applySysctls', () => {
     ]);
     expect(log.at('error').map((r) => r.msg)).toEqual(['cannot set sysctl']);
     expect(log.at('warn').map((r) => r.msg)).toEqual(['cannot set sysctl; leaving it as it is']);
+  });
+});
+
+describe('sysctlAccess in a network namespace', () => {
+  it('reads and writes /proc/sys from inside the namespace through the exec seam; a refusal names the file', async () => {
+    const inside = (script: string, ...args: string[]) => [
+      'ip',
+      'netns',
+      'exec',
+      'lab-node',
+      'sh',
+      '-c',
+      script,
+      'sh',
+      ...args,
+    ];
+    const refusal = 'sh: 1: cannot create /proc/sys/net/netfilter/nf_conntrack_max: Read-only file system';
+    const execer = new ScriptedExecer([
+      { argv: inside('cat "$1"', `/proc/sys/${MAX}`), result: { stdout: '65536\n' } },
+      { argv: inside('printf %s "$2" > "$1"', `/proc/sys/${MAX}`, '131072') },
+      { argv: inside('printf %s "$2" > "$1"', `/proc/sys/${MAX}`, '262144'), result: { exitCode: 2, stderr: refusal } },
+    ]);
+    const access = sysctlAccess('lab-node', execer);
+    expect(await access.read(MAX)).toBe(65_536);
+    await access.write(MAX, 131_072);
+    await expect(access.write(MAX, 262_144)).rejects.toThrow(
+      /exited with 2: .*nf_conntrack_max: Read-only file system/,
+    );
+    expect(execer.remaining).toBe(0);
   });
 });

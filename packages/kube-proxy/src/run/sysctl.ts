@@ -3,14 +3,10 @@
  * programs: its own (the host's, under `hostNetwork: true`), or `KPNG_NETNS`'s for tests and labs,
  * so a test never writes the root namespace's settings.
  */
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import type { Logger } from '@kpng/core';
-import { inNetns } from '@kpng/kit';
+import { inNetns, processExecer, runChecked, type Execer } from '@kpng/kit';
 import type { SysctlSetting } from './conntrack.js';
-
-const run = promisify(execFile);
 
 /** Reads and writes `/proc/sys/<name>` (e.g. `net/netfilter/nf_conntrack_max`). */
 export interface SysctlAccess {
@@ -18,7 +14,7 @@ export interface SysctlAccess {
   write(name: string, value: number): Promise<void>;
 }
 
-export function sysctlAccess(netns: string | undefined): SysctlAccess {
+export function sysctlAccess(netns: string | undefined, execer: Execer = processExecer): SysctlAccess {
   const path = (name: string) => `/proc/sys/${name}`;
   if (netns === undefined) {
     return {
@@ -27,10 +23,8 @@ export function sysctlAccess(netns: string | undefined): SysctlAccess {
     };
   }
   // /proc/sys/net shows the namespace of the process reading it: read and write from inside.
-  const inside = (script: string, ...args: string[]) => {
-    const [file, ...argv] = inNetns(netns, ['sh', '-c', script, 'sh', ...args]);
-    return run(file as string, argv);
-  };
+  const inside = (script: string, ...args: string[]) =>
+    runChecked(execer, inNetns(netns, ['sh', '-c', script, 'sh', ...args]));
   return {
     read: async (name) => Number((await inside('cat "$1"', path(name))).stdout.trim()),
     write: async (name, value) => void (await inside('printf %s "$2" > "$1"', path(name), String(value))),

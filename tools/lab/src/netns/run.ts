@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { ExecError, processExecer, withTimeout } from '@kpng/kit';
 
 export interface RunOptions {
   readonly input?: string;
@@ -14,28 +14,26 @@ export interface RunResult {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Runs a command to completion; never throws for a non-zero exit (see `runChecked`). */
+/**
+ * Runs a command to completion through the kit's exec seam (killed after `timeoutMs`:
+ * `ExecTimeoutError`); never throws for a non-zero exit (see `runChecked`). One final newline of
+ * each output is dropped, so `stdout` of a one-line answer is that line.
+ */
 export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const [file, ...args] = argv;
-  if (file === undefined) throw new Error('empty argv');
-  const result = await execa(file, args, {
-    reject: false,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-  });
-  if (result.timedOut)
-    throw new Error(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms: ${argv.join(' ')}`);
-  if (result.exitCode === undefined) throw new Error(`cannot run ${argv.join(' ')}: ${result.message}`);
-  return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+  const result = await withTimeout(processExecer, options.timeoutMs ?? DEFAULT_TIMEOUT_MS).run(
+    argv,
+    options.input ?? '',
+  );
+  return { exitCode: result.exitCode, stdout: chomp(result.stdout), stderr: chomp(result.stderr) };
 }
 
-/** Like `run`, but a non-zero exit is an error carrying the command and its stderr. */
+/** Like `run`, but a non-zero exit is an `ExecError` carrying the command, its exit code and stderr. */
 export async function runChecked(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const result = await run(argv, options);
-  if (result.exitCode !== 0) {
-    throw new Error(
-      `${argv.join(' ')} exited with ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`,
-    );
-  }
+  if (result.exitCode !== 0) throw new ExecError(argv, result);
   return result;
+}
+
+function chomp(text: string): string {
+  return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
 }
