@@ -242,6 +242,7 @@ export class EbpfBackend implements Backend {
   async #sync(req: SyncRequest): Promise<SyncOutcome> {
     const kernel = this.#kernel;
     if (kernel === undefined) throw new Error('EbpfBackend.setup() was not called');
+    const started = performance.now();
     const families =
       req.families === undefined ? this.families : this.families.filter((f) => req.families!.includes(f));
     const updated = req.changes.updatedServices;
@@ -308,7 +309,13 @@ export class EbpfBackend implements Backend {
     this.#families = families;
     for (const key of released) this.#release(key);
     for (const map of MAP_NAMES) this.#metrics.entries(map, applied[map].size);
-    this.#log.debug(2, 'synced', { full, written: planSize(plan), services: req.state.services.length });
+    this.#log.info('synced ebpf maps', {
+      full,
+      revision: req.revision,
+      services: req.state.services.length,
+      written: planSize(plan),
+      ms: Math.round(performance.now() - started),
+    });
     const repaired = full ? this.#drift : [];
     if (full) this.#drift = [];
     // The maps first: east-west follows a change without waiting for the packet path.

@@ -7,6 +7,7 @@
  * @kubernetes/client-node...) in the workspace's node_modules, as long as `into` lies inside the
  * workspace.
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
@@ -50,6 +51,9 @@ export async function compiledCopy(packages: readonly WorkspacePackage[], into: 
       await mkdir(dirname(out), { recursive: true });
       await writeFile(out, output);
     }
+    // Build outputs that are not TypeScript (@kpng/ebpf's compiled BPF objects) are copied as built.
+    const bpf = join(pkg.dir, 'dist', 'bpf');
+    if (existsSync(bpf)) await cp(bpf, join(target, 'dist', 'bpf'), { recursive: true });
     copies.set(pkg.name, target);
   }
   return copies;

@@ -57,6 +57,27 @@ describe('programLaunch', () => {
   });
 });
 
+describe('programLaunch kpng-ebpf', () => {
+  it('attaches to the cgroup the bench made, with no --netns; refuses to start without one', () => {
+    const launch = programLaunch('kpng-ebpf', { ...input, cgroup: '/sys/fs/cgroup/kpng-bench-proxy-42-run-0' });
+    expect(launch.args).toEqual([
+      '--kubeconfig',
+      '/tmp/k.yaml',
+      '--node-name',
+      'node-000',
+      '--cgroup-root',
+      '/sys/fs/cgroup/kpng-bench-proxy-42-run-0',
+      '--metrics-bind-address',
+      '127.0.0.1:10249',
+      '--healthz-bind-address',
+      '127.0.0.1:10256',
+      '--logging-format=json',
+    ]);
+    expect(launch.env).toEqual({});
+    expect(() => programLaunch('kpng-ebpf', input)).toThrow(/cgroup/);
+  });
+});
+
 describe('parseProgram', () => {
   it.each([
     [undefined, 'kpng-nft'],
@@ -64,7 +85,8 @@ describe('parseProgram', () => {
     ['kube-proxy', 'kube-proxy'],
   ])('%s -> %s', (value, program) => expect(parseProgram(value)).toBe(program));
 
-  it('rejects an unknown program', () => expect(() => parseProgram('iptables')).toThrow(/kpng-nft, kube-proxy/));
+  it('rejects an unknown program', () =>
+    expect(() => parseProgram('iptables')).toThrow(/kpng-nft, kube-proxy, kpng-ebpf/));
 });
 
 describe('namespaceRefusal (the compat binary never runs outside the bench test namespace)', () => {

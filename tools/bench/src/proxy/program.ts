@@ -6,7 +6,7 @@
  */
 import { ownerPid } from '@kpng/lab';
 
-export const PROGRAMS = ['kpng-nft', 'kube-proxy'] as const;
+export const PROGRAMS = ['kpng-nft', 'kube-proxy', 'kpng-ebpf'] as const;
 export type ProgramName = (typeof PROGRAMS)[number];
 
 export interface LaunchInput {
@@ -18,6 +18,8 @@ export interface LaunchInput {
   readonly healthPort: number;
   /** kube-proxy only: `--iptables-min-sync-period` (which nftables mode reads too, as upstream). */
   readonly minSyncPeriod?: string;
+  /** kpng-ebpf only: the cgroup v2 directory it attaches to (one the bench created). */
+  readonly cgroup?: string;
 }
 
 export interface Launch {
@@ -28,7 +30,18 @@ export interface Launch {
 }
 
 /** Metric names start with this: `proxy.start-to-programmed`, `compat.start-to-programmed`. */
-export const METRIC_PREFIX: Readonly<Record<ProgramName, string>> = { 'kpng-nft': 'proxy', 'kube-proxy': 'compat' };
+export const METRIC_PREFIX: Readonly<Record<ProgramName, string>> = {
+  'kpng-nft': 'proxy',
+  'kube-proxy': 'compat',
+  'kpng-ebpf': 'proxy-ebpf',
+};
+
+/** The log line of each program's sync (`full` says which kind). */
+export const SYNC_MSG: Readonly<Record<ProgramName, string>> = {
+  'kpng-nft': 'synced nftables',
+  'kube-proxy': 'synced nftables',
+  'kpng-ebpf': 'synced ebpf maps',
+};
 
 export function parseProgram(value: unknown): ProgramName {
   if (value === undefined || value === true) return 'kpng-nft';
@@ -58,15 +71,18 @@ export function namespaceRefusal(
 export function programLaunch(program: ProgramName, input: LaunchInput): Launch {
   const metrics = `127.0.0.1:${input.metricsPort}`;
   const health = `127.0.0.1:${input.healthPort}`;
-  if (program === 'kpng-nft') {
+  if (program === 'kpng-nft' || program === 'kpng-ebpf') {
+    if (program === 'kpng-ebpf' && input.cgroup === undefined)
+      throw new Error('kpng-ebpf needs the cgroup the bench created');
+    // kpng-ebpf attaches to the cgroup (no --netns; no process is ever moved into it).
+    const target = program === 'kpng-ebpf' ? ['--cgroup-root', input.cgroup!] : ['--netns', input.netns];
     return {
       args: [
         '--kubeconfig',
         input.kubeconfig,
         '--node-name',
         input.nodeName,
-        '--netns',
-        input.netns,
+        ...target,
         '--metrics-bind-address',
         metrics,
         '--healthz-bind-address',

@@ -39,6 +39,11 @@ export async function compiledKpngNft(cacheName: string, sources?: string): Prom
   return compiledProgram(['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/nft'], cacheName, sources);
 }
 
+/** `kpng-ebpf`'s main module, compiled (with its BPF object, built by the workspace's build). */
+export async function compiledKpngEbpf(cacheName: string, sources?: string): Promise<string> {
+  return compiledProgram(['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/nft', '@kpng/ebpf'], cacheName, sources);
+}
+
 /**
  * The compat `kube-proxy`'s main module, compiled with every backend it vendors. Its start-up
  * cleanup deletes tables in the namespace it programs: run it only through the proxy suite's

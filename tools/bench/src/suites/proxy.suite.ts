@@ -1,17 +1,25 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readCgroupV2Mounts } from '@kpng/ebpf';
 import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
 import { freePort } from '../proxy/free-port.js';
 import { HealthPoll } from '../proxy/health-poll.js';
-import { METRIC_PREFIX, namespaceRefusal, parseProgram, programLaunch, type ProgramName } from '../proxy/program.js';
+import {
+  METRIC_PREFIX,
+  namespaceRefusal,
+  parseProgram,
+  programLaunch,
+  SYNC_MSG,
+  type ProgramName,
+} from '../proxy/program.js';
 import { ProxyProcess, type LogLine } from '../proxy/proxy-process.js';
 import { summarize } from '../runner/stats.js';
 import { flipFirstEndpoint } from '../scenarios/model-events.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { compiledKpngNft, compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
+import { compiledKpngEbpf, compiledKpngNft, compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -46,6 +54,12 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * namespace it programs, so it is started only with `KPNG_NETNS` naming a namespace this process
  * created (`namespaceRefusal` refuses anything else, the root namespace first of all).
  * `--min-sync-period=D` (kube-proxy only, default 0s like kpng-nft; upstream's default is 1s).
+ *
+ * `--program=kpng-ebpf` (issue 29) runs `kpng-ebpf` (its programs attached to a child cgroup of
+ * the cgroup v2 root made for each run and removed after it; no process is ever moved into it, so
+ * nothing is balanced), figures `proxy-ebpf.*`, and in every run `kpng-nft` on the same objects as
+ * the reference: `proxy-ebpf.nft.*` and `proxy-ebpf.peak-rss.vs.nft`,
+ * `proxy-ebpf.start-to-programmed.vs.nft` (medians of the runs' ratios).
  */
 export default defineSuite({
   name: 'proxy',
@@ -56,8 +70,12 @@ export default defineSuite({
     await requireNamespaces('proxy');
     const sources = typeof ctx.options['sources'] === 'string' ? ctx.options['sources'] : undefined;
     const program = parseProgram(ctx.options['program']);
-    const cache = `${program === 'kpng-nft' ? 'proxy-bench' : 'compat-bench'}${sources === undefined ? '' : '-sources'}`;
-    const entry = await (program === 'kpng-nft' ? compiledKpngNft : compiledKubeProxy)(cache, sources);
+    const compiled = { 'kpng-nft': compiledKpngNft, 'kube-proxy': compiledKubeProxy, 'kpng-ebpf': compiledKpngEbpf };
+    const caches = { 'kpng-nft': 'proxy-bench', 'kube-proxy': 'compat-bench', 'kpng-ebpf': 'ebpf-proxy-bench' };
+    const suffix = sources === undefined ? '' : '-sources';
+    const entry = await compiled[program](`${caches[program]}${suffix}`, sources);
+    // kpng-ebpf's reference: kpng-nft on the same objects, in every run.
+    const nftEntry = program === 'kpng-ebpf' ? await compiledKpngNft(`proxy-bench${suffix}`, sources) : undefined;
     const prefix = METRIC_PREFIX[program];
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
@@ -93,13 +111,28 @@ export default defineSuite({
         add(`proxy.${a.name}.over-1s`, a.over1s);
       }
       add('proxy.peak-rss', r.peakRss);
+      if (nftEntry !== undefined) {
+        ctx.log(`proxy: kpng-nft (the reference) run ${run + 1}/${ctx.runs}`);
+        const n = await runOnce(ctx, 'kpng-nft', nftEntry, objects, changes, `nft-${run}`);
+        add('proxy.nft.start-to-programmed', n.startMs);
+        add('proxy.nft.peak-rss', n.peakRss);
+        for (const ms of n.changeMs) add('proxy.nft.one-change', ms);
+        add('proxy.peak-rss.vs.nft', r.peakRss / n.peakRss);
+        add('proxy.start-to-programmed.vs.nft', r.startMs / n.startMs);
+      }
       if (r.changeLoopMaxMs !== undefined) add('proxy.one-change.event-loop-max', r.changeLoopMaxMs);
       for (const ms of r.changeMs) add('proxy.one-change', ms);
       for (const ms of r.changeBackendMs) add('proxy.one-change.backend', ms);
     }
     for (const [metric, values] of figures) {
       const s = summarize(values);
-      const unit = metric.includes('rss') ? 'bytes' : metric.endsWith('over-1s') ? 'count' : 'ms';
+      const unit = metric.endsWith('.vs.nft')
+        ? 'x'
+        : metric.includes('rss')
+          ? 'bytes'
+          : metric.endsWith('over-1s')
+            ? 'count'
+            : 'ms';
       ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
     }
     const subject = figures.get(`${prefix}.start-to-programmed`);
@@ -133,9 +166,6 @@ interface RunFigures {
   readonly peakRss: number;
 }
 
-const fullSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === true;
-const partialSync = (line: LogLine): boolean => line.msg === 'synced nftables' && line['full'] === false;
-
 async function runOnce(
   ctx: SuiteContext,
   program: ProgramName,
@@ -151,7 +181,19 @@ async function runOnce(
   let figures: RunFigures | undefined;
   try {
     await inNamespace(ctx, `proxy-${tag}`, async (ns) => {
-      figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name);
+      if (program !== 'kpng-ebpf') {
+        figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name);
+        return;
+      }
+      const [root] = readCgroupV2Mounts();
+      if (root === undefined) throw new Error('--program=kpng-ebpf needs a cgroup v2 mount');
+      const cgroup = join(root, `kpng-bench-proxy-${process.pid}-${tag}`);
+      mkdirSync(cgroup);
+      try {
+        figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name, cgroup);
+      } finally {
+        rmdirSync(cgroup); // the program has exited: its links (and so its programs) are gone
+      }
     });
   } finally {
     await rm(kubeconfig, { force: true });
@@ -170,7 +212,10 @@ async function programOnce(
   server: FakeApiServer,
   kubeconfig: string,
   netns: string,
+  cgroup?: string,
 ): Promise<RunFigures> {
+  const fullSync = (line: LogLine): boolean => line.msg === SYNC_MSG[programName] && line['full'] === true;
+  const partialSync = (line: LogLine): boolean => line.msg === SYNC_MSG[programName] && line['full'] === false;
   for (const obj of [...objects.nodes, ...objects.services, ...objects.endpointSlices]) server.create(obj as never);
   await writeFile(kubeconfig, kubeconfigYaml(server.url, undefined, server.ca));
   const [metricsPort, healthPort] = [await freePort(), await freePort()];
@@ -189,6 +234,7 @@ async function programOnce(
     metricsPort,
     healthPort,
     ...(typeof minSyncPeriod === 'string' ? { minSyncPeriod } : {}),
+    ...(cgroup !== undefined ? { cgroup } : {}),
   });
   const program = new ProxyProcess({
     entry,
