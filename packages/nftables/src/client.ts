@@ -131,7 +131,7 @@ export class NftClient implements Nft {
       emulateDestroy: !this.capabilities.destroy,
       batchElements: true,
     };
-    // The text of a full sync's transaction takes ~0.5 s to write at s10k: not in one turn, and
+    // The text of a full sync's transaction is long to write at s10k: not in one turn, and
     // streamed (its deferred objects made, rendered and written a chunk at a time) so that neither
     // the objects nor the text are ever whole in memory. nft runs once the input is complete: an
     // invalid object found on the way rejects here, before nft ran.

@@ -41,7 +41,8 @@ interface Running {
 /**
  * An `Execer` that starts one long-lived shell (inside the namespace, when the prefix enters one) and
  * has it run each command: a command costs the shell's fork and exec of `nft`, not a fork of this
- * (big) process plus `ip netns exec`'s namespace set-up, ~100-170 ms on a busy 2-core machine. Each
+ * (big) process plus `ip netns exec`'s namespace set-up (the figures: the kpng repository's
+ * docs/PERFORMANCE.md). Each
  * command is still its own `nft` process with its own stdin, so `nft -f -` keeps its semantics: one
  * atomic transaction, errors located by line, its exit code. Commands run one at a time.
  */

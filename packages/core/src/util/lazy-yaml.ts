@@ -4,8 +4,8 @@ import type * as Yaml from 'yaml';
 let loaded: typeof Yaml | undefined;
 
 /**
- * The `yaml` package, loaded on first use: ~10 MiB of resident memory at start that a program
- * watching an API server never needs (only a YAML manifest and `--output yaml` do).
+ * The `yaml` package, loaded on first use: resident memory at start (its size: docs/PERFORMANCE.md, "Figures behind choices in the code") that a
+ * program watching an API server never needs (only a YAML manifest and `--output yaml` do).
  */
 export function yaml(): typeof Yaml {
   loaded ??= createRequire(import.meta.url)('yaml') as typeof Yaml;

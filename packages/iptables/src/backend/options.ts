@@ -6,8 +6,8 @@ import type { IptablesConfigInput } from '../render/config.js';
 import type { IptablesMetrics } from './metrics.js';
 
 /**
- * Five minutes: an s10k iptables-legacy restore takes 43 s here and took up to 112 s in reference
- * runs (README), and a timeout shorter than a legitimate restore would kill it on every retry, so
+ * Five minutes: an s10k iptables-legacy restore takes tens of seconds, more on a loaded machine
+ * (docs/PERFORMANCE.md, "Figures behind choices in the code"), and a timeout shorter than a legitimate restore would kill it on every retry, so
  * the node would never converge. A hung restore is still ended, where before it held the sync loop
  * for good.
  */

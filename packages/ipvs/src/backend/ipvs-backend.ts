@@ -33,9 +33,9 @@ import { NftTableState } from './nft-delta.js';
 import type { IpvsBackendOptions } from './options.js';
 
 const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
-/** A command that has not finished in a minute is hung: an s10k nft transaction takes ~2 s. */
+/** A command that has not finished in a minute is hung: an s10k nft transaction takes seconds (docs/PERFORMANCE.md, "Figures behind choices in the code"). */
 export const DEFAULT_WRITE_TIMEOUT_MS = 60_000;
-/** A sync gives the event loop a turn this often, so /healthz answers during an s10k sync (~1 s of work). */
+/** A sync gives the event loop a turn this often, so /healthz answers during an s10k sync (about a second of work). */
 const DEFAULT_TURN_BUDGET_MS = 10;
 
 /**

@@ -4,8 +4,8 @@ import type { TurnBudget } from '@kpng/kit';
  * A long computation written once, as a generator that yields after each item (a Service, a virtual
  * server, an element): `runSteps` runs it at once (the public, synchronous `renderDesired`,
  * `diffTables`, `filterTable`), `runStepsYielding` gives the event loop a turn whenever the budget
- * is spent (the backend's sync: at s10k each of these loops holds the loop for 30-250 ms, and the
- * program's /healthz must answer meanwhile). Same items, same order, same result.
+ * is spent (the backend's sync: at s10k each of these loops would hold the event loop for tens to
+ * hundreds of ms, and the program's /healthz must answer meanwhile). Same items, same order, same result.
  */
 export type Steps<T> = Generator<void, T, void>;
 

@@ -6,7 +6,7 @@ import type { NftConfigInput } from '../render/config.js';
 import type { NftMetrics } from './metrics.js';
 
 /**
- * A full s10k transaction takes ~2 s (with its listing; see the README): a minute is far beyond
+ * A full s10k transaction takes seconds (with its listing; docs/PERFORMANCE.md, "Figures behind choices in the code"): a minute is far beyond
  * any legitimate write, and short enough that a hung one is ended before an operator would
  * restart the node's proxy by hand.
  */
@@ -22,7 +22,7 @@ export interface NftBackendOptions extends NftConfigInput {
   /**
    * Run `nft` from one long-lived shell started at setup (inside `netns`) rather than spawning
    * `ip netns exec … nft` from this process per transaction (default true: a one-change sync
-   * then costs ~10 ms instead of ~170 ms on a busy machine). `close()` ends the shell.
+   * then costs a shell's fork of `nft`, not a fork of this process; docs/PERFORMANCE.md, "Figures behind choices in the code"). `close()` ends the shell.
    */
   readonly nftShell?: boolean;
   /**

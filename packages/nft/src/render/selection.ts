@@ -15,7 +15,8 @@
  *   shared random pick.
  * The entry names the endpoint (of this port), not a slot: it holds whichever address or list the
  * client uses next, and survives any scaling of the other endpoints. One constant per lookup rule
- * keeps them cheap to load (a key spelling the endpoint out cost 0.3 s more at s10k).
+ * keeps them cheap to load (a key spelling the endpoint out loaded measurably slower at s10k:
+ * docs/PERFORMANCE.md, "Figures behind choices in the code").
  */
 import type { RenderContext } from './context.js';
 import { AFFINITY_HASH_MOD, endpointHash } from './jhash.js';

@@ -14,7 +14,7 @@ export interface CachedKernel {
   readonly release: string;
   /** The unpacked package: `lib/modules/<release>` with a fresh `modules.dep`. */
   readonly root: string;
-  /** Uncompressed ELF kernel: QEMU boots it through its PVH entry, 5-7 s faster than the bzImage under TCG. */
+  /** Uncompressed ELF kernel: QEMU boots it through its PVH entry, faster than the bzImage under TCG (docs/PERFORMANCE.md, "Figures behind choices in the code"). */
   readonly vmlinux: string;
 }
 

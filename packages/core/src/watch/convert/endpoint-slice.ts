@@ -76,8 +76,8 @@ function readEndpoint(fields: FieldErrors, value: unknown, at: string, family: I
 }
 
 /**
- * One object literal per combination of the optional fields, rather than spreads: measured, the
- * model of s10k (one of these per endpoint, 100k) is 1.6 MB smaller so. Empty `nodeName` or `zone`:
+ * One object literal per combination of the optional fields, rather than spreads: one of these per
+ * endpoint makes the model measurably smaller (docs/PERFORMANCE.md, "Figures behind choices in the code"). Empty `nodeName` or `zone`:
  * absent.
  */
 function endpointModel(
