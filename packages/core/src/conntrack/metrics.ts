@@ -16,7 +16,7 @@ export function createConntrackMetrics(registry: Registry): ConntrackObserver {
     () =>
       new Counter({
         name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
-        help: 'Number of stale conntrack entries deleted by the conntrack reconciler',
+        help: '[ALPHA] Cumulative conntrack flows deleted by conntrack reconciler',
         labelNames: ['ip_family'],
         registers,
       }),
@@ -27,7 +27,7 @@ export function createConntrackMetrics(registry: Registry): ConntrackObserver {
     () =>
       new Histogram({
         name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
-        help: 'Duration of one stale conntrack entry cleanup, in seconds',
+        help: '[ALPHA] ReconcileConntrackFlowsLatency latency in seconds',
         labelNames: ['ip_family'],
         buckets: [...EXP_BUCKETS],
         registers,

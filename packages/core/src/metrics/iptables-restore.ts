@@ -10,5 +10,9 @@ export const IPTABLES_RESTORE_FAILURES = 'kubeproxy_sync_proxy_rules_iptables_re
  * iptables-restore and counts its failures here; dashboards for ipvs mode watch this name).
  */
 export function createIptablesRestoreFailures(registry: Registry): (family: IPFamily) => void {
-  return familyFailureCounter(registry, IPTABLES_RESTORE_FAILURES, 'Cumulative proxy iptables restore failures');
+  return familyFailureCounter(
+    registry,
+    IPTABLES_RESTORE_FAILURES,
+    '[ALPHA] Cumulative proxy iptables restore failures',
+  );
 }

@@ -9,7 +9,7 @@ export const NFTABLES_SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_
  * nftables (the nft backend's tables, the IPVS backend's `kpng-ipvs` filter table).
  */
 export function createNftablesSyncFailures(registry: Registry): (family: IPFamily) => void {
-  return familyFailureCounter(registry, NFTABLES_SYNC_FAILURES, 'Number of failed nftables syncs');
+  return familyFailureCounter(registry, NFTABLES_SYNC_FAILURES, '[ALPHA] Cumulative proxy nftables sync failures');
 }
 
 /** A `{ip_family}` failure counter: registers it, or reuses the one another backend on the same registry registered. */

@@ -98,6 +98,14 @@ describe('IptablesBackend over the fake iptables', () => {
     expect(text).toMatch(/^kubeproxy_iptables_ct_state_invalid_dropped_packets_total 2$/m);
   });
 
+  it("every kubeproxy_* metric the backend registers has upstream's [ALPHA] help", async () => {
+    const { backend, registry } = setup();
+    await backend.sync(full(nodeState(allFeatures())));
+    const helps = (await registry.metrics()).split('\n').filter((l) => l.startsWith('# HELP kubeproxy_'));
+    expect(helps.length).toBeGreaterThanOrEqual(8);
+    expect(helps.filter((l) => !/^# HELP kubeproxy_\S+ \[ALPHA\] /.test(l))).toEqual([]);
+  });
+
   it('without the nfacct tool the rules carry no nfacct match, a warning says so, and the sync succeeds', async () => {
     const fake = new FakeIptables();
     const log = new RecordingLogger();
