@@ -19,7 +19,8 @@ const guest = e2e.run
       env: { KPNG_VM_SUITES: process.env['KPNG_VM_SUITES'] ?? '' },
       // `KPNG_VM_FILES=program-faults,seam`: only the guest files matching these filters (one boot either way).
       files: (process.env['KPNG_VM_FILES'] ?? '').split(',').filter((f) => f !== ''),
-      timeoutMs: 900_000,
+      // A budget for the whole guest run (one emulated CPU; a loaded host slows it several times), not an assertion.
+      timeoutMs: 1_800_000,
       onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
     })
   : undefined;

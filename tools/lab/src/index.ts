@@ -50,6 +50,8 @@ export {
   type ProbeOptions,
   type ProbeResult,
   probeSteadily,
+  startSteadily,
+  type SteadyTraffic,
   type SteadyOptions,
   type SteadyResult,
   type RunResult,

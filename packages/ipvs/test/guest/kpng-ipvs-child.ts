@@ -18,6 +18,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** The programs that run the IPVS backend: kpng's own, and the compat kube-proxy in ipvs mode. */
 export type IpvsProgram = 'kpng-ipvs' | 'kube-proxy';
 
+/** The compat kube-proxy's Linux modes (the swap cells start the other two on an IPVS node too). */
+export type KubeProxyMode = 'ipvs' | 'nftables' | 'iptables';
+
 const RUNNER: Record<IpvsProgram, string> = { 'kpng-ipvs': BUNDLE_RUNNER, 'kube-proxy': KUBE_PROXY_RUNNER };
 
 export interface ChildOptions {
@@ -29,21 +32,27 @@ export interface ChildOptions {
   readonly source: { readonly manifest: string } | { readonly kubeconfig: string };
   readonly nodeName: string;
   readonly syncPeriod: string;
+  /** kube-proxy only: its `mode` (default ipvs). */
+  readonly mode?: KubeProxyMode;
   /** Prepended to PATH (a kernel shim). */
   readonly pathPrefix?: string;
 }
 
 /**
- * The compat kube-proxy as upstream's is run: a KubeProxyConfiguration (mode ipvs, the API server's
+ * The compat kube-proxy as upstream's is run: a KubeProxyConfiguration (mode ipvs unless told, the API server's
  * kubeconfig, status servers on loopback, the lab's pod CIDRs, the sync periods kpng-ipvs gets as
  * flags) plus `--hostname-override`; conntrack's table size left alone (maxPerCore 0) and
  * oomScoreAdj 0 (the child must stay as killable as the test runner; upstream's default is -999).
  */
-export function kubeProxyIpvsConfig(o: { readonly kubeconfig: string; readonly syncPeriod: string }): string {
+export function kubeProxyIpvsConfig(o: {
+  readonly kubeconfig: string;
+  readonly syncPeriod: string;
+  readonly mode?: KubeProxyMode;
+}): string {
   return [
     'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
     'kind: KubeProxyConfiguration',
-    'mode: ipvs',
+    `mode: ${o.mode ?? 'ipvs'}`,
     'clientConnection:',
     `  kubeconfig: ${o.kubeconfig}`,
     `metricsBindAddress: ${METRICS}`,
@@ -83,7 +92,14 @@ export class KpngIpvsChild {
       if (!('kubeconfig' in o.source)) throw new Error('the compat kube-proxy reads an API server: give a kubeconfig');
       this.#configDir = mkdtempSync(join(tmpdir(), 'kpng-ipvs-kube-proxy-'));
       const config = join(this.#configDir, 'config.yaml');
-      writeFileSync(config, kubeProxyIpvsConfig({ kubeconfig: o.source.kubeconfig, syncPeriod: o.syncPeriod }));
+      writeFileSync(
+        config,
+        kubeProxyIpvsConfig({
+          kubeconfig: o.source.kubeconfig,
+          syncPeriod: o.syncPeriod,
+          ...(o.mode !== undefined ? { mode: o.mode } : {}),
+        }),
+      );
       // --v=2: core's debug lines (informers, state updates) explain a failure in the logs' tail.
       this.#args = ['--config', config, `--hostname-override=${o.nodeName}`, '--v=2'];
       this.#env = { KPNG_NETNS: o.netns };

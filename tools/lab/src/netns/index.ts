@@ -9,6 +9,6 @@ export { NAMESPACE_PREFIX, namespaceName, ownerPid } from './names.js';
 export { createNamespace, NetworkNamespace, type ExecOptions } from './namespace.js';
 export { probe, probeRepeatedly, type ProbeError, type ProbeOptions, type ProbeResult } from './probe.js';
 export type { RunResult } from './run.js';
-export { probeSteadily, type SteadyOptions, type SteadyResult } from './steady.js';
+export { probeSteadily, startSteadily, type SteadyOptions, type SteadyResult, type SteadyTraffic } from './steady.js';
 export { SpawnedProcess } from './spawned.js';
 export { listNamespaces, sweepLeftovers } from './sweep.js';

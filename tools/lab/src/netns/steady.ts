@@ -45,3 +45,36 @@ export async function probeSteadily(namespace: NetworkNamespace, options: Steady
   });
   return JSON.parse(stdout) as SteadyResult;
 }
+
+/** Traffic started by `startSteadily`: `stop()` ends it and resolves with every attempt made. */
+export interface SteadyTraffic {
+  stop(): Promise<SteadyResult>;
+}
+
+/** The longest `startSteadily` run before it stops by itself (a bound for a test that never calls stop). */
+const MAX_OPEN_DURATION_MS = 900_000;
+
+/**
+ * The same traffic as `probeSteadily`, for as long as the test needs it: one process, started at
+ * once, until `stop()` (SIGTERM: no new connection, those under way finish and are counted). A test
+ * brackets an event it awaits (a swap, a restart) without guessing its length in advance.
+ */
+export function startSteadily(namespace: NetworkNamespace, options: Omit<SteadyOptions, 'durationMs'>): SteadyTraffic {
+  const request = {
+    ip: options.ip,
+    port: options.port,
+    intervalMs: options.intervalMs ?? 20,
+    durationMs: MAX_OPEN_DURATION_MS,
+    timeoutMs: scaledTimeout(options.timeoutMs ?? 1_000),
+  };
+  const client = namespace.spawn([process.execPath, labScript('steady-client.mjs'), JSON.stringify(request)]);
+  return {
+    async stop() {
+      if (client.pid !== undefined && !client.exited) process.kill(client.pid, 'SIGTERM');
+      // The attempts under way finish within their timeout, then the client prints its one line.
+      await client.waitForOutput('"servers"', request.timeoutMs + 30_000);
+      const line = client.output.trim().split('\n').at(-1) ?? '';
+      return JSON.parse(line) as SteadyResult;
+    },
+  };
+}

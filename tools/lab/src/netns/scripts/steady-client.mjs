@@ -2,7 +2,8 @@
 // "intervalMs":20,"durationMs":10000,"timeoutMs":1000}'`. Opens a NEW TCP connection every
 // intervalMs (on schedule, not waiting for the previous one) for durationMs, each bounded by
 // timeoutMs, then prints one JSON object: attempts, failures, and every failure's start time (epoch
-// ms) and error, so a test can tell when traffic broke and when it came back.
+// ms) and error, so a test can tell when traffic broke and when it came back. SIGTERM ends it early
+// (no new connection from then on; those under way finish, then the same JSON object).
 import net from 'node:net';
 
 const { ip, port, intervalMs, durationMs, timeoutMs } = JSON.parse(process.argv[2] ?? '{}');
@@ -34,12 +35,21 @@ function attempt() {
   });
 }
 
+let stopped = false;
+let wake = () => undefined;
+process.on('SIGTERM', () => {
+  stopped = true;
+  wake();
+});
 const started = Date.now();
 const pending = [];
-for (let i = 0; Date.now() - started < durationMs; i += 1) {
+for (let i = 0; !stopped && Date.now() - started < durationMs; i += 1) {
   pending.push(attempt());
   const next = started + (i + 1) * intervalMs;
-  await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+  await new Promise((r) => {
+    wake = r;
+    setTimeout(r, Math.max(0, next - Date.now()));
+  });
 }
 const results = await Promise.all(pending);
 const failures = results.filter((r) => !r.ok).map(({ at, error }) => ({ at, error }));
