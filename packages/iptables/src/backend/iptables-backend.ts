@@ -51,6 +51,8 @@ import { nftFlavourWarning } from './scale-warning.js';
 export class IptablesBackend implements Backend {
   readonly name = 'iptables';
   readonly families: readonly IPFamily[];
+  /** The configured `nodePortAddresses`: core resolves it at each sync into `LocalNode.nodePortAddresses`. */
+  readonly nodePorts: NonNullable<Backend['nodePorts']>;
   readonly config: IptablesConfig;
   readonly client: IptablesClient;
   readonly #programmers: FamilyProgrammer[];
@@ -79,6 +81,11 @@ export class IptablesBackend implements Backend {
   constructor(options: IptablesBackendOptions = {}) {
     this.config = resolveConfig(options);
     this.families = this.config.families;
+    const npa = this.config.nodePortAddresses;
+    this.nodePorts = {
+      addresses: npa === 'primary' ? ['primary'] : npa,
+      ...(options.netns === undefined ? {} : { netns: options.netns }),
+    };
     const execer = options.execer ?? processExecer;
     this.client = new IptablesClient({
       execer,

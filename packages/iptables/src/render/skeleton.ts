@@ -114,17 +114,22 @@ function matchAll(ctx: Pick<RenderContext, 'config' | 'family'>): true | undefin
   return undefined;
 }
 
+/**
+ * KUBE-SERVICES' NodePort tail-call, per destination: every local address, or each of the
+ * addresses core resolved from `nodePortAddresses` (`LocalNode.nodePortAddresses`; unset: all).
+ * As upstream, a loopback address is skipped on IPv6 and without localhost NodePorts.
+ */
 function nodePortRules(ctx: RenderContext, node: LocalNode): string[] {
   const head = `-A ${CHAIN.services} ${comment(NODEPORTS_COMMENT)}`;
-  if (matchAll(ctx)) {
+  const resolved = node.nodePortAddresses?.[ctx.family] ?? 'all';
+  if (resolved === 'all') {
     const guard = ctx.family === 'IPv6' ? ' ! -d ::1/128' : ctx.config.localhostNodePorts ? '' : ' ! -d 127.0.0.0/8';
     return [`${head} -m addrtype --dst-type LOCAL${guard} -j ${CHAIN.nodePorts}`];
   }
-  const npa = ctx.config.nodePortAddresses;
-  const addresses =
-    npa === 'primary'
-      ? ctx.nodeIPs.slice(0, 1)
-      : node.addresses.filter((ip) => ipFamilyOf(ip) === ctx.family && npa.some((cidr) => cidrContains(cidr, ip)));
-  if (localhostNodePorts(ctx) && !addresses.includes('127.0.0.1')) addresses.push('127.0.0.1');
-  return addresses.map((ip) => `${head} -d ${ip} -j ${CHAIN.nodePorts}`);
+  const loopbackOK = localhostNodePorts(ctx);
+  return resolved.filter((ip) => loopbackOK || !isLoopback(ip)).map((ip) => `${head} -d ${ip} -j ${CHAIN.nodePorts}`);
+}
+
+function isLoopback(ip: string): boolean {
+  return ip === '::1' || cidrContains('127.0.0.0/8', ip);
 }

@@ -137,10 +137,11 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       'flavour as the host uses. Needs root with CAP_NET_ADMIN and CAP_NET_RAW (see deploy/README.md).',
     ],
     packages: ['@kpng/core', '@kpng/kit', '@kpng/iptables'],
-    apt: ['iptables', 'conntrack', 'nfacct'],
+    apt: ['iptables', 'conntrack', 'nfacct', 'iproute2'],
     aptWhy: [
       'iptables-restore (legacy and nft flavours) programs the rules; conntrack flushes stale UDP/SCTP flows after endpoint changes;',
-      "nfacct creates and reads upstream's two accounting objects (ct_state_invalid_dropped_pkts, localhost_nps_accepted_pkts).",
+      "nfacct creates and reads upstream's two accounting objects (ct_state_invalid_dropped_pkts, localhost_nps_accepted_pkts);",
+      "ip (iproute2) lists the host's interface addresses each sync when --nodeport-addresses selects some.",
     ],
     user: 'root',
     userWhy: [
@@ -149,7 +150,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     ],
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/iptables/dist/cli/main.js'],
     ports: [10249, 10256],
-    tools: ['iptables-restore', 'iptables-save', 'conntrack', 'nfacct'],
+    tools: ['iptables-restore', 'iptables-save', 'conntrack', 'nfacct', 'ip'],
     runs: [
       {
         name: 'iptables from a manifest file',
