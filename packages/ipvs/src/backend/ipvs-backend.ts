@@ -51,6 +51,8 @@ export class IpvsBackend implements Backend {
   readonly name = 'ipvs';
   readonly families = FAMILIES;
   readonly config: IpvsConfig;
+  /** The configured `nodePortAddresses`: core resolves it at each sync into `LocalNode.nodePortAddresses`. */
+  readonly nodePorts: NonNullable<Backend['nodePorts']>;
   readonly #options: IpvsBackendOptions;
   readonly #host: NodeHost;
   readonly #log: Logger;
@@ -78,6 +80,10 @@ export class IpvsBackend implements Backend {
   constructor(options: IpvsBackendOptions = {}) {
     this.#options = options;
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
+    this.nodePorts = {
+      addresses: this.config.nodePortAddresses,
+      ...(options.netns === undefined ? {} : { netns: options.netns }),
+    };
     // `ip` and `sysctl` under the same limit as nft: a hung one fails the sync as a timeout too.
     this.#host = new NodeHost(withTimeout(options.execer ?? processExecer, this.#writeTimeoutMs), options.netns);
     this.#log = options.logger ?? defaultLog.with({ backend: 'ipvs' });
@@ -282,7 +288,7 @@ export class IpvsBackend implements Backend {
 
   /**
    * A partial sync that names its changed Services reuses the last rendering of the others, unless
-   * the node changed (its addresses are the NodePort virtual servers') or the last sync failed (its
+   * the node changed (its addresses and NodePort addresses are the NodePort virtual servers') or the last sync failed (its
    * rendering was not applied).
    */
   #reuse(req: SyncRequest): RenderReuse | undefined {
@@ -291,6 +297,8 @@ export class IpvsBackend implements Backend {
     const before = this.#lastState?.node.addresses ?? [];
     const now = req.state.node.addresses;
     if (now.length !== before.length || now.some((a, i) => a !== before[i])) return undefined;
+    const ports = (state: SyncRequest['state'] | undefined) => JSON.stringify(state?.node.nodePortAddresses ?? null);
+    if (ports(this.#lastState) !== ports(req.state)) return undefined;
     return this.#rendered === undefined ? undefined : { cache: this.#rendered, updated };
   }
 

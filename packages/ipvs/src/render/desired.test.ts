@@ -1,3 +1,4 @@
+import type { NodePortAddresses } from '@kpng/core';
 import { clusterIPs, externalIPs, nodeState, on, type ServiceFixture } from '@kpng/core/testing';
 import { describe, expect, it } from 'vitest';
 import { renderDesired } from './desired.js';
@@ -6,8 +7,6 @@ import { DEFAULT_IPVS_CONFIG, type IpvsConfig } from './options.js';
 
 const NODE = { addresses: ['198.18.255.1', '198.18.254.1', '2001:db8:ff::1', '2001:db8:fe::1'] };
 const config = (overrides: Partial<IpvsConfig> = {}): IpvsConfig => ({ ...DEFAULT_IPVS_CONFIG, ...overrides });
-const keys = (services: ServiceFixture[], overrides: Partial<IpvsConfig> = {}): string[] =>
-  [...renderDesired(nodeState(services, NODE), config(overrides)).virtualServers.keys()].sort();
 const nodePortService: ServiceFixture = {
   name: 'np',
   clusterIPs: clusterIPs(10),
@@ -15,24 +14,26 @@ const nodePortService: ServiceFixture = {
   endpoints: on('a'),
 };
 
-describe('renderDesired: NodePort virtual servers per nodePortAddresses', () => {
+describe('renderDesired: NodePort virtual servers on the resolved nodePortAddresses', () => {
+  const render = (nodePortAddresses: NodePortAddresses | undefined): string[] => {
+    const state = nodeState([nodePortService], NODE);
+    const node = nodePortAddresses === undefined ? state.node : { ...state.node, nodePortAddresses };
+    return [...renderDesired({ ...state, node }, config()).virtualServers.keys()].filter((k) => k.endsWith('/30080'));
+  };
   it.each([
     [
-      'empty: every node address (upstream IPVS default)',
-      [],
+      'unset: every Node address (upstream IPVS default)',
+      undefined,
       ['198.18.254.1', '198.18.255.1', '[2001:db8:fe::1]', '[2001:db8:ff::1]'],
     ],
-    ['primary: the first address of each family', ['primary'], ['198.18.255.1', '[2001:db8:ff::1]']],
     [
-      'CIDRs: the node addresses inside them',
-      ['198.18.254.0/24', '2001:db8:ff::/48'],
-      ['198.18.254.1', '[2001:db8:ff::1]'],
+      'all in IPv4, addresses in IPv6 (an interface address the Node object lacks included)',
+      { IPv4: 'all', IPv6: ['2001:db8:ff::1', '2001:db8:ff::7'] },
+      ['198.18.254.1', '198.18.255.1', '[2001:db8:ff::1]', '[2001:db8:ff::7]'],
     ],
-    ['0.0.0.0/0: every IPv4 address, no IPv6', ['0.0.0.0/0'], ['198.18.254.1', '198.18.255.1']],
-    ['a CIDR holding no node address: none', ['203.0.113.0/24'], []],
-  ])('%s', (_name, nodePortAddresses, expected) => {
-    const nodePorts = keys([nodePortService], { nodePortAddresses }).filter((k) => k.endsWith('/30080'));
-    expect(nodePorts).toEqual(expected.map((a) => `TCP/${a}/30080`).sort());
+    ['none selected in either family', { IPv4: [], IPv6: [] }, []],
+  ] as const)('%s', (_name, nodePortAddresses, expected) => {
+    expect(render(nodePortAddresses).sort()).toEqual(expected.map((a) => `TCP/${a}/30080`).sort());
   });
 });
 
@@ -44,7 +45,9 @@ describe('renderDesired: SCTP', () => {
       ports: [{ port: 9999, protocol: 'SCTP', nodePort: 30099 }],
       endpoints: on('a'),
     };
-    expect(keys([sctp], { nodePortAddresses: ['primary'] })).toEqual([
+    const state = nodeState([sctp], NODE);
+    const primary = { ...state.node, nodePortAddresses: { IPv4: ['198.18.255.1'], IPv6: ['2001:db8:ff::1'] } };
+    expect([...renderDesired({ ...state, node: primary }, config()).virtualServers.keys()].sort()).toEqual([
       'SCTP/198.18.255.1/30099',
       'SCTP/198.19.0.11/9999',
       'SCTP/[2001:db8:5e::b]/9999',

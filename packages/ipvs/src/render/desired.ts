@@ -2,6 +2,7 @@ import type {
   FamilyEndpoints,
   IPFamily,
   LocalEndpoint,
+  LocalNode,
   LocalService,
   LocalServicePort,
   NodeLocalState,
@@ -9,8 +10,7 @@ import type {
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
 import type { TurnBudget } from '@kpng/kit';
-import { cidrMatcher } from './cidr-matcher.js';
-import { type IpvsConfig, NODE_PORT_PRIMARY } from './options.js';
+import type { IpvsConfig } from './options.js';
 import { runSteps, runStepsYielding, type Steps } from './steps.js';
 
 const FAMILIES = ['IPv4', 'IPv6'] as const;
@@ -91,7 +91,7 @@ function* desiredSteps(
   reuse: RenderReuse | undefined,
 ): Steps<IncrementalRender> {
   const virtualServers = new Map<VirtualServerKey, DesiredVirtualServer>();
-  const nodePorts = nodePortSelector(config.nodePortAddresses);
+  const nodePorts = nodePortAddressesOf(state.node);
   const addresses: Record<IPFamily, Set<string>> = { IPv4: new Set(), IPv6: new Set() };
   const cache = new Map<ServiceKey, RenderedService>();
   const touched = reuse === undefined ? undefined : new Set<VirtualServerKey>();
@@ -102,7 +102,7 @@ function* desiredSteps(
     const changed = reuse === undefined || reuse.updated.has(service.key);
     let rendered = changed ? undefined : reuse.cache.get(service.key);
     if (rendered === undefined) {
-      rendered = renderService(service, state.node.addresses, nodePorts, config);
+      rendered = renderService(service, nodePorts, config);
       touch(reuse?.cache.get(service.key));
       touch(rendered);
     }
@@ -119,8 +119,7 @@ function* desiredSteps(
 
 function renderService(
   service: LocalService,
-  nodeAddressList: readonly string[],
-  nodePorts: NodePortSelector,
+  nodePorts: Readonly<Record<IPFamily, readonly string[]>>,
   config: IpvsConfig,
 ): RenderedService {
   const virtualServers: [VirtualServerKey, DesiredVirtualServer][] = [];
@@ -128,7 +127,7 @@ function renderService(
   for (const family of FAMILIES) {
     const fa = service.families[family];
     if (fa === undefined) continue;
-    const nodeAddresses = nodePorts(nodeAddressList, family);
+    const nodeAddresses = nodePorts[family];
     for (const port of service.ports) {
       const endpoints = port.endpoints[family];
       if (endpoints === undefined) continue;
@@ -190,17 +189,15 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
 }
 
 /**
- * Which node addresses get NodePort virtual servers (`nodePortAddresses`): none configured = every
- * node address (upstream's IPVS default), `primary` = the node's first address of each family,
- * CIDRs = the node's addresses inside them (`0.0.0.0/0` = all of that family).
+ * Which addresses get NodePort virtual servers: those core resolved from `nodePortAddresses` over
+ * the host's interfaces (`LocalNode.nodePortAddresses`, read at each sync); a family that matches
+ * every address (the setting unset, or a zero-length prefix) gets the Node's addresses of that
+ * family (upstream lists the host's local addresses but kube-ipvs0's there: not yet here).
  */
-type NodePortSelector = (addresses: readonly string[], family: IPFamily) => string[];
-
-function nodePortSelector(selection: readonly string[]): NodePortSelector {
-  const ofFamily = (family: IPFamily) => (ip: string) => ip.includes(':') === (family === 'IPv6');
-  if (selection.length === 0) return (addresses, family) => addresses.filter(ofFamily(family));
-  if (selection.includes(NODE_PORT_PRIMARY))
-    return (addresses, family) => addresses.filter(ofFamily(family)).slice(0, 1);
-  const inside = cidrMatcher(selection);
-  return (addresses, family) => addresses.filter(ofFamily(family)).filter(inside);
+function nodePortAddressesOf(node: LocalNode): Record<IPFamily, readonly string[]> {
+  const of = (family: IPFamily): readonly string[] => {
+    const resolved = node.nodePortAddresses?.[family] ?? 'all';
+    return resolved !== 'all' ? resolved : node.addresses.filter((ip) => ip.includes(':') === (family === 'IPv6'));
+  };
+  return { IPv4: of('IPv4'), IPv6: of('IPv6') };
 }
