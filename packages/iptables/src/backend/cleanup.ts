@@ -12,6 +12,7 @@
  * shared chains are then rewritten by that proxy's own sync).
  */
 import type { IPFamily } from '@kpng/core';
+import { TurnBudget } from '@kpng/kit';
 import type { IptablesClient } from '../iptables/client.js';
 import { CHAIN, SERVICE_CHAIN } from '../render/names.js';
 import { splitSavedRule as splitRule } from '../render/jumps.js';
@@ -45,6 +46,44 @@ function removed(scope: CleanupScope): (chain: string) => boolean {
   return scope === 'all' ? kubeChain : (chain) => IPVS_ONLY.has(chain);
 }
 
+/** Scanning a dump yields after this much time: a 10k-Service nat dump is ~300,000 lines. */
+const SCAN_TURN_MS = 10;
+
+/** The chains to remove and the jumps to them from chains that stay, in one table's dump. */
+async function scan(
+  dump: string,
+  removes: (chain: string) => boolean,
+): Promise<{ chains: string[]; jumps: { from: string; args: string[] }[] }> {
+  const chains: string[] = [];
+  const jumps: { from: string; args: string[] }[] = [];
+  const budget = new TurnBudget(SCAN_TURN_MS);
+  for (let start = 0; start < dump.length;) {
+    await budget.maybeYield();
+    const newline = dump.indexOf('\n', start);
+    const end = newline < 0 ? dump.length : newline;
+    const line = dump.slice(start, end);
+    start = end + 1;
+    if (line.startsWith(':')) {
+      const name = line.slice(1).split(' ')[0] ?? '';
+      if (removes(name)) chains.push(name);
+      continue;
+    }
+    if (!line.startsWith('-A ')) continue;
+    // A referrer that stays: a built-in chain, or (scope ipvs-mode) a kube-proxy chain that stays.
+    // Its chain is read before the line is tokenized: most rules of a 10k-Service table are neither.
+    const space = line.indexOf(' ', 3);
+    const from = line.slice(3, space < 0 ? undefined : space);
+    if (!(BUILTIN.has(from) || (kubeChain(from) && !removes(from)))) continue;
+    // Only a line naming a removed chain after some ` -j ` is tokenized (exactly, as before).
+    if (![...line.matchAll(/ -j (\S+)/g)].some((m) => removes(m[1] ?? ''))) continue;
+    const [, , ...args] = splitRule(line);
+    const j = args.indexOf('-j');
+    const target = j < 0 ? undefined : args[j + 1];
+    if (target !== undefined && removes(target)) jumps.push({ from, args });
+  }
+  return { chains, jumps };
+}
+
 /** Removes the chains of `scope` in `family`; returns the `table/chain`s removed. */
 export async function cleanupFamily(
   client: IptablesClient,
@@ -54,22 +93,7 @@ export async function cleanupFamily(
   const removes = removed(scope);
   const done: string[] = [];
   for (const table of ['filter', 'nat', 'mangle'] as const satisfies readonly Table[]) {
-    const dump = await client.save(family, table);
-    const chains: string[] = [];
-    const jumps: { from: string; args: string[] }[] = [];
-    for (const line of dump.split('\n')) {
-      if (line.startsWith(':')) {
-        const name = line.slice(1).split(' ')[0] ?? '';
-        if (removes(name)) chains.push(name);
-      } else if (line.startsWith('-A ')) {
-        const [, from, ...args] = splitRule(line);
-        const j = args.indexOf('-j');
-        const target = j < 0 ? undefined : args[j + 1];
-        // A referrer that stays: a built-in chain, or (scope ipvs-mode) a kube-proxy chain that stays.
-        const stays = from !== undefined && (BUILTIN.has(from) || (kubeChain(from) && !removes(from)));
-        if (stays && target !== undefined && removes(target)) jumps.push({ from, args });
-      }
-    }
+    const { chains, jumps } = await scan(await client.save(family, table), removes);
     for (const { from, args } of jumps) await client.deleteRule(family, table, from, args);
     if (chains.length === 0) continue;
     const input = [

@@ -225,10 +225,12 @@ export class FamilyProgrammer {
       partial ? req.updated : undefined,
       saved === undefined ? [] : savedServiceChains(saved.nat),
     );
+    const jumps = jumpRules(ctx);
+    const from = new Set(jumps.map((j) => j.from));
     const missing =
       saved === undefined
         ? []
-        : missingJumps(jumpRules(ctx), { nat: savedRules(saved.nat), filter: savedRules(saved.filter) });
+        : missingJumps(jumps, { nat: savedRules(saved.nat, from), filter: savedRules(saved.filter, from) });
     const filterStatic = filterStaticRules(ctx);
     const natStatic = natStaticRules(ctx, state.node);
     if (rendered.same && deleteChains.length === 0 && missing.length === 0) {

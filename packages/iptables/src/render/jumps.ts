@@ -13,11 +13,16 @@ function tokens(line: string): string[] {
   return out;
 }
 
-/** `-A CHAIN args...` lines of a dump as token lists. */
-export function savedRules(dump: string): string[][] {
+/**
+ * `-A CHAIN args...` lines of a dump as token lists; with `chains`, only those chains' lines (a
+ * 10k-Service nat dump holds ~300,000 rules, and only the built-in chains' jumps are compared).
+ */
+export function savedRules(dump: string, chains?: ReadonlySet<string>): string[][] {
   return dump
     .split('\n')
-    .filter((line) => line.startsWith('-A '))
+    .filter(
+      (line) => line.startsWith('-A ') && (chains === undefined || chains.has(line.slice(3, line.indexOf(' ', 3)))),
+    )
     .map(tokens);
 }
 
