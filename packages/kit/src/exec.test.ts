@@ -61,6 +61,18 @@ describe('processExecer', () => {
       'render bug',
     );
   });
+
+  test('a large input in many pieces (~3 MB, written in 1 MB chunks) arrives whole and in order', async () => {
+    const line = (i: number): string => `-A KUBE-SVC-${String(i).padStart(16, '0')} -j KUBE-SEP-${i}\n`;
+    async function* many(): AsyncGenerator<string> {
+      for (let i = 0; i < 60_000; i++) yield line(i);
+    }
+    const result = await runChunked(processExecer, ['wc', '-c'], many());
+    let bytes = 0;
+    for (let i = 0; i < 60_000; i++) bytes += line(i).length;
+    expect(Number(result.stdout.trim())).toBe(bytes);
+    expect((await runChunked(processExecer, ['tail', '-n', '1'], many())).stdout).toBe(line(59_999));
+  });
 });
 
 describe('runChecked', () => {

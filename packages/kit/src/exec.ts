@@ -5,6 +5,8 @@
  * build the argv with `inNetns`.
  */
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
+import { TurnBudget } from './turn-budget.js';
 
 export interface ExecResult {
   readonly exitCode: number;
@@ -201,24 +203,53 @@ const FORCE_KILL_AFTER_MS = 5_000;
  */
 export const processExecer: Execer = {
   run(argv, stdin, signal) {
-    return spawnProcess(argv, (write) => write(stdin), signal);
+    return spawnProcess(argv, () => [stdin], signal);
   },
   runStream(argv, stdin, signal) {
     return spawnProcess(
       argv,
-      async (write) => {
+      async () => {
         const pieces: string[] = [];
-        for await (const piece of stdin) pieces.push(piece);
-        for (const piece of pieces) write(piece);
+        // Taking tens of thousands of pieces is microtasks only: turns for the rest meanwhile.
+        const budget = new TurnBudget(INPUT_TURN_MS);
+        for await (const piece of stdin) {
+          pieces.push(piece);
+          await budget.maybeYield();
+        }
+        return pieces;
       },
       signal,
     );
   },
 };
 
+/** Taking and writing a large input (a 10k-Service restore is ~38 MB in ~30,000 pieces) yields after this much time. */
+const INPUT_TURN_MS = 10;
+/** Pieces are joined and written in chunks of about this many characters, a turn each. */
+const WRITE_CHUNK = 1 << 20;
+
+/** Writes the input in chunks, giving the event loop a turn after each, then ends it. */
+async function writeInput(stdin: Writable, pieces: readonly string[]): Promise<void> {
+  let batch: string[] = [];
+  let size = 0;
+  const flush = async (): Promise<void> => {
+    stdin.write(batch.length === 1 ? (batch[0] as string) : batch.join(''));
+    batch = [];
+    size = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+  for (const piece of pieces) {
+    batch.push(piece);
+    size += piece.length;
+    if (size >= WRITE_CHUNK) await flush();
+  }
+  if (batch.length > 0) await flush();
+  stdin.end();
+}
+
 function spawnProcess(
   argv: readonly string[],
-  feed: (write: (chunk: string) => void) => void | Promise<void>,
+  input: () => readonly string[] | Promise<readonly string[]>,
   signal: AbortSignal | undefined,
 ): Promise<ExecResult> {
   const [file, ...args] = argv;
@@ -257,20 +288,18 @@ function spawnProcess(
           stderr: Buffer.concat(stderr).toString('utf8'),
         });
     });
-    // The input is held (corked) until complete, then written at once.
-    child.stdin.cork();
+    // Nothing is written until the input is complete (a piece that throws kills a process that
+    // read nothing); then it goes in chunks, with turns between them.
     Promise.resolve()
-      .then(() => feed((chunk) => void child.stdin.write(chunk)))
+      .then(input)
       .then(
-        () => {
-          child.stdin.uncork();
-          child.stdin.end();
-        },
+        (pieces) => writeInput(child.stdin, pieces),
         (e: unknown) => {
           failure ??= e;
           child.kill('SIGKILL');
         },
-      );
+      )
+      .catch(() => undefined); // a write after the process went: its exit code and stderr say why
   });
 }
 
