@@ -28,6 +28,9 @@ import { NODE_RUNTIME } from './node-runtime.js';
 import { unpackOciArchive, type UnpackedImage } from './oci-archive.js';
 import { documentedUsers } from './readme-users.js';
 
+/** How a tool prints its version, where it is not `--version` (`nfacct` takes a command, not an option). */
+const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = { ip: ['-V'], nfacct: ['version'] };
+
 const TOOLS = ['mmdebstrap', 'buildah', 'unshare', 'chroot', 'tar'];
 const missingTools = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
 const e2e = await kernelE2e('images');
@@ -150,7 +153,7 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
         for (const tool of spec.tools) {
           const where = await ns.exec(imageArgv(image(), ['sh', '-c', `command -v ${tool}`], 'root'));
           expect(where.stdout.trim(), tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
-          const v = await ns.exec(imageArgv(image(), [tool, tool === 'ip' ? '-V' : '--version'], 'root'));
+          const v = await ns.exec(imageArgv(image(), [tool, ...(VERSION_ARGS[tool] ?? ['--version'])], 'root'));
           expect(`${v.stdout}${v.stderr}`, tool).toMatch(/\d+\.\d+/);
         }
       });
