@@ -15,7 +15,7 @@ import type { IPFamily } from '@kpng/core';
 import { TurnBudget } from '@kpng/kit';
 import type { IptablesClient } from '../iptables/client.js';
 import { CHAIN, SERVICE_CHAIN } from '../render/names.js';
-import { splitSavedRule as splitRule } from '../render/jumps.js';
+import { savedRuleChain, splitSavedRule as splitRule } from '../render/jumps.js';
 import type { Table } from '../render/skeleton.js';
 
 /**
@@ -71,8 +71,7 @@ async function scan(
     if (!line.startsWith('-A ')) continue;
     // A referrer that stays: a built-in chain, or (scope ipvs-mode) a kube-proxy chain that stays.
     // Its chain is read before the line is tokenized: most rules of a 10k-Service table are neither.
-    const space = line.indexOf(' ', 3);
-    const from = line.slice(3, space < 0 ? undefined : space);
+    const from = savedRuleChain(line);
     if (!(BUILTIN.has(from) || (kubeChain(from) && !removes(from)))) continue;
     // Only a line naming a removed chain after some ` -j ` is tokenized (exactly, as before).
     if (![...line.matchAll(/ -j (\S+)/g)].some((m) => removes(m[1] ?? ''))) continue;

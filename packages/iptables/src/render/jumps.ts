@@ -13,6 +13,12 @@ function tokens(line: string): string[] {
   return out;
 }
 
+/** The chain of a dump's `-A CHAIN args...` line, read without tokenizing the line. */
+export function savedRuleChain(line: string): string {
+  const space = line.indexOf(' ', 3);
+  return line.slice(3, space < 0 ? undefined : space);
+}
+
 /**
  * `-A CHAIN args...` lines of a dump as token lists; with `chains`, only those chains' lines (a
  * 10k-Service nat dump holds ~300,000 rules, and only the built-in chains' jumps are compared).
@@ -20,9 +26,7 @@ function tokens(line: string): string[] {
 export function savedRules(dump: string, chains?: ReadonlySet<string>): string[][] {
   return dump
     .split('\n')
-    .filter(
-      (line) => line.startsWith('-A ') && (chains === undefined || chains.has(line.slice(3, line.indexOf(' ', 3)))),
-    )
+    .filter((line) => line.startsWith('-A ') && (chains === undefined || chains.has(savedRuleChain(line))))
     .map(tokens);
 }
 
