@@ -1,6 +1,6 @@
 import type { Measurement } from './measure.js';
 
-/** One measurement as printed: one JSON object per line on stdout (design/PERFORMANCE.md). */
+/** One measurement as printed: one JSON object per line on stdout (docs/PERFORMANCE.md). */
 export interface ReportRow {
   readonly scenario: string;
   readonly metric: string;

@@ -1,6 +1,6 @@
 import { cidrSize, formatCidr, intToIpv4, ipv4ToInt, type Cidr } from '../kube/ipv4.js';
 
-/** The test plan's ranges (`design/TESTING.md`). Nothing generated falls outside them. */
+/** The test plan's ranges (`docs/TESTING.md`). Nothing generated falls outside them. */
 export const ADDRESS_PLAN = {
   pods: '198.18.0.0/16',
   services: '198.19.0.0/16',

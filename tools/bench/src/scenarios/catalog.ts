@@ -1,6 +1,6 @@
 import { scenario, type Scenario, type ScenarioOptions } from './scenario.js';
 
-/** The scenarios of `design/PERFORMANCE.md`. */
+/** The scenarios of `docs/PERFORMANCE.md`. */
 export const SCENARIO_NAMES = ['s1k', 's10k', 's10k-wide', 'churn', 's50k'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
