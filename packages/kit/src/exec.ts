@@ -223,7 +223,7 @@ export const processExecer: Execer = {
   },
 };
 
-/** Taking and writing a large input (a 10k-Service restore is ~38 MB in ~30,000 pieces) yields after this much time. */
+/** Taking and writing a large input (a 10k-Service restore: tens of MB in tens of thousands of pieces) yields after this much time. */
 const INPUT_TURN_MS = 10;
 /** Pieces are joined and written in chunks of about this many characters, a turn each. */
 const WRITE_CHUNK = 1 << 20;

@@ -23,7 +23,7 @@ export function attachStreamServers(listen: StreamListenOptions) {
     const servers: StreamServer[] = [];
     const hubs: StateHub<unknown>[] = [];
     const observer = streamMetrics(metrics);
-    // gRPC (~18 MiB) is loaded only by a program that serves a stream.
+    // gRPC (its resident memory: docs/PERFORMANCE.md) is loaded only by a program that serves a stream.
     if (listen.local) {
       const { serveLocalState } = await import('../stream/server/local-server.js');
       const hub = new StateHub<NodeLocalState>();

@@ -25,8 +25,9 @@ export interface NodeViewOptions {
   readonly onNodeViewDuration?: (seconds: number) => void;
   /**
    * Milliseconds of node-view computation per event-loop turn (default 10): a recompute of every
-   * Service (the first state, a change of the node's zone or addresses) at 10,000 Services takes
-   * ~0.3 s, done in slices with a turn for health and metrics in between. A view that fits in the
+   * Service (the first state, a change of the node's zone or addresses) takes longer than a turn
+   * should at 10,000 Services (docs/PERFORMANCE.md), so it is done in slices with a turn for health
+   * and metrics in between. A view that fits in the
    * budget is published in the same turn (so always with `Infinity`: benchmarks of the work
    * itself); 0 yields after every 16 Services (tests).
    */

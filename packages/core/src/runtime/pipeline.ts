@@ -138,7 +138,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
   if (isStreamSource(source)) {
     if (config.listen || config.globalListen)
       throw new Error('serving a stream needs an in-process core, not --connect');
-    // (stream) -> afterNodeView. gRPC (~18 MiB) is loaded only by a program that reads a core's stream.
+    // (stream) -> afterNodeView. gRPC is loaded only by a program that reads a core's stream.
     done = import('../stream/client/client.js').then(({ watchLocalState }) =>
       watchLocalState(source.address, (state, info) => afterNodeView(state, info.changes, info.revision), {
         signal: config.signal,

@@ -2,7 +2,7 @@ import { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
 import type { StreamTls } from './tls.js';
 
 // Apart from tls.ts (reading and checking the PEM files at start) so that a program that serves
-// and reads no stream never loads gRPC (~18 MiB of resident memory).
+// and reads no stream never loads gRPC (its resident memory: docs/PERFORMANCE.md).
 
 /** TLS that requires a client certificate signed by `tls.ca`. */
 export function serverCredentials(tls: StreamTls | undefined): ServerCredentials {

@@ -41,7 +41,7 @@ function serviceNoLocalEndpoints(svc: LocalService, family: IPFamily): NoLocalEn
 
 /**
  * `countNoLocalEndpoints` kept up to date from the Services that changed, so a sync after one
- * endpoint change costs that Service, not a walk of every Service (~10 ms a sync at s50k). Each
+ * endpoint change costs that Service, not a walk of every Service (docs/PERFORMANCE.md). Each
  * Service's non-zero share is remembered, to be taken back when it changes or goes.
  */
 export class NoLocalEndpointsCounter {

@@ -292,7 +292,7 @@ export class SyncLoop {
     if (received.size > 0) {
       const now = this.opts.clock.monotonic();
       // Binary searches of the sorted states, not maps of every Service: a sync after one change
-      // stays proportional to the change (building two maps took ~0.1-0.7 s a sync at s50k).
+      // stays proportional to the change (two maps were most of a one-change sync at s50k: docs/PERFORMANCE.md).
       const previous = this.synced?.services ?? [];
       for (const [key, times] of received) {
         const service = findService(state.services, key) ?? findService(previous, key); // a removed Service: the families it had

@@ -201,7 +201,7 @@ export function cidrContains(cidr: CIDR | string, ip: IPAddress | string): boole
  * first), then by position, and swept once. Since two CIDRs are nested or disjoint, a range whose
  * network address lies inside the last range kept is inside it (or equal to it: the later copy goes);
  * otherwise it is disjoint from every range kept so far. `loadBalancerSourceRanges` is user input
- * of any length (a comparison of every pair stalled the event loop 15 s at 6,000 ranges).
+ * of any length, and a comparison of every pair is quadratic in it (its stall: docs/PERFORMANCE.md).
  *
  * An entry that is not a CIDR is kept and covers nothing (the model holds only canonical CIDRs: the
  * conversion refuses any other text).

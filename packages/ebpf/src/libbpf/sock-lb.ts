@@ -23,7 +23,8 @@ export const SOCK_LB_PROGRAMS = [
  * Maximum entries of each map, set before loading. The hash maps are not preallocated (only their
  * bucket arrays: 16 bytes a bucket, the size rounded up to a power of two); the LRU maps (affinity,
  * revnat) are, and evict the oldest. The Service and endpoint maps start at these sizes and the
- * backend grows them from the state (`resize`); affinity and revnat keep theirs (7.5 MiB each).
+ * backend grows them from the state (`resize`); affinity and revnat keep theirs (their
+ * preallocated size: docs/PERFORMANCE.md).
  */
 export interface MapLimits {
   readonly services4: number;

@@ -145,8 +145,8 @@ export class FamilyProgrammer {
 
   /**
    * Renders the Services (re-using unchanged ones), giving the event loop a turn every
-   * {@link RENDER_TURN_MS}: a first sync of 10k Services renders for ~0.5 s, during which health
-   * probes and the API watches would otherwise wait.
+   * {@link RENDER_TURN_MS}: a first sync of 10k Services renders for many turns' worth
+   * (docs/PERFORMANCE.md), during which health probes and the API watches would otherwise wait.
    */
   async prepare(req: PlanRequest): Promise<Draft> {
     const { state } = req;

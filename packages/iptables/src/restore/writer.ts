@@ -39,7 +39,7 @@ export interface RestoreInput {
 }
 
 export interface WrittenInput {
-  /** The input in pieces, in order (written to the process as they are: 3 MB at s1k need no joining). */
+  /** The input in pieces, in order (written to the process as they are: megabytes need no joining). */
   readonly parts: readonly string[];
   readonly filterRules: number;
   readonly natRules: number;

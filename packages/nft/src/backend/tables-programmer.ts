@@ -108,8 +108,8 @@ export class TablesProgrammer {
    * The drift probe run every syncPeriod, in check mode (`nft --check`: the kernel validates it,
    * nothing is committed): deleting the canary element fails when the table or the set is gone
    * (`nft flush ruleset`, `delete table`), flushing each skeleton chain fails when another program
-   * deleted it (only base chains can be: every other chain is referenced). One nft call, ~20-50 ms
-   * at s10k. What drifted: `table` or `chain`; none when nothing was applied.
+   * deleted it (only base chains can be: every other chain is referenced). One nft call (its cost at
+   * s10k: docs/PERFORMANCE.md). What drifted: `table` or `chain`; none when nothing was applied.
    */
   async probe(families: readonly IPFamily[]): Promise<string[]> {
     const nft = await this.client();
@@ -255,7 +255,7 @@ export class TablesProgrammer {
   /**
    * The element-level probe of a resync, in check mode: deleting every element we applied fails if
    * another program deleted one. Costs about what writing them does (hourly by default), where a
-   * read of the kernel costs ~2 s at s10k.
+   * read of the kernel costs far more (docs/PERFORMANCE.md).
    */
   async #elementsIntact(nft: Nft, families: readonly IPFamily[]): Promise<boolean> {
     const tx = nft.newTransaction();

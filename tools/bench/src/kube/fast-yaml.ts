@@ -1,7 +1,7 @@
 /**
  * A block-style YAML emitter for plain JSON data (objects, arrays, strings, finite numbers, booleans,
- * null), in kubectl's layout. The `yaml` package needs ~11 s for the s10k list; this needs a few
- * times `JSON.stringify`, because it only ever has to handle JSON values. Strings are written plain
+ * null), in kubectl's layout. The `yaml` package is many times slower on the s10k list (both
+ * measured: tools/bench/README.md); this needs a few times `JSON.stringify`, because it only ever has to handle JSON values. Strings are written plain
  * only when they cannot be read back as anything but that string under YAML 1.1 or 1.2; otherwise
  * they are double-quoted with JSON escaping, which YAML's double-quoted style accepts.
  */

@@ -1,7 +1,7 @@
 /**
  * A compiled copy of workspace packages, for measuring a program as it runs in production: plain
  * JavaScript, no TypeScript loader in the process (a loader thread and the transpiled sources
- * it holds add ~50 MiB to a process's resident set). Each package's `src/**\/*.ts` (tests
+ * it holds add to a process's resident set: docs/PERFORMANCE.md). Each package's `src/**\/*.ts` (tests
  * excluded) is transpiled file by file into `<into>/node_modules/<name>/dist/`, next to a copy of
  * its package.json, so the packages find each other there and everything else (execa,
  * @kubernetes/client-node...) in the workspace's node_modules, as long as `into` lies inside the

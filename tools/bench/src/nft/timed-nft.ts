@@ -2,7 +2,7 @@
  * An `Nft` that times every transaction it runs (nft's process and the kernel, plus writing the
  * text): benchmarks split a sync into "inside nft" and "ours" with it. A full sync's elements are
  * made, validated and rendered while nft's input is written (`Transaction.addEach`), so for a full
- * sync "inside nft" includes that part of ours (~0.3 s at s10k).
+ * sync "inside nft" includes that part of ours (its size at s10k: tools/bench/README.md, `nft`).
  */
 import type { Nft, Transaction } from '@kpng/nftables';
 

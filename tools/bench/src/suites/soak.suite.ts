@@ -73,8 +73,8 @@ export default defineSuite({
     /**
      * Ends a measuring window: its maximum joins the run's, then `reset()`. Node's histogram keeps the
      * time of its last tick across disable/enable, so without the reset the first tick after a
-     * sample would count the sample's own forced GC as a stall of the program (an 8.3 s "stall" in an
-     * earlier run at load 20-27 was this: reproduced by disable, 2 s busy, enable = a 2,013 ms max).
+     * sample would count the sample's own forced GC as a stall of the program (reproduced: disable,
+     * a busy loop, enable gives a maximum as long as the loop; the run it misled: the root CHANGELOG.md).
      */
     /**
      * The program's own GC pauses (ms, from the `gc` performance entries, which arrive later): an

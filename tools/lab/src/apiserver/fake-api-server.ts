@@ -480,8 +480,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /**
  * Objects a LIST body piece holds: each piece is written in its own turn of the event loop. The
  * fake API server shares its thread with the program under test (the fault suite's health-under-load
- * case polls that program with a 1 s deadline): s10k's lists stringified in one turn (5.9 MB of
- * Services, 20.8 MB of EndpointSlices) held the thread 0.1-0.35 s, ~1 s on a loaded 2-core machine.
+ * case polls that program with a 1 s deadline, a kubelet probe's): s10k's lists stringified in one turn
+ * held the thread for a large part of that (docs/PERFORMANCE.md).
  * A kube-apiserver writes a list as it encodes it too.
  */
 export const LIST_PIECE_ITEMS = 500;

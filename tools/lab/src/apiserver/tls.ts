@@ -17,7 +17,7 @@ export interface ServingPki {
 
 /**
  * A fresh self-signed CA and a serving certificate for 127.0.0.1 and localhost, as a cluster's
- * own CA signs its API server's, made with the `openssl` CLI (EC P-256 keys, about 0.1 s, valid
+ * own CA signs its API server's, made with the `openssl` CLI (EC P-256 keys, quick to make, valid
  * one day). The files live in a temporary folder only while they are made: nothing is kept on disk.
  */
 export async function makeServingPki(): Promise<ServingPki> {

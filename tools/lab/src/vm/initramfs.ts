@@ -10,7 +10,7 @@ import { INITRAMFS_MODULES } from './kernels.js';
 const BUSYBOX = '/bin/busybox';
 
 /**
- * Builds (once per kernel, cached beside it) a ~1.5 MB initramfs: static busybox, the modules that
+ * Builds (once per kernel, cached beside it) a small initramfs: static busybox, the modules that
  * mount the host root, in dependency order, and `/init`.
  */
 export async function ensureInitramfs(kernel: CachedKernel): Promise<string> {

@@ -14,9 +14,9 @@ export const INSTALL_MANIFEST = { name: 'kpng-image', private: true } as const;
 /**
  * `NODE_OPTIONS=--max-semi-space-size=16`: Node 24's V8 grows the young generation to 128 MiB (two
  * 64 MiB semi-spaces), and a proxy's first sync keeps most of what it allocates, so each scavenge
- * copies up to 64 MiB and RSS runs ~100 MiB above Node 20's. Capped at 16 MiB per semi-space, s10k
- * kpng-nft peaked at 318 MiB instead of 388-396, with shorter first-sync stalls and the same CPU
- * (docs/PERFORMANCE.md, issue 13 round 3). The size is fixed when the isolate starts, so it is the
+ * copies up to 64 MiB and RSS runs well above Node 20's. Capped at 16 MiB per semi-space, s10k
+ * kpng-nft peaks lower, with shorter first-sync stalls and the same CPU (the figures:
+ * docs/PERFORMANCE.md). The size is fixed when the isolate starts, so it is the
  * launcher's setting; an environment variable, so a DaemonSet's `env` can change it.
  */
 export const IMAGE_ENV: Readonly<Record<string, string>> = {

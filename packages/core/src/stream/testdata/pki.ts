@@ -35,7 +35,7 @@ export interface TestPki {
   tls(trusts: Buffer, identity: TestIdentity): StreamTls;
 }
 
-/** Makes the certificates in `dir` (about 0.2 s: EC keys). */
+/** Makes the certificates in `dir` (EC keys: quick to make). */
 export async function makeTestPki(dir: string): Promise<TestPki> {
   const ca = await makeCa(dir, 'ca');
   const otherCa = await makeCa(dir, 'other-ca');

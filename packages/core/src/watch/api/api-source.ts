@@ -43,7 +43,7 @@ export class ApiSource implements Source {
   async run(sink: ModelSink, signal: AbortSignal): Promise<void> {
     const log = (this.options.log ?? defaultLog).with({ source: 'api', address: this.options.address });
     let synced = false;
-    // gRPC (~18 MiB) is loaded only by a program that reads a global stream (`--api`).
+    // gRPC is loaded only by a program that reads a global stream (`--api`).
     const { watchGlobalState } = await import('../../stream/client/client.js');
     await watchGlobalState(
       this.options.address,

@@ -5,8 +5,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 /**
  * @kubernetes/client-node, loaded on first use, and without its generated API where Node allows.
  *
- * Its package root loads every generated API client and model (~70 MiB of resident memory at
- * start, ~20 MiB of it heap), which a program reading a file (`--file`) or a core's stream
+ * Its package root loads every generated API client and model (most of a program's resident memory
+ * at start: docs/PERFORMANCE.md), which a program reading a file (`--file`) or a core's stream
  * (`--connect`) never needs, and which the kube source needs none of either: it uses `KubeConfig`
  * (auth, TLS, proxies), imported from its own module in `dist` (the package has no `exports` map,
  * so the path is importable; its `Watch` and `ListWatch` are replaced by `informer.ts`, and the
@@ -24,7 +24,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
  *
  * The hook needs `module.registerHooks` (in-thread and synchronous: Node >= 22.15 and 23.5; the
  * images run Node 24). On older Node the modules load whole, as before. Node 20's asynchronous
- * `module.register` runs its hooks on a thread of their own (~10-30 MiB) and not for `require`.
+ * `module.register` runs its hooks on a thread of their own (memory of its own) and not for `require`.
  */
 
 type ResolveContext = { readonly parentURL?: string | undefined };

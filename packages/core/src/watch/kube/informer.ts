@@ -19,7 +19,7 @@ import { WatchOutage } from './watch-outage.js';
  * without the raw object. A LIST is held whole until it is applied (a relist's deletions need every
  * listed key, and a LIST that fails half-way applies nothing); raw, an s10k EndpointSlice list held
  * that long outlives two scavenges, is copied into the old generation and stays there as garbage
- * until the next mark-compact (~35 MB of the s10k peak RSS). The conversion is a pure function of
+ * until the next mark-compact (the s10k peak RSS it cost: docs/PERFORMANCE.md). The conversion is a pure function of
  * the object, so converting it here rather than when it is emitted changes no result; its problems
  * are still reported when it is emitted, as a watched object's are.
  */
@@ -92,8 +92,8 @@ const CLOCK_EVERY = 64;
  *
  * - **List and watch** (client-go's reflector, client-node's `ListWatch`): the watch resumes from
  *   the last resourceVersion seen when it ends cleanly; a 410 Gone (an answer or an ERROR event)
- *   relists. A LIST is applied over several turns of the event loop, `turnBudgetMs` each (at s50k,
- *   applying it in one took ~250 ms, the longest stall of a start-up), and the watch opens only
+ *   relists. A LIST is applied over several turns of the event loop, `turnBudgetMs` each (applied in one
+ *   turn, it was the longest stall of an s50k start-up: docs/PERFORMANCE.md), and the watch opens only
  *   once the whole LIST was applied, so no watch event overtakes it. The first watch opening marks
  *   the kind synced.
  * - **Store**: each object's resourceVersion by `namespace/name` only (not the object: the model

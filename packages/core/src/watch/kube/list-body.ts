@@ -1,7 +1,7 @@
 /**
  * Splits a LIST response body (`{"kind":"ServiceList","metadata":{...},"items":[{...},{...}]}`)
  * into its items while it arrives, so that no single `JSON.parse` of tens of megabytes holds the
- * event loop (an s10k EndpointSlice list is ~25 MB): each chunk is scanned for the item boundaries
+ * event loop (an s10k EndpointSlice list is tens of megabytes): each chunk is scanned for the item boundaries
  * and every complete item is parsed on its own. Only the structure is scanned here (brackets
  * outside strings); `JSON.parse` still validates each item and the envelope.
  */
