@@ -148,4 +148,24 @@ describe('nodePortAddressesReader', () => {
     });
     expect(execer.remaining).toBe(0);
   });
+
+  it('with listEveryAddressExcept, a family matching every address is listed: not that interface, loopback or IPv6 link-local (upstream ipvs NodeIPs)', async () => {
+    const shared = JSON.stringify([
+      ...(JSON.parse(IP_ADDR) as unknown[]),
+      // An address on kube-ipvs0 and on another interface stays (the other interface has it).
+      { ifindex: 6, ifname: 'eth1', addr_info: [{ family: 'inet', local: '198.19.0.1', prefixlen: 32 }] },
+    ]);
+    const execer = new ScriptedExecer([
+      { argv: ['ip', '-j', 'addr', 'show'], stdin: '', result: { stdout: IP_ADDR } },
+      { argv: ['ip', '-j', 'addr', 'show'], stdin: '', result: { stdout: IP_ADDR } },
+      { argv: ['ip', '-j', 'addr', 'show'], stdin: '', result: { stdout: shared } },
+    ]);
+    const every = (setting: string[]) =>
+      nodePortAddressesReader(setting, { execer, listEveryAddressExcept: 'kube-ipvs0' })(node);
+    expect(await every([])).toEqual({ IPv4: ['192.0.2.10', '192.0.2.11'], IPv6: ['2001:db8::a'] });
+    // CIDRs of one family select over every interface (kube-ipvs0 too, as upstream's GetNodeIPs); the other family is listed.
+    expect(await every(['198.19.0.0/16'])).toEqual({ IPv4: ['198.19.0.1'], IPv6: ['2001:db8::a'] });
+    expect((await every(['0.0.0.0/0', '::/0'])).IPv4).toEqual(['192.0.2.10', '192.0.2.11', '198.19.0.1']);
+    expect(execer.remaining).toBe(0);
+  });
 });

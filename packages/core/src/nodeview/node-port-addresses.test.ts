@@ -87,3 +87,19 @@ describe('resolveNodePortAddresses (upstream nodePortAddresses)', () => {
     expect(resolveNodePortAddresses(setting, interfaces, nodeIPs)).toEqual(expected);
   });
 });
+
+describe('resolveNodePortAddresses with everyAddress (upstream ipvs mode lists its NodePort addresses)', () => {
+  const every = [...INTERFACES, 'fe80::1', '169.254.3.4', 'not an address'];
+  it('a family matching all gets every listed address of it, without loopback and IPv6 link-local', () => {
+    expect(resolveNodePortAddresses([], INTERFACES, NODE_IPS, every)).toEqual({
+      IPv4: ['169.254.3.4', '198.18.0.10', '198.18.1.10', '198.18.9.1', '203.0.113.7'],
+      IPv6: ['2001:db8:1::10', '2001:db8::10'],
+    });
+  });
+  it('a family with CIDRs still selects among the interfaces', () => {
+    expect(resolveNodePortAddresses(['198.18.1.0/24'], INTERFACES, NODE_IPS, every)).toEqual({
+      IPv4: ['198.18.1.10'],
+      IPv6: ['2001:db8:1::10', '2001:db8::10'],
+    });
+  });
+});

@@ -27,17 +27,27 @@ const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
  *   caller; text that is not a CIDR selects nothing).
  * @param interfaceAddresses the addresses of the host's interfaces (in the program's namespace).
  * @param nodeIPs the Node's addresses, primary first per family (used only by `primary`).
+ * @param everyAddress when given, a family the setting matches wholly gets these addresses of that
+ *   family instead of `all`, without loopback and IPv6 link-local ones (upstream ipvs mode lists
+ *   the NodePort addresses it programs: the host's, `kube-ipvs0`'s left out by the caller).
  */
 export function resolveNodePortAddresses(
   setting: readonly string[],
   interfaceAddresses: readonly string[],
   nodeIPs: readonly string[],
+  everyAddress?: readonly string[],
 ): NodePortAddresses {
   const primary = setting.length === 1 && setting[0] === NODE_PORT_ADDRESSES_PRIMARY;
   const cidrs = primary ? primaryCIDRs(nodeIPs) : setting.flatMap((text) => parseCIDR(text) ?? []);
   const resolve = (family: IPFamily): FamilyNodePortAddresses => {
     const own = cidrs.filter((cidr) => cidr.family === family);
-    if (own.length === 0 || own.some((cidr) => cidr.prefixLength === 0)) return 'all';
+    if (own.length === 0 || own.some((cidr) => cidr.prefixLength === 0)) {
+      if (everyAddress === undefined) return 'all';
+      return listed(
+        everyAddress,
+        (address) => ipFamilyOf(address) === family && !isLoopback(address) && !isLinkLocal6(address),
+      );
+    }
     const selected = new Set<string>();
     for (const text of interfaceAddresses) {
       const address = canonicalIP(text);
@@ -58,6 +68,20 @@ function primaryCIDRs(nodeIPs: readonly string[]): CIDR[] {
     if (cidr !== undefined) out.push(cidr);
   }
   return out;
+}
+
+/** The canonical, distinct, sorted addresses of `texts` that `keep` accepts. */
+function listed(texts: readonly string[], keep: (address: string) => boolean): string[] {
+  const out = new Set<string>();
+  for (const text of texts) {
+    const address = canonicalIP(text);
+    if (address !== undefined && keep(address)) out.add(address);
+  }
+  return [...out].sort();
+}
+
+function isLinkLocal6(ip: string): boolean {
+  return cidrContains('fe80::/10', ip);
 }
 
 function isLoopback(ip: string): boolean {

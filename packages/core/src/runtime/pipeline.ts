@@ -241,5 +241,10 @@ function modelMetrics(metrics: CoreMetrics, pending: PendingCounts): ModelObserv
 
 /** The backend's `nodePortAddresses`, resolved over its namespace's interfaces at each sync. */
 function nodePortAddressesOf(nodePorts: NonNullable<Backend['nodePorts']>): NodePortAddressesReader {
-  return nodePortAddressesReader(nodePorts.addresses, nodePorts.netns !== undefined ? { netns: nodePorts.netns } : {});
+  return nodePortAddressesReader(nodePorts.addresses, {
+    ...(nodePorts.netns !== undefined ? { netns: nodePorts.netns } : {}),
+    ...(nodePorts.listEveryAddressExcept !== undefined
+      ? { listEveryAddressExcept: nodePorts.listEveryAddressExcept }
+      : {}),
+  });
 }

@@ -42,9 +42,16 @@ export interface Backend {
    * kube-proxy's `nodePortAddresses` as this backend was configured (`[]`, `['primary']` or CIDRs)
    * and the network namespace it programs (unset: the process's own). The sync stage resolves it
    * over that namespace's interfaces before each sync into `state.node.nodePortAddresses`, which
-   * the backend renders. Unset: the state carries none (every local address).
+   * the backend renders. Unset: the state carries none (every local address). With
+   * `listEveryAddressExcept`, a family the setting matches wholly is resolved into a list too: the
+   * host's addresses except that interface's, loopback and IPv6 link-local (ipvs mode: NodePort
+   * virtual servers need addresses; `kube-ipvs0` holds Service IPs).
    */
-  readonly nodePorts?: { readonly addresses: readonly string[]; readonly netns?: string };
+  readonly nodePorts?: {
+    readonly addresses: readonly string[];
+    readonly netns?: string;
+    readonly listEveryAddressExcept?: string;
+  };
   /** Called once before the first sync (e.g. capability checks, creating the table skeleton). */
   setup?(): Promise<void>;
   sync(req: SyncRequest): Promise<void | SyncOutcome>;

@@ -22,7 +22,7 @@ import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
 import { type DesiredState, type RenderCache, type RenderReuse, renderDesiredYielding } from '../render/desired.js';
 import { describeOperation, type DiffResult, diffTablesYielding, type IpvsOperation } from '../render/diff.js';
 import { filterTableYielding } from '../render/filter-table.js';
-import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NFT_TABLE } from '../render/options.js';
+import { DEFAULT_IPVS_CONFIG, DUMMY_LINK, type IpvsConfig, NFT_TABLE } from '../render/options.js';
 import { AppliedTable } from './applied-table.js';
 import { addressDrift, IpvsDriftProbe, type IpvsDriftKind, nftDrift } from './drift.js';
 import { cidrMatcher } from '../render/cidr-matcher.js';
@@ -82,6 +82,8 @@ export class IpvsBackend implements Backend {
     this.config = { ...DEFAULT_IPVS_CONFIG, ...options.config };
     this.nodePorts = {
       addresses: this.config.nodePortAddresses,
+      // Unset (or a /0): every host address but kube-ipvs0's, listed by core at each sync, as upstream's NodeIPs.
+      listEveryAddressExcept: DUMMY_LINK,
       ...(options.netns === undefined ? {} : { netns: options.netns }),
     };
     // `ip` and `sysctl` under the same limit as nft: a hung one fails the sync as a timeout too.

@@ -22,7 +22,7 @@ describe('renderDesired: NodePort virtual servers on the resolved nodePortAddres
   };
   it.each([
     [
-      'unset: every Node address (upstream IPVS default)',
+      'no sync stage resolved it: every Node address',
       undefined,
       ['198.18.254.1', '198.18.255.1', '[2001:db8:fe::1]', '[2001:db8:ff::1]'],
     ],

@@ -190,9 +190,11 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
 
 /**
  * Which addresses get NodePort virtual servers: those core resolved from `nodePortAddresses` over
- * the host's interfaces (`LocalNode.nodePortAddresses`, read at each sync); a family that matches
- * every address (the setting unset, or a zero-length prefix) gets the Node's addresses of that
- * family (upstream lists the host's local addresses but kube-ipvs0's there: not yet here).
+ * the host's interfaces (`LocalNode.nodePortAddresses`, read at each sync). The backend asks core
+ * to list a family the setting matches wholly (`Backend.nodePorts.listEveryAddressExcept`): every
+ * host address but those on kube-ipvs0, loopback and IPv6 link-local, as upstream's ipvs mode.
+ * A state no sync stage resolved (`all` or unset: renders outside a program) falls back to the
+ * Node's addresses of that family.
  */
 function nodePortAddressesOf(node: LocalNode): Record<IPFamily, readonly string[]> {
   const of = (family: IPFamily): readonly string[] => {
