@@ -3,9 +3,10 @@
 // (drop or reject on the lab node, or a TCP reset from the target itself, which is what a closed
 // port looks like) and unblocked at a random moment through a long-lived `nft -i`, which bounds the
 // commit to about a millisecond. The error is when the probe first succeeded minus when the
-// unblocking was confirmed. Precise mode (`interval`, 5 ms) must stay within
-// +-20 ms of that; upstream's cadence (`sequential`) is shown to lose up to the 1 s timeout where
-// packets are dropped. The printed figures are the README's resolution table.
+// unblocking was confirmed. Precise mode (`interval`, 5 ms) is printed (typically a few ms) and must
+// not be held by an unanswered attempt (under 500 ms, half of upstream's 1 s probe timeout);
+// upstream's cadence (`sequential`) is shown to lose up to the 1 s timeout where packets are dropped.
+// The printed figures are the README's resolution table.
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMatcher } from '../src/probe/matcher.js';
@@ -19,8 +20,15 @@ const e2e = await kernelE2e('test-clients: probe resolution');
 
 const PORT = 8080;
 const TABLE = 'kpng-t-block';
-/** Generous bound on |error| in precise mode (5 ms grid, nft exec, a busy 2-core machine): not a benchmark. */
-const PRECISE_BOUND_MS = 20;
+/**
+ * Precise mode's error (the first success after the unblock) is a printed figure; the 5 ms grid and the
+ * attempts overlapping on a dropping datapath are pinned with a fake clock (src/probe/probe-loop.test.ts).
+ * Asserted here only what tells the mechanism apart on the real datapath, tied to upstream's probe: an
+ * attempt held until its 1 s timeout would be late by up to that second, so half of it is the bound.
+ */
+const HELD_ATTEMPT_BOUND_MS = 500;
+/** Upstream's probe timeout: one unanswered attempt holds the next that long. */
+const ATTEMPT_TIMEOUT_MS = 1_000;
 
 type Kind = 'drop' | 'reject' | 'reset';
 const KINDS: readonly Kind[] = ['drop', 'reject', 'reset'];
@@ -92,17 +100,20 @@ describe.skipIf(!e2e.run)('probe resolution per datapath kind, in the lab', () =
     return { errorMs: result.at - confirmedAt, windowMs: confirmedAt - sentAt };
   };
 
-  it.each(KINDS)('precise (5 ms interval), %s: the first success comes within 20 ms of the unblock', async (kind) => {
-    const errors: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { errorMs, windowMs } = await measure(kind, 'interval', 5);
-      errors.push(errorMs);
-      // The rule went away between sending the command and its confirmation: not before.
-      expect(errorMs).toBeGreaterThanOrEqual(-windowMs - 1);
-      expect(errorMs).toBeLessThanOrEqual(PRECISE_BOUND_MS);
-    }
-    figures.push(`  precise 5 ms  ${kind.padEnd(6)} ${errors.map((e) => e.toFixed(1)).join(', ')}`);
-  });
+  it.each(KINDS)(
+    'precise (5 ms interval), %s: the first success is not held by an unanswered attempt',
+    async (kind) => {
+      const errors: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { errorMs, windowMs } = await measure(kind, 'interval', 5);
+        errors.push(errorMs);
+        // The rule went away between sending the command and its confirmation: not before.
+        expect(errorMs).toBeGreaterThanOrEqual(-windowMs - 1);
+        expect(errorMs).toBeLessThanOrEqual(HELD_ATTEMPT_BOUND_MS);
+      }
+      figures.push(`  precise 5 ms  ${kind.padEnd(6)} ${errors.map((e) => e.toFixed(1)).join(', ')}`);
+    },
+  );
 
   it.each(KINDS)("upstream's cadence (one attempt after another), %s", async (kind) => {
     const errors: number[] = [];
@@ -112,6 +123,8 @@ describe.skipIf(!e2e.run)('probe resolution per datapath kind, in the lab', () =
     // ICMP reject once the node's ICMP rate limit (net.ipv4.icmp_ratelimit) swallows the errors.
     // A TCP reset answers every attempt at once.
     for (const e of errors)
-      expect(e).toBeLessThanOrEqual(kind === 'reset' ? PRECISE_BOUND_MS * 2 : 1_000 + PRECISE_BOUND_MS * 5);
+      expect(e).toBeLessThanOrEqual(
+        kind === 'reset' ? HELD_ATTEMPT_BOUND_MS : ATTEMPT_TIMEOUT_MS + HELD_ATTEMPT_BOUND_MS,
+      );
   });
 });

@@ -14,7 +14,7 @@ import type { ProgramName } from './programs.js';
 /** nft's check is one nft call; iptables' 13 calls per family, so it gets a longer period under load. */
 const SYNC_PERIOD_MS = { nft: 2_000, iptables: 3_000 } as const;
 const FULL_SYNC_PERIOD_MS = 3_000;
-/** Generous: one period, plus the sync, plus a loaded CI machine. */
+/** Generous: one period (the repair every --sync-period, upstream's periodic sync), plus the sync, plus a loaded CI machine. */
 const SLACK_MS = 4_000;
 
 /**

@@ -26,8 +26,6 @@ import { endpointSlice, node, service } from './testdata/objects.js';
  */
 
 const OUTAGE_MS = Number(process.env['KPNG_APISERVER_OUTAGE_MS'] ?? 5_000);
-/** Generous: the design bound is one round (< 0.8 s) plus a watch request and a batch. */
-const BOUND_MS = 3_000;
 const NODE = 'node-a' as NodeName;
 const KINDS: readonly ObjectKind[] = ['Service', 'EndpointSlice', 'Node'];
 
@@ -134,10 +132,10 @@ describe('kube source across an API server restart (production retry schedule)',
         }),
       );
 
-      expect(appliedMs).toBeLessThan(BOUND_MS);
-      // That every kind comes back in the same round, not one after another, is pinned with a fake
-      // clock (reconnect-rounds.test.ts); here the spread is a figure only: a wall-clock bound on it
-      // (200 ms) failed on an idle CI machine at 400 ms.
+      // The change applied and the watches back are figures only: that the watch is back within one
+      // round (< 0.8 s) of the server answering, every kind in the same round, is pinned with a fake
+      // clock (reconnect-rounds.test.ts). A wall-clock bound on the spread (200 ms) failed on an idle
+      // CI machine at 400 ms.
       // Resumed from the last resourceVersion: no LIST, one watch per kind from where it was.
       expect(server.requests({ verb: 'list', since: mark })).toEqual([]);
       const rewatched = server.requests({ verb: 'watch', since: mark });
