@@ -302,7 +302,8 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) in the lab', () => {
 // A blank mode runs the iptables backend (as upstream on Linux); each mode, once its first sync is
 // in, removes the other's leftovers (upstream's platformCleanup), so switching modes on a live node leaves no
 // stale rules: blank (iptables) over an nftables leftover, then nftables over the iptables chains.
-// The Node here is single-stack IPv4: nftables mode writes `ip kube-proxy` only.
+// The Node here is single-stack IPv4: nftables mode writes `ip kube-proxy` only. Last, nftables mode
+// with the NetworkPolicy enforcer beside it.
 describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => {
   let lab: Lab;
   let server: FakeApiServer;
@@ -312,9 +313,12 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
   const iptablesSave = async (): Promise<string> => (await lab.node.namespace.exec(['iptables-save'])).stdout;
 
   /** Runs kube-proxy with `mode` (blank: no mode line) until it answers /proxyMode and the ClusterIP answers. */
-  async function runUntilServed(mode: string): Promise<{ proxyMode: string; stop: () => Promise<number> }> {
+  async function runUntilServed(
+    mode: string,
+    extra: readonly string[] = [],
+  ): Promise<{ proxyMode: string; configPath: string; stop: () => Promise<number> }> {
     const metricsPort = await freePort();
-    const configPath = join(dir, `config-${mode || 'blank'}.yaml`);
+    const configPath = join(dir, `config-${mode || 'blank'}${extra.length > 0 ? '-extra' : ''}.yaml`);
     await writeFile(
       configPath,
       [
@@ -329,6 +333,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
         'iptables: {minSyncPeriod: 100ms}',
         'nftables: {minSyncPeriod: 100ms}',
         'conntrack: {maxPerCore: 0}',
+        ...extra,
         '',
       ].join('\n'),
     );
@@ -359,7 +364,7 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     // The other modes' leftovers go right after the first sync (bounded polling).
     for (let i = 0; i < 100 && !logs.includes('removed the leftovers of other proxy modes'); i++)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    return { proxyMode, stop: () => (stop.abort(), running) };
+    return { proxyMode, configPath, stop: () => (stop.abort(), running) };
   }
 
   beforeAll(async () => {
@@ -398,5 +403,38 @@ describe.skipIf(!e2e.run)('kube-proxy (kpng) switching modes in the lab', () => 
     // (iptables-nft's own tables stay from the iptables run)
     expect((await tables(lab)).filter((t) => t.includes('kube-proxy'))).toEqual(['table ip kube-proxy']);
     expect(await running.stop()).toBe(0);
+  });
+
+  it("enforceNetworkPolicy (kpng's --with-netpol): a policy judges the pod a ClusterIP connection reaches; --cleanup removes inet kpng-netpol", async () => {
+    const running = await runUntilServed('nftables', ['enforceNetworkPolicy: true']);
+    const podB = lab.pod('pod-b');
+    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    server.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { namespace: 'default', name: 'pod-b', labels: { app: 'b' } },
+      spec: { nodeName: NODE_NAME, containers: [{ name: 'echo' }] },
+      status: { phase: 'Running', podIPs: [{ ip: podB.ipv4 }, { ip: podB.ipv6 }] },
+    });
+    const denyAll = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { namespace: 'default', name: 'deny-b' },
+      spec: { podSelector: { matchLabels: { app: 'b' } }, policyTypes: ['Ingress'] },
+    };
+    server.create(denyAll);
+    await probeUntil(lab, lab.pod('pod-a'), (r) => !r.ok);
+    server.delete(denyAll);
+    expect(await probeUntil(lab, lab.pod('pod-a'), (r) => r.ok)).toMatchObject({ ok: true, server: 'pod-b' });
+    expect(await running.stop()).toBe(0);
+    expect(await tables(lab)).toContain('table inet kpng-netpol');
+    let out = '';
+    const code = await main(
+      ['--config', running.configPath, '--cleanup'],
+      { KPNG_NETNS: lab.node.namespace.name },
+      { stdout: () => {}, stderr: (t) => void (out += t) },
+    );
+    expect(code, out).toBe(0);
+    expect(await tables(lab)).not.toContain('table inet kpng-netpol');
   });
 });

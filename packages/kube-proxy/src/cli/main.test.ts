@@ -219,6 +219,15 @@ describe('kube-proxy main', () => {
     expect(second.written['/tmp/kp2.yaml']).toBe(yaml);
   });
 
+  it("--with-netpol sets kpng's enforceNetworkPolicy, written only when set (upstream's type has no such field)", async () => {
+    const plain = await run(['--proxy-mode=nftables', '--write-config-to=/tmp/kp.yaml']);
+    expect(plain.written['/tmp/kp.yaml']).not.toContain('enforceNetworkPolicy');
+    const enforced = await run(['--proxy-mode=nftables', '--with-netpol', '--write-config-to=/tmp/kp.yaml']);
+    const yaml = enforced.written['/tmp/kp.yaml']!;
+    expect(yaml).toContain('enforceNetworkPolicy: true\n');
+    expect(decodeConfiguration(yaml).config).toMatchObject({ mode: 'nftables', enforceNetworkPolicy: true });
+  });
+
   it("--init-only applies upstream's privileged set-up of the mode (iptables: conntrack, route_localnet) and exits", async () => {
     sysctlWrites.length = 0;
     const { code } = await run(['--init-only', '--conntrack-max-per-core=1000', '--conntrack-min=5000']);

@@ -138,6 +138,17 @@ async function cleanup(
   } catch (e) {
     failed.push(`HNS: ${(e as Error).message}`);
   }
+  // kpng's enforcer table only when this proxy enforces policy: without --with-netpol it may be a
+  // separate kpng-netpol agent's, which this proxy's cleanup must not disarm.
+  if (config.enforceNetworkPolicy && process.platform !== 'win32') {
+    try {
+      const { NetpolBackend } = await import('@kpng/netpol');
+      await new NetpolBackend(ctx).cleanup();
+      removed.push('inet kpng-netpol');
+    } catch (e) {
+      failed.push(`inet kpng-netpol: ${(e as Error).message.split('\n')[0] ?? ''}`);
+    }
+  }
   log.info('cleaned up', { removed, ...(netns !== undefined ? { netns } : {}) });
   return failed.length === 0 ? 0 : fail(`cleanup failed: ${failed.join('; ')}`);
 }

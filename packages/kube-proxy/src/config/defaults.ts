@@ -99,6 +99,7 @@ export function withDefaults(p: PartialConfiguration = {}): KubeProxyConfigurati
     configSyncPeriod: p.configSyncPeriod || 15 * MINUTE,
     portRange: p.portRange ?? '',
     windowsRunAsService: p.windowsRunAsService ?? false,
+    enforceNetworkPolicy: p.enforceNetworkPolicy ?? false,
   };
 }
 

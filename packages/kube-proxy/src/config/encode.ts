@@ -9,7 +9,14 @@ import { CONFIGURATION_SCHEMA, type FieldType } from './schema.js';
 import { API_VERSION, KIND, type KubeProxyConfiguration } from './types.js';
 
 /** Fields Go omits when empty (`omitempty`). */
-const OMIT_EMPTY = new Set(['featureGates', 'serviceProxyName', 'nftables.tableName', 'logging.vmodule']);
+const OMIT_EMPTY = new Set([
+  'featureGates',
+  'serviceProxyName',
+  'nftables.tableName',
+  'logging.vmodule',
+  // kpng's extension, absent from upstream's type: written only when set.
+  'enforceNetworkPolicy',
+]);
 
 export function encodeConfiguration(config: KubeProxyConfiguration): Record<string, unknown> {
   const body = encodeObject(config as unknown as Record<string, unknown>, CONFIGURATION_SCHEMA.object, '');
@@ -49,6 +56,7 @@ function encodeValue(value: unknown, type: FieldType, prefix: string): unknown {
 function isEmpty(value: unknown): boolean {
   return (
     value === '' ||
+    value === false ||
     value === undefined ||
     (typeof value === 'object' && value !== null && Object.keys(value).length === 0)
   );

@@ -116,6 +116,8 @@ export const CONFIGURATION_SCHEMA: ObjectType = {
     configSyncPeriod: 'duration',
     portRange: 'string',
     windowsRunAsService: 'bool',
+    // kpng's extension: NetworkPolicy enforcement beside the mode's backend (`--with-netpol`).
+    enforceNetworkPolicy: 'bool',
     // Removed from kube-proxy with the userspace proxy and resource containers.
     udpIdleTimeout: 'removed',
     resourceContainer: 'removed',

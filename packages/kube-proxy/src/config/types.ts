@@ -110,6 +110,11 @@ export interface KubeProxyConfiguration {
   configSyncPeriod: Milliseconds;
   portRange: string;
   windowsRunAsService: boolean;
+  /**
+   * kpng's extension (upstream has no such field): enforce NetworkPolicy with `@kpng/netpol` beside
+   * the mode's backend, in this process (`--with-netpol`). Linux modes only. Omitted when false.
+   */
+  enforceNetworkPolicy: boolean;
 }
 
 /** What a config file may leave out: any field, at any depth. */

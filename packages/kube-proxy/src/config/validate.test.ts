@@ -196,6 +196,15 @@ describe('validateConfiguration', () => {
     expect(messages(config(change))).toEqual([message]);
   });
 
+  it("refuses kpng's NetworkPolicy enforcement in kernelspace mode (it programs nftables), accepts it in a Linux mode", () => {
+    const enforcing = (mode: string) => config((c) => ((c.mode = mode), (c.enforceNetworkPolicy = true)));
+    const ctx = { availableModes: ['nftables', 'kernelspace'] };
+    expect(validateConfiguration(enforcing('kernelspace'), ctx).map(String)).toEqual([
+      'KubeProxyConfiguration.enforceNetworkPolicy: Invalid value: true: NetworkPolicy enforcement (@kpng/netpol) programs nftables: not available in kernelspace mode',
+    ]);
+    expect(validateConfiguration(enforcing('nftables'), ctx).map(String)).toEqual([]);
+  });
+
   it('checks the ipvs section in ipvs mode, where this build can only clean up', () => {
     const c = config((c) => ((c.mode = 'ipvs'), (c.ipvs.tcpTimeout = -1000), (c.ipvs.excludeCIDRs = ['bad'])));
     expect(

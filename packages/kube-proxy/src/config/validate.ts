@@ -2,7 +2,8 @@
  * Validation of the effective configuration, after `pkg/proxy/apis/config/validation`: same
  * checks, same details, reported on v1alpha1 field paths (`KubeProxyConfiguration.nftables.syncPeriod`).
  * kpng additions: the mode must be one this build has a backend for, `ipvs.scheduler` is checked in
- * every mode, and `nftables.tableName` must be a usable nftables name.
+ * every mode, `nftables.tableName` must be a usable nftables name, and `enforceNetworkPolicy`
+ * (kpng's extension) needs a Linux mode.
  */
 import { parseCIDR, parseIP } from '@kpng/core';
 import { splitHostPort } from './defaults.js';
@@ -45,6 +46,15 @@ export function validateConfiguration(c: KubeProxyConfiguration, ctx: Validation
     ...ipvsScheduler(c.ipvs.scheduler),
     ...(c.mode === 'ipvs' ? ipvs(c) : []),
     ...tableName(c.nftables.tableName),
+    ...(c.enforceNetworkPolicy && c.mode === 'kernelspace'
+      ? [
+          invalid(
+            path('enforceNetworkPolicy'),
+            true,
+            'NetworkPolicy enforcement (@kpng/netpol) programs nftables: not available in kernelspace mode',
+          ),
+        ]
+      : []),
   ];
 }
 

@@ -187,6 +187,12 @@ export const FLAGS: readonly FlagSpec[] = [
     `Which proxy mode to use: on Linux 'iptables' (also what blank means), 'ipvs', 'nftables' or kpng's 'ebpf' (socket-level load balancing in cgroup BPF programs, nftables for traffic entering the node); on Windows 'kernelspace' (also what blank means).`,
     (c, v) => (c.mode = v),
   ),
+  boolFlag(
+    'with-netpol',
+    parseBool,
+    "kpng's extension: also enforce NetworkPolicy (@kpng/netpol, table inet kpng-netpol) beside the mode's backend, in this process (sets enforceNetworkPolicy; Linux modes only).",
+    (c, v) => (c.enforceNetworkPolicy = v),
+  ),
   boolFlag('masquerade-all', parseBool, 'SNAT all traffic sent to Service cluster IPs.'),
   valueFlag(
     'iptables-masquerade-bit',

@@ -1,11 +1,12 @@
 /**
  * Running the proxy: kube source (kubeconfig / --master, this node's name), the mode's backend in
  * process, metrics on metricsBindAddress (with /proxyMode and /configz), health on
- * healthzBindAddress, sync periods from the mode's section. Returns when `signal` aborts (0) or the
+ * healthzBindAddress, sync periods from the mode's section; with `enforceNetworkPolicy` (kpng's
+ * `--with-netpol`) the NetworkPolicy enforcer beside the mode's backend. Returns when `signal` aborts (0) or the
  * source fails for good (1).
  */
 import { hostname } from 'node:os';
-import { nodeName as toNodeName, type Logger } from '@kpng/core';
+import { nodeName as toNodeName, type Backend, type Logger } from '@kpng/core';
 import { parseDurationMs } from '@kpng/kit';
 import {
   healthCheckAddressesFor,
@@ -64,8 +65,12 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
     tcpBeLiberal: ctx.tcpBeLiberal ?? false,
   });
   for (const warning of warnings) log.warn(warning);
+  // kpng's extension: the NetworkPolicy enforcer beside the mode's backend, one sync loop (its
+  // package loaded only when enabled); the source then also watches Pods, Namespaces, NetworkPolicies.
+  const policy = config.enforceNetworkPolicy;
+  const served = policy ? await withNetpol(modeBackend, registry, netns) : modeBackend;
   // The other modes' leftovers go once this mode's first sync is in place (platform-cleanup.ts).
-  const backend = cleaningAfterFirstSync(modeBackend, () =>
+  const backend = cleaningAfterFirstSync(served, () =>
     cleanupOtherModes(config, netns !== undefined ? { netns } : {}, log, modeBackend.families),
   );
 
@@ -97,6 +102,7 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   log.info('starting kube-proxy (kpng)', {
     version: ctx.version,
     mode: config.mode,
+    ...(policy ? { networkPolicy: 'enforced (@kpng/netpol)' } : {}),
     node: nodeName,
     server: kubeConfig.getCurrentCluster()?.server ?? '(unknown)',
     ...(netns !== undefined ? { netns } : {}),
@@ -127,9 +133,11 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
       // client-go's throttle on every request, as upstream's client (QPS/Burst from clientConnection).
       rateLimit: { qps: config.clientConnection.qps, burst: config.clientConnection.burst },
       ...(config.serviceProxyName !== '' ? { serviceProxyName: config.serviceProxyName } : {}),
+      ...(policy ? { policy: true } : {}),
       events,
     }),
     backend,
+    ...(policy ? { policy: true } : {}),
     events,
     ...(metricsBindAddress ? { metricsBindAddress } : {}),
     ...(healthzBindAddress ? { healthzBindAddress } : {}),
@@ -166,6 +174,12 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   events.close();
   if (configChanged) throw new ConfigChangedError();
   return outcome === 'source failed' ? 1 : 0;
+}
+
+/** `backend` and `@kpng/netpol`'s enforcer in one sync loop (`besideBackend`: failures kept apart). */
+async function withNetpol(backend: Backend, registry: Registry, netns: string | undefined): Promise<Backend> {
+  const { besideBackend, NetpolBackend } = await import('@kpng/netpol');
+  return besideBackend(backend, new NetpolBackend({ registry, ...(netns !== undefined ? { netns } : {}) }));
 }
 
 /** `nodeutil.GetHostname`: the override, else the hostname, trimmed and lower-cased. */

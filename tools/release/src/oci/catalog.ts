@@ -188,6 +188,36 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     tools: ['nft', 'ip', 'sysctl'],
   },
   {
+    name: 'kpng-netpol',
+    summary: 'kpng-netpol: kpng core and the NetworkPolicy enforcer in one process',
+    about: [
+      'kpng-netpol: the `kpng-netpol` program, core + the NetworkPolicy enforcer in one process: it watches',
+      'Pods, Namespaces and NetworkPolicies and programs one nftables table, `inet kpng-netpol`, beside',
+      'whatever service proxy the node runs (or beside none). Programs the kernel: needs root with CAP_NET_ADMIN',
+      '(see deploy/README.md).',
+    ],
+    packages: ['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/netpol'],
+    apt: ['nftables'],
+    aptWhy: ['nft programs the table (sets, verdict maps and chains); nothing else is executed.'],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN) to uid 0 only (no ambient',
+      'capabilities for other users). The manifests drop every other capability.',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/netpol/dist/cli/main.js'],
+    ports: [10249, 10256],
+    tools: ['nft'],
+    runs: [
+      {
+        // The manifest's policy selects web-a (198.18.1.10) and allows TCP 8080 from app=client (198.18.1.11).
+        name: 'policy enforcement against an API server',
+        args: ['--kubeconfig', '{kubeconfig}', '--node-name', 'node-a'],
+        check: ['nft', 'list', 'table', 'inet', 'kpng-netpol'],
+        expect: ['198.18.1.10 : jump', '198.18.1.11', '8080', 'drop'],
+      },
+    ],
+  },
+  {
     name: 'kube-proxy',
     summary: "kpng's drop-in kube-proxy: kube-proxy's flags and KubeProxyConfiguration, every backend vendored",
     about: [
@@ -205,6 +235,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
       '@kpng/ipvs',
       '@kpng/ebpf',
       '@kpng/win-kernel',
+      '@kpng/netpol',
       '@kpng/kube-proxy',
     ],
     apt: ['nftables', 'iptables', 'conntrack', 'iproute2', 'procps', 'ipset', 'libbpf1', 'nfacct'],
