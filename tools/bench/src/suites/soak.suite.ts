@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { NodeView } from '@kpng/core/runtime';
+import { EventBatcher, NodeView } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState } from '@kpng/core';
 import { serveLocalState, StateHub, watchLocalState } from '@kpng/core/stream';
 import { createChurn } from '../scenarios/churn.js';
@@ -24,7 +24,8 @@ interface Sample {
 
 /**
  * The soak (issue 25): the churn scenario's EndpointSlice changes at `--rate` per second (default
- * 100) into core's model, node view and local stream (a unix socket, and a client in this process
+ * 100), as raw objects through the kube source's `EventBatcher` (conversion a 10 ms budget per turn),
+ * into core's model, node view and local stream (a unix socket, and a client in this process
  * decoding every state it gets), for `--minutes` (default 30) or `--changes` (default 100,000),
  * whichever ends first. Every `--sample-s` (default 10) a sample: RSS, heap after a full GC, open
  * handles (`process.getActiveResourcesInfo()`).
@@ -62,6 +63,7 @@ export default defineSuite({
     let received = 0;
     const watching = watchLocalState(server.address, () => void received++, { signal: stop.signal });
 
+    const batcher = new EventBatcher((batch) => core.model.apply(batch));
     const churn = createChurn(objects, { ratePerSecond: rate, durationSeconds: Math.ceil(maxChanges / rate) });
     const loop = monitorEventLoopDelay({ resolution: 10 });
     const samples: Sample[] = [];
@@ -132,8 +134,11 @@ export default defineSuite({
         const step = churn.next(Date.now());
         if (!step) break;
         const due = step.offsetMs - (performance.now() - started);
-        if (due > 0) await new Promise((r) => setTimeout(r, due));
-        core.model.apply([sliceEvent(step.slice)]);
+        // Behind schedule (a loaded machine): still a turn per change, so the bench's own loop
+        // (making the next change) is never a stall counted against the program.
+        await new Promise((r) => (due > 0 ? setTimeout(r, due) : setImmediate(r)));
+        const slice = step.slice;
+        batcher.push(() => sliceEvent(slice));
         changes++;
         if (performance.now() - started >= nextSample) {
           endWindow(); // the GC of the sample is the bench's, not the program's stall

@@ -2,11 +2,11 @@ import type { GlobalSnapshot } from '../../model/global-model.js';
 import type { LocalService, NodeLocalState } from '../../nodeview/types.js';
 import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
 import { reportInvalid } from '../../watch/convert/report.js';
-import { localStateRefusals } from '../../watch/convert/validate.js';
+import { localServiceProblems, localStateRefusals } from '../../watch/convert/validate.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
 import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
-import { decodeLocalState } from '../codec/local-decode.js';
+import { decodeLocalState, primeLocalState } from '../codec/local-decode.js';
 import { consume, type StateHandler, type WatchCursor } from './consume.js';
 import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './grpc-source.js';
 import type { StateSource } from '../hub.js';
@@ -41,11 +41,17 @@ export interface WatchOptions extends GrpcSourceOptions {
  * object is reported as an invalid API object is (a warning and `kpng_invalid_objects_total{kind}`),
  * the handler keeps the state it has, and the stream is opened again with backoff (the server then
  * sends its current state). Objects reused from the decode cache were checked when first decoded.
+ * With the cache, a state's changed Services are decoded and checked a 10 ms budget per event-loop
+ * turn first (`primeLocalState`), then the state is one short pass of cache hits.
  */
-function checkedLocalDecoder(decode: StateDecoder<NodeLocalState>): StateDecoder<NodeLocalState> {
+function checkedLocalDecoder(cache: DecodedItemCache<LocalService> | undefined): StateDecoder<NodeLocalState> {
   const checked = new WeakSet<object>();
-  return (buf, start, end) => {
-    const delivery = decode(buf, start, end);
+  const check = (svc: LocalService) => {
+    if (localServiceProblems(svc).length === 0) checked.add(svc);
+  };
+  return async (buf, start, end) => {
+    if (cache) await primeLocalState(buf, start, end, cache, check);
+    const delivery = decodeLocalState(buf, start, end, cache);
     const refusals = localStateRefusals(delivery.state, checked);
     if (refusals.length === 0) return delivery;
     for (const r of refusals) reportInvalid(r.kind, `local stream: ${r.where.slice(0, 300)}`, r.problems);
@@ -67,8 +73,7 @@ export function watchLocalState(
   options: WatchOptions = {},
 ): Promise<void> {
   const cache = options.decodeCache === false ? undefined : new DecodedItemCache<LocalService>();
-  const decode = checkedLocalDecoder((buf, start, end) => decodeLocalState(buf, start, end, cache));
-  return watchRemote('local', address, decode, handler, options);
+  return watchRemote('local', address, checkedLocalDecoder(cache), handler, options);
 }
 
 /** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */

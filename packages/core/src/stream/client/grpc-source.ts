@@ -6,8 +6,8 @@ import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { channelCredentials } from '../credentials.js';
 import type { StreamTls } from '../tls.js';
 
-/** Decodes the State bytes `buf[start, end)` of one API (with whatever cache it keeps). */
-export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Delivery<S>;
+/** Decodes the State bytes `buf[start, end)` of one API (with whatever cache it keeps), perhaps over several turns. */
+export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Delivery<S> | Promise<Delivery<S>>;
 
 export interface GrpcSourceOptions {
   /** Default 256 MiB: gRPC's 4 MiB default is too small for a 10k-Service state. */
@@ -80,7 +80,7 @@ export class GrpcStateSource<S> implements StateSource<S> {
       this.#state = undefined;
       const res = decodeResponse(buf);
       if (res.type !== 'state') throw new Error('internal: queued message is not a state');
-      return this.#decode(buf, res.start, res.end);
+      return await this.#decode(buf, res.start, res.end);
     } finally {
       this.#wake = undefined;
       clearTimeout(this.#idleTimer);

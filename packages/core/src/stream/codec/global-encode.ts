@@ -2,6 +2,7 @@
  * GlobalSnapshot -> kpng.global.v1 bytes. Model objects are immutable and the global model keeps
  * unchanged ones identical between revisions, so each is encoded once and cached by identity.
  */
+import { TurnBudget } from '@kpng/kit';
 import type { GlobalSnapshot } from '../../model/global-model.js';
 import type {
   EndpointModel,
@@ -37,6 +38,25 @@ export const encodeGlobalService = cachedEncoder(writeService);
 export const encodeEndpointSlice = cachedEncoder(writeSlice);
 export const encodeGlobalNode = cachedEncoder(writeNode);
 export const encodeServiceCIDR = cachedEncoder(writeServiceCIDR);
+
+/**
+ * Encodes (and caches) the objects of `snapshot` not encoded yet, yielding to the event loop once a
+ * turn's budget is used, so that `encodeGlobalStateResponse` of it is then a concatenation.
+ */
+export async function prepareGlobalState(snapshot: GlobalSnapshot, budget = new TurnBudget(10)): Promise<void> {
+  const lists = [
+    [snapshot.services, encodeGlobalService],
+    [snapshot.endpointSlices, encodeEndpointSlice],
+    [snapshot.nodes, encodeGlobalNode],
+    [snapshot.serviceCIDRs, encodeServiceCIDR],
+  ] as const;
+  for (const [items, encode] of lists) {
+    for (const item of items) {
+      (encode as (item: object) => Buffer)(item);
+      if (budget.due()) await budget.yield();
+    }
+  }
+}
 
 /** A complete `GlobalWatchResponse{state}` for one client. */
 export function encodeGlobalStateResponse(d: Delivery<GlobalSnapshot>): Buffer {

@@ -3,6 +3,7 @@
  * identity: the node viewer keeps unchanged LocalService objects identical between revisions, so a
  * new full state costs the encoding of the changed Services plus one concatenation.
  */
+import { TurnBudget } from '@kpng/kit';
 import { IP_FAMILIES } from '../../model/types.js';
 import type { FamilyEndpoints, LocalEndpoint, LocalNode, LocalService, NodeLocalState } from '../../nodeview/types.js';
 import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE } from './enums.js';
@@ -26,6 +27,18 @@ export function encodeLocalService(svc: LocalService): Buffer {
     encodedServices.set(svc, bytes);
   }
   return bytes;
+}
+
+/**
+ * Encodes (and caches) the Services of `state` not encoded yet, yielding to the event loop once a
+ * turn's budget is used, so that `encodeLocalStateResponse` of it is then a concatenation: a new
+ * client's first state (10,000 Services) is never one long turn of the server.
+ */
+export async function prepareLocalState(state: NodeLocalState, budget = new TurnBudget(10)): Promise<void> {
+  for (const svc of state.services) {
+    encodeLocalService(svc);
+    if (budget.due()) await budget.yield();
+  }
 }
 
 /** A complete `WatchResponse{state}` for one client. */

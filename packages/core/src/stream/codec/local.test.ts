@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceKey } from '../../model/types.js';
 import type { LocalService, NodeLocalState, StateChanges } from '../../nodeview/types.js';
-import { decodeLocalState } from './local-decode.js';
-import { encodeLocalService, encodeLocalStateResponse } from './local-encode.js';
+import { TurnBudget } from '@kpng/kit';
+import { decodeLocalState, primeLocalState } from './local-decode.js';
+import { encodeLocalService, encodeLocalStateResponse, prepareLocalState } from './local-encode.js';
 import { decodeResponse } from './envelope.js';
 import type { Delivery } from '../hub.js';
 import { DecodedItemCache } from './item-cache.js';
@@ -125,6 +126,48 @@ describe('local state codec', () => {
     const dropped = roundTrip(delivery({ ...second, services: second.services.slice(0, 5) }), cache);
     expect(dropped.state.services).toHaveLength(5);
     expect(cache.size).toBe(5);
+  });
+
+  it('decodes the changed Services over several turns first, then the state in one pass of cache hits', async () => {
+    const shape = { services: 200, endpointsPerService: 3 };
+    const cache = new DecodedItemCache<LocalService>();
+    const first = syntheticLocalState(shape);
+    const a = roundTrip(delivery(first), cache);
+    const second = withOneServiceChanged(withOneServiceChanged(first, 4, shape, 1), 150, shape, 1);
+    const buf = encodeLocalStateResponse(delivery(second));
+    const res = decodeResponse(buf);
+    if (res.type !== 'state') throw new Error('expected a state');
+    const primed: LocalService[] = [];
+    // A spent budget: a turn after every 16 Services read.
+    const budget = new TurnBudget(0);
+    await primeLocalState(buf, res.start, res.end, cache, (svc) => primed.push(svc), budget);
+    expect(budget.yields).toBeGreaterThanOrEqual(200 / 16 - 1);
+    expect(primed.map((s) => s.key)).toEqual([second.services[4]!.key, second.services[150]!.key]);
+    const b = decodeLocalState(buf, res.start, res.end, cache);
+    expect(b.state).toEqual(second);
+    b.state.services.forEach((svc, i) => {
+      if (i === 4 || i === 150) expect(svc).toBe(primed[i === 4 ? 0 : 1]);
+      else expect(svc).toBe(a.state.services[i]);
+    });
+    // A cold cache: every Service is primed, and the state is made of them.
+    const cold = new DecodedItemCache<LocalService>();
+    const all: LocalService[] = [];
+    await primeLocalState(buf, res.start, res.end, cold, (svc) => all.push(svc));
+    expect(decodeLocalState(buf, res.start, res.end, cold).state.services).toEqual(all);
+    // Malformed bytes: priming stops quietly, the decode reports them and forgets what was primed.
+    const broken = new DecodedItemCache<LocalService>();
+    await primeLocalState(buf, res.start, res.end - 3, broken, () => undefined);
+    expect(() => decodeLocalState(buf, res.start, res.end - 3, broken)).toThrow(/malformed/);
+    expect(broken.wantsBulk).toBe(true);
+  });
+
+  it("encodes a state's Services over several turns, then the response is the same bytes", async () => {
+    const state = syntheticLocalState({ services: 100, endpointsPerService: 3 });
+    const budget = new TurnBudget(0);
+    await prepareLocalState(state, budget);
+    expect(budget.yields).toBeGreaterThanOrEqual(100 / 16 - 1);
+    const fresh = syntheticLocalState({ services: 100, endpointsPerService: 3 }); // other objects: nothing cached
+    expect(encodeLocalStateResponse(delivery(state))).toEqual(encodeLocalStateResponse(delivery(fresh)));
   });
 
   it('rejects an endpoint index out of range and truncated messages', () => {

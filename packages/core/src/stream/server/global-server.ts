@@ -1,5 +1,5 @@
 import type { GlobalSnapshot } from '../../model/global-model.js';
-import { encodeGlobalStateResponse } from '../codec/global-encode.js';
+import { encodeGlobalStateResponse, prepareGlobalState } from '../codec/global-encode.js';
 import { serveStateStream, type ServeOptions, type StreamServer } from './stream-server.js';
 
 /**
@@ -8,5 +8,5 @@ import { serveStateStream, type ServeOptions, type StreamServer } from './stream
  * clients with a certificate signed by its CA are served.
  */
 export function serveGlobalState(options: ServeOptions<GlobalSnapshot>): Promise<StreamServer> {
-  return serveStateStream('global', encodeGlobalStateResponse, options);
+  return serveStateStream('global', { prepare: prepareGlobalState, encode: encodeGlobalStateResponse }, options);
 }

@@ -1,5 +1,5 @@
 import type { NodeLocalState } from '../../nodeview/types.js';
-import { encodeLocalStateResponse } from '../codec/local-encode.js';
+import { encodeLocalStateResponse, prepareLocalState } from '../codec/local-encode.js';
 import type { StateHub } from '../hub.js';
 import { DEFAULT_LOCAL_ADDRESS } from '../stream-address.js';
 import { serveStateStream, type ServeOptions, type StreamServer } from './stream-server.js';
@@ -13,8 +13,12 @@ export type ServeLocalOptions = Omit<ServeOptions<NodeLocalState>, 'address' | '
 
 /** Serves `kpng.localnet.v1.LocalState`: this node's full state, from `hub`. */
 export function serveLocalState(options: ServeLocalOptions): Promise<StreamServer> {
-  return serveStateStream('local', encodeLocalStateResponse, {
-    ...options,
-    address: options.address ?? DEFAULT_LOCAL_ADDRESS,
-  });
+  return serveStateStream(
+    'local',
+    { prepare: prepareLocalState, encode: encodeLocalStateResponse },
+    {
+      ...options,
+      address: options.address ?? DEFAULT_LOCAL_ADDRESS,
+    },
+  );
 }

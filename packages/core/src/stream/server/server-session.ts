@@ -26,10 +26,21 @@ export type StreamRefusal = 'peer_streams' | 'streams' | 'node_identity';
  */
 export type NodeCheck = (requested: string) => string | undefined;
 
+/** How a stream's states become bytes. */
+export interface StateEncoder<S> {
+  /**
+   * Does the costly part (encoding each object not encoded yet, cached by identity) over as many
+   * event-loop turns as it needs, so that `encode` of the same state is then a concatenation.
+   */
+  readonly prepare: (state: S) => Promise<void>;
+  /** A complete response for one client. */
+  readonly encode: (d: Delivery<S>) => Buffer;
+}
+
 export interface SessionContext<S> {
   readonly api: StreamApi;
   readonly hub: StateHub<S>;
-  readonly encode: (d: Delivery<S>) => Buffer;
+  readonly codec: StateEncoder<S>;
   readonly heartbeatIntervalMs: number;
   readonly observer: StreamObserver | undefined;
   readonly log: Logger;
@@ -44,6 +55,9 @@ export interface SessionContext<S> {
  * holds it until the client reads), and a heartbeat only when nothing is pending, so a client that
  * asks and never reads holds at most one state and one heartbeat in this server however many
  * requests it sends and revisions come.
+ *
+ * A state's objects are encoded over as many event-loop turns as they need (`StateEncoder.prepare`,
+ * a 10 ms budget per turn), so a new client's first state does not hold the server's event loop.
  */
 export class ServerSession<S> {
   readonly #abort = new AbortController();
@@ -109,7 +123,9 @@ export class ServerSession<S> {
       if (signal.aborted) return;
       this.#hasCredit = false;
       const delivery = await this.ctx.hub.next(this.#token, signal);
-      const bytes = this.ctx.encode(delivery);
+      await this.ctx.codec.prepare(delivery.state);
+      if (signal.aborted) return;
+      const bytes = this.ctx.codec.encode(delivery);
       const written = this.#write(bytes);
       this.ctx.observer?.stateSent(this.ctx.api, {
         revision: delivery.revision,

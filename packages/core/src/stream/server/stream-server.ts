@@ -1,8 +1,14 @@
 import { Server, status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { formatListenAddress } from '../../util/address.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
-import type { Delivery, StateHub } from '../hub.js';
-import { ServerSession, type NodeCheck, type StreamObserver, type StreamRefusal } from './server-session.js';
+import type { StateHub } from '../hub.js';
+import {
+  ServerSession,
+  type NodeCheck,
+  type StateEncoder,
+  type StreamObserver,
+  type StreamRefusal,
+} from './server-session.js';
 import { certificateNodeNames, nodeIdentityProblem } from './node-identity.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { parseServeAddress } from '../stream-address.js';
@@ -59,7 +65,7 @@ function peerOf(call: ServerDuplexStream<Buffer, Buffer>): string {
 
 export async function serveStateStream<S>(
   api: StreamApi,
-  encode: (d: Delivery<S>) => Buffer,
+  codec: StateEncoder<S>,
   options: ServeOptions<S>,
 ): Promise<StreamServer> {
   const address = parseServeAddress(options.address, options.tls !== undefined);
@@ -109,7 +115,7 @@ export async function serveStateStream<S>(
   const ctx = {
     api,
     hub: options.hub,
-    encode,
+    codec,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
     observer: options.observer,
     log,
