@@ -3,8 +3,7 @@ import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
 import { formatParsedIP, parseIP } from '../../util/ip.js';
 import { nameProblem, readMetadata } from './names.js';
 import { OBJECT_LIMITS } from './limits.js';
-import { type Converted, finish, rejected, validated } from './result.js';
-import { sliceProblems } from './validate.js';
+import { type Converted, finish, rejected } from './result.js';
 import { PROTOCOLS } from './service-ports.js';
 import { parseTriggerTime, TRIGGER_TIME_ANNOTATION } from './trigger-time.js';
 
@@ -41,7 +40,7 @@ function readHintNames(fields: FieldErrors, value: unknown, path: string): reado
   const names: string[] = [];
   (fields.array(value, path, { max: OBJECT_LIMITS.endpointHints }) ?? []).forEach((item, i) => {
     const hint = fields.object(item, fieldPath(path, i), { required: true });
-    const name = fields.string(hint?.['name'], fieldPath(fieldPath(path, i), 'name'), { required: true });
+    const name = fields.text(hint?.['name'], fieldPath(fieldPath(path, i), 'name'), { required: true });
     if (name !== undefined) names.push(name);
   });
   if (names.length <= 1) return names.length === 1 ? names : undefined;
@@ -58,7 +57,7 @@ function readEndpoint(fields: FieldErrors, value: unknown, at: string, family: I
   const nodeName = fields.string(entry?.['nodeName'], fieldPath(at, 'nodeName'));
   const nodeNameError = nodeName ? nameProblem(nodeName, 'subdomain') : undefined;
   if (nodeNameError) fields.add(fieldPath(at, 'nodeName'), nodeNameError);
-  const zone = fields.string(entry?.['zone'], fieldPath(at, 'zone'));
+  const zone = fields.text(entry?.['zone'], fieldPath(at, 'zone'));
   const hints = fields.object(entry?.['hints'], fieldPath(at, 'hints'));
   const zoneHints = readHintNames(fields, hints?.['forZones'], fieldPath(at, 'hints.forZones'));
   const nodeHints = readHintNames(fields, hints?.['forNodes'], fieldPath(at, 'hints.forNodes'));
@@ -95,7 +94,10 @@ function endpointModel(
   return zone !== '' ? { address, ready, serving, terminating, zone } : { address, ready, serving, terminating };
 }
 
-/** An EndpointSlice as the proxy needs it, with its trigger time; see {@link ConvertedSlice}. */
+/**
+ * An EndpointSlice as the proxy needs it, with its trigger time (see {@link ConvertedSlice}); its
+ * slice passes `sliceProblems` (validate.ts) by construction, each check made once, while reading.
+ */
 export function convertEndpointSlice(obj: unknown): Converted<ConvertedSlice> {
   if (!isJsonObject(obj)) return rejected(['must be an object']);
   const fields = new FieldErrors();
@@ -115,9 +117,8 @@ export function convertEndpointSlice(obj: unknown): Converted<ConvertedSlice> {
     if (endpoint) endpoints.push(endpoint);
   });
   const triggerTime = parseTriggerTime(meta.annotations[TRIGGER_TIME_ANNOTATION]);
-  const result = finish(fields, () => ({
+  return finish(fields, () => ({
     slice: { namespace: meta.namespace, name: meta.name, serviceName, addressType, ports, endpoints },
     ...(triggerTime !== undefined ? { triggerTime } : {}),
   }));
-  return validated(result, (c) => (c.slice ? sliceProblems(c.slice) : []));
 }

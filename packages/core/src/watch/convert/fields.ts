@@ -13,6 +13,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 const MAX_SHOWN_CHARS = 64;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** A short, bounded rendering of a bad value for an error message (a 1 MB string stays short). */
 export function describeValue(value: unknown): string {
@@ -100,6 +101,24 @@ export class FieldErrors {
     if (typeof value === 'string') return value;
     this.invalid(path, 'must be a string', value);
     return undefined;
+  }
+
+  /**
+   * Free-form text: a string of at most {@link OBJECT_LIMITS}`.textLength` characters with no control
+   * character (a newline would start a line of its own in a kernel tool's input or a log).
+   */
+  text(value: unknown, path: string, opts: Presence = {}): string | undefined {
+    const text = this.string(value, path, opts);
+    if (text === undefined) return undefined;
+    if (text.length > OBJECT_LIMITS.textLength) {
+      this.add(path, `must be at most ${OBJECT_LIMITS.textLength} characters, got ${text.length}`);
+      return undefined;
+    }
+    if (CONTROL_CHARACTER.test(text)) {
+      this.invalid(path, 'must not contain control characters', text);
+      return undefined;
+    }
+    return text;
   }
 
   boolean(value: unknown, path: string): boolean | undefined {

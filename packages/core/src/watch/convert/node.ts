@@ -2,8 +2,8 @@ import type { NodeModel } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject, type JsonObject } from './fields.js';
 import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../util/ip.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected, validated } from './result.js';
-import { nodeProblems } from './validate.js';
+import { OBJECT_LIMITS } from './limits.js';
+import { type Converted, finish, rejected } from './result.js';
 
 /** The cluster autoscaler's taint on a node it is about to remove. */
 export const TO_BE_DELETED_TAINT = 'ToBeDeletedByClusterAutoscaler';
@@ -12,11 +12,20 @@ const TOPOLOGY_LABEL_PREFIX = 'topology.kubernetes.io/';
 /** Order matters: InternalIP addresses come first. */
 const ADDRESS_TYPES = ['InternalIP', 'ExternalIP'] as const;
 
-/** Only the labels the proxy uses, so other label changes leave the node's model (and hash) alone. */
-function proxyLabels(labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+/**
+ * Only the labels the proxy uses, so other label changes leave the node's model (and hash) alone;
+ * each key and value free-form text (no control character, bounded).
+ */
+function proxyLabels(fields: FieldErrors, labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const kept = Object.entries(labels).filter(
     ([key]) => key === HOSTNAME_LABEL || key.startsWith(TOPOLOGY_LABEL_PREFIX),
   );
+  if (kept.length > OBJECT_LIMITS.listEntries)
+    fields.add('metadata.labels', `must have at most ${OBJECT_LIMITS.listEntries} entries, got ${kept.length}`);
+  for (const [key, value] of kept) {
+    const at = fieldPath('metadata.labels', key.slice(0, 300));
+    if (fields.text(key, `${at} key`) !== undefined) fields.text(value, at);
+  }
   return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
@@ -64,6 +73,7 @@ function hasToBeDeletedTaint(fields: FieldErrors, spec: JsonObject | undefined):
   return taints.some((taint) => isJsonObject(taint) && taint['key'] === TO_BE_DELETED_TAINT);
 }
 
+/** A Node as the proxy needs it, passing `nodeProblems` (validate.ts) by construction. */
 export function convertNode(obj: unknown): Converted<NodeModel> {
   if (!isJsonObject(obj)) return rejected(['must be an object']);
   const fields = new FieldErrors();
@@ -73,12 +83,12 @@ export function convertNode(obj: unknown): Converted<NodeModel> {
   const podCIDRs = readPodCIDRs(fields, spec);
   const addresses = readAddresses(fields, status);
   const beingRemoved = hasToBeDeletedTaint(fields, spec);
-  const result = finish(fields, () => ({
+  const labels = meta ? proxyLabels(fields, meta.labels) : {};
+  return finish(fields, () => ({
     name: meta!.name,
-    labels: proxyLabels(meta!.labels),
+    labels,
     podCIDRs,
     addresses,
     eligible: !meta!.deleting && !beingRemoved,
   }));
-  return validated(result, nodeProblems);
 }

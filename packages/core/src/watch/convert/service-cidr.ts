@@ -2,13 +2,13 @@ import type { ServiceCIDRModel } from '../../model/types.js';
 import { FieldErrors, fieldPath, isJsonObject } from './fields.js';
 import { formatCIDR, parseCIDR } from '../../util/ip.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected, validated } from './result.js';
-import { serviceCIDRProblems } from './validate.js';
+import { type Converted, finish, rejected } from './result.js';
 
 /**
  * A `networking.k8s.io/v1` (or v1beta1, same shape) ServiceCIDR: its name and `spec.cidrs`,
  * canonical and sorted. A ServiceCIDR being deleted still counts, as upstream's informer keeps
- * delivering it until it is gone (its IPs may still be allocated).
+ * delivering it until it is gone (its IPs may still be allocated). Passes `serviceCIDRProblems`
+ * (validate.ts) by construction.
  */
 export function convertServiceCIDR(obj: unknown): Converted<ServiceCIDRModel> {
   if (!isJsonObject(obj)) return rejected(['must be an object']);
@@ -24,8 +24,5 @@ export function convertServiceCIDR(obj: unknown): Converted<ServiceCIDRModel> {
     if (cidr) cidrs.push(formatCIDR(cidr));
     else fields.invalid(at, 'must be a valid CIDR', text);
   });
-  return validated(
-    finish(fields, () => ({ name: meta!.name, cidrs: [...new Set(cidrs)].sort() })),
-    serviceCIDRProblems,
-  );
+  return finish(fields, () => ({ name: meta!.name, cidrs: [...new Set(cidrs)].sort() }));
 }

@@ -1,8 +1,7 @@
 import type { ServiceModel, SessionAffinity, TrafficPolicy } from '../../model/types.js';
 import { FieldErrors, isJsonObject, type JsonObject } from './fields.js';
 import { readMetadata } from './names.js';
-import { type Converted, finish, rejected, validated } from './result.js';
-import { serviceProblems } from './validate.js';
+import { type Converted, finish, rejected } from './result.js';
 import { readClusterIPs, readExternalIPs, readLoadBalancerIPs, readSourceRanges } from './service-ips.js';
 import { readServicePorts } from './service-ports.js';
 
@@ -30,7 +29,9 @@ function readSessionAffinity(fields: FieldErrors, spec: JsonObject): SessionAffi
 }
 
 /**
- * A Service as the proxy needs it. `null` for Services a proxy skips (semantics 2.2): headless
+ * A Service as the proxy needs it, passing `serviceProblems` (validate.ts) by construction: every
+ * check is made once, here, while reading (the property test in validate.test.ts holds the two
+ * together). `null` for Services a proxy skips (semantics 2.2): headless
  * (`clusterIP` empty or `None`) and `ExternalName`.
  */
 export function convertService(obj: unknown): Converted<ServiceModel | null> {
@@ -63,9 +64,9 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
   );
   const healthCheckNodePort =
     fields.int(spec['healthCheckNodePort'], 'spec.healthCheckNodePort', { min: 0, max: 65535 }) ?? 0;
-  const trafficDistribution = fields.string(spec['trafficDistribution'], 'spec.trafficDistribution');
+  const trafficDistribution = fields.text(spec['trafficDistribution'], 'spec.trafficDistribution');
 
-  const result = finish(fields, () => ({
+  return finish(fields, () => ({
     namespace: meta.namespace,
     name: meta.name,
     type,
@@ -80,5 +81,4 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
     healthCheckNodePort,
     ...(trafficDistribution ? { trafficDistribution } : {}),
   }));
-  return validated(result, serviceProblems);
 }

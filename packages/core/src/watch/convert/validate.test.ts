@@ -72,6 +72,61 @@ describe('the other kinds', () => {
   });
 });
 
+describe('the conversion checks free-form text as the shared checks do (it does not check its result again)', () => {
+  const rawService = (trafficDistribution: string) => ({
+    metadata: { name: 'front', namespace: 'shop' },
+    spec: { clusterIP: '198.19.0.10', ports: [{ port: 80 }], trafficDistribution },
+  });
+  const rawSlice = (endpoint: Record<string, unknown>) => ({
+    metadata: { name: 'front-1', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'front' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['198.18.0.5'], ...endpoint }],
+  });
+  const rawNode = (labels: Record<string, string>) => ({
+    metadata: { name: 'node-a', labels },
+    status: { addresses: [{ type: 'InternalIP', address: '198.18.255.1' }] },
+  });
+  const long = 'z'.repeat(OBJECT_LIMITS.textLength + 1);
+  it.each([
+    ['trafficDistribution', convertService(rawService('Prefer\nClose')), 'spec.trafficDistribution'],
+    ['trafficDistribution', convertService(rawService(long)), 'spec.trafficDistribution'],
+    ['an endpoint zone', convertEndpointSlice(rawSlice({ zone: 'zone-a\n-A INPUT' })), 'endpoints[0].zone'],
+    ['an endpoint zone', convertEndpointSlice(rawSlice({ zone: long })), 'endpoints[0].zone'],
+    [
+      'a zone hint',
+      convertEndpointSlice(rawSlice({ hints: { forZones: [{ name: 'a\u0000b' }] } })),
+      'endpoints[0].hints.forZones[0].name',
+    ],
+    [
+      'a node hint',
+      convertEndpointSlice(rawSlice({ hints: { forNodes: [{ name: long }] } })),
+      'endpoints[0].hints.forNodes[0].name',
+    ],
+    [
+      'a topology label value',
+      convertNode(rawNode({ 'topology.kubernetes.io/zone': 'a\rb' })),
+      'metadata.labels.topology.kubernetes.io/zone',
+    ],
+    [
+      'a topology label key',
+      convertNode(rawNode({ 'topology.kubernetes.io/z\u007f': 'a' })),
+      'metadata.labels.topology.kubernetes.io/z\u007f key',
+    ],
+  ])('refuses %s with a control character or over the length limit', (_, result, path) => {
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors[0]!.startsWith(`${path}: must`)).toBe(true);
+  });
+
+  it('keeps ordinary text, and labels the proxy does not use are not read', () => {
+    const service = convertService(rawService('PreferClose'));
+    expect(service.ok && service.value?.trafficDistribution).toBe('PreferClose');
+    const slice = convertEndpointSlice(rawSlice({ zone: 'zone-a', hints: { forZones: [{ name: 'zone-a' }] } }));
+    expect(slice.ok && slice.value.slice?.endpoints[0]).toMatchObject({ zone: 'zone-a', zoneHints: ['zone-a'] });
+    const node = convertNode(rawNode({ 'topology.kubernetes.io/zone': 'zone-a', other: 'a\nb' }));
+    expect(node.ok && node.value.labels).toEqual({ 'topology.kubernetes.io/zone': 'zone-a' });
+  });
+});
+
 // Hostile API objects: valid shapes, bad values, absurd strings and lists; every field optional.
 const text = fc.oneof(
   fc.constantFrom('', 'a', 'front', '198.19.0.1', '2001:db8::1', '203.0.113.0/24', 'None', 'TCP', 'UDP', 'Local'),
