@@ -1,7 +1,8 @@
 /**
- * The reference ruleset: the same state in kube-proxy's nftables structure (a chain per service
- * port with `numgen random mod N vmap` to a chain per endpoint doing mark + DNAT, dispatched by one
- * verdict map), written as one nft script. Measured in the same run as kpng's shape, for the ratio
+ * The reference ruleset: an approximation of kube-proxy's nftables structure for the state's IPv4
+ * ClusterIPs only (a chain per service port with `numgen random mod N vmap` to a chain per endpoint
+ * doing mark + DNAT, dispatched by one verdict map; no NodePorts, load balancers, firewall, affinity
+ * or IPv6, so it is smaller than what kube-proxy would write), as one nft script. Measured in the same run as kpng's shape, for the ratio
  * PERFORMANCE.md asks for.
  */
 import type { NodeLocalState } from '@kpng/core';
