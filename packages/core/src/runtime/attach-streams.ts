@@ -17,7 +17,7 @@ export interface StreamListenOptions {
   readonly globalTls?: StreamTls;
 }
 
-/** Serves the core's states over gRPC: returns an `attach` step for `runKpng`. */
+/** Serves the core's states over gRPC: returns an `attach` step for `startPipeline`. */
 export function attachStreamServers(listen: StreamListenOptions) {
   return async (core: NodeView, metrics: CoreMetrics): Promise<{ close(): Promise<void> }> => {
     const servers: StreamServer[] = [];
