@@ -6,6 +6,7 @@ import {
   processExecer,
   runChecked,
   runChunked,
+  spawnChild,
   startProcess,
   withTimeout,
   type Execer,
@@ -201,5 +202,57 @@ describe('the fakes', () => {
     });
     await expect(execer.run(['conntrack', '-D'], '')).rejects.toThrow(/unexpected command: conntrack -D/);
     expect(execer.calls).toEqual(['conntrack -L -p udp', 'conntrack -D']);
+  });
+});
+
+describe('spawnChild', () => {
+  test('takes input as it is written and passes output as it comes', async () => {
+    const out: string[] = [];
+    const child = spawnChild(['cat'], { input: true, onStdout: (b) => out.push(b.toString()) });
+    expect(child.pid).toBeGreaterThan(0);
+    child.write('first\n');
+    await expect.poll(() => out.join('')).toBe('first\n');
+    child.write(Buffer.from([0x73, 0x65, 0x63, 0x6f, 0x6e, 0x64, 0x0a]));
+    child.endInput();
+    expect(await child.exited).toEqual({ exitCode: 0, signal: null });
+    expect(out.join('')).toBe('first\nsecond\n');
+  });
+
+  test('keeps stderr apart and reports the exit code', async () => {
+    const err: Buffer[] = [];
+    const child = spawnChild(['sh', '-c', 'echo oops >&2; exit 4'], { onStderr: (b) => err.push(b) });
+    expect(await child.exited).toEqual({ exitCode: 4, signal: null });
+    expect(Buffer.concat(err).toString()).toBe('oops\n');
+  });
+
+  test('env adds to the environment it inherits', async () => {
+    const out: Buffer[] = [];
+    const child = spawnChild(['sh', '-c', 'echo "$KPNG_KIT_TEST $HOME"'], {
+      env: { KPNG_KIT_TEST: 'added' },
+      onStdout: (b) => out.push(b),
+    });
+    await child.exited;
+    expect(Buffer.concat(out).toString()).toBe(`added ${process.env['HOME'] ?? ''}\n`);
+  });
+
+  test('kill ends it with the signal; a second kill after its exit does nothing', async () => {
+    const child = spawnChild(['sleep', '60']);
+    child.kill();
+    expect(await child.exited).toEqual({ exitCode: null, signal: 'SIGTERM' });
+    child.kill('SIGKILL');
+  });
+
+  test('a program that cannot start resolves with ExecStartError, never throws', async () => {
+    const child = spawnChild(['/nonexistent/kpng-tool']);
+    const exit = await child.exited;
+    expect(exit.error).toBeInstanceOf(ExecStartError);
+    expect(exit.error?.message).toMatch(/cannot run \/nonexistent\/kpng-tool/);
+    expect(() => spawnChild([])).toThrow(/empty argv/);
+  });
+
+  test('writing to a child started without input is an error', async () => {
+    const child = spawnChild(['true']);
+    expect(() => child.write('x')).toThrow(/without input/);
+    await child.exited;
   });
 });

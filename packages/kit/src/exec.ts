@@ -203,10 +203,10 @@ const FORCE_KILL_AFTER_MS = 5_000;
  */
 export const processExecer: Execer = {
   run(argv, stdin, signal) {
-    return spawnProcess(argv, () => [stdin], signal);
+    return runProcess(argv, () => [stdin], signal);
   },
   runStream(argv, stdin, signal) {
-    return spawnProcess(
+    return runProcess(
       argv,
       async () => {
         const pieces: string[] = [];
@@ -247,7 +247,7 @@ async function writeInput(stdin: Writable, pieces: readonly string[]): Promise<v
   stdin.end();
 }
 
-function spawnProcess(
+function runProcess(
   argv: readonly string[],
   input: () => readonly string[] | Promise<readonly string[]>,
   signal: AbortSignal | undefined,
@@ -305,4 +305,78 @@ function spawnProcess(
 
 function abortReason(signal: AbortSignal, file: string): unknown {
   return signal.reason ?? new Error(`${file} was aborted`);
+}
+
+/** How a long-running process ended: its exit code, or the signal that ended it, or why it never ran. */
+export interface ProcessExit {
+  /** `null` when a signal ended it or it never started. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Set when it could not be started (`ExecStartError`). */
+  readonly error?: ExecStartError;
+}
+
+export interface SpawnOptions {
+  /** Its stdin is a pipe the caller writes (`write`, `endInput`); otherwise it reads nothing. */
+  readonly input?: boolean;
+  /** Each chunk of its stdout, as it comes (otherwise discarded). */
+  readonly onStdout?: (chunk: Buffer) => void;
+  /** Each chunk of its stderr, as it comes (otherwise discarded). */
+  readonly onStderr?: (chunk: Buffer) => void;
+  /** Variables added to (or replacing) this process's environment for it. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A process that runs beside the caller (a server, a client holding a connection, a decompressor fed in pieces). */
+export interface SpawnedChild {
+  readonly pid: number | undefined;
+  /** Writes to its stdin (`input: true`); bytes are written as they are. */
+  write(chunk: string | Uint8Array): void;
+  /** Closes its stdin. */
+  endInput(): void;
+  /** Sends `signal` (SIGTERM by default) unless it already exited. */
+  kill(signal?: NodeJS.Signals): void;
+  /** Resolves once it exited and its output was read; never rejects. */
+  readonly exited: Promise<ProcessExit>;
+}
+
+/**
+ * The exec seam's long-running side: starts `argv` (no shell) and returns at once; its output
+ * reaches the callbacks as it comes. Where `Execer.run` waits for a command to finish, this is for
+ * a process whose life the caller manages (stop it with `kill`; `exited` says how it ended).
+ */
+export function spawnChild(argv: readonly string[], options: SpawnOptions = {}): SpawnedChild {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('empty argv');
+  const child = spawn(file, args, {
+    stdio: [options.input === true ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+  });
+  child.stdout?.on('data', options.onStdout ?? (() => undefined));
+  child.stderr?.on('data', options.onStderr ?? (() => undefined));
+  // A process that exits while it is written to closes the pipe: its exit says what happened.
+  child.stdin?.on('error', () => undefined);
+  let startError: ExecStartError | undefined;
+  const exited = new Promise<ProcessExit>((resolve) => {
+    child.once('error', (e) => {
+      startError ??= new ExecStartError(argv, e.message, { cause: e });
+    });
+    child.once('close', (code, signal) =>
+      resolve({ exitCode: code, signal, ...(startError === undefined ? {} : { error: startError }) }),
+    );
+  });
+  return {
+    pid: child.pid,
+    write(chunk) {
+      if (child.stdin === null) throw new Error(`${file} was started without input`);
+      child.stdin.write(chunk);
+    },
+    endInput() {
+      child.stdin?.end();
+    },
+    kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+    exited,
+  };
 }

@@ -8,10 +8,14 @@ export {
   processExecer,
   runChecked,
   runChunked,
+  spawnChild,
   startProcess,
   withTimeout,
   type Execer,
   type ExecResult,
+  type ProcessExit,
+  type SpawnedChild,
+  type SpawnOptions,
   type StartedProcess,
 } from './exec.js';
 export { Backoff, backoffDelay, type BackoffClock, type BackoffOptions } from './backoff.js';

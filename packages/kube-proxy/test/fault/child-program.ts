@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { spawnChild, type ProcessExit, type SpawnedChild } from '@kpng/kit';
 import type { LabKubeconfig } from '@kpng/lab';
 import { NODE_NAME } from '@kpng/lab/fault';
 import { freePort } from '../free-port.js';
@@ -40,8 +40,13 @@ const MAIN: Record<DoorProgramName, string> = {
 };
 
 /** The child: its flags and environment put it in the node namespace (see ChildProgram). */
-function spawnProgram(main: string, args: readonly string[], env: Readonly<Record<string, string>>) {
-  return execa(process.execPath, [main, ...args], { reject: false, buffer: false, stdin: 'ignore', all: true, env });
+function spawnProgram(
+  main: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  onOutput: (chunk: Buffer) => void,
+): SpawnedChild {
+  return spawnChild([process.execPath, main, ...args], { env, onStdout: onOutput, onStderr: onOutput });
 }
 
 export interface ChildOptions {
@@ -69,7 +74,9 @@ export class ChildProgram {
   readonly #env: Readonly<Record<string, string>>;
   readonly healthzUrl: string;
   readonly metricsUrl: string;
-  #child: ReturnType<typeof spawnProgram> | undefined;
+  #child: SpawnedChild | undefined;
+  /** How the running child ended, once it has. */
+  #exit: ProcessExit | undefined;
   #logs = '';
 
   private constructor(options: ChildOptions, dir: string, metricsPort: number, healthzPort: number) {
@@ -146,8 +153,16 @@ export class ChildProgram {
   start(): void {
     if (this.#child !== undefined) throw new Error('already running');
     const path = [this.#options.pathPrefix, process.env['PATH']].filter((p) => p !== undefined).join(':');
-    const child = spawnProgram(MAIN[this.#options.program], this.#args, { ...this.#env, PATH: path });
-    child.all?.on('data', (chunk: Buffer) => void (this.#logs = (this.#logs + chunk.toString()).slice(-200_000)));
+    const child = spawnProgram(
+      MAIN[this.#options.program],
+      this.#args,
+      { ...this.#env, PATH: path },
+      (chunk) => void (this.#logs = (this.#logs + chunk.toString()).slice(-200_000)),
+    );
+    this.#exit = undefined;
+    void child.exited.then((exit) => {
+      if (this.#child === child) this.#exit = exit;
+    });
     this.#child = child;
   }
 
@@ -156,7 +171,7 @@ export class ChildProgram {
     const child = this.#child;
     if (child === undefined) return;
     child.kill('SIGKILL');
-    await child;
+    await child.exited;
     this.#child = undefined;
   }
 
@@ -166,10 +181,10 @@ export class ChildProgram {
     if (child === undefined) return undefined;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    const result = await child;
+    const result = await child.exited;
     clearTimeout(timer);
     this.#child = undefined;
-    return result.exitCode;
+    return result.exitCode ?? undefined;
   }
 
   async close(): Promise<void> {
@@ -188,7 +203,7 @@ export class ChildProgram {
 
   /** The child's exit code once it has exited, else undefined (running or stopped by us). */
   exitCode(): number | undefined {
-    return this.#child?.exitCode ?? undefined;
+    return this.#child === undefined ? undefined : (this.#exit?.exitCode ?? undefined);
   }
 
   /** /healthz's status code, or 0 when it does not answer within 1 s. */

@@ -8,7 +8,7 @@ import { RequestLog, type RecordedRequest, type RequestFilter, type RequestVerb 
 import { parseResourcePath, resourceForKind, resourceId, type ResourcePath } from './resources.js';
 import { parseSelector, SelectorParseError, type Selector } from './selectors.js';
 import { statusObject } from './status.js';
-import { makeServingPki } from './tls.js';
+import { makeServingPki } from '../pki.js';
 import { selects, WatchStream, type ObjectFilter } from './watch-stream.js';
 
 const SELECTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);

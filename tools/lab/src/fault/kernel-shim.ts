@@ -6,7 +6,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { runChecked } from '../netns/run.js';
 
 const BINARIES = ['nft', 'iptables-restore', 'ip6tables-restore'] as const;
 
@@ -57,7 +57,7 @@ export async function createKernelShim(): Promise<KernelShim> {
   await writeFile(join(dir, 'mode'), 'pass');
   await writeFile(join(dir, 'log'), '');
   for (const binary of BINARIES) {
-    const real = (await execa('sh', ['-c', `command -v ${binary}`])).stdout.trim();
+    const real = (await runChecked(['sh', '-c', `command -v ${binary}`])).stdout.trim();
     await writeFile(join(dir, binary), script(real, dir));
     await chmod(join(dir, binary), 0o755);
   }

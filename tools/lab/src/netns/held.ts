@@ -1,5 +1,5 @@
-import { execa, type ResultPromise } from 'execa';
-import { inNetns } from '@kpng/kit';
+import { StringDecoder } from 'node:string_decoder';
+import { inNetns, spawnChild } from '@kpng/kit';
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
 
@@ -22,7 +22,6 @@ export interface HeldConnection extends AsyncDisposable {
 }
 
 const LINE = /^[^\r\n]*$/;
-const CHILD_OPTIONS = { stdin: 'pipe', reject: false, buffer: false } as const;
 const STARTUP_BUDGET_MS = 10_000;
 
 /** Reads the child's stdout line by line. */
@@ -68,26 +67,27 @@ class Lines {
 /** Connects from `namespace`; rejects with the reason when the connection cannot be made. */
 export async function holdConnection(namespace: NetworkNamespace, target: HoldTarget): Promise<HeldConnection> {
   const timeoutMs = target.timeoutMs ?? 2_000;
-  const [file, ...args] = inNetns(namespace.name, [
-    process.execPath,
-    labScript('hold-client.mjs'),
-    target.ip,
-    String(target.port),
-    String(timeoutMs),
-  ]);
-  const child: ResultPromise<typeof CHILD_OPTIONS> = execa(file as string, args, CHILD_OPTIONS);
   const lines = new Lines();
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => lines.push(chunk));
-  child.stdout?.on('end', () => lines.end());
+  const decoder = new StringDecoder('utf8');
+  const child = spawnChild(
+    inNetns(namespace.name, [
+      process.execPath,
+      labScript('hold-client.mjs'),
+      target.ip,
+      String(target.port),
+      String(timeoutMs),
+    ]),
+    { input: true, onStdout: (chunk) => lines.push(decoder.write(chunk)) },
+  );
+  void child.exited.then(() => lines.end());
   const close = async (): Promise<void> => {
-    child.stdin?.end();
+    child.endInput();
     const exited = await Promise.race([
-      child.then(() => true),
+      child.exited.then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs + 1_000)),
     ]);
     if (!exited) child.kill('SIGKILL');
-    await child;
+    await child.exited;
   };
   const first = await lines.next(STARTUP_BUDGET_MS + timeoutMs).catch((error: Error) => `error ${error.message}`);
   if (first !== 'connected') {
@@ -99,7 +99,7 @@ export async function holdConnection(namespace: NetworkNamespace, target: HoldTa
     exchange(line: string): Promise<string> {
       if (!LINE.test(line)) return Promise.reject(new Error('one line, without line breaks'));
       const turn = queue.then(async () => {
-        child.stdin?.write(`${line}\n`);
+        child.write(`${line}\n`);
         const answer = await lines.next(timeoutMs + 1_000);
         if (!answer.startsWith('reply ')) throw new Error(answer.replace(/^error /, ''));
         return answer.slice('reply '.length);

@@ -1,9 +1,9 @@
-import { execa } from 'execa';
+import { spawnChild } from '@kpng/kit';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { kernelE2e } from './e2e-mode.js';
 import { isAlive } from './kill.js';
 import { createNamespace } from './namespace.js';
-import { runChecked } from './run.js';
+import { run, runChecked } from './run.js';
 import { listNamespaces, sweepLeftovers } from './sweep.js';
 
 const e2e = await kernelE2e('netns namespaces');
@@ -56,9 +56,9 @@ describe.skipIf(!e2e.run)('NetworkNamespace (kernel)', () => {
   });
 
   test('sweepLeftovers deletes namespaces of dead processes only', async () => {
-    const child = execa('true');
+    const child = spawnChild(['true']);
     const deadPid = child.pid as number;
-    await child;
+    await child.exited;
     const leftover = `kpng-t-${deadPid}-sweep-me`;
     await using mine = await createNamespace('sweep-keep');
     await runChecked(['ip', 'netns', 'add', leftover]);
@@ -70,7 +70,7 @@ describe.skipIf(!e2e.run)('NetworkNamespace (kernel)', () => {
       expect(remaining).not.toContain(leftover);
       expect(remaining).toContain(mine.name);
     } finally {
-      await execa('ip', ['netns', 'delete', leftover], { reject: false });
+      await run(['ip', 'netns', 'delete', leftover]);
     }
   });
 });

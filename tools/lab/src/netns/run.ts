@@ -1,4 +1,4 @@
-import { ExecError, processExecer, withTimeout } from '@kpng/kit';
+import { ExecError, ExecTimeoutError, processExecer, spawnChild, withTimeout } from '@kpng/kit';
 
 export interface RunOptions {
   readonly input?: string;
@@ -36,4 +36,44 @@ export async function runChecked(argv: readonly string[], options: RunOptions = 
 
 function chomp(text: string): string {
   return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+/** What `runBytes` resolves with: the exit code (`null`: ended by a signal) and the output's bytes. */
+export interface BytesResult {
+  readonly exitCode: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a command that reads and writes bytes (a decompressor) through the kit's spawn seam: `input`
+ * is written whole, stdout comes back as bytes. Never throws for a non-zero exit; a command still
+ * running after `timeoutMs` (10 s by default) is killed (`ExecTimeoutError`), one that cannot start
+ * rejects with `ExecStartError`.
+ */
+export async function runBytes(
+  argv: readonly string[],
+  options: { readonly input?: Uint8Array; readonly timeoutMs?: number } = {},
+): Promise<BytesResult> {
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const child = spawnChild(argv, {
+    ...(options.input === undefined ? {} : { input: true }),
+    onStdout: (chunk) => stdout.push(chunk),
+    onStderr: (chunk) => stderr.push(chunk),
+  });
+  if (options.input !== undefined) {
+    child.write(options.input);
+    child.endInput();
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  const exit = await child.exited.finally(() => clearTimeout(timer));
+  if (exit.error !== undefined) throw exit.error;
+  if (timedOut) throw new ExecTimeoutError(argv, timeoutMs);
+  return { exitCode: exit.exitCode, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') };
 }

@@ -1,12 +1,11 @@
-import { execa, type ResultPromise } from 'execa';
+import { spawnChild, type SpawnedChild } from '@kpng/kit';
 
 const KEEP_OUTPUT_CHARS = 64 * 1024;
 const STOP_GRACE_MS = 2_000;
-const SPAWN_OPTIONS = { reject: false, buffer: false, stdin: 'ignore' } as const;
 
 /** A long-running process started inside a namespace (an echo server, a proxy under test). */
 export class SpawnedProcess {
-  readonly #subprocess: ResultPromise<typeof SPAWN_OPTIONS>;
+  readonly #subprocess: SpawnedChild;
   readonly #exited: Promise<void>;
   #output = '';
   #exitCode: number | undefined;
@@ -14,17 +13,15 @@ export class SpawnedProcess {
   readonly #waiters = new Set<() => void>();
 
   constructor(argv: readonly string[]) {
-    const [file, ...args] = argv;
-    if (file === undefined) throw new Error('empty argv');
-    this.#subprocess = execa(file, args, SPAWN_OPTIONS);
-    const collect = (chunk: Buffer | string): void => {
+    const collect = (chunk: Buffer): void => {
       this.#output = (this.#output + chunk.toString()).slice(-KEEP_OUTPUT_CHARS);
       for (const wake of this.#waiters) wake();
     };
-    this.#subprocess.stdout?.on('data', collect);
-    this.#subprocess.stderr?.on('data', collect);
-    this.#exited = this.#subprocess.then((result) => {
-      this.#exitCode = result.exitCode;
+    this.#subprocess = spawnChild(argv, { onStdout: collect, onStderr: collect });
+    this.#exited = this.#subprocess.exited.then((exit) => {
+      // A program that could not start says so in the output, as a shell would.
+      if (exit.error !== undefined) this.#output += exit.error.message;
+      this.#exitCode = exit.exitCode ?? undefined;
       this.#hasExited = true;
       for (const wake of this.#waiters) wake();
     });

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { run, runChecked } from '../netns/run.js';
 import { vmCacheDir } from './cache.js';
 import type { KernelSpec } from './kernels.js';
@@ -78,7 +77,13 @@ async function fetchInto(image: string, dir: string, apt: readonly string[]): Pr
   mkdirSync(work, { recursive: true });
   try {
     // `_apt` cannot write into the cache folder: download as the current user instead.
-    await runInDir(work, ['apt-get', '-q', '-o', 'APT::Sandbox::User=root', ...apt, 'download', image]);
+    // `apt-get download` writes into its working folder: coreutils' `env --chdir` starts it there.
+    await runChecked(
+      ['env', `--chdir=${work}`, 'apt-get', '-q', '-o', 'APT::Sandbox::User=root', ...apt, 'download', image],
+      {
+        timeoutMs: FETCH_TIMEOUT_MS,
+      },
+    );
     const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
     if (deb === undefined) throw new Error(`apt-get download ${image} left no .deb`);
     await runChecked(['dpkg-deb', '-x', join(work, deb), join(work, 'root')], { timeoutMs: FETCH_TIMEOUT_MS });
@@ -109,10 +114,4 @@ function onlyEntry(dir: string): string {
   if (entries.length !== 1 || entries[0] === undefined)
     throw new Error(`expected one kernel in ${dir}, found ${entries.join(', ')}`);
   return entries[0];
-}
-
-async function runInDir(cwd: string, argv: readonly string[]): Promise<void> {
-  const [file, ...args] = argv;
-  const result = await execa(file ?? '', args, { cwd, reject: false, timeout: FETCH_TIMEOUT_MS, stdin: 'ignore' });
-  if (result.exitCode !== 0) throw new Error(`${argv.join(' ')} failed: ${result.stderr || result.message}`);
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { execa } from 'execa';
-import { runChecked } from '../netns/run.js';
+import { ExecError } from '@kpng/kit';
+import { runBytes, runChecked } from '../netns/run.js';
 import { cpioArchive, type CpioEntry, DIRECTORY, FILE } from './cpio.js';
 import type { CachedKernel } from './fetch-kernel.js';
 import { initScript } from './init-script.js';
@@ -72,6 +72,9 @@ function koName(file: string): string {
 async function moduleBytes(file: string): Promise<Buffer> {
   if (!/\.(xz|zst)$/.test(file)) return readFileSync(file);
   const tool = file.endsWith('.xz') ? 'xz' : 'zstd';
-  const { stdout } = await execa(tool, ['-dc', file], { encoding: 'buffer', timeout: 30_000 });
-  return Buffer.from(stdout);
+  const argv = [tool, '-dc', file];
+  const result = await runBytes(argv, { timeoutMs: 30_000 });
+  if (result.exitCode !== 0)
+    throw new ExecError(argv, { exitCode: result.exitCode ?? -1, stdout: '', stderr: result.stderr });
+  return result.stdout;
 }

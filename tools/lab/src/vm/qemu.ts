@@ -1,20 +1,20 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawnChild, type SpawnedChild, type SpawnOptions } from '@kpng/kit';
 
 /** Every QEMU this process started and that still runs: killed on exit, whatever ends the process. */
-const running = new Set<ChildProcess>();
+const running = new Set<SpawnedChild>();
 let hooked = false;
 
-export function spawnQemu(args: readonly string[]): ChildProcess {
+/** The guest gets no input; `onStdout` is the job's serial port, `onStderr` QEMU's own messages. */
+export function spawnQemu(args: readonly string[], output: Pick<SpawnOptions, 'onStdout' | 'onStderr'>): SpawnedChild {
   hookExit();
-  // stdin ignored: the guest gets no input; stdout is the job's serial port; stderr QEMU's own messages.
-  const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(['qemu-system-x86_64', ...args], output);
   running.add(child);
-  child.once('exit', () => running.delete(child));
+  void child.exited.then(() => running.delete(child));
   return child;
 }
 
-export function killQemu(child: ChildProcess): void {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+export function killQemu(child: SpawnedChild): void {
+  child.kill('SIGKILL');
 }
 
 export function runningQemus(): number {

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureKernel } from './fetch-kernel.js';
@@ -114,27 +115,29 @@ interface BootResult {
 }
 
 function boot(args: readonly string[], timeoutMs: number, onOutput?: (chunk: string) => void): Promise<BootResult> {
-  return new Promise((resolve) => {
-    const child = spawnQemu(args);
-    let output = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+  let output = '';
+  let stderr = '';
+  let timedOut = false;
+  const serial = new StringDecoder('utf8');
+  const child = spawnQemu(args, {
+    onStdout: (bytes) => {
+      const chunk = serial.write(bytes);
       output += chunk;
       onOutput?.(chunk);
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killQemu(child);
-    }, timeoutMs);
-    const done = (error?: Error): void => {
-      clearTimeout(timer);
-      killQemu(child);
-      resolve({ output, qemuError: error?.message ?? (child.exitCode !== 0 && !timedOut ? stderr : ''), timedOut });
+    },
+    onStderr: (bytes) => (stderr += bytes.toString()),
+  });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killQemu(child);
+  }, timeoutMs);
+  return child.exited.then((exit) => {
+    clearTimeout(timer);
+    return {
+      output,
+      qemuError: exit.error?.message ?? (exit.exitCode !== 0 && !timedOut ? stderr : ''),
+      timedOut,
     };
-    child.once('error', done);
-    child.once('close', () => done());
   });
 }
 
