@@ -16,6 +16,9 @@ export {
   type StoredObject,
 } from './apiserver/index.js';
 
+// Test certificates (openssl at test time): the fake API server's HTTPS, core's stream TLS tests.
+export { makeCa, makeLeaf, type LeafOptions, type PemIdentity } from './pki.js';
+
 // Network-namespace lab for kernel end-to-end tests (see src/netns/README.md).
 export {
   ADDRESS_PLAN,

@@ -1,20 +1,9 @@
-/** Test certificates, made at test time with the `openssl` CLI (never committed): two CAs and their leaves. */
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+/** Test certificates, made at test time by the lab's CA maker (`openssl`, never committed): two CAs and their leaves. */
+import { makeCa, makeLeaf, type PemIdentity } from '@kpng/lab';
 import type { StreamTls } from '../tls.js';
 
-const run = promisify(execFile);
-const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-
 /** PEM files on disk (for flags) and their contents (for the library). */
-export interface TestIdentity {
-  readonly certPath: string;
-  readonly keyPath: string;
-  readonly cert: Buffer;
-  readonly key: Buffer;
-}
+export type TestIdentity = PemIdentity;
 
 export interface TestPki {
   readonly caPath: string;
@@ -37,69 +26,24 @@ export interface TestPki {
 
 /** Makes the certificates in `dir` (EC keys: quick to make). */
 export async function makeTestPki(dir: string): Promise<TestPki> {
-  const ca = await makeCa(dir, 'ca');
-  const otherCa = await makeCa(dir, 'other-ca');
+  const ca = await makeCa(dir, 'ca', '/CN=kpng test ca');
+  const otherCa = await makeCa(dir, 'other-ca', '/CN=kpng test other-ca');
+  const client = (name: string, more: { subject?: string; subjectAltName?: string } = {}) =>
+    makeLeaf(dir, name, ca, { usage: 'clientAuth', subject: `/CN=kpng test ${name}`, ...more });
   return {
-    caPath: ca,
-    ca: await readFile(ca),
-    server: await makeLeaf(dir, 'server', ca, 'serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost'),
-    client: await makeLeaf(dir, 'client', ca, 'clientAuth', 'subjectAltName=DNS:node-a'),
-    kubeletClient: await makeLeaf(dir, 'kubelet', ca, 'clientAuth', {
-      subject: '/O=system:nodes/CN=system:node:node-b',
+    caPath: ca.certPath,
+    ca: ca.cert,
+    server: await makeLeaf(dir, 'server', ca, {
+      usage: 'serverAuth',
+      subject: '/CN=kpng test server',
+      subjectAltName: 'IP:127.0.0.1,DNS:localhost',
     }),
-    anonymousClient: await makeLeaf(dir, 'anonymous', ca, 'clientAuth'),
-    otherCaPath: otherCa,
-    otherCa: await readFile(otherCa),
-    strangerClient: await makeLeaf(dir, 'stranger', otherCa, 'clientAuth'),
+    client: await client('client', { subjectAltName: 'DNS:node-a' }),
+    kubeletClient: await client('kubelet', { subject: '/O=system:nodes/CN=system:node:node-b' }),
+    anonymousClient: await client('anonymous'),
+    otherCaPath: otherCa.certPath,
+    otherCa: otherCa.cert,
+    strangerClient: await makeLeaf(dir, 'stranger', otherCa, { usage: 'clientAuth', subject: '/CN=kpng test stranger' }),
     tls: (trusts, identity) => ({ ca: trusts, cert: identity.cert, key: identity.key }),
   };
-}
-
-async function makeCa(dir: string, name: string): Promise<string> {
-  const cert = join(dir, `${name}.crt`);
-  await run(
-    'openssl',
-    ['req', '-x509', ...EC, '-keyout', join(dir, `${name}.key`), '-out', cert, '-days', '1'].concat([
-      '-subj',
-      `/CN=kpng test ${name}`,
-    ]),
-  );
-  return cert;
-}
-
-async function makeLeaf(
-  dir: string,
-  name: string,
-  caCert: string,
-  usage: string,
-  ...more: (string | { subject: string })[]
-): Promise<TestIdentity> {
-  const ext = more.filter((m): m is string => typeof m === 'string');
-  const subject = more.find((m): m is { subject: string } => typeof m !== 'string')?.subject ?? `/CN=kpng test ${name}`;
-  const keyPath = join(dir, `${name}.key`);
-  const certPath = join(dir, `${name}.crt`);
-  const csr = join(dir, `${name}.csr`);
-  const extFile = join(dir, `${name}.ext`);
-  await writeFile(extFile, [`extendedKeyUsage=${usage}`, ...ext].join('\n') + '\n');
-  await run('openssl', ['req', ...EC, '-keyout', keyPath, '-out', csr, '-subj', subject]);
-  const caKey = caCert.replace(/\.crt$/, '.key');
-  await run('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    caCert,
-    '-CAkey',
-    caKey,
-    '-set_serial',
-    String(Date.now()),
-    '-days',
-    '1',
-    '-out',
-    certPath,
-    '-extfile',
-    extFile,
-  ]);
-  return { certPath, keyPath, cert: await readFile(certPath), key: await readFile(keyPath) };
 }
