@@ -6,7 +6,7 @@ import { toError } from '../util/errors.js';
 import { log as defaultLog, type Logger } from '../util/log.js';
 import { closeServer, listen, send } from '../metrics/http.js';
 import { createHttpDoor, type DoorLimits, type RefusalCounter } from '../metrics/http-door.js';
-import { ALL_ADDRESSES, type HealthCheckAddresses } from './health-check-addresses.js';
+import { ALL_ADDRESSES, healthCheckAddressesOn, type HealthCheckAddresses } from './health-check-addresses.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
 export interface ServiceHealthServersOptions {
@@ -58,7 +58,7 @@ export class ServiceHealthServers {
 
   constructor(opts: ServiceHealthServersOptions = {}) {
     const addresses = opts.addresses ?? ALL_ADDRESSES;
-    this.addressesOf = typeof addresses === 'function' ? (node) => (node ? addresses(node) : []) : () => addresses;
+    this.addressesOf = (node) => healthCheckAddressesOn(addresses, node);
     this.log = opts.log ?? defaultLog;
     this.events = opts.events;
     this.nodeName = opts.nodeName ?? '';

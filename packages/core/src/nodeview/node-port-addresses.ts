@@ -1,7 +1,8 @@
 /**
  * kube-proxy's `nodePortAddresses` (`--nodeport-addresses`) resolved for one node: per family,
  * either every local address (`all`) or the host's interface addresses the setting selects. One
- * answer for every user (health-check node ports now; the backends' NodePort addresses next).
+ * answer for every user: the sync stage resolves it before each sync onto `LocalNode.nodePortAddresses`,
+ * which the backends render and the health-check node ports listen on.
  *
  * Upstream's semantics (`pkg/proxy/util/nodeport_addresses.go` and the `primary` default of
  * `cmd/kube-proxy`): `primary` stands for the node's primary IP of each family as a host CIDR (a
@@ -37,11 +38,10 @@ export function resolveNodePortAddresses(
   nodeIPs: readonly string[],
   everyAddress?: readonly string[],
 ): NodePortAddresses {
-  const primary = setting.length === 1 && setting[0] === NODE_PORT_ADDRESSES_PRIMARY;
-  const cidrs = primary ? primaryCIDRs(nodeIPs) : setting.flatMap((text) => parseCIDR(text) ?? []);
+  const cidrs = settingCIDRs(setting, nodeIPs);
   const resolve = (family: IPFamily): FamilyNodePortAddresses => {
-    const own = cidrs.filter((cidr) => cidr.family === family);
-    if (own.length === 0 || own.some((cidr) => cidr.prefixLength === 0)) {
+    const own = selectingCIDRs(cidrs, family);
+    if (own === undefined) {
       if (everyAddress === undefined) return 'all';
       return listed(
         everyAddress,
@@ -56,6 +56,27 @@ export function resolveNodePortAddresses(
     return [...selected].sort();
   };
   return { IPv4: resolve('IPv4'), IPv6: resolve('IPv6') };
+}
+
+/**
+ * The families in which `setting` selects addresses; in the others it matches every local address.
+ * A family's resolved value (`resolveNodePortAddresses`) is the selection exactly when it is one
+ * of these (a listed `everyAddress` family is not).
+ */
+export function nodePortSelectingFamilies(setting: readonly string[], nodeIPs: readonly string[]): IPFamily[] {
+  const cidrs = settingCIDRs(setting, nodeIPs);
+  return FAMILIES.filter((family) => selectingCIDRs(cidrs, family) !== undefined);
+}
+
+function settingCIDRs(setting: readonly string[], nodeIPs: readonly string[]): CIDR[] {
+  const primary = setting.length === 1 && setting[0] === NODE_PORT_ADDRESSES_PRIMARY;
+  return primary ? primaryCIDRs(nodeIPs) : setting.flatMap((text) => parseCIDR(text) ?? []);
+}
+
+/** The family's CIDRs when they select (some, none of them zero-length); undefined: they match all. */
+function selectingCIDRs(cidrs: readonly CIDR[], family: IPFamily): CIDR[] | undefined {
+  const own = cidrs.filter((cidr) => cidr.family === family);
+  return own.length === 0 || own.some((cidr) => cidr.prefixLength === 0) ? undefined : own;
 }
 
 /** The node's first non-loopback IP of each family, as a host CIDR. */

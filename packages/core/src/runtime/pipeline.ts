@@ -1,7 +1,7 @@
 import type { CoreMetrics } from '../metrics/core-metrics.js';
 import type { ProxyHealth } from '../health/proxy-health.js';
 import { ServiceHealthServers } from '../health/service-health.js';
-import type { HealthCheckAddresses } from '../health/health-check-addresses.js';
+import { isNodePortSelection, type HealthCheckAddresses } from '../health/health-check-addresses.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { ModelObserver } from '../model/global-model.js';
 import type { NodeName, ObjectKind } from '../model/types.js';
@@ -60,7 +60,10 @@ export interface PipelineSettings {
   readonly globalListen?: ListenAddress;
   /** Mutual TLS for the global stream; required unless `globalListen` is a unix socket or loopback. */
   readonly globalTls?: StreamTls;
-  /** Addresses health-check node ports listen on (kube-proxy: 0.0.0.0 or the nodePortAddresses). */
+  /**
+   * Addresses health-check node ports listen on (kube-proxy: 0.0.0.0, or where nodePortAddresses
+   * selects: the sync stage's resolution, the backend's when it declares `nodePorts`).
+   */
   readonly healthCheckAddresses?: HealthCheckAddresses;
   readonly minSyncPeriodMs: number;
   readonly syncPeriodMs: number;
@@ -101,6 +104,12 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
   let sync: SyncLoop | undefined;
   let serviceHealth: ServiceHealthServers | undefined;
   if (config.backend) {
+    // One resolution of nodePortAddresses a sync, for the backend and the health-check node ports:
+    // the backend's declaration, else the ports' own setting (this process's namespace).
+    const listen = config.healthCheckAddresses;
+    const nodePorts =
+      config.backend.nodePorts ??
+      (listen !== undefined && isNodePortSelection(listen) ? { addresses: listen.nodePortAddresses } : undefined);
     serviceHealth = new ServiceHealthServers({
       ...(config.healthCheckAddresses ? { addresses: config.healthCheckAddresses } : {}),
       ...(config.events ? { events: config.events } : {}),
@@ -117,7 +126,7 @@ export async function startPipeline(config: PipelineConfig): Promise<Pipeline> {
       health,
       serviceHealth,
       changesPending,
-      ...(config.backend.nodePorts ? { nodePortAddresses: nodePortAddressesOf(config.backend.nodePorts) } : {}),
+      ...(nodePorts ? { nodePortAddresses: nodePortAddressesOf(nodePorts) } : {}),
     });
     await sync.start();
   }

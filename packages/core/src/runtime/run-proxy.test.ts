@@ -8,6 +8,7 @@ import type { SyncRequest } from '../sync/backend.js';
 import { watchLocalState } from '../stream/client/client.js';
 import { eventually } from '../../test/support/source-sink.js';
 import { FileSource } from '../watch/file/index.js';
+import { healthCheckAddressesFor } from '../health/health-check-addresses.js';
 import { runProxy, type RunningProxy } from './run-proxy.js';
 
 const EXAMPLE = new URL('../../../../examples/cluster.yaml', import.meta.url).pathname;
@@ -93,6 +94,26 @@ describe('runProxy: one kpng process on the example cluster', () => {
     );
     abort.abort();
     await watching;
+  });
+
+  it("resolves the health-check ports' nodePortAddresses once a sync for a backend that declares none, onto the synced node", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kpng-run-'));
+    const backend = new RecordingBackend();
+    kpng = await runProxy({
+      nodeName: 'node-a' as NodeName,
+      source: new FileSource({ path: EXAMPLE }),
+      backend,
+      // Loopback only: the example's health-check node port (32100) may open on 127.0.0.1, never elsewhere.
+      healthCheckAddresses: healthCheckAddressesFor(['127.0.0.0/8']),
+      minSyncPeriodMs: 0,
+      syncPeriodMs: 30_000,
+      fullSyncPeriodMs: 3_600_000,
+      proxyMode: 'recording',
+    });
+    await eventually('first sync', () => backend.syncs.length > 0);
+    const resolved = backend.syncs[0]!.state.node.nodePortAddresses;
+    expect(resolved?.IPv6).toBe('all');
+    expect(resolved?.IPv4).toContain('127.0.0.1');
   });
 
   it("runs a backend on another core's stream (split mode): same syncs, no core in this process", async () => {
