@@ -65,4 +65,9 @@ describe('what the kube-proxy program loads', () => {
       expect([backend, run.includes(backend)]).toEqual([backend, false]);
     expect(staticImports('../run/mode-nftables.ts').packages).toContain('@kpng/nft');
   });
+
+  it('a proxy configured by flags loads no yaml: only a --config file or --write-config-to does (config/yaml.ts)', () => {
+    expect(staticImports('./run.ts').packages).not.toContain('yaml');
+    expect(staticImports('./run.ts').packages).toContain('@kpng/core/runtime'); // the walk reached past run.ts
+  });
 });

@@ -6,10 +6,11 @@
  * (`strict decoding error: unknown field "nftables.syncPeriodd"`); type errors read like
  * encoding/json's and are fatal. Fields kube-proxy removed long ago are skipped with a warning.
  */
-import { parseAllDocuments, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import { parseGoDuration } from '@kpng/kit';
 import { CONFIGURATION_SCHEMA, GO_TYPE, type FieldType, type ObjectType } from './schema.js';
 import { API_VERSION, GROUP, KIND, type PartialConfiguration } from './types.js';
+import { yaml } from './yaml.js';
 
 export class ConfigDecodeError extends Error {
   override readonly name = 'ConfigDecodeError';
@@ -70,7 +71,7 @@ function toJS(document: Document.Parsed): unknown {
 }
 
 function parseOne(text: string, uniqueKeys: boolean): Document.Parsed {
-  const documents = parseAllDocuments(text, { uniqueKeys, prettyErrors: false });
+  const documents = yaml().parseAllDocuments(text, { uniqueKeys, prettyErrors: false });
   if (!Array.isArray(documents)) throw new ConfigDecodeError('failed to decode: the file is empty');
   const [document, ...more] = documents;
   if (document === undefined) throw new ConfigDecodeError("Object 'Kind' is missing in the (empty) file");

@@ -3,10 +3,10 @@
  * v1alpha1 JSON names, Go duration strings, unset lists as `null`, keys sorted like
  * sigs.k8s.io/yaml sorts them.
  */
-import { stringify } from 'yaml';
 import { formatGoDuration } from '@kpng/kit';
 import { CONFIGURATION_SCHEMA, type FieldType } from './schema.js';
 import { API_VERSION, KIND, type KubeProxyConfiguration } from './types.js';
+import { yaml } from './yaml.js';
 
 /** Fields Go omits when empty (`omitempty`). */
 const OMIT_EMPTY = new Set([
@@ -24,7 +24,7 @@ export function encodeConfiguration(config: KubeProxyConfiguration): Record<stri
 }
 
 export function configurationYaml(config: KubeProxyConfiguration): string {
-  return stringify(encodeConfiguration(config), { lineWidth: 0, nullStr: 'null' });
+  return yaml().stringify(encodeConfiguration(config), { lineWidth: 0, nullStr: 'null' });
 }
 
 function encodeObject(

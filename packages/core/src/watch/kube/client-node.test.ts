@@ -2,10 +2,16 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   CLIENT_NODE_DIST,
   clientNodeConfig,
   clientNodeRedirects,
+  LAZY_IMPORTS,
+  lazyModule,
   slimClientNode,
   slimResolveHook,
 } from './client-node.js';
@@ -36,6 +42,25 @@ describe('what client-node imports through the redirected modules', () => {
     expect(importedNames(file, specifier)).toEqual(names);
   });
 
+  // A stand-in loads the real module when one of its names is first called: a name used at a
+  // module's top level would load it at once (no harm, no gain); a name not listed would fail to link.
+  it.each(
+    [...LAZY_IMPORTS].map(([key, names]) => ({ file: key.split('\0')[0]!, specifier: key.split('\0')[1]!, names })),
+  )('$file imports only $names from $specifier, and uses them inside functions only', ({ file, specifier, names }) => {
+    const text = source(file);
+    const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const star = new RegExp(`import\\s*\\*\\s*as\\s+(\\w+)\\s+from\\s*['"]${escaped}['"]`).exec(text)?.[1];
+    const used =
+      star === undefined
+        ? importedNames(file, specifier)
+        : [...new Set([...text.matchAll(new RegExp(`\\b${star}\\.(\\w+)`, 'g'))].map((m) => m[1]!))].sort();
+    expect(used).toEqual(names);
+    // Every line naming them (but the import) is indented: inside a class or function body.
+    for (const line of text.split('\n'))
+      if (!line.startsWith('import') && names.some((n) => new RegExp(`\\b${n}\\b`).test(line)))
+        expect([line, /^\s/.test(line)]).toEqual([line, true]);
+  });
+
   it('cache.js serializes strings only', () => {
     const uses = [...source('cache.js').matchAll(/ObjectSerializer\.(\w+)\(([^)]*)\)/g)];
     expect(uses.length).toBeGreaterThan(0);
@@ -63,6 +88,33 @@ describe('the slim modules', () => {
       'app=x,!service.kubernetes.io/headless',
     );
     expect(() => ObjectSerializer.serialize({}, 'V1ObjectMeta')).toThrow(/V1ObjectMeta, not a string/);
+  });
+});
+
+describe('lazyModule', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kpng-lazy-'));
+  const file = join(dir, 'real.mjs');
+  writeFileSync(
+    file,
+    `globalThis.kpngLazyLoads = (globalThis.kpngLazyLoads ?? 0) + 1;
+export class Thing { constructor(v) { this.v = v; } }
+export function twice(x) { return 2 * x; }`,
+  );
+  const url = pathToFileURL(file).href;
+
+  it('loads the real module on first use, once; calls and constructs through it', async () => {
+    const g = globalThis as { kpngLazyLoads?: number };
+    const stand = (await import(lazyModule(url, ['Thing', 'twice']))) as {
+      Thing: new (v: number) => { v: number; constructor: { name: string } };
+      twice: (x: number) => number;
+    };
+    expect(g.kpngLazyLoads).toBeUndefined(); // importing the stand-in loads nothing
+    expect(stand.twice(21)).toBe(42);
+    expect(g.kpngLazyLoads).toBe(1);
+    const thing = new stand.Thing(7);
+    expect([thing.constructor.name, thing.v]).toEqual(['Thing', 7]);
+    expect(g.kpngLazyLoads).toBe(1);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -116,10 +168,13 @@ describe('loading KubeConfig', () => {
       const { KubeConfig } = clientNodeConfig();
       await import(`${CLIENT_NODE_DIST}cache.js`);
       if (slim)
-        expect(seen.sort()).toEqual([
-          `${CLIENT_NODE_DIST}cache.js ./serializer.js`,
-          `${CLIENT_NODE_DIST}config.js ./gen/index.js`,
-        ]);
+        expect(seen.sort()).toEqual(
+          [
+            `${CLIENT_NODE_DIST}cache.js ./serializer.js`,
+            `${CLIENT_NODE_DIST}config.js ./gen/index.js`,
+            ...[...LAZY_IMPORTS.keys()].map((key) => `${CLIENT_NODE_DIST}${key.replace('\0', ' ')}`),
+          ].sort(),
+        );
       // The package root, loaded later, shares the class and makes clients with the real generated code.
       const root = await import('@kubernetes/client-node');
       expect(root.KubeConfig).toBe(KubeConfig);
@@ -131,6 +186,24 @@ describe('loading KubeConfig', () => {
         currentContext: 'x',
       });
       expect(typeof kc.makeApiClient(root.CoreV1Api).listNamespacedPod).toBe('function');
+      // What the stand-ins defer still works where a kubeconfig needs it: node-fetch's Headers...
+      const fetchOptions = (await kc.applyToFetchOptions({ headers: { a: 'b' } })) as {
+        headers: { get(k: string): string | null };
+      };
+      expect([fetchOptions.headers.get('a'), fetchOptions.headers.get('authorization')]).toEqual(['b', 'Bearer t']);
+      // ...and a SOCKS proxy's agent.
+      const socks = new KubeConfig();
+      socks.loadFromOptions({
+        clusters: [
+          { name: 'c', server: 'https://127.0.0.1:6443', skipTLSVerify: false, proxyUrl: 'socks5://127.0.0.1:1080' },
+        ],
+        users: [{ name: 'u', token: 't' }],
+        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+        currentContext: 'x',
+      });
+      const httpsOptions: { agent?: { constructor: { name: string } } } = {};
+      await socks.applyToHTTPSOptions(httpsOptions as never);
+      expect(httpsOptions.agent?.constructor.name).toBe('SocksProxyAgent');
     },
   );
 });

@@ -1,5 +1,5 @@
 import { createRequire, type default as Module } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /**
@@ -21,6 +21,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
  * `gen` files that define them (so `makeApiClient` still works, and a later import of the package
  * root shares them), and a serializer of strings. `client-node.test.ts` checks that the two modules
  * still import only those names, and use the serializer only for strings.
+ *
+ * The same hook defers what only some kubeconfigs use (`LAZY_IMPORTS`): OpenID Connect refreshes
+ * (`openid-client` with `oauth4webapi` and `jose`), a SOCKS proxy (`socks-proxy-agent`, `socks`,
+ * `ip-address`), `applyToFetchOptions`'s `Headers` (`node-fetch`, `whatwg-url`, `tr46`: kpng's
+ * requests use `applyToHTTPSOptions`) and the jsonpath of the gcp/azure auth providers
+ * (`jsonpath-plus`): ~700 KB of source, about half of what loading `KubeConfig` evaluated. Each of
+ * those imports gets a stand-in exporting the same names, which loads the real module (the very
+ * file the import resolved to) with `require` on its first call or `new`.
  *
  * The hook needs `module.registerHooks` (in-thread and synchronous: Node >= 22.15 and 23.5; the
  * images run Node 24). On older Node the modules load whole, as before. Node 20's asynchronous
@@ -63,11 +71,52 @@ export function clientNodeRedirects(dist: string = CLIENT_NODE_DIST): ReadonlyMa
   ]);
 }
 
-/** The resolve hook: the redirects above, everything else untouched. */
-export function slimResolveHook(redirects: ReadonlyMap<string, string>): ResolveHook {
+/**
+ * client-node module + NUL + specifier -> the names it imports from there, each used only inside a
+ * function that runs for some kubeconfigs (`client-node.test.ts` checks the names and the uses).
+ */
+export const LAZY_IMPORTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['oidc_auth.js\0openid-client', ['discovery', 'refreshTokenGrant']],
+  ['config.js\0socks-proxy-agent', ['SocksProxyAgent']],
+  ['config.js\0node-fetch', ['Headers']],
+  ['gcp_auth.js\0jsonpath-plus', ['JSONPath']],
+  ['azure_auth.js\0jsonpath-plus', ['JSONPath']],
+]);
+
+/**
+ * A module exporting `names`, each loading the module at `url` (a `file:` URL) with `require` when
+ * first called or constructed, and handing the call on: `new X(...)` constructs the real `X`.
+ */
+export function lazyModule(url: string, names: readonly string[]): string {
+  const path = fileURLToPath(url);
+  const lines = [
+    `import { createRequire } from 'node:module';`,
+    `let real;`,
+    `const load = () => (real ??= createRequire(${JSON.stringify(url)})(${JSON.stringify(path)}));`,
+    ...names.map(
+      (name) =>
+        `export function ${name}(...args) { const f = load()[${JSON.stringify(name)}]; return new.target ? new f(...args) : f(...args); }`,
+    ),
+  ];
+  return dataModule(lines.join('\n'));
+}
+
+/** The resolve hook: the redirects above, the lazy imports' stand-ins, everything else untouched. */
+export function slimResolveHook(
+  redirects: ReadonlyMap<string, string>,
+  lazy: ReadonlyMap<string, readonly string[]> = new Map(),
+  dist: string = CLIENT_NODE_DIST,
+): ResolveHook {
   return (specifier, context, nextResolve) => {
-    const to = context.parentURL === undefined ? undefined : redirects.get(`${context.parentURL}\0${specifier}`);
-    return to === undefined ? nextResolve(specifier, context) : { url: to, shortCircuit: true };
+    const parent = context.parentURL;
+    if (parent === undefined) return nextResolve(specifier, context);
+    const to = redirects.get(`${parent}\0${specifier}`);
+    if (to !== undefined) return { url: to, shortCircuit: true };
+    const names = parent.startsWith(dist) ? lazy.get(`${parent.slice(dist.length)}\0${specifier}`) : undefined;
+    if (names === undefined) return nextResolve(specifier, context);
+    const real = nextResolve(specifier, context);
+    if (!real.url.startsWith('file:')) return real;
+    return { url: lazyModule(real.url, names), shortCircuit: true };
   };
 }
 
@@ -81,7 +130,7 @@ export function slimClientNode(): boolean {
   if (hooked !== undefined) return hooked;
   const registerHooks = (require('node:module') as typeof Module & { registerHooks?: RegisterHooks }).registerHooks;
   hooked = typeof registerHooks === 'function';
-  if (registerHooks) registerHooks({ resolve: slimResolveHook(clientNodeRedirects()) });
+  if (registerHooks) registerHooks({ resolve: slimResolveHook(clientNodeRedirects(), LAZY_IMPORTS) });
   return hooked;
 }
 
