@@ -131,6 +131,38 @@ describe('EbpfBackend (fake maps)', () => {
     expect(resolve(kernel, 'IPv4', '198.19.0.7', 80)?.endpoints).toContain(ep('IPv4', '198.18.1.12'));
   });
 
+  it('a full sync of 1000 Services gives the event loop turns; a check() meanwhile waits for the whole sync', async () => {
+    const kernel = new FakeKernel();
+    const logger = new RecordingLogger();
+    const backend = new EbpfBackend({ cgroup: '/unused', kernel, logger, turnBudgetMs: 0 });
+    await backend.setup();
+    const services = Array.from({ length: 1000 }, (_, i) => ({
+      name: `s${i}`,
+      clusterIPs: [`198.19.${i >> 8}.${i & 255}`],
+      endpoints: [{ ip: '198.18.1.10' }, { ip: '198.18.1.11' }],
+    }));
+    let ticks = 0;
+    let ticking = true;
+    const tick = (): void => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sync = backend.sync(fullSyncRequest(nodeState(services)));
+    const check = backend.check();
+    await sync;
+    const ticksDuringSync = ticks;
+    ticking = false;
+    // Render (1000 Services), diff (3000 elements): a turn every 16 steps at a budget of 0 ms.
+    expect(ticksDuringSync).toBeGreaterThan(100);
+    const synced = logger.records.find((r) => r.msg === 'synced ebpf maps');
+    expect(synced?.fields['turns']).toBeGreaterThan(100);
+    // The check was queued behind the sync: it compares the maps with the whole sync's picture.
+    expect(await check).toEqual([]);
+    expect(kernel.maps.services4.data.size).toBe(1000);
+    expect(kernel.maps.endpoints.data.size).toBe(2000);
+  });
+
   it('growing writes endpoints before the count; shrinking lowers the count before deleting the tail', async () => {
     await backend.sync(fullSyncRequest(nodeState([web(['198.18.1.10'])])));
     kernel.journal.length = 0;

@@ -10,6 +10,7 @@ import {
   type SyncOutcome,
   type SyncRequest,
 } from '@kpng/core';
+import { TurnBudget } from '@kpng/kit';
 import { Registry } from 'prom-client';
 import { resolveCgroup } from '../cgroup/cgroup.js';
 import { SockLb, type MapLimits } from '../libbpf/sock-lb.js';
@@ -90,6 +91,11 @@ export interface EbpfBackendOptions {
    * `kpng-ebpf --packet-path nft` makes it the nft backend. Default: none.
    */
   readonly packetPath?: Backend;
+  /**
+   * The longest the sync holds the event loop between turns (default 10 ms, as the nft backend): a
+   * full sync at s10k renders, diffs and writes ~130,000 elements, in turns of at most this.
+   */
+  readonly turnBudgetMs?: number;
 }
 
 /** One Service's part of the maps at the last successful sync. */
@@ -97,7 +103,23 @@ interface ServiceRender {
   readonly lbKeys: readonly string[];
   /** `map:hexkey` of the frontends this Service owns. */
   readonly frontends: readonly string[];
-  readonly entries: Entries;
+  /**
+   * Its elements, flat: map name, key, value (hex), map name, ... A later key repeating an earlier
+   * one replaces it. One array, not three Maps a Service: ~10,000 of them live at s10k.
+   */
+  readonly elements: readonly string[];
+}
+
+/** A Service's elements as the maps they go to (a partial sync diffs them). */
+function entriesOf(render: ServiceRender | undefined): Entries {
+  const entries = emptyEntries();
+  if (render !== undefined) addElements(entries, render.elements);
+  return entries;
+}
+
+function addElements(entries: Entries, elements: readonly string[]): void {
+  for (let i = 0; i < elements.length; i += 3)
+    entries[elements[i] as MapName].set(elements[i + 1] as string, elements[i + 2] as string);
 }
 
 /**
@@ -198,7 +220,7 @@ export class EbpfBackend implements Backend {
       const pass = (this.#pass ??= { map: 0, cursor: undefined, seen: 0, generation: this.#generation });
       const name = MAP_NAMES[pass.map] as MapName;
       const slice = await kernel.maps[name].scan(pass.cursor, CHECK_BATCH);
-      for (const [key, value] of slice.entries) if (!applied[name].get(key)?.equals(value)) found.add(driftKind(name));
+      for (const [key, value] of slice.entries) if (applied[name].get(key) !== value) found.add(driftKind(name));
       pass.seen += slice.entries.length;
       if (slice.next !== undefined) pass.cursor = slice.next;
       else {
@@ -243,6 +265,7 @@ export class EbpfBackend implements Backend {
     const kernel = this.#kernel;
     if (kernel === undefined) throw new Error('EbpfBackend.setup() was not called');
     const started = performance.now();
+    const budget = new TurnBudget(this.#options.turnBudgetMs ?? 10);
     const families =
       req.families === undefined ? this.families : this.families.filter((f) => req.families!.includes(f));
     const updated = req.changes.updatedServices;
@@ -253,7 +276,7 @@ export class EbpfBackend implements Backend {
       this.#applied === undefined ||
       families.join() !== this.#families.join();
     const problems: RenderProblem[] = [];
-    const plan = emptyPlan();
+    let plan = emptyPlan();
     const released: string[] = [];
     let applied: Entries;
     /** What the maps hold before this sync's writes. */
@@ -263,15 +286,19 @@ export class EbpfBackend implements Backend {
       this.#owners = new Map();
       rendered = new Map();
       const desired = emptyEntries();
+      const live = new Set<string>();
       for (const service of req.state.services) {
         const render = this.#render(service, families, problems);
         rendered.set(service.key, render);
-        for (const map of MAP_NAMES) for (const [k, v] of render.entries[map]) desired[map].set(k, v);
+        addElements(desired, render.elements);
+        for (const lb of render.lbKeys) live.add(lb);
+        await budget.maybeYield();
       }
       before = await dumpAll(kernel);
-      diffInto(plan, before, desired);
-      const live = new Set([...rendered.values()].flatMap((r) => r.lbKeys));
-      released.push(...[...this.#ids.keys()].filter((key) => !live.has(key)));
+      // Empty maps (the first sync): the writes are the desired state itself, not a copy of it.
+      if (MAP_NAMES.every((map) => before[map].size === 0)) plan = emptyPlan(desired);
+      else await diffInto(plan, before, desired, budget);
+      for (const key of this.#ids.keys()) if (!live.has(key)) released.push(key);
       applied = desired;
     } else {
       rendered = this.#rendered!;
@@ -283,11 +310,12 @@ export class EbpfBackend implements Backend {
           if (this.#owners.get(frontend) === key) this.#owners.delete(frontend);
         const service = findService(req.state.services, key);
         const next = service === undefined ? undefined : this.#render(service, families, problems);
-        diffInto(plan, old?.entries ?? emptyEntries(), next?.entries ?? emptyEntries());
+        await diffInto(plan, entriesOf(old), entriesOf(next), budget);
         if (next === undefined) rendered.delete(key);
         else rendered.set(key, next);
         const keep = new Set(next?.lbKeys);
         released.push(...(old?.lbKeys ?? []).filter((lb) => !keep.has(lb)));
+        await budget.maybeYield();
       }
     }
     for (const problem of problems) {
@@ -295,9 +323,9 @@ export class EbpfBackend implements Backend {
       this.#log.warn('service part left out of the BPF maps', { ...problem });
     }
     try {
-      const sizes = this.#sizesFor(kernel, before, plan);
+      const sizes = await this.#sizesFor(kernel, before, plan, budget);
       if (sizes === undefined) await applyPlan(kernel, plan, this.#metrics);
-      else await this.#resize(kernel, sizes, full ? applied : afterPlan(applied, plan));
+      else await this.#resize(kernel, sizes, full ? applied : await afterPlan(applied, plan, budget));
     } catch (e) {
       this.#forget();
       throw e;
@@ -315,6 +343,7 @@ export class EbpfBackend implements Backend {
       services: req.state.services.length,
       written: planSize(plan),
       ms: Math.round(performance.now() - started),
+      turns: budget.yields,
     });
     const repaired = full ? this.#drift : [];
     if (full) this.#drift = [];
@@ -329,13 +358,21 @@ export class EbpfBackend implements Backend {
    * before deletes: the entries before plus the new keys), else undefined; a map whose bound is too
    * small refuses the sync (counted).
    */
-  #sizesFor(kernel: LbKernel, before: Entries, plan: Plan): Record<MapName, number> | undefined {
+  async #sizesFor(
+    kernel: LbKernel,
+    before: Entries,
+    plan: Plan,
+    budget: TurnBudget,
+  ): Promise<Record<MapName, number> | undefined> {
     const capacity = kernel.capacity;
     const sizes = { ...capacity };
     let grow = false;
     for (const map of MAP_NAMES) {
       let peak = before[map].size;
-      for (const key of plan.upserts[map].keys()) if (!before[map].has(key)) peak++;
+      for (const key of plan.upserts[map].keys()) {
+        if (!before[map].has(key)) peak++;
+        if (budget.due()) await budget.yield();
+      }
       if (peak <= capacity[map]) continue;
       if (peak > this.#bounds[map]) {
         this.#metrics.full(map);
@@ -350,8 +387,8 @@ export class EbpfBackend implements Backend {
   /** New maps of `sizes`, filled with `state` (the sync's result), swapped in for the programs. */
   async #resize(kernel: LbKernel, sizes: Record<MapName, number>, state: Entries): Promise<void> {
     const from = kernel.capacity;
-    const fill = emptyPlan();
-    diffInto(fill, emptyEntries(), state);
+    // The new maps are empty: the whole state is the writes (the record itself, not a copy).
+    const fill = emptyPlan(state);
     await kernel.resize(sizes, (maps) => applyPlan({ maps }, fill, this.#metrics));
     this.#pass = undefined; // a drift pass's cursor belongs to the old maps
     for (const map of MAP_NAMES) {
@@ -362,12 +399,17 @@ export class EbpfBackend implements Backend {
   }
 
   #render(service: LocalService, families: readonly IPFamily[], problems: RenderProblem[]): ServiceRender {
-    const entries = emptyEntries();
+    const elements: string[] = [];
     const frontends: string[] = [];
     const lbs = renderService(service, families, problems);
     for (const lb of lbs) {
       const id = this.#id(lb.key);
-      const value = lbValue({ id, count: lb.endpoints.length, affinitySeconds: lb.affinitySeconds, flags: lb.flags });
+      const value = lbValue({
+        id,
+        count: lb.endpoints.length,
+        affinitySeconds: lb.affinitySeconds,
+        flags: lb.flags,
+      }).toString('hex');
       for (const frontend of lb.frontends) {
         const owned = `${lb.map}:${frontend}`;
         const owner = this.#owners.get(owned);
@@ -377,11 +419,11 @@ export class EbpfBackend implements Backend {
         }
         this.#owners.set(owned, service.key);
         frontends.push(owned);
-        entries[lb.map].set(frontend, value);
+        elements.push(lb.map, frontend, value);
       }
-      lb.endpoints.forEach((ep, index) => entries.endpoints.set(endpointKey(id, index).toString('hex'), ep));
+      lb.endpoints.forEach((ep, index) => elements.push('endpoints', endpointKey(id, index).toString('hex'), ep));
     }
-    return { lbKeys: lbs.map((lb) => lb.key), frontends, entries };
+    return { lbKeys: lbs.map((lb) => lb.key), frontends, elements };
   }
 
   #id(lbKey: string): number {

@@ -4,8 +4,11 @@ import type { MapName } from '../maps/layout.js';
 export interface MapIO {
   update(entries: readonly (readonly [Buffer, Buffer])[]): void;
   delete(keys: readonly Buffer[]): void;
-  /** Every (key as hex, value); a big map is read in batches, giving the event loop turns. */
-  dump(): Promise<Map<string, Buffer>>;
+  /**
+   * Every (key, value), both as hex (one string each: a Buffer per element costs ~300 bytes, the
+   * ~130,000 elements of s10k ~40 MB); a big map is read in batches, giving the event loop turns.
+   */
+  dump(): Promise<Map<string, string>>;
   /**
    * `limit` elements or about (the kernel reads whole batches) from `cursor` (undefined: the map's start), and where to go on
    * (undefined: the end was reached). The drift check reads a map this way across several calls.
@@ -17,7 +20,8 @@ export interface MapIO {
 export type ScanCursor = Buffer | number;
 
 export interface ScanSlice {
-  readonly entries: readonly (readonly [string, Buffer])[];
+  /** (key, value) as hex. */
+  readonly entries: readonly (readonly [string, string])[];
   readonly next: ScanCursor | undefined;
 }
 

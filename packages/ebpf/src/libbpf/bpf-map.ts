@@ -55,8 +55,8 @@ export class BpfMap {
    * Every (key, value) in the map, keys as hex (full syncs): `scan` to the end, the event loop
    * getting a turn every 4096 elements (an s50k map holds half a million).
    */
-  async dump(): Promise<Map<string, Buffer>> {
-    const out = new Map<string, Buffer>();
+  async dump(): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
     let cursor: ScanCursor | undefined;
     do {
       const slice = await this.scan(cursor, Number.POSITIVE_INFINITY);
@@ -83,7 +83,7 @@ export class BpfMap {
   }
 
   async #scanBatched(start: Buffer | null, limit: number): Promise<ScanSlice | undefined> {
-    const entries: [string, Buffer][] = [];
+    const entries: [string, string][] = [];
     const keys = Buffer.alloc(DUMP_BATCH * this.keySize);
     const values = Buffer.alloc(DUMP_BATCH * this.valueSize);
     // Hash maps' batch position is a 4-byte bucket index; other maps' is a key.
@@ -98,8 +98,8 @@ export class BpfMap {
         throw new BpfError(`dump ${this.name}`, -rc);
       }
       for (let i = 0; i < count[0]; i++) {
-        const key = keys.subarray(i * this.keySize, (i + 1) * this.keySize).toString('hex');
-        entries.push([key, Buffer.from(values.subarray(i * this.valueSize, (i + 1) * this.valueSize))]);
+        const key = keys.toString('hex', i * this.keySize, (i + 1) * this.keySize);
+        entries.push([key, values.toString('hex', i * this.valueSize, (i + 1) * this.valueSize)]);
       }
       if (rc !== 0) return { entries, next: undefined }; // ENOENT: the end of the map
       position = next;
@@ -109,7 +109,7 @@ export class BpfMap {
   }
 
   async #scanEach(start: Buffer | null, limit: number): Promise<ScanSlice> {
-    const entries: [string, Buffer][] = [];
+    const entries: [string, string][] = [];
     let key = start;
     for (;;) {
       if (entries.length >= limit && key !== null) return { entries, next: key };
@@ -121,7 +121,7 @@ export class BpfMap {
       }
       const value = Buffer.alloc(this.valueSize);
       const found = this.lib.lookup(this.fd, next, value);
-      if (found === 0) entries.push([next.toString('hex'), value]);
+      if (found === 0) entries.push([next.toString('hex'), value.toString('hex')]);
       else if (-found !== ENOENT) throw new BpfError(`lookup in ${this.name}`, -found);
       if (entries.length % DUMP_BATCH === 0) await turn();
       key = next;

@@ -25,8 +25,8 @@ export interface RenderedLb {
   readonly map: 'services4' | 'services6';
   /** The service map keys (hex) of this lb's addresses. */
   readonly frontends: readonly string[];
-  /** Endpoint values, in core's order (index = position). */
-  readonly endpoints: readonly Buffer[];
+  /** Endpoint values (hex), in core's order (index = position). */
+  readonly endpoints: readonly string[];
   readonly affinitySeconds: number;
   readonly flags: number;
 }
@@ -91,7 +91,7 @@ function render(
     family,
     map: serviceMapOf(family),
     frontends: [...new Set(ips.map((ip) => serviceKey(family, ip, port.port, port.protocol).toString('hex')))],
-    endpoints: flags === 0 ? list.map((ep) => endpointValue(family, ep.ip, ep.port)) : [],
+    endpoints: flags === 0 ? list.map((ep) => endpointValue(family, ep.ip, ep.port).toString('hex')) : [],
     affinitySeconds,
     flags,
   };

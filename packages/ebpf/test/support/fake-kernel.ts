@@ -40,8 +40,8 @@ export class FakeMap implements MapIO {
     for (const key of keys) if (this.data.delete(key.toString('hex'))) this.deletes++;
   }
 
-  async dump(): Promise<Map<string, Buffer>> {
-    return new Map([...this.data].map(([k, v]) => [k, Buffer.from(v)]));
+  async dump(): Promise<Map<string, string>> {
+    return new Map([...this.data].map(([k, v]) => [k, v.toString('hex')]));
   }
 
   /** Scans calls made, for tests of the drift check's slices. */
@@ -52,7 +52,7 @@ export class FakeMap implements MapIO {
     this.scans++;
     const from = typeof cursor === 'number' ? cursor : 0;
     const all = [...this.data];
-    const entries = all.slice(from, from + limit).map(([k, v]): [string, Buffer] => [k, Buffer.from(v)]);
+    const entries = all.slice(from, from + limit).map(([k, v]): [string, string] => [k, v.toString('hex')]);
     const end = from + entries.length;
     return { entries, next: end < all.length ? end : undefined };
   }
