@@ -6,7 +6,7 @@ import { localServiceProblems, localStateRefusals } from '../../watch/convert/va
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
 import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
-import { decodeLocalState, primeLocalState } from '../codec/local-decode.js';
+import { decodeLocalState, decodeLocalStateInTurns } from '../codec/local-decode.js';
 import { consume, type StateHandler, type WatchCursor } from './consume.js';
 import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './grpc-source.js';
 import type { StateSource } from '../hub.js';
@@ -41,8 +41,8 @@ export interface WatchOptions extends GrpcSourceOptions {
  * object is reported as an invalid API object is (a warning and `kpng_invalid_objects_total{kind}`),
  * the handler keeps the state it has, and the stream is opened again with backoff (the server then
  * sends its current state). Objects reused from the decode cache were checked when first decoded.
- * With the cache, a state's changed Services are decoded and checked a 10 ms budget per event-loop
- * turn first (`primeLocalState`), then the state is one short pass of cache hits.
+ * With the cache, a state is decoded a 10 ms budget per event-loop turn, its changed Services checked
+ * as they are decoded (`decodeLocalStateInTurns`).
  */
 function checkedLocalDecoder(cache: DecodedItemCache<LocalService> | undefined): StateDecoder<NodeLocalState> {
   const checked = new WeakSet<object>();
@@ -50,8 +50,9 @@ function checkedLocalDecoder(cache: DecodedItemCache<LocalService> | undefined):
     if (localServiceProblems(svc).length === 0) checked.add(svc);
   };
   return async (buf, start, end) => {
-    if (cache) await primeLocalState(buf, start, end, cache, check);
-    const delivery = decodeLocalState(buf, start, end, cache);
+    const delivery = cache
+      ? await decodeLocalStateInTurns(buf, start, end, cache, check)
+      : decodeLocalState(buf, start, end);
     const refusals = localStateRefusals(delivery.state, checked);
     if (refusals.length === 0) return delivery;
     for (const r of refusals) reportInvalid(r.kind, `local stream: ${r.where.slice(0, 300)}`, r.problems);

@@ -1,7 +1,8 @@
 /**
  * Hostile frames on either stream: whatever bytes a peer sends, decoding returns a state or throws
  * the codec's own error (a KpngError), the checks every door shares then accept or refuse each
- * object without throwing, and no frame stalls the event loop.
+ * object without throwing, and no frame stalls the event loop. The local client's decode over
+ * turns (`decodeLocalStateInTurns`) gives the same state.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ import { decodeResponse } from './envelope.js';
 import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
 import { encodeGlobalStateResponse } from './global-encode.js';
 import { DecodedItemCache } from './item-cache.js';
-import { decodeLocalState } from './local-decode.js';
+import { decodeLocalState, decodeLocalStateInTurns } from './local-decode.js';
 import { encodeLocalStateResponse } from './local-encode.js';
 
 const delivery = { instanceId: 'core', revision: 7, changes: everything, full: true };
@@ -91,16 +92,32 @@ describe('hostile frames', () => {
     expect(outcomes.objectsRefused).toBeGreaterThan(0);
   });
 
-  it('local stream: decoded and checked, or refused with the codec error', () => {
+  it('local stream: decoded and checked, or refused with the codec error; over turns the same', async () => {
     const outcomes = { decoded: 0, refused: 0, statesRefused: 0 };
-    const cache = new DecodedItemCache<ReturnType<typeof aRichLocalState>['services'][number]>();
-    fc.assert(
-      fc.property(hostileFrames(localFrame), (frame) => {
+    type Service = ReturnType<typeof aRichLocalState>['services'][number];
+    const cache = new DecodedItemCache<Service>();
+    const turnsCache = new DecodedItemCache<Service>();
+    await fc.assert(
+      fc.asyncProperty(hostileFrames(localFrame), async (frame) => {
+        let plain: unknown;
         const ok = decodesOrRefuses(frame, (buf, start, end) => {
           const { state } = decodeLocalState(buf, start, end, cache);
+          plain = state;
           if (localStateRefusals(state).length > 0) outcomes.statesRefused++;
         });
         outcomes[ok ? 'decoded' : 'refused']++;
+        // What the client runs: the same outcome, decoded over turns with its own cache.
+        let res;
+        try {
+          res = decodeResponse(frame);
+        } catch {
+          res = undefined;
+        }
+        if (res?.type === 'state') {
+          const inTurns = decodeLocalStateInTurns(frame, res.start, res.end, turnsCache, () => undefined);
+          if (ok) expect((await inTurns).state).toEqual(plain);
+          else await expect(inTurns).rejects.toBeInstanceOf(KpngError);
+        }
       }),
       { numRuns: 1000 },
     );

@@ -23,18 +23,11 @@ interface Entry<T> {
 export class DecodedItemCache<T> {
   #current = new Map<string, Entry<T>>();
   #next = new Map<string, Entry<T>>();
-  /** Items decoded ahead of the state's decode (`prime`), over several turns. */
-  #primed = new Map<string, Entry<T>>();
   /** A copy of a whole state decoded while the cache was empty: its items keep slices of it. */
   #bulk: BulkCopy | undefined;
 
   get isEmpty(): boolean {
     return this.#current.size === 0;
-  }
-
-  /** Whether the state about to be decoded is worth one bulk copy: nothing cached or primed. */
-  get wantsBulk(): boolean {
-    return this.#current.size === 0 && this.#primed.size === 0;
   }
 
   /**
@@ -43,32 +36,14 @@ export class DecodedItemCache<T> {
    * only the items that changed, so at most one bulk copy stays referenced per cold start.
    */
   begin(bulk: BulkCopy | undefined): void {
-    this.#bulk = this.wantsBulk ? bulk : undefined;
-  }
-
-  /**
-   * Decodes `buf[start, end)` ahead of the state's decode unless the cached bytes are the same, so
-   * that decode only finds hits: a client decodes a big state's changed items a turn's budget at a
-   * time, then the state in one short pass. Returns the object decoded now, if any.
-   */
-  prime(key: string, buf: Buffer, start: number, end: number, decode: () => T): T | undefined {
-    if (this.#find(this.#current, key, buf, start, end) || this.#find(this.#primed, key, buf, start, end))
-      return undefined;
-    const value = decode();
-    this.#primed.set(key, { bytes: Buffer.from(buf.subarray(start, end)), value });
-    return value;
-  }
-
-  #find(map: Map<string, Entry<T>>, key: string, buf: Buffer, start: number, end: number): Entry<T> | undefined {
-    const hit = map.get(key);
-    return hit && hit.bytes.length === end - start && hit.bytes.compare(buf, start, end) === 0 ? hit : undefined;
+    this.#bulk = this.isEmpty ? bulk : undefined;
   }
 
   /** The object for `buf[start, end)`: the cached one when the bytes are unchanged, else `decode()`. */
   get(key: string | undefined, buf: Buffer, start: number, end: number, decode: () => T): T {
     if (key === undefined) return decode();
-    const hit = this.#find(this.#current, key, buf, start, end) ?? this.#find(this.#primed, key, buf, start, end);
-    if (hit) {
+    const hit = this.#current.get(key);
+    if (hit && hit.bytes.length === end - start && hit.bytes.compare(buf, start, end) === 0) {
       this.#next.set(key, hit);
       return hit.value;
     }
@@ -85,14 +60,12 @@ export class DecodedItemCache<T> {
   commit(): void {
     this.#current = this.#next;
     this.#next = new Map();
-    this.#primed = new Map();
     this.#bulk = undefined;
   }
 
   /** The state failed to decode: keep the previous generation. */
   discard(): void {
     this.#next = new Map();
-    this.#primed = new Map();
     this.#bulk = undefined;
   }
 

@@ -28,25 +28,63 @@ export function decodeLocalState(
   end: number,
   cache?: DecodedItemCache<LocalService>,
 ): Delivery<NodeLocalState> {
+  const steps = decodeSteps(buf, start, end, cache);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `decodeLocalState` yielding to the event loop once a turn's budget is used (between Services), so
+ * a client never decodes a big state in one turn; `onDecoded` sees each Service decoded (not taken
+ * from the cache), e.g. to check it within the same budget.
+ */
+export async function decodeLocalStateInTurns(
+  buf: Buffer,
+  start: number,
+  end: number,
+  cache: DecodedItemCache<LocalService>,
+  onDecoded: (svc: LocalService) => void,
+  budget = new TurnBudget(10),
+): Promise<Delivery<NodeLocalState>> {
+  const steps = decodeSteps(buf, start, end, cache, onDecoded);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (budget.due()) await budget.yield();
+  }
+}
+
+/** The decode, one step per Service read. */
+function* decodeSteps(
+  buf: Buffer,
+  start: number,
+  end: number,
+  cache: DecodedItemCache<LocalService> | undefined,
+  onDecoded?: (svc: LocalService) => void,
+): Generator<void, Delivery<NodeLocalState>> {
   const r = new ProtoReader(buf, start, end);
   let instanceId = '';
   let revision = 0;
   let changes: DecodedChanges = NO_CHANGES_MESSAGE;
   let node = NO_NODE;
   const services: LocalService[] = [];
-  cache?.begin(cache.wantsBulk ? bulkCopy(buf, start, end) : undefined);
+  const read = (itemEnd: number): LocalService => {
+    const svc = readService(r, itemEnd);
+    onDecoded?.(svc);
+    return svc;
+  };
+  cache?.begin(cache.isEmpty ? bulkCopy(buf, start, end) : undefined);
   try {
     while (r.pos < end) {
       const tag = r.varint();
       if (tag === ((5 << 3) | 2)) {
         const itemEnd = r.delimitedEnd();
         const at = r.pos;
-        services.push(
-          cache
-            ? cache.get(peekKey(r, itemEnd), buf, at, itemEnd, () => readService(r, itemEnd))
-            : readService(r, itemEnd),
-        );
+        services.push(cache ? cache.get(peekKey(r, itemEnd), buf, at, itemEnd, () => read(itemEnd)) : read(itemEnd));
         r.pos = itemEnd;
+        yield;
       } else if (tag === ((1 << 3) | 2)) instanceId = r.string();
       else if (tag === ((2 << 3) | 0)) revision = r.varint();
       else if (tag === ((3 << 3) | 2)) changes = readChanges(r, r.delimitedEnd());
@@ -59,40 +97,6 @@ export function decodeLocalState(
   }
   cache?.commit();
   return { state: { node, services }, instanceId, revision, changes: changes.changes, full: changes.full };
-}
-
-/**
- * Decodes the Services of the State in `buf[start, end)` that `cache` does not hold yet, yielding to
- * the event loop once a turn's budget is used (`onDecoded` sees each, e.g. to check it), so that
- * `decodeLocalState` of the same bytes is then one short pass of cache hits: a client never decodes
- * a big state's changes in one turn. Malformed bytes are left for `decodeLocalState` to report.
- */
-export async function primeLocalState(
-  buf: Buffer,
-  start: number,
-  end: number,
-  cache: DecodedItemCache<LocalService>,
-  onDecoded: (svc: LocalService) => void,
-  budget = new TurnBudget(10),
-): Promise<void> {
-  const r = new ProtoReader(buf, start, end);
-  try {
-    while (r.pos < end) {
-      const tag = r.varint();
-      if (tag !== ((5 << 3) | 2)) {
-        r.skip(tag & 7);
-        continue;
-      }
-      const itemEnd = r.delimitedEnd();
-      const key = peekKey(r, itemEnd);
-      const svc = key === undefined ? undefined : cache.prime(key, buf, r.pos, itemEnd, () => readService(r, itemEnd));
-      if (svc) onDecoded(svc);
-      r.pos = itemEnd;
-      if (budget.due()) await budget.yield();
-    }
-  } catch {
-    // Malformed: decodeLocalState reads the same bytes and throws the codec's error.
-  }
 }
 
 /** The Service key, when it is the first field (kpng's encoder puts it there). */

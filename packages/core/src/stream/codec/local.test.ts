@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceKey } from '../../model/types.js';
 import type { LocalService, NodeLocalState, StateChanges } from '../../nodeview/types.js';
 import { TurnBudget } from '@kpng/kit';
-import { decodeLocalState, primeLocalState } from './local-decode.js';
+import { decodeLocalState, decodeLocalStateInTurns } from './local-decode.js';
 import { encodeLocalService, encodeLocalStateResponse, prepareLocalState } from './local-encode.js';
 import { decodeResponse } from './envelope.js';
 import type { Delivery } from '../hub.js';
@@ -128,7 +128,7 @@ describe('local state codec', () => {
     expect(cache.size).toBe(5);
   });
 
-  it('decodes the changed Services over several turns first, then the state in one pass of cache hits', async () => {
+  it('decodes a state over several turns, only its changed Services, to the same result', async () => {
     const shape = { services: 200, endpointsPerService: 3 };
     const cache = new DecodedItemCache<LocalService>();
     const first = syntheticLocalState(shape);
@@ -137,28 +137,22 @@ describe('local state codec', () => {
     const buf = encodeLocalStateResponse(delivery(second));
     const res = decodeResponse(buf);
     if (res.type !== 'state') throw new Error('expected a state');
-    const primed: LocalService[] = [];
+    const decoded: LocalService[] = [];
     // A spent budget: a turn after every 16 Services read.
     const budget = new TurnBudget(0);
-    await primeLocalState(buf, res.start, res.end, cache, (svc) => primed.push(svc), budget);
+    const b = await decodeLocalStateInTurns(buf, res.start, res.end, cache, (svc) => decoded.push(svc), budget);
     expect(budget.yields).toBeGreaterThanOrEqual(200 / 16 - 1);
-    expect(primed.map((s) => s.key)).toEqual([second.services[4]!.key, second.services[150]!.key]);
-    const b = decodeLocalState(buf, res.start, res.end, cache);
-    expect(b.state).toEqual(second);
+    expect(b).toEqual(decodeLocalState(buf, res.start, res.end));
+    expect(decoded.map((s) => s.key)).toEqual([second.services[4]!.key, second.services[150]!.key]);
     b.state.services.forEach((svc, i) => {
-      if (i === 4 || i === 150) expect(svc).toBe(primed[i === 4 ? 0 : 1]);
+      if (i === 4 || i === 150) expect(svc).toBe(decoded[i === 4 ? 0 : 1]);
       else expect(svc).toBe(a.state.services[i]);
     });
-    // A cold cache: every Service is primed, and the state is made of them.
-    const cold = new DecodedItemCache<LocalService>();
-    const all: LocalService[] = [];
-    await primeLocalState(buf, res.start, res.end, cold, (svc) => all.push(svc));
-    expect(decodeLocalState(buf, res.start, res.end, cold).state.services).toEqual(all);
-    // Malformed bytes: priming stops quietly, the decode reports them and forgets what was primed.
-    const broken = new DecodedItemCache<LocalService>();
-    await primeLocalState(buf, res.start, res.end - 3, broken, () => undefined);
-    expect(() => decodeLocalState(buf, res.start, res.end - 3, broken)).toThrow(/malformed/);
-    expect(broken.wantsBulk).toBe(true);
+    // Malformed bytes: the codec's error, and the cache keeps the generation it had.
+    await expect(decodeLocalStateInTurns(buf, res.start, res.end - 3, cache, () => undefined)).rejects.toThrow(
+      /malformed/,
+    );
+    expect(roundTrip(delivery(second), cache).state.services[4]).toBe(decoded[0]);
   });
 
   it("encodes a state's Services over several turns, then the response is the same bytes", async () => {
