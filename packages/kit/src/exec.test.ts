@@ -3,6 +3,7 @@ import {
   ExecError,
   ExecStartError,
   ExecTimeoutError,
+  eachLine,
   processExecer,
   runChecked,
   runChunked,
@@ -205,17 +206,29 @@ describe('the fakes', () => {
   });
 });
 
+describe('eachLine', () => {
+  test('passes whole lines, across chunks and a multi-byte character split between them', () => {
+    const lines: string[] = [];
+    const push = eachLine((line) => lines.push(line));
+    const text = Buffer.from('one\ntw\u00e9\n\nthree');
+    push(text.subarray(0, 6));
+    push(text.subarray(6, 7));
+    push(text.subarray(7));
+    expect(lines).toEqual(['one', 'tw\u00e9', '']);
+  });
+});
+
 describe('spawnChild', () => {
   test('takes input as it is written and passes output as it comes', async () => {
     const out: string[] = [];
-    const child = spawnChild(['cat'], { input: true, onStdout: (b) => out.push(b.toString()) });
+    const child = spawnChild(['cat'], { input: true, onStdout: eachLine((line) => out.push(line)) });
     expect(child.pid).toBeGreaterThan(0);
     child.write('first\n');
-    await expect.poll(() => out.join('')).toBe('first\n');
+    await expect.poll(() => out).toEqual(['first']);
     child.write(Buffer.from([0x73, 0x65, 0x63, 0x6f, 0x6e, 0x64, 0x0a]));
     child.endInput();
     expect(await child.exited).toEqual({ exitCode: 0, signal: null });
-    expect(out.join('')).toBe('first\nsecond\n');
+    expect(out).toEqual(['first', 'second']);
   });
 
   test('keeps stderr apart and reports the exit code', async () => {

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { TurnBudget } from './turn-budget.js';
 
 export interface ExecResult {
@@ -325,6 +326,20 @@ export interface SpawnOptions {
   readonly onStderr?: (chunk: Buffer) => void;
   /** Variables added to (or replacing) this process's environment for it. */
   readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An `onStdout`/`onStderr` callback that calls `onLine` with each complete line (without its `\n`),
+ * decoded as UTF-8 across chunk boundaries; a last line without `\n` is never passed.
+ */
+export function eachLine(onLine: (line: string) => void): (chunk: Buffer) => void {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  return (chunk) => {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  };
 }
 
 /** A process that runs beside the caller (a server, a client holding a connection, a decompressor fed in pieces). */

@@ -5,6 +5,7 @@ export {
   ExecError,
   ExecStartError,
   ExecTimeoutError,
+  eachLine,
   processExecer,
   runChecked,
   runChunked,

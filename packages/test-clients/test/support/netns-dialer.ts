@@ -1,11 +1,8 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { inNetns } from '@kpng/kit';
+import { eachLine, inNetns, spawnChild, type SpawnedChild } from '@kpng/kit';
 import type { NetworkNamespace } from '@kpng/lab';
 import ts from 'typescript';
 import type { DialRequest, DialResult, Dialer } from '../../src/probe/dialer.js';
@@ -25,18 +22,25 @@ export class NetnsDialer implements Dialer {
   readonly #waiting = new Map<number, (result: DialResult) => void>();
   #markReady!: () => void;
   readonly #ready = new Promise<void>((resolve) => (this.#markReady = resolve));
+  #exited = false;
+  private readonly child: SpawnedChild;
 
   private constructor(
-    private readonly child: ChildProcessByStdio<Writable, Readable, null>,
+    argv: readonly string[],
     private readonly scratch: string,
   ) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line === 'ready') return this.#markReady();
-      const { id, result } = JSON.parse(line) as { id: number; result: DialResult };
-      this.#waiting.get(id)?.(result);
-      this.#waiting.delete(id);
+    this.child = spawnChild(argv, {
+      input: true,
+      onStdout: eachLine((line) => {
+        if (line === 'ready') return this.#markReady();
+        const { id, result } = JSON.parse(line) as { id: number; result: DialResult };
+        this.#waiting.get(id)?.(result);
+        this.#waiting.delete(id);
+      }),
+      onStderr: (chunk) => process.stderr.write(chunk),
     });
-    child.on('exit', () => {
+    void this.child.exited.then(() => {
+      this.#exited = true;
       for (const resolve of this.#waiting.values()) resolve({ ok: false, error: 'helper-exited' });
       this.#waiting.clear();
     });
@@ -51,17 +55,13 @@ export class NetnsDialer implements Dialer {
     });
     await writeFile(module, outputText);
     // `ip netns exec` into the test's own namespace only.
-    const [file, ...args] = inNetns(namespace.name, [process.execPath, HELPER, module]);
-    const child = spawn(file as string, args, {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const dialer = new NetnsDialer(child, scratch);
+    const dialer = new NetnsDialer(inNetns(namespace.name, [process.execPath, HELPER, module]), scratch);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`netns dialer in ${namespace.name} not ready within ${READY_TIMEOUT_MS} ms`)),
         READY_TIMEOUT_MS,
       );
-      child.once('exit', (code) => reject(new Error(`netns dialer exited with ${code}`)));
+      void dialer.child.exited.then((exit) => reject(new Error(`netns dialer exited with ${exit.exitCode}`)));
       void dialer.#ready.then(() => {
         clearTimeout(timer);
         resolve();
@@ -77,24 +77,23 @@ export class NetnsDialer implements Dialer {
     if (request.signal?.aborted) return Promise.resolve({ ok: false, error: 'aborted' });
     const id = this.#next++;
     return new Promise<DialResult>((resolve) => {
-      const onAbort = (): void => void this.child.stdin.write(`${JSON.stringify({ id, abort: true })}\n`);
+      const onAbort = (): void => void this.child.write(`${JSON.stringify({ id, abort: true })}\n`);
       this.#waiting.set(id, (result) => {
         request.signal?.removeEventListener('abort', onAbort);
         resolve(result);
       });
       request.signal?.addEventListener('abort', onAbort, { once: true });
       const { host, port, timeoutMs, readReply, send } = request;
-      this.child.stdin.write(`${JSON.stringify({ id, host, port, timeoutMs, readReply, send })}\n`);
+      this.child.write(`${JSON.stringify({ id, host, port, timeoutMs, readReply, send })}\n`);
     });
   }
 
   /** Stops the helper (closing its stdin ends it; SIGTERM if it lingers) and removes the scratch files. */
   async close(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-      this.child.stdin.end();
+    if (!this.#exited) {
+      this.child.endInput();
       const timer = setTimeout(() => this.child.kill('SIGTERM'), 2_000);
-      await exited;
+      await this.child.exited;
       clearTimeout(timer);
     }
     await rm(this.scratch, { recursive: true, force: true });

@@ -1,7 +1,4 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
-import { inNetns } from '@kpng/kit';
+import { eachLine, inNetns, spawnChild, type SpawnedChild } from '@kpng/kit';
 import type { NetworkNamespace } from '@kpng/lab';
 import { systemClock } from '../../src/util/clock.js';
 
@@ -19,25 +16,30 @@ export interface Applied {
  */
 export class NftSession {
   #waiter: (() => void) | undefined;
+  #exited = false;
+  private readonly child: SpawnedChild;
 
   private constructor(
-    private readonly child: ChildProcessByStdio<Writable, Readable, null>,
+    argv: readonly string[],
     private readonly table: string,
   ) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line !== '}') return;
-      const waiter = this.#waiter;
-      this.#waiter = undefined;
-      waiter?.();
+    this.child = spawnChild(argv, {
+      input: true,
+      onStdout: eachLine((line) => {
+        if (line !== '}') return;
+        const waiter = this.#waiter;
+        this.#waiter = undefined;
+        waiter?.();
+      }),
+      onStderr: (chunk) => process.stderr.write(chunk),
     });
+    void this.child.exited.then(() => (this.#exited = true));
   }
 
   /** `table` (inet) must exist, or be created by the first `apply`. */
   static start(namespace: NetworkNamespace, table: string): NftSession {
     // `ip netns exec` into the test's own namespace only.
-    const [file, ...args] = inNetns(namespace.name, ['nft', '-i']);
-    const child = spawn(file as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    return new NftSession(child, table);
+    return new NftSession(inNetns(namespace.name, ['nft', '-i']), table);
   }
 
   apply(commands: string, timeoutMs = 5_000): Promise<Applied> {
@@ -49,16 +51,15 @@ export class NftSession {
         clearTimeout(timer);
         resolve({ sentAt, confirmedAt: systemClock.now() });
       };
-      this.child.stdin.write(`${commands.trim()}\nlist table inet ${this.table}\n`);
+      this.child.write(`${commands.trim()}\nlist table inet ${this.table}\n`);
     });
   }
 
   async close(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.stdin.end();
+    if (this.#exited) return;
+    this.child.endInput();
     const timer = setTimeout(() => this.child.kill('SIGTERM'), 2_000);
-    await exited;
+    await this.child.exited;
     clearTimeout(timer);
   }
 }

@@ -1,5 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
-import { inNetns, spawnChild } from '@kpng/kit';
+import { eachLine, inNetns, spawnChild } from '@kpng/kit';
 import type { NetworkNamespace } from './namespace.js';
 import { labScript } from './scripts.js';
 
@@ -24,20 +23,14 @@ export interface HeldConnection extends AsyncDisposable {
 const LINE = /^[^\r\n]*$/;
 const STARTUP_BUDGET_MS = 10_000;
 
-/** Reads the child's stdout line by line. */
+/** The child's stdout lines, waited for one at a time. */
 class Lines {
   readonly #queue: string[] = [];
-  #buffer = '';
   #wake: (() => void) | undefined;
   #ended = false;
 
-  push(chunk: string): void {
-    this.#buffer += chunk;
-    let nl;
-    while ((nl = this.#buffer.indexOf('\n')) >= 0) {
-      this.#queue.push(this.#buffer.slice(0, nl));
-      this.#buffer = this.#buffer.slice(nl + 1);
-    }
+  push(line: string): void {
+    this.#queue.push(line);
     this.#wake?.();
   }
 
@@ -68,7 +61,6 @@ class Lines {
 export async function holdConnection(namespace: NetworkNamespace, target: HoldTarget): Promise<HeldConnection> {
   const timeoutMs = target.timeoutMs ?? 2_000;
   const lines = new Lines();
-  const decoder = new StringDecoder('utf8');
   const child = spawnChild(
     inNetns(namespace.name, [
       process.execPath,
@@ -77,7 +69,7 @@ export async function holdConnection(namespace: NetworkNamespace, target: HoldTa
       String(target.port),
       String(timeoutMs),
     ]),
-    { input: true, onStdout: (chunk) => lines.push(decoder.write(chunk)) },
+    { input: true, onStdout: eachLine((line) => lines.push(line)) },
   );
   void child.exited.then(() => lines.end());
   const close = async (): Promise<void> => {
