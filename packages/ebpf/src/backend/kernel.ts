@@ -5,8 +5,8 @@ export interface MapIO {
   update(entries: readonly (readonly [Buffer, Buffer])[]): void;
   delete(keys: readonly Buffer[]): void;
   /**
-   * Every (key, value), both as hex (one string each: a Buffer per element costs ~300 bytes, the
-   * ~130,000 elements of s10k ~40 MB); a big map is read in batches, giving the event loop turns.
+   * Every (key, value), both as hex (one string each: a Buffer per element costs several times more,
+   * tens of MB at s10k: docs/PERFORMANCE.md); a big map is read in batches, giving the event loop turns.
    */
   dump(): Promise<Map<string, string>>;
   /**
