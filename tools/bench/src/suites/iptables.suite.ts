@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { NodeLocalState, SyncRequest } from '@kpng/core';
 import { RecordingLogger } from '@kpng/core/testing';
@@ -6,6 +6,7 @@ import { IptablesBackend, type IptablesFlavour } from '@kpng/iptables';
 import { processExecer, runChunked, type Execer, type ExecResult } from '@kpng/kit';
 import { canCreateNamespaces, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import type { EndpointSliceObject } from '../kube/types.js';
+import { cpuMs } from '../runner/cpu.js';
 import { measurementOf } from '../runner/measure.js';
 import { fitPowerLaw, nextSize, predict, sizeAt } from './iptables-curve.js';
 import { coreOver, flipFirstEndpoint, inNamespace, timed } from './kernel-helpers.js';
@@ -143,20 +144,6 @@ class RestoreRecorder implements Execer {
 }
 
 const isRestore = (argv: readonly string[]): boolean => argv.some((a) => a.endsWith('-restore'));
-
-/**
- * CPU of this process (every thread) plus that of the child processes it reaped, in ms: the
- * children's from /proc/self/stat (cutime + cstime, in clock ticks of 10 ms). Load stretches wall
- * time but barely CPU time, so this ratio holds still where the wall one moves 1.5x either way.
- */
-async function cpuMs(): Promise<{ readonly own: number; readonly children: number }> {
-  const stat = await readFile('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 16 and 17 of proc(5), counted after the ')' closing field 2.
-  const children = Number(fields[13]) + Number(fields[14]);
-  const own = process.cpuUsage();
-  return { own: (own.user + own.system) / 1000, children: children * 10 };
-}
 
 async function withCpu(fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number; own: number }> {
   const before = await cpuMs();

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,12 +9,14 @@ import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import { freePort } from '../proxy/free-port.js';
 import { namespaceRefusal, programLaunch } from '../proxy/program.js';
 import { ProxyProcess } from '../proxy/proxy-process.js';
+import { cpuMs } from '../runner/cpu.js';
 import { summarize } from '../runner/stats.js';
 import { compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 const run = promisify(execFile);
 const RSS_PARTS = fileURLToPath(new URL('../../scripts/rss-parts.mjs', import.meta.url));
+const FLOOR = fileURLToPath(new URL('../../scripts/startup-floor.mjs', import.meta.url));
 
 /**
  * The compat `kube-proxy` before it does anything: `kube-proxy --version` and `--help`, compiled,
@@ -26,8 +28,16 @@ const RSS_PARTS = fileURLToPath(new URL('../../scripts/rss-parts.mjs', import.me
  * `startup.informers`: the spawn of `kube-proxy --proxy-mode=nftables` (the proxy suite's launch,
  * `KPNG_NETNS` a namespace this suite creates) until it logs 'starting informers' (modules loaded,
  * configuration read, the mode's set-up and other modes' leftovers cleaned: what gates the first
- * LIST), against a bare `node -e 0` spawned and awaited in the same runs, and their ratio. The fake
- * API server (HTTPS with its own CA, managedFields) holds the scenario's nodes only.
+ * LIST), against a bare `node -e 0` spawned and awaited in the same runs, and their ratio; `.cpu`
+ * the program's CPU time when it logs the line (/proc/PID/stat, 10 ms ticks) against the bare
+ * node's (a reaped child's), which load barely moves. The fake API server (HTTPS with its own CA,
+ * managedFields) holds the scenario's nodes only. `startup.informers.load-1m`: the 1-minute load average at
+ * each run.
+ *
+ * `startup.floor.{kubeconfig,modules}`: what no change to kpng's own start can remove, each a fresh
+ * process against `node -e 0` in alternating runs, wall and CPU (`scripts/startup-floor.mjs`):
+ * loading client-node's KubeConfig as core does (the API client's auth and TLS), and loading every
+ * module nftables mode loads before its informers start without running any of it.
  *
  * `startup.rss.*`: the compat binary's resident memory by part, each run a fresh `node --expose-gc`
  * (`scripts/rss-parts.mjs` over the same compiled copy), RSS after a full collection at each step:
@@ -57,6 +67,10 @@ export default defineSuite({
         await ctx.measureAgainst(`${prefix}.${flag}`, () => execFileSync(process.execPath, [entry, `--${flag}`]), node);
       }
     }
+    ctx.log(`startup: node ${process.version} (${process.execPath})`);
+    for (const [prefix, entry] of entries)
+      for (const floor of ['kubeconfig', 'modules'])
+        await floorAgainstNode(ctx, `${prefix}.floor.${floor}`, entry, floor);
     if (ctx.options['no-informers'] !== undefined) return;
     await requireNamespaces('startup');
     for (const [prefix, entry] of entries) await informersStarted(ctx, `${prefix}.informers`, entry);
@@ -73,14 +87,15 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
   await writeFile(kubeconfig, kubeconfigYaml(server.url, undefined, server.ca));
   const subject: number[] = [];
   const reference: number[] = [];
+  const subjectCpu: number[] = [];
+  const referenceCpu: number[] = [];
+  const load: number[] = [];
   try {
     await inNamespace(ctx, 'startup', async (ns) => {
       const refusal = namespaceRefusal(ns.name, process.pid, (name) => existsSync(`/run/netns/${name}`));
       if (refusal !== undefined) throw new Error(`refusing to start kube-proxy: ${refusal}`);
       for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
-        const nodeStart = performance.now();
-        await run(process.execPath, ['-e', '0']);
-        const nodeMs = performance.now() - nodeStart;
+        const { ms: nodeMs, cpu: nodeCpu } = await childRun(['-e', '0']);
         const launch = programLaunch('kube-proxy', {
           kubeconfig,
           nodeName: objects.benchNode,
@@ -92,7 +107,14 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
         try {
           await program.waitFor((line) => line.msg === 'starting informers', 60_000);
           const ms = performance.now() - program.startedAt;
-          if (i >= ctx.warmup) (subject.push(ms), reference.push(nodeMs));
+          const cpu = await program.cpuMs();
+          if (i >= ctx.warmup) {
+            subject.push(ms);
+            reference.push(nodeMs);
+            subjectCpu.push(cpu);
+            referenceCpu.push(nodeCpu);
+            load.push(loadavg()[0]!);
+          }
         } finally {
           await program.stop();
         }
@@ -105,12 +127,58 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
   const rows: Array<[string, number[], string]> = [
     [metric, subject, 'ms'],
     [`${metric}.node`, reference, 'ms'],
-    [`${metric}.vs.node`, subject.map((v, i) => v / (reference[i] ?? Number.NaN)), 'x'],
+    [`${metric}.vs.node`, ratios(subject, reference), 'x'],
+    [`${metric}.cpu`, subjectCpu, 'ms'],
+    [`${metric}.node.cpu`, referenceCpu, 'ms'],
+    [`${metric}.cpu.vs.node`, ratios(subjectCpu, referenceCpu), 'x'],
+    [`${metric}.load-1m`, load, 'load'],
   ];
+  reportRows(ctx, rows);
+}
+
+function reportRows(ctx: SuiteContext, rows: ReadonlyArray<readonly [string, readonly number[], string]>): void {
   for (const [name, values, unit] of rows) {
-    const s = summarize(values);
+    const s = summarize([...values]);
     ctx.report({ scenario: ctx.scenario, metric: name, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
   }
+}
+
+/** Each run's ratio (the pairs ran back to back). */
+function ratios(subject: readonly number[], reference: readonly number[]): number[] {
+  return subject.map((v, i) => v / (reference[i] ?? Number.NaN));
+}
+
+/** A fresh process of this bench's node with `args`, awaited: wall ms and its CPU ms (reaped: cutime + cstime). */
+async function childRun(args: readonly string[]): Promise<{ ms: number; cpu: number }> {
+  const before = (await cpuMs()).children;
+  const start = performance.now();
+  await run(process.execPath, [...args]);
+  const ms = performance.now() - start;
+  return { ms, cpu: (await cpuMs()).children - before };
+}
+
+/** A floor (scripts/startup-floor.mjs) against bare node, alternating: wall and CPU, medians and ratios. */
+async function floorAgainstNode(ctx: SuiteContext, metric: string, entry: string, floor: string): Promise<void> {
+  const root = entry.slice(0, entry.lastIndexOf('/node_modules/'));
+  const subject: number[] = [];
+  const reference: number[] = [];
+  const subjectCpu: number[] = [];
+  const referenceCpu: number[] = [];
+  for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
+    const node = await childRun(['-e', '0']);
+    const measured = await childRun([FLOOR, root, floor]);
+    if (i < ctx.warmup) continue;
+    subject.push(measured.ms);
+    reference.push(node.ms);
+    subjectCpu.push(measured.cpu);
+    referenceCpu.push(node.cpu);
+  }
+  reportRows(ctx, [
+    [metric, subject, 'ms'],
+    [`${metric}.vs.node`, ratios(subject, reference), 'x'],
+    [`${metric}.cpu`, subjectCpu, 'ms'],
+    [`${metric}.cpu.vs.node`, ratios(subjectCpu, referenceCpu), 'x'],
+  ]);
 }
 
 /** RSS by part (scripts/rss-parts.mjs), one fresh process a run; medians per part. */
