@@ -1,3 +1,4 @@
+import { registeredOr } from '@kpng/kit';
 import { Counter, type Registry } from 'prom-client';
 import type { ObjectKind } from '../model/types.js';
 
@@ -19,5 +20,5 @@ export const invalidObjectsTotal: { inc(labels: { kind: ObjectKind }): void } & 
 
 /** Serves the counter from `registry` (once per registry). */
 export function registerInvalidObjects(registry: Registry): void {
-  if (registry.getSingleMetric(INVALID_OBJECTS_METRIC) === undefined) registry.registerMetric(counter);
+  registeredOr(registry, INVALID_OBJECTS_METRIC, () => registry.registerMetric(counter));
 }
