@@ -1,7 +1,10 @@
 // The NetworkPolicy behaviours with real packets: the policy view (from raw Pods, Namespaces and
 // NetworkPolicies) rendered by the enforcer into the lab node's namespace, then probed from pods on
 // the node, pods on the remote node and the external client, IPv4 and IPv6.
-import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView, runProgram } from '@kpng/core/runtime';
 import { FakeApiServer, kernelE2e, kubeconfigFor, Lab, sweepLeftovers, type HeldConnection } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NetpolEnforcer } from '../src/backend/enforcer.js';
@@ -348,52 +351,68 @@ describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
     expect(await rules()).toEqual(before);
   });
 
-  // Last: the in-process enforcer's table goes, and the program writes its own.
-  test('kpng-netpol from the fake API server: objects to enforced packets, a policy update, then --cleanup', async () => {
-    await enforcer.cleanup();
+  /** The fake API server's objects: the namespaces, the lab's server, client and far pods, the server's policy. */
+  const apiCluster = async () => {
     const api = await FakeApiServer.start();
     const kubeconfig = await kubeconfigFor(api);
-    const stop = new AbortController();
-    const flags = ['--netns', lab.node.namespace.name, '--metrics-bind-address', '', '--healthz-bind-address', ''];
+    api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } });
+    for (const [name, labels] of [
+      ['default', { team: 'a' }],
+      ['other', { team: 'b' }],
+    ] as const)
+      api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+    for (const name of ['server', 'client', 'far'] as const) {
+      const pod = lab.pod(name);
+      api.create({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { namespace: PODS[name].namespace, name, labels: PODS[name].labels },
+        spec: { nodeName: PODS[name].local ? NODE : 'remote', containers: [{ name: 'echo' }] },
+        status: { phase: 'Running', podIPs: [{ ip: pod.ipv4 }, { ip: pod.ipv6 }] },
+      });
+    }
     const policy = (from: readonly object[]) => ({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
       metadata: { namespace: 'default', name: 'server' },
       spec: { podSelector: server, ingress: [{ from }] },
     });
-    /** Probes until `allowed` holds: the program lists, computes and writes in its own time (30 s: a loaded CI machine). */
-    const until = async (from: From, allowed: boolean) => {
-      const deadline = Date.now() + 30_000;
-      while ((await reach(from, 'server', 8080, 'ipv4')) !== allowed) {
-        if (Date.now() > deadline) throw new Error(`${from} -> server never became ${allowed ? 'allowed' : 'denied'}`);
-      }
+    api.create(policy([{ podSelector: client }]));
+    return {
+      kubeconfig: kubeconfig.path,
+      /** The policy also allows the `other` namespace (team b). */
+      widen: () => void api.update(policy([{ podSelector: client }, { namespaceSelector: teamB }])),
+      close: async () => (await kubeconfig.remove(), await api.close()),
     };
+  };
+  /** Probes until `allowed` holds: a program lists, computes and writes in its own time (30 s: a loaded CI machine). */
+  const until = async (from: From, allowed: boolean) => {
+    const deadline = Date.now() + 30_000;
+    while ((await reach(from, 'server', 8080, 'ipv4')) !== allowed) {
+      if (Date.now() > deadline) throw new Error(`${from} -> server never became ${allowed ? 'allowed' : 'denied'}`);
+    }
+  };
+  /** The policy's behaviour through a program enforcing it: client only, then the update lets far in. */
+  const enforcesThenFollows = async (widen: () => void) => {
+    await until('far', false);
+    expect(await reach('client', 'server', 8080, 'ipv4')).toBe(true);
+    expect(await reach('client', 'server', 8080, 'ipv6')).toBe(true);
+    expect(await reach('far', 'server', 8080, 'ipv6')).toBe(false);
+    widen();
+    await until('far', true);
+    expect(await reach('far', 'server', 8080, 'ipv6')).toBe(true);
+  };
+  const noServers = ['--metrics-bind-address', '', '--healthz-bind-address', ''];
+
+  // The in-process enforcer's table goes, and the programs write their own.
+  test('kpng-netpol from the fake API server: objects to enforced packets, a policy update, then --cleanup', async () => {
+    await enforcer.cleanup();
+    const cluster = await apiCluster();
+    const stop = new AbortController();
+    const flags = ['--netns', lab.node.namespace.name, ...noServers];
     try {
-      api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } });
-      for (const [name, labels] of [
-        ['default', { team: 'a' }],
-        ['other', { team: 'b' }],
-      ] as const)
-        api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
-      for (const name of ['server', 'client', 'far'] as const) {
-        const pod = lab.pod(name);
-        api.create({
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { namespace: PODS[name].namespace, name, labels: PODS[name].labels },
-          spec: { nodeName: PODS[name].local ? NODE : 'remote', containers: [{ name: 'echo' }] },
-          status: { phase: 'Running', podIPs: [{ ip: pod.ipv4 }, { ip: pod.ipv6 }] },
-        });
-      }
-      api.create(policy([{ podSelector: client }]));
-      const running = main(['--kubeconfig', kubeconfig.path, '--node-name', NODE, ...flags], {}, stop.signal);
-      await until('far', false);
-      expect(await reach('client', 'server', 8080, 'ipv4')).toBe(true);
-      expect(await reach('client', 'server', 8080, 'ipv6')).toBe(true);
-      expect(await reach('far', 'server', 8080, 'ipv6')).toBe(false);
-      api.update(policy([{ podSelector: client }, { namespaceSelector: teamB }]));
-      await until('far', true);
-      expect(await reach('far', 'server', 8080, 'ipv6')).toBe(true);
+      const running = main(['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, ...flags], {}, stop.signal);
+      await enforcesThenFollows(cluster.widen);
       stop.abort();
       expect(await running).toBe(0);
       expect(await main(['--cleanup', ...flags], {})).toBe(0);
@@ -401,8 +420,32 @@ describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
       expect(stdout).not.toContain('kpng-netpol');
     } finally {
       stop.abort();
-      await kubeconfig.remove();
-      await api.close();
+      await cluster.close();
+    }
+  });
+
+  test('split: kpng --policy-view serves the policy view on its stream, kpng-netpol --connect enforces it', async () => {
+    const cluster = await apiCluster();
+    const dir = await mkdtemp(join(tmpdir(), 'kpng-netpol-split-'));
+    const socket = `unix://${join(dir, 'kpng.sock')}`;
+    const stop = new AbortController();
+    const flags = ['--netns', lab.node.namespace.name, ...noServers];
+    try {
+      const core = runProgram(
+        undefined,
+        ['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, '--listen', socket, '--policy-view', ...noServers],
+        { program: 'kpng', signal: stop.signal },
+      );
+      const agent = main(['--connect', socket, '--node-name', NODE, ...flags], {}, stop.signal);
+      await enforcesThenFollows(cluster.widen);
+      stop.abort();
+      expect(await agent).toBe(0);
+      expect(await core).toBe(0);
+      expect(await main(['--cleanup', ...flags], {})).toBe(0);
+    } finally {
+      stop.abort();
+      await cluster.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -70,8 +70,12 @@ describe('kpng main', () => {
     expect(io.out()).toMatch(/--log-format FORMAT/);
     expect(await main(['--with-netpol', '--file', 'cluster.yaml'], {})).toBe(2);
     expect(io.err()).toMatch(/NetworkPolicy enforcement needs the API server as source/);
-    expect(await main(['--with-netpol', '--connect', 'unix:///run/kpng.sock'], {})).toBe(2);
-    expect(io.err()).toMatch(/the stream does not carry the policy view yet/);
+  });
+
+  it('--policy-view (a core serving the policy view on its stream) needs the API server as source too', async () => {
+    const io = captureOutput();
+    expect(await main(['--policy-view', '--file', 'cluster.yaml'], {})).toBe(2);
+    expect(io.err()).toMatch(/NetworkPolicy enforcement needs the API server as source/);
   });
 
   it('a backend that cannot be loaded, or is not a backend module, is a usage error', async () => {

@@ -43,6 +43,8 @@ export interface ProgramOptions {
   readonly syncPeriodMs: number;
   readonly fullSyncPeriodMs: number;
   readonly dryRun: boolean;
+  /** `--policy-view`: keep the node-local policy view (Pods, Namespaces, NetworkPolicies watched) and serve it on the stream. */
+  readonly policyView: boolean;
   readonly cleanup: boolean;
   readonly output: OutputFormat;
   readonly verbosity: number;
@@ -93,6 +95,7 @@ const COMMON_FLAGS = {
   'sync-period': { type: 'string' },
   'full-sync-period': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'policy-view': { type: 'boolean' },
   cleanup: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   v: { type: 'string', short: 'v' },
@@ -237,6 +240,7 @@ function commonOptions(v: CommonValues, env: NodeJS.ProcessEnv, spec: ProgramFla
     syncPeriodMs,
     fullSyncPeriodMs: duration('full-sync-period', v['full-sync-period'], 3_600_000),
     dryRun: v['dry-run'] ?? false,
+    policyView: v['policy-view'] ?? false,
     cleanup: v.cleanup ?? false,
     output: oneOf<OutputFormat>('output', v.output, ['summary', 'json', 'yaml']) ?? 'summary',
     verbosity: verbosity ?? 0,

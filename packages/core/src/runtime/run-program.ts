@@ -92,6 +92,9 @@ export async function runProgram(
     return 0;
   }
 
+  // The core keeps the policy view for an enforcer in process, or to serve it (`--policy-view`);
+  // over `--connect` it arrives computed on the stream.
+  const policy = module?.policy === true || opts.policyView;
   let source: Source | StreamSource;
   let nodeName = opts.nodeName;
   let description: string;
@@ -100,11 +103,10 @@ export async function runProgram(
     globalTls = await readFlagTls(opts.globalTls);
     const apiTls = await readFlagTls(opts.apiTls);
     if (opts.source === 'connect') {
-      if (module?.policy) throw new Error('--connect: the stream does not carry the policy view yet');
       source = { kind: 'connect', address: opts.connect! };
       description = `core's stream at ${opts.connect}`;
     } else {
-      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback, apiTls, module?.policy === true);
+      const chosen = chooseSource(opts, nodeName, registry, env, exampleFallback, apiTls, policy);
       source = chosen.source;
       description = chosen.description;
       nodeName ??= chosen.defaultNodeName;
@@ -132,7 +134,7 @@ export async function runProgram(
       nodeName: node,
       source,
       ...(backend ? { backend } : {}),
-      ...(module?.policy ? { policy: true } : {}),
+      ...(policy && opts.source !== 'connect' ? { policy: true } : {}),
       ...(opts.listen ? { listen: opts.listen } : {}),
       ...(opts.globalListen ? { globalListen: opts.globalListen } : {}),
       ...(globalTls ? { globalTls } : {}),

@@ -34,6 +34,8 @@ Node:
       : '',
     `Serving:
   --listen ADDRESS             node-local full-state stream (default ${spec.listenDefault ?? 'off'}; "none" disables)
+  --policy-view                also watch Pods, Namespaces and NetworkPolicies and serve the node-local
+                               policy view on the stream (for an enforcer over --connect, e.g. kpng-netpol)
   --global-listen ADDRESS      serve the global model to node agents (central-core mode; default off)
   --global-tls-cert PATH       mutual TLS, required unless --global-listen is a unix socket or loopback:
   --global-tls-key PATH        the server certificate and key, and the CA whose client certificates are

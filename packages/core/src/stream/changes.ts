@@ -19,14 +19,24 @@ export function unionChanges(list: readonly StateChanges[]): StateChanges {
     else for (const key of c.updatedServices) updated.add(key);
   }
   const triggerTimes = mergeTriggerTimes(list);
-  return everything ? { triggerTimes, nodeChanged } : { updatedServices: updated, triggerTimes, nodeChanged };
+  const policy = earliestPolicyChange(list);
+  return everything
+    ? { triggerTimes, nodeChanged, ...policy }
+    : { updatedServices: updated, triggerTimes, nodeChanged, ...policy };
+}
+
+/** The earliest policy change of `list`, as a `StateChanges` part (empty: none). */
+function earliestPolicyChange(list: readonly StateChanges[]): { policyChangedAt?: number } {
+  let at: number | undefined;
+  for (const c of list) if (c.policyChangedAt !== undefined) at = Math.min(at ?? Infinity, c.policyChangedAt);
+  return at === undefined ? {} : { policyChangedAt: at };
 }
 
 /** "Everything changed", keeping the trigger times (and node flag) of what the server still knows. */
 export function fullChanges(retained: readonly StateChanges[]): StateChanges {
   let nodeChanged = false;
   for (const c of retained) nodeChanged ||= c.nodeChanged;
-  return { triggerTimes: mergeTriggerTimes(retained), nodeChanged };
+  return { triggerTimes: mergeTriggerTimes(retained), nodeChanged, ...earliestPolicyChange(retained) };
 }
 
 /** Keeps only trigger times after `since` (epoch ms): older ones predate the consumer (kube-proxy's start-time rule). */

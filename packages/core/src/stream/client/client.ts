@@ -6,7 +6,12 @@ import { localServiceProblems, localStateRefusals } from '../../watch/convert/va
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
 import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
-import { decodeLocalState, decodeLocalStateInTurns } from '../codec/local-decode.js';
+import {
+  decodeLocalState,
+  decodeLocalStateInTurns,
+  policyDecodeCache,
+  type PolicyDecodeCache,
+} from '../codec/local-decode.js';
 import { consume, type StateHandler, type WatchCursor } from './consume.js';
 import { GrpcStateSource, type GrpcSourceOptions, type StateDecoder } from './grpc-source.js';
 import type { StateSource } from '../hub.js';
@@ -44,14 +49,17 @@ export interface WatchOptions extends GrpcSourceOptions {
  * With the cache, a state is decoded a 10 ms budget per event-loop turn, its changed Services checked
  * as they are decoded (`decodeLocalStateInTurns`).
  */
-function checkedLocalDecoder(cache: DecodedItemCache<LocalService> | undefined): StateDecoder<NodeLocalState> {
+function checkedLocalDecoder(
+  cache: DecodedItemCache<LocalService> | undefined,
+  policyCache: PolicyDecodeCache | undefined,
+): StateDecoder<NodeLocalState> {
   const checked = new WeakSet<object>();
   const check = (svc: LocalService) => {
     if (localServiceProblems(svc).length === 0) checked.add(svc);
   };
   return async (buf, start, end) => {
     const delivery = cache
-      ? await decodeLocalStateInTurns(buf, start, end, cache, check)
+      ? await decodeLocalStateInTurns(buf, start, end, cache, check, undefined, policyCache)
       : decodeLocalState(buf, start, end);
     const refusals = localStateRefusals(delivery.state, checked);
     if (refusals.length === 0) return delivery;
@@ -74,7 +82,8 @@ export function watchLocalState(
   options: WatchOptions = {},
 ): Promise<void> {
   const cache = options.decodeCache === false ? undefined : new DecodedItemCache<LocalService>();
-  return watchRemote('local', address, checkedLocalDecoder(cache), handler, options);
+  const policyCache = options.decodeCache === false ? undefined : policyDecodeCache();
+  return watchRemote('local', address, checkedLocalDecoder(cache, policyCache), handler, options);
 }
 
 /** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */

@@ -19,6 +19,8 @@ export function writeChanges(w: ProtoWriter, field: number, changes: StateChange
     w.join(entry);
   }
   w.bool(4, changes.nodeChanged);
+  // int64 epoch ms; absent: no policy change.
+  if (changes.policyChangedAt !== undefined) w.uint(5, Math.max(0, Math.trunc(changes.policyChangedAt)));
   w.join(mark);
 }
 
@@ -30,6 +32,7 @@ export interface DecodedChanges {
 export function readChanges(r: ProtoReader, end: number): DecodedChanges {
   let full = false;
   let nodeChanged = false;
+  let policyChangedAt = 0;
   const updated = new Set<ServiceKey>();
   const triggerTimes = new Map<ServiceKey, number[]>();
   while (r.pos < end) {
@@ -51,14 +54,18 @@ export function readChanges(r: ProtoReader, end: number): DecodedChanges {
       case (4 << 3) | 0:
         nodeChanged = r.bool();
         break;
+      case (5 << 3) | 0:
+        policyChangedAt = r.varint();
+        break;
       default:
         r.skip(tag & 7);
     }
   }
   r.finish(end);
+  const policy = policyChangedAt > 0 ? { policyChangedAt } : {};
   const changes: StateChanges = full
-    ? { triggerTimes, nodeChanged }
-    : { updatedServices: updated, triggerTimes, nodeChanged };
+    ? { triggerTimes, nodeChanged, ...policy }
+    : { updatedServices: updated, triggerTimes, nodeChanged, ...policy };
   return { changes, full };
 }
 

@@ -14,8 +14,10 @@ import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.
 import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './enums.js';
 import { readAffinity, readMapEntry } from './shared-decode.js';
 import type { Delivery } from '../hub.js';
-import { bulkCopy, type DecodedItemCache } from './item-cache.js';
+import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { malformed, ProtoReader } from './wire/reader.js';
+import { peekItemKey, POLICY_FIELDS, readPeerGroup, readPolicyPod } from './local-policy.js';
+import type { PeerGroup, PeerGroupKey, PodKey, PodPolicy } from '../../policy/types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const NO_AFFINITY: SessionAffinity = { type: 'None' };
@@ -27,8 +29,9 @@ export function decodeLocalState(
   start: number,
   end: number,
   cache?: DecodedItemCache<LocalService>,
+  policyCache?: PolicyDecodeCache,
 ): Delivery<NodeLocalState> {
-  const steps = decodeSteps(buf, start, end, cache);
+  const steps = decodeSteps(buf, start, end, cache, undefined, policyCache);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -47,8 +50,9 @@ export async function decodeLocalStateInTurns(
   cache: DecodedItemCache<LocalService>,
   onDecoded: (svc: LocalService) => void,
   budget = new TurnBudget(10),
+  policyCache?: PolicyDecodeCache,
 ): Promise<Delivery<NodeLocalState>> {
-  const steps = decodeSteps(buf, start, end, cache, onDecoded);
+  const steps = decodeSteps(buf, start, end, cache, onDecoded, policyCache);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -63,6 +67,7 @@ function* decodeSteps(
   end: number,
   cache: DecodedItemCache<LocalService> | undefined,
   onDecoded?: (svc: LocalService) => void,
+  policyCache?: PolicyDecodeCache,
 ): Generator<void, Delivery<NodeLocalState>> {
   const r = new ProtoReader(buf, start, end);
   let instanceId = '';
@@ -75,17 +80,45 @@ function* decodeSteps(
     onDecoded?.(svc);
     return svc;
   };
+  let hasPolicy = false;
+  const pods = new Map<PodKey, PodPolicy>();
+  const groups = new Map<PeerGroupKey, PeerGroup>();
   cache?.begin(cache.isEmpty ? bulkCopy(buf, start, end) : undefined);
+  policyCache?.pods.begin(undefined);
+  policyCache?.groups.begin(undefined);
   try {
     while (r.pos < end) {
       const tag = r.varint();
       if (tag === ((5 << 3) | 2)) {
         const itemEnd = r.delimitedEnd();
         const at = r.pos;
-        services.push(cache ? cache.get(peekKey(r, itemEnd), buf, at, itemEnd, () => read(itemEnd)) : read(itemEnd));
+        services.push(
+          cache ? cache.get(peekItemKey(r, itemEnd), buf, at, itemEnd, () => read(itemEnd)) : read(itemEnd),
+        );
         r.pos = itemEnd;
         yield;
-      } else if (tag === ((1 << 3) | 2)) instanceId = r.string();
+      } else if (tag === ((POLICY_FIELDS.pods << 3) | 2)) {
+        const itemEnd = r.delimitedEnd();
+        const at = r.pos;
+        const readPod = () => readPolicyPod(r, itemEnd);
+        const [key, pod] = policyCache
+          ? policyCache.pods.get(peekItemKey(r, itemEnd), buf, at, itemEnd, readPod)
+          : readPod();
+        pods.set(key, pod);
+        r.pos = itemEnd;
+        yield;
+      } else if (tag === ((POLICY_FIELDS.groups << 3) | 2)) {
+        const itemEnd = r.delimitedEnd();
+        const at = r.pos;
+        const readGroup = () => readPeerGroup(r, itemEnd);
+        const [key, group] = policyCache
+          ? policyCache.groups.get(peekItemKey(r, itemEnd), buf, at, itemEnd, readGroup)
+          : readGroup();
+        groups.set(key, group);
+        r.pos = itemEnd;
+        yield;
+      } else if (tag === ((POLICY_FIELDS.present << 3) | 0)) hasPolicy = r.bool();
+      else if (tag === ((1 << 3) | 2)) instanceId = r.string();
       else if (tag === ((2 << 3) | 0)) revision = r.varint();
       else if (tag === ((3 << 3) | 2)) changes = readChanges(r, r.delimitedEnd());
       else if (tag === ((4 << 3) | 2)) node = readNode(r, r.delimitedEnd());
@@ -93,20 +126,26 @@ function* decodeSteps(
     }
   } catch (e) {
     cache?.discard();
+    policyCache?.pods.discard();
+    policyCache?.groups.discard();
     throw e;
   }
   cache?.commit();
-  return { state: { node, services }, instanceId, revision, changes: changes.changes, full: changes.full };
+  policyCache?.pods.commit();
+  policyCache?.groups.commit();
+  const state: NodeLocalState =
+    hasPolicy || pods.size > 0 || groups.size > 0 ? { node, services, policy: { pods, groups } } : { node, services };
+  return { state, instanceId, revision, changes: changes.changes, full: changes.full };
 }
 
-/** The Service key, when it is the first field (kpng's encoder puts it there). */
-function peekKey(r: ProtoReader, end: number): string | undefined {
-  if (r.pos >= end || r.buf[r.pos] !== ((1 << 3) | 2)) return undefined;
-  const at = r.pos;
-  r.pos++;
-  const key = r.string();
-  r.pos = at;
-  return key;
+/** The client's decode caches of the policy view: an unchanged pod or group keeps its object. */
+export interface PolicyDecodeCache {
+  readonly pods: DecodedItemCache<readonly [PodKey, PodPolicy]>;
+  readonly groups: DecodedItemCache<readonly [PeerGroupKey, PeerGroup]>;
+}
+
+export function policyDecodeCache(): PolicyDecodeCache {
+  return { pods: new DecodedItemCache(), groups: new DecodedItemCache() };
 }
 
 function readNode(r: ProtoReader, end: number): LocalNode {

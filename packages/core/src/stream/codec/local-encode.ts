@@ -9,6 +9,7 @@ import type { FamilyEndpoints, LocalEndpoint, LocalNode, LocalService, NodeLocal
 import { FAMILY_WIRE, PROTOCOL_WIRE, SERVICE_TYPE_WIRE } from './enums.js';
 import { writeChanges } from './changes.js';
 import { assembleStateResponse } from './envelope.js';
+import { encodePeerGroup, encodePolicyPod, POLICY_FIELDS } from './local-policy.js';
 import type { Delivery } from '../hub.js';
 import { ProtoWriter } from './wire/writer.js';
 import { localEndpointEqual } from '../../nodeview/equal.js';
@@ -50,7 +51,14 @@ export function encodeLocalStateResponse(d: Delivery<NodeLocalState>): Buffer {
   w.uint(2, d.revision);
   writeChanges(w, 3, d.changes, d.full);
   writeNode(w, 4, d.state.node);
-  return assembleStateResponse(w, [{ field: 5, items }]);
+  const policy = d.state.policy;
+  if (policy === undefined) return assembleStateResponse(w, [{ field: 5, items }]);
+  w.bool(POLICY_FIELDS.present, true);
+  return assembleStateResponse(w, [
+    { field: 5, items },
+    { field: POLICY_FIELDS.pods, items: [...policy.pods.values()].map(encodePolicyPod) },
+    { field: POLICY_FIELDS.groups, items: [...policy.groups].map(([key, group]) => encodePeerGroup(key, group)) },
+  ]);
 }
 
 function writeNode(w: ProtoWriter, field: number, node: LocalNode): void {

@@ -25,6 +25,7 @@ import type {
   NodeLocalState,
 } from '../../nodeview/types.js';
 import { canonicalCIDR, canonicalIP, ipFamilyOf } from '../../util/ip.js';
+import { policyStateRefusals } from '../../policy/check.js';
 import { OBJECT_LIMITS } from './limits.js';
 import { nameProblem } from './names.js';
 
@@ -305,7 +306,7 @@ export function localNodeProblems(node: LocalNode): readonly string[] {
 
 /** What a state's check found: the kind and name of each object refused, with its problems. */
 export interface Refusal {
-  readonly kind: 'Service' | 'Node';
+  readonly kind: 'Service' | 'Node' | 'Pod' | 'NetworkPolicy';
   readonly where: string;
   readonly problems: readonly string[];
 }
@@ -335,5 +336,7 @@ export function localStateRefusals(state: NodeLocalState, checked?: WeakSet<obje
     if (problems.length > 0) refusals.push({ kind: 'Service', where: String(svc.key), problems });
     else checked?.add(svc);
   }
+  // The policy view (its pods and peer groups reach nft's input): src/policy/check.ts.
+  if (state.policy !== undefined) refusals.push(...policyStateRefusals(state.policy, checked));
   return refusals;
 }
