@@ -31,6 +31,8 @@ export interface ImageSpec {
   readonly ports: readonly number[];
   /** Programs the entrypoint executes from PATH: the smoke test finds and runs each in the image. */
   readonly tools: readonly string[];
+  /** Shared libraries the program loads through FFI (koffi): the e2e loads each with the image's node and koffi. */
+  readonly libraries?: readonly string[];
   /** Smoke runs of the entrypoint (see `SmokeRun`), each in fresh namespaces. */
   readonly runs?: readonly SmokeRun[];
 }
@@ -218,6 +220,39 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     ],
   },
   {
+    name: 'kpng-ebpf',
+    summary:
+      'kpng-ebpf: kpng core and the eBPF backend (socket load balancing, nftables for the packet path) in one process',
+    about: [
+      'kpng-ebpf: the `kpng-ebpf` program, core + the eBPF backend in one process (single-backend DaemonSet),',
+      'or the backend container of a split pod (`kpng-ebpf --connect unix:///run/kpng/kpng.sock`): BPF programs',
+      "in the cgroup named by --cgroup-root (the node's cgroup v2 root) balance Services at connect()/sendmsg();",
+      '`--packet-path nft` programs NodePorts and traffic entering the node with the nft backend. `kpng`',
+      "(core's CLI, `kpng --api ... --backend @kpng/ebpf`) is installed beside it. Needs root with CAP_BPF,",
+      "CAP_NET_ADMIN and CAP_NET_RAW (CAP_SYS_ADMIN before Linux 5.8), and the node's cgroup v2 hierarchy",
+      'in the container (--cgroup-root names it).',
+    ],
+    packages: ['@kpng/core', '@kpng/kit', '@kpng/nftables', '@kpng/nft', '@kpng/ebpf'],
+    apt: ['libbpf1', 'nftables', 'conntrack'],
+    aptWhy: [
+      'libbpf1: the libbpf.so.1 @kpng/ebpf loads and attaches its BPF programs with (koffi; the compiled',
+      'objects ship in the package); the packet path (--packet-path nft): nft programs its rules, conntrack',
+      'flushes stale UDP/SCTP flows of the NAT it does after endpoint changes.',
+    ],
+    user: 'root',
+    userWhy: [
+      'Root, on purpose: Kubernetes grants added capabilities (NET_ADMIN, NET_RAW, BPF) to uid 0 only (no',
+      'ambient capabilities for other users).',
+    ],
+    entrypoint: ['node', '/opt/kpng/node_modules/@kpng/ebpf/dist/cli/main.js'],
+    ports: [10249, 10256],
+    // No smoke run here: the program attaches to a cgroup v2 directory, which the chroot the smoke
+    // runs use does not mount (the ebpf package's kernel suites attach to a cgroup of their own);
+    // the library it loads is checked below (libraries).
+    tools: ['nft', 'conntrack'],
+    libraries: ['libbpf.so.1'],
+  },
+  {
     name: 'kube-proxy',
     summary: "kpng's drop-in kube-proxy: kube-proxy's flags and KubeProxyConfiguration, every backend vendored",
     about: [
@@ -252,6 +287,7 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['/usr/local/bin/kube-proxy'],
     links: { '/usr/local/bin/kube-proxy': '/opt/kpng/node_modules/@kpng/kube-proxy/dist/cli/main.js' },
     ports: [10249, 10256],
+    libraries: ['libbpf.so.1'],
     tools: [
       'nft',
       'iptables',

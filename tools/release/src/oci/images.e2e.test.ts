@@ -162,6 +162,17 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
         }
       });
 
+    if ((spec.libraries ?? []).length > 0)
+      it(`loads ${spec.libraries!.join(', ')} through koffi, as the program does`, async () => {
+        const ns = await namespace(`img-${name}-l`);
+        for (const library of spec.libraries!) {
+          const load = `require('${INSTALL_ROOT}/node_modules/koffi').load(${JSON.stringify(library)}); console.log('loaded')`;
+          const r = await ns.exec(imageArgv(image(), ['node', '-e', load], 'root'));
+          expect(`${r.stdout}${r.stderr}`, library).toContain('loaded');
+          expect(r.exitCode, library).toBe(0);
+        }
+      });
+
     for (const smoke of spec.runs ?? []) {
       const title = `smoke run, ${smoke.name}: ${smoke.check[0]} shows it${smoke.probe ? `; ${smoke.probe.proto} from the lab's node to ${smoke.probe.ip}:${smoke.probe.port} reaches a pod` : ''}`;
       it(title, { timeout: 120_000 }, async () => {
