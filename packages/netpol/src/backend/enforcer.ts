@@ -29,6 +29,14 @@ export interface EnforcerSyncResult {
   readonly deleted: number;
 }
 
+/** The stages of one sync, in milliseconds. */
+export interface SyncTimings {
+  /** From the view's state to the transaction's operations (diff against the kernel's content). */
+  readonly renderMs: number;
+  /** The nft transaction (0 when there was nothing to write). */
+  readonly writeMs: number;
+}
+
 export class NetpolEnforcer {
   readonly families: readonly IPFamily[];
   readonly #options: NetpolEnforcerOptions;
@@ -38,6 +46,7 @@ export class NetpolEnforcer {
   readonly #table: PolicyTable;
   /** The kernel's table is unknown (first sync, or after a failure): rewrite it. */
   #rewrite = true;
+  #timings: SyncTimings = { renderMs: 0, writeMs: 0 };
 
   constructor(options: NetpolEnforcerOptions = {}) {
     this.#options = options;
@@ -62,6 +71,7 @@ export class NetpolEnforcer {
    */
   async sync(state: PolicyState, options: { readonly full?: boolean } = {}): Promise<EnforcerSyncResult> {
     const nft = await this.client();
+    const started = performance.now();
     const full = options.full === true || this.#rewrite;
     if (full) this.#table.reset();
     const update = this.#table.update(state);
@@ -78,13 +88,21 @@ export class NetpolEnforcer {
       tx[verb](object);
     }
     const result = { full, added, deleted: update.operations.length - added };
+    const rendered = performance.now();
+    this.#timings = { renderMs: rendered - started, writeMs: 0 };
     if (tx.size === 0) return result;
     this.#rewrite = true;
     await nft.run(tx);
+    this.#timings = { renderMs: rendered - started, writeMs: performance.now() - rendered };
     update.commit();
     this.#rewrite = false;
     this.#log.info('netpol sync', { ...result, ...this.#table.size });
     return result;
+  }
+
+  /** Where the last sync's time went: rendering the operations, then nft's transaction (bench). */
+  get lastSyncTimings(): SyncTimings {
+    return this.#timings;
   }
 
   /** Removes the table. */

@@ -10,7 +10,12 @@ export {
   POLICY_SYNC_LATENCY_METRIC,
   type NetpolBackendOptions,
 } from '../backend/netpol-backend.js';
-export { NetpolEnforcer, type EnforcerSyncResult, type NetpolEnforcerOptions } from '../backend/enforcer.js';
+export {
+  NetpolEnforcer,
+  type EnforcerSyncResult,
+  type NetpolEnforcerOptions,
+  type SyncTimings,
+} from '../backend/enforcer.js';
 export { PolicyTable, verdictRules, type TableOperation } from '../render/table.js';
 export { skeleton } from '../render/skeleton.js';
 export { TABLE, groupSet, podMap, verdictChain, type Direction } from '../render/names.js';

@@ -31,7 +31,8 @@ const MIB = 1024 * 1024;
  *   node, both in the cluster, the server selected by policies (the client allowed by one), with
  *   the 1,000 policies programmed vs none, alternating rounds (`max(--runs, 3)`), as `conn-rate`
  *   (`--skip-conn-rate` leaves it out);
- * - `netpol.changes.in-view`: of every timed change, the part spent in the policy view.
+ * - `netpol.changes.in-view`, `.in-render`, `.in-nft`: of every timed change, the part spent in the
+ *   policy view, in rendering the enforcer's operations, and in nft's transaction.
  */
 export default defineSuite({
   name: 'netpol',
@@ -86,14 +87,18 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
 
     const samples = Number(ctx.options['samples'] ?? 50);
     const local = objects.pods.filter((pod) => pod.nodeName === THIS_NODE);
-    /** The whole change, and the part spent in the view (the rest: rendering and nft). */
+    /** The whole change, and its stages: the view, rendering the operations, nft's transaction. */
     const inView: number[] = [];
+    const inRender: number[] = [];
+    const inNft: number[] = [];
     const timed = async (change: () => void): Promise<number> => {
       const t = performance.now();
       change();
       const state = view.state().state;
       inView.push(performance.now() - t);
       await enforcer.sync(state);
+      inRender.push(enforcer.lastSyncTimings.renderMs);
+      inNft.push(enforcer.lastSyncTimings.writeMs);
       return performance.now() - t;
     };
     const created: number[] = [];
@@ -118,6 +123,8 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     row(`netpol.policy-created.enforced${suffix}`, created);
     row(`netpol.label-change.enforced${suffix}`, labelled);
     row(`netpol.changes.in-view${suffix}`, inView);
+    row(`netpol.changes.in-render${suffix}`, inRender);
+    row(`netpol.changes.in-nft${suffix}`, inNft);
   } finally {
     await enforcer.close();
   }
