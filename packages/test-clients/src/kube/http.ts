@@ -1,17 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiStatusError, apiRequest, readBody, statusError } from '@kpng/core/kube-api';
 
-/** A non-200 answer from the API server. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A non-200 answer from the API server (core's: `statusCode`, the Status message, `retryAfterSeconds`). */
+export { ApiStatusError as ApiError };
 
 export type Query = Readonly<Record<string, string | undefined>>;
 
@@ -32,26 +23,9 @@ export async function getText(
   signal: AbortSignal,
   accept = '*/*',
 ): Promise<string> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
-  const init = await kc.applyToFetchOptions({});
-  const headers: Record<string, string> = { Accept: accept, ...headerRecord(init.headers) };
-  const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers, ...(agent ? { agent } : {}), signal }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  if (status !== 200) throw new ApiError(status, `GET ${url.pathname}: HTTP ${status}: ${statusMessage(body)}`);
-  return body;
+  const { url, res } = await apiRequest(kc, 'GET', path, query, signal, undefined, accept);
+  if (res.statusCode !== 200) throw await statusError('GET', url, res);
+  return readBody(res);
 }
 
 /** GET one object; undefined when it does not exist (404). */
@@ -59,7 +33,7 @@ export async function getObject<T>(kc: KubeConfig, path: string, signal: AbortSi
   try {
     return (await getJson(kc, path, {}, signal)) as T;
   } catch (error) {
-    if (error instanceof ApiError && error.statusCode === 404) return undefined;
+    if (error instanceof ApiStatusError && error.statusCode === 404) return undefined;
     throw error;
   }
 }
@@ -101,28 +75,4 @@ export function namespacedPath(
   const prefix = group === 'core' ? '/api/v1' : `/apis/${group}`;
   const base = `${prefix}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
-}
-
-/** node-fetch's Headers (what client-node returns), a plain record, or pairs, as a plain record. */
-function headerRecord(headers: unknown): Record<string, string> {
-  if (!headers) return {};
-  if (typeof (headers as { forEach?: unknown }).forEach === 'function' && !Array.isArray(headers)) {
-    const out: Record<string, string> = {};
-    (headers as { forEach(cb: (value: string, name: string) => void): void }).forEach((value, name) => {
-      out[name] = value;
-    });
-    return out;
-  }
-  if (Array.isArray(headers)) return Object.fromEntries(headers as [string, string][]);
-  return Object.fromEntries(Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
-}
-
-function statusMessage(body: string): string {
-  try {
-    const status = JSON.parse(body) as { message?: unknown };
-    if (typeof status.message === 'string') return status.message;
-  } catch {
-    // not a Status object
-  }
-  return body.slice(0, 200);
 }

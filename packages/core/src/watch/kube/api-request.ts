@@ -36,7 +36,8 @@ export async function apiGet(
 
 /**
  * One request (a GET, a POST with a JSON `body`, or a PATCH with a JSON merge patch) resolved at
- * its response's headers; see `apiGet`.
+ * its response's headers; see `apiGet`. `accept`: JSON unless asked (a pod's /metrics through the
+ * API server's proxy is text).
  */
 export async function apiRequest(
   kc: KubeConfig,
@@ -45,6 +46,7 @@ export async function apiRequest(
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
   body?: string,
+  accept = 'application/json',
 ): Promise<{ url: URL; res: IncomingMessage }> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -52,7 +54,7 @@ export async function apiRequest(
   for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
   const init = await kc.applyToFetchOptions({});
   const headers: Record<string, string> = {
-    Accept: 'application/json',
+    Accept: accept,
     ...headerRecord(init.headers),
     ...(body !== undefined
       ? { 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }
