@@ -16,6 +16,7 @@ export type MeasurementName =
  */
 export class TrackingMetrics {
   readonly attempts: Counter<'measurement' | 'result'>;
+  readonly ticksSkipped: Counter<'measurement'>;
   readonly inFlight: Gauge<'measurement'>;
   readonly unreached: Counter<'measurement' | 'reason'>;
   readonly skipped: Counter<'measurement' | 'reason'>;
@@ -27,13 +28,19 @@ export class TrackingMetrics {
     const registers = [registry];
     this.attempts = new Counter({
       name: 'kpng_test_client_probe_attempts_total',
-      help: 'Connection attempts, by result: success, mismatch (another server answered), refused, timeout, unreachable, reset, or an errno code.',
+      help: 'Connection attempts, by result: success, mismatch (another server answered), refused, timeout (decided by the dialer, from when the connection started), unreachable, reset, unanswered (the dialer gave no verdict within the timeout plus a grace), or an errno code.',
       labelNames: ['measurement', 'result'],
       registers,
     });
     this.inFlight = new Gauge({
       name: 'kpng_test_client_targets_in_flight',
       help: 'Targets being probed now.',
+      labelNames: ['measurement'],
+      registers,
+    });
+    this.ticksSkipped = new Counter({
+      name: 'kpng_test_client_probe_ticks_skipped_total',
+      help: 'Probe ticks on which no attempt started because ceil(timeout / interval) + 1 attempts of the target were still waiting for the dialer (a dialer behind its requests: the attempt rate backs off instead of piling up).',
       labelNames: ['measurement'],
       registers,
     });

@@ -3,6 +3,7 @@ import { FakeClock } from '../../test/support/fake-clock.js';
 import { FakeDialer } from '../../test/support/fake-dialer.js';
 import { connectMatcher, httpReplyMatcher, replyPrefixMatcher } from './matcher.js';
 import {
+  dialerGraceMs,
   maxAttemptsInFlight,
   probeUntil,
   type AttemptRecord,
@@ -77,18 +78,45 @@ describe('probeUntil (reachable)', () => {
     expect(attempts.at(-1)).toMatchObject({ startedAt: t0 + 735, result: 'success' });
   });
 
-  it('a dialer that never answers (ignores its timeout) does not stall the grid: the loop retires attempts itself', async () => {
+  it('a dialer that never answers is abandoned after its timeout plus the grace, and the grid backs off meanwhile (counted)', async () => {
     const { clock, dialer, t0, start, attempts } = setup(1);
     dialer.on(HOST, PORT, (now) => (now >= t0 + 2_347 ? { kind: 'answer' } : { kind: 'silent' }));
-    const run = start({ intervalMs: 20, attemptTimeoutMs: 1_000 });
+    let skipped = 0;
+    const run = start({ intervalMs: 20, attemptTimeoutMs: 1_000, onSkip: () => (skipped += 1) });
     await clock.advanceUntil(() => run.result() !== undefined, 5_000);
+    expect(dialerGraceMs(1_000)).toBe(1_000);
+    // 51 attempts fill the bound by 1 000 ms; from 2 000 ms one is abandoned per tick and one starts.
+    expect(attempts[0]).toEqual({ startedAt: t0, endedAt: t0 + 2_000, result: 'unanswered' });
+    expect(attempts.every((a) => a.result !== 'timeout')).toBe(true);
     expect(run.result()).toMatchObject({ status: 'done', at: t0 + 2_361 });
-    const starts = dialer.attempts.map((a) => a.at - t0);
-    expect(starts).toEqual(Array.from({ length: 119 }, (_, i) => i * 20));
-    // Retired at their timeout, as timeouts, and counted once each.
-    expect(attempts[0]).toEqual({ startedAt: t0, endedAt: t0 + 1_000, result: 'timeout' });
-    expect(attempts.filter((a) => a.result === 'timeout')).toHaveLength(69); // started by 1 360 ms
-    expect(dialer.maxConcurrent).toBeLessThanOrEqual(maxAttemptsInFlight(20, 1_000));
+    expect(skipped).toBe(49); // the ticks at 1 020 .. 1 980 ms
+    // The loop's bound, plus the abandoned dial whose abort is still unwinding when the next starts.
+    expect(dialer.maxConcurrent).toBe(maxAttemptsInFlight(20, 1_000) + 1);
+  });
+
+  it('a late dialer (connections start 300 ms after the request, verdicts read 300 ms after they are decided) is judged by its own verdicts, not timed out by the loop', async () => {
+    const { clock, dialer, t0, start, attempts } = setup(2);
+    dialer.lag(300, 300).answersFrom(HOST, PORT, t0 + 1_000, 'web-2 198.18.1.12');
+    let skipped = 0;
+    const run = start({
+      intervalMs: 20,
+      attemptTimeoutMs: 200,
+      matcher: replyPrefixMatcher('web-2'),
+      onSkip: () => (skipped += 1),
+    });
+    await clock.advanceUntil(() => run.result() !== undefined, 5_000);
+    // The first connection made at or after 1 000 ms answered 2 ms later: that is the end, though
+    // its verdict reached the loop 300 ms after that and 800 ms after the attempt was requested.
+    expect(run.result()).toMatchObject({ status: 'done', reply: 'web-2 198.18.1.12' });
+    const at = (run.result() as { at: number }).at - t0;
+    expect(at).toBeGreaterThanOrEqual(1_002);
+    expect(at).toBeLessThanOrEqual(1_002 + 20);
+    // Refused before then, as the dialer said; never a timeout the target did not cause.
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => a.result !== 'success').every((a) => a.result === 'refused')).toBe(true);
+    // 600 ms of lag at a 20 ms grid needs 31 attempts open; the bound is 11: the rest are skipped.
+    expect(dialer.maxConcurrent).toBeLessThanOrEqual(maxAttemptsInFlight(20, 200));
+    expect(skipped).toBeGreaterThan(0);
   });
 
   it.each([

@@ -42,6 +42,8 @@ export interface ProbeLoopOptions {
   readonly connectionsPerAttempt?: number;
   readonly signal?: AbortSignal;
   readonly onAttempt?: (attempt: AttemptRecord) => void;
+  /** A tick on which no attempt started: the in-flight bound was reached (a late dialer). */
+  readonly onSkip?: () => void;
 }
 
 export type ProbeOutcome =
@@ -60,19 +62,31 @@ export type ProbeOutcome =
 
 /**
  * The most attempts of one target in flight at once with the `interval` cadence:
- * ceil(timeout / interval) + 1. Each attempt is retired by the loop itself once its timeout has
- * passed (whether or not the dialer has noticed yet), so at any tick at most ceil(timeout / interval)
- * older attempts are alive and the new one always gets a slot: this bound is what the overlap costs
- * (sockets, SYNs), never a reason to skip a tick.
+ * ceil(timeout / interval) + 1, what a dialer that decides each attempt within its timeout keeps
+ * open on a dropping datapath (no tick skipped). When the dialer is slower than that (it runs in
+ * another process that is behind, or on a busy event loop), the loop starts no more: a tick that
+ * finds the bound reached is skipped and counted (`onSkip`), so the attempt rate cannot pile up
+ * on a dialer that is already late (the congestion collapse that turned a busy helper's answers
+ * into a stream of client-side timeouts).
  */
 export function maxAttemptsInFlight(intervalMs: number, attemptTimeoutMs: number): number {
   return Math.ceil(attemptTimeoutMs / Math.max(1, intervalMs)) + 1;
 }
 
+/**
+ * How long past its timeout the loop waits for the dialer's verdict before abandoning an attempt
+ * (`unanswered`). The dialer applies the timeout where the connection is, from when it really
+ * started; its verdict can reach the loop late (a pipe, a busy loop), and a late-read answer is an
+ * answer, not a timeout. This only ends attempts of a dialer that never answers.
+ */
+export function dialerGraceMs(attemptTimeoutMs: number): number {
+  return Math.max(attemptTimeoutMs, 1_000);
+}
+
 interface InFlight {
   readonly seq: number;
   readonly startedAt: number;
-  /** When the loop retires the attempt as a timeout, dialer or not. */
+  /** When the loop abandons the attempt as `unanswered` if the dialer has not decided it. */
   readonly expiresAt: number;
   readonly abort: AbortController;
 }
@@ -141,12 +155,12 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
       if (sequential) schedule(); // the next attempt may start now
     };
 
-    /** Retires attempts whose timeout has passed, as timeouts, even if the dialer is late to say so. */
-    const retireExpired = (now: number): void => {
+    /** Abandons attempts whose dialer gave no verdict within the timeout plus its grace. */
+    const abandonUnanswered = (now: number): void => {
       for (const attempt of [...inFlight.values()]) {
         if (attempt.expiresAt > now) continue;
         attempt.abort.abort();
-        completed(attempt.seq, { startedAt: attempt.startedAt, endedAt: now, result: 'timeout' });
+        completed(attempt.seq, { startedAt: attempt.startedAt, endedAt: now, result: 'unanswered' });
         if (finished) return;
       }
     };
@@ -157,7 +171,7 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
         deadline === undefined ? attemptTimeoutMs : Math.max(1, Math.min(attemptTimeoutMs, deadline - now));
       const abort = new AbortController();
       setMaxListeners(0, abort.signal);
-      inFlight.set(seq, { seq, startedAt: now, expiresAt: now + timeoutMs, abort });
+      inFlight.set(seq, { seq, startedAt: now, expiresAt: now + timeoutMs + dialerGraceMs(timeoutMs), abort });
       const request = options.matcher.request?.(options.host, options.port);
       const dials = Array.from({ length: perAttempt }, () =>
         options.dialer
@@ -192,12 +206,13 @@ export function probeUntil(options: ProbeLoopOptions): Promise<ProbeOutcome> {
     const tick = (): void => {
       if (finished) return;
       const now = clock.now();
-      retireExpired(now);
+      abandonUnanswered(now);
       if (finished) return;
       if (deadline !== undefined && now >= deadline)
         return finish({ status: 'deadline', attempts, ...(lastResult !== undefined ? { lastResult } : {}) });
-      if (now >= nextAt && inFlight.size < cap) {
-        launch(now);
+      if (now >= nextAt && (!sequential || inFlight.size === 0)) {
+        if (inFlight.size < cap) launch(now);
+        else options.onSkip?.();
         // Stay on the grid; after a stall (a busy event loop) resume from now rather than burst.
         nextAt = nextAt + intervalMs > now ? nextAt + intervalMs : now + intervalMs;
       }

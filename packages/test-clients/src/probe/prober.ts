@@ -69,6 +69,7 @@ export class Prober {
         signal: entry.stop.signal,
         onAttempt: (attempt) =>
           this.deps.tracking.attempts.inc({ measurement: job.measurement, result: attempt.result }),
+        onSkip: () => this.deps.tracking.ticksSkipped.inc({ measurement: job.measurement }),
       });
       return outcome.status === 'stopped' ? { ...outcome, reason: entry.reason } : outcome;
     } finally {

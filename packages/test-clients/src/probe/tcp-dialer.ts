@@ -40,7 +40,9 @@ export const tcpDialer: Dialer = {
         resolve({ ...result, at });
       };
       const onAbort = (): void => finish({ ok: false, error: 'aborted' });
-      const timer = setTimeout(() => finish({ ok: false, error: 'timeout' }), request.timeoutMs);
+      // The verdict waits for one poll phase after the timer: on a busy loop, timers run before
+      // pending socket events are read, and an answer that is already here is not a timeout.
+      const timer = setTimeout(() => setImmediate(() => finish({ ok: false, error: 'timeout' })), request.timeoutMs);
       request.signal?.addEventListener('abort', onAbort, { once: true });
       socket.setEncoding('utf8');
       socket.on('connect', () => {

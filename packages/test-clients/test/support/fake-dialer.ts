@@ -20,6 +20,19 @@ export class FakeDialer implements Dialer {
   /** The most dials that were in progress at once. */
   maxConcurrent = 0;
   private readonly rules = new Map<string, (now: number) => Behaviour>();
+  #startLagMs = 0;
+  #readLagMs = 0;
+
+  /**
+   * A dialer in another process, or on a busy event loop: the connection really starts `startMs`
+   * after the request (the behaviour is the one at that moment, the attempt timeout runs from
+   * there), and its verdict, stamped (`at`) when decided, reaches the caller `readMs` later.
+   */
+  lag(startMs: number, readMs: number): this {
+    this.#startLagMs = startMs;
+    this.#readLagMs = readMs;
+    return this;
+  }
 
   constructor(
     private readonly clock: Clock,
@@ -45,6 +58,7 @@ export class FakeDialer implements Dialer {
   }
 
   async dial(request: DialRequest): Promise<DialResult> {
+    if (this.#startLagMs > 0) await sleep(this.clock, this.#startLagMs);
     const now = this.clock.now();
     this.attempts.push({
       host: request.host,
@@ -63,7 +77,11 @@ export class FakeDialer implements Dialer {
         );
         return { ok: false, error: 'aborted' };
       }
-      return await this.#answer(request, behaviour);
+      const result = await this.#answer(request, behaviour);
+      if (this.#readLagMs === 0) return result;
+      const at = this.clock.now();
+      await sleep(this.clock, this.#readLagMs);
+      return { ...result, at };
     } finally {
       this.#open -= 1;
     }
