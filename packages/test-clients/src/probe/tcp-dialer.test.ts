@@ -49,6 +49,20 @@ describe('tcpDialer', () => {
     expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: false })).toEqual({ ok: true });
   });
 
+  it('an answer already received when the timeout comes due on a busy loop is an answer, not a timeout', async () => {
+    // The server answers at once, then holds this (the only) event loop past the 50 ms timeout:
+    // when the loop turns again the timer is due and the reply is waiting in the socket.
+    const port = await listen((s) => {
+      s.write('pod-a 127.0.0.1\n');
+      const until = performance.now() + 150;
+      while (performance.now() < until); // a long turn (a busy client)
+    });
+    expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 50, readReply: true })).toEqual({
+      ok: true,
+      reply: 'pod-a 127.0.0.1',
+    });
+  });
+
   it('reads the first line of the reply', async () => {
     const port = await listen((s) => s.end('pod-a 127.0.0.1\nmore\n'));
     expect(await dialed({ host: '127.0.0.1', port, timeoutMs: 2_000, readReply: true })).toEqual({
