@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { INSTALL_ROOT } from '../docker/images.js';
 import { installTarballsAsync } from '../npm/install.js';
 import { missingBuildOutput, npmPack } from '../npm/pack.js';
+import { pruneNodeModules } from '../npm/prune.js';
 import { publishablePackages, REPO_ROOT, type WorkspacePackage } from '../workspace.js';
 import { Buildah } from './buildah.js';
 import type { ImageSpec } from './catalog.js';
@@ -29,7 +30,7 @@ import {
   INSTALL_MANIFEST,
   NODE_USER,
 } from './image-config.js';
-import { NODE_RUNTIME, nodeBinary } from './node-runtime.js';
+import { NODE_RUNTIME, strippedNodeBinary } from './node-runtime.js';
 import { rootfsTarball } from './rootfs.js';
 
 /** Ignored by git: root filesystems, the node tarball, buildah's storage, work folders, archives. */
@@ -65,7 +66,7 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
   const packs = new Packs(join(work, 'packs'), log);
   try {
     const started = Date.now();
-    const node = nodeBinary(cache);
+    const node = strippedNodeBinary(cache);
     const tarballs = specs.map((spec) => spec.packages.map((n) => packs.tarball(n)));
     // The slow parts wait on the network and the disk more than on the CPU: root filesystems (one
     // per distinct package set) and the npm installs all run at once, then each image is assembled.
@@ -82,6 +83,7 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
         const install = await installTarballsAsync(staging, tarballs[i]!, INSTALL_MANIFEST);
         if (install.status !== 0)
           throw new Error(`${spec.name}: npm install --omit=dev of the tarballs failed: ${install.output}`);
+        pruneNodeModules(join(staging, 'node_modules'));
         return { spec, staging, rootfs: await rootfs.get(key)! };
       }),
     );

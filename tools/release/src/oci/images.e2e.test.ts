@@ -102,7 +102,7 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       expect(env['PATH']).toContain('/usr/local/bin');
     });
 
-    it("has the Dockerfile's layout: node LTS at /usr/local/bin, no npm, the packages in /opt/kpng, links, owned folders", () => {
+    it("has the Dockerfile's layout: node LTS at /usr/local/bin, no npm, the packages in /opt/kpng (pruned), links, owned folders", () => {
       const root = image().root;
       expect(statSync(join(root, 'usr/local/bin/node')).mode & 0o111).not.toBe(0);
       expect(existsSync(join(root, 'usr/local/bin/npm'))).toBe(false);
@@ -113,6 +113,14 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
         const u = resolveImageUser(root, owner);
         expect(statSync(join(root, dir)).uid, dir).toBe(u.uid);
       }
+      // pruned (src/npm/prune.ts): no type declarations, TypeScript sources or source maps
+      const unused = spawnSync(
+        'find',
+        [join(root, INSTALL_ROOT, 'node_modules'), '-type', 'f', '(', '-name', '*.ts', '-o', '-name', '*.map', ')'],
+        { encoding: 'utf8' },
+      );
+      expect(unused.status).toBe(0);
+      expect(unused.stdout).toBe('');
     });
 
     it(`runs node ${NODE_RUNTIME.version} and the entrypoint's --version and --help in a fresh namespace`, async () => {

@@ -83,3 +83,23 @@ export function nodeBinary(cacheDir: string, runtime: PinnedPackage = NODE_RUNTI
   }
   return binary;
 }
+
+/**
+ * `nodeBinary` without its static symbol table and debug sections (`strip`, from binutils), made
+ * once into `cacheDir`: the official build ships them (126 MB; 44.6 MB gzipped), stripped it is
+ * 108 MB (40.3 MB gzipped). Nothing at run time reads them: native addons (koffi) link against the
+ * dynamic symbol table, which `strip` keeps. Only the buildah recipe strips: the Dockerfiles' runtime
+ * stage is the node image itself, whose layers a later stage cannot make smaller.
+ */
+export function strippedNodeBinary(cacheDir: string, runtime: PinnedPackage = NODE_RUNTIME): string {
+  const binary = nodeBinary(cacheDir, runtime);
+  const stripped = `${binary}.stripped`;
+  if (!existsSync(stripped)) {
+    const partial = `${stripped}.partial`;
+    const r = spawnSync('strip', ['-o', partial, binary], { encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`strip ${binary} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+    chmodSync(partial, 0o755);
+    renameSync(partial, stripped);
+  }
+  return stripped;
+}

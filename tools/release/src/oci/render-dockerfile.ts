@@ -1,3 +1,4 @@
+import { pruneShell } from '../npm/prune.js';
 import type { ImageSpec } from './catalog.js';
 import {
   BASE_IMAGE,
@@ -12,7 +13,7 @@ import {
 /**
  * The Dockerfile of a catalog entry: three stages on the pinned node LTS image, **build** (npm
  * install, nx build, npm pack), **install** (`npm install --omit=dev <tarballs>` into /opt/kpng,
- * the pack smoke test's step) and **runtime** (the installed tree, the entry's Debian packages,
+ * the pack smoke test's step, then `prune.ts`'s removal of what no program loads) and **runtime** (the installed tree, the entry's Debian packages,
  * no npm). Generated so that it cannot drift from the buildah recipe built from the same entry.
  */
 export function renderDockerfile(spec: ImageSpec): string {
@@ -75,9 +76,12 @@ export function renderDockerfile(spec: ImageSpec): string {
     `FROM ${BASE_IMAGE} AS install`,
     `WORKDIR ${INSTALL_ROOT}`,
     'COPY --from=build /packs/ /packs/',
+    '# then remove what no program loads at run time (type declarations, TypeScript sources, source maps,',
+    "# dependencies' docs and tests): tools/release/src/npm/prune.ts",
     `RUN echo '${JSON.stringify(INSTALL_MANIFEST)}' > package.json \\`,
     ' && npm install --omit=dev --no-audit --no-fund --loglevel=error /packs/*.tgz \\',
-    ' && rm -rf /root/.npm',
+    ' && rm -rf /root/.npm \\',
+    ` && ${pruneShell(`${INSTALL_ROOT}/node_modules`)}`,
     '',
     `# --- runtime: node, ${spec.apt.length ? 'the kernel tools the program calls, ' : ''}the installed packages (no npm, no build tools)`,
     `FROM ${BASE_IMAGE}`,
