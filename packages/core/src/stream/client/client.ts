@@ -5,7 +5,7 @@ import { reportInvalid } from '../../watch/convert/report.js';
 import { localServiceProblems, localStateRefusals } from '../../watch/convert/validate.js';
 import { log as defaultLog, type Logger } from '../../util/log.js';
 import { retryDelay, sleep, type BackoffOptions } from './backoff.js';
-import { decodeGlobalState, GlobalDecodeCache } from '../codec/global-decode.js';
+import { decodeGlobalState, decodeGlobalStateInTurns, GlobalDecodeCache } from '../codec/global-decode.js';
 import {
   decodeLocalState,
   decodeLocalStateInTurns,
@@ -86,7 +86,10 @@ export function watchLocalState(
   return watchRemote('local', address, checkedLocalDecoder(cache, policyCache), handler, options);
 }
 
-/** Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`. */
+/**
+ * Watches a central core's global model (kpng.global.v1) with the same contract as `watchLocalState`;
+ * with the decode cache, a state is decoded a 10 ms budget per event-loop turn.
+ */
 export function watchGlobalState(
   address: string,
   handler: StateHandler<GlobalSnapshot>,
@@ -96,7 +99,8 @@ export function watchGlobalState(
   return watchRemote(
     'global',
     address,
-    (buf, start, end) => decodeGlobalState(buf, start, end, cache),
+    (buf, start, end) =>
+      cache ? decodeGlobalStateInTurns(buf, start, end, cache) : decodeGlobalState(buf, start, end),
     handler,
     options,
   );

@@ -18,7 +18,7 @@ import { everything } from '../testdata/harness.js';
 import { cpuTimeMs } from '../../../test/support/cpu-clock.js';
 import { aRichGlobalSnapshot, aRichLocalState } from '../testing-fixtures.js';
 import { decodeResponse } from './envelope.js';
-import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
+import { decodeGlobalState, decodeGlobalStateInTurns, GlobalDecodeCache } from './global-decode.js';
 import { encodeGlobalStateResponse } from './global-encode.js';
 import { DecodedItemCache } from './item-cache.js';
 import { decodeLocalState, decodeLocalStateInTurns } from './local-decode.js';
@@ -66,14 +66,27 @@ function decodesOrRefuses(frame: Buffer, decode: (buf: Buffer, start: number, en
   }
 }
 
+/** Where the frame's State is, when it is a readable response with one. */
+function stateRange(frame: Buffer): { start: number; end: number } | undefined {
+  try {
+    const res = decodeResponse(frame);
+    return res.type === 'state' ? res : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 describe('hostile frames', () => {
-  it('global stream: decoded and checked object by object, or refused with the codec error', () => {
+  it('global stream: decoded and checked object by object, or refused with the codec error; over turns the same', async () => {
     const outcomes = { decoded: 0, refused: 0, objectsRefused: 0 };
     const cache = new GlobalDecodeCache();
-    fc.assert(
-      fc.property(hostileFrames(globalFrame), (frame) => {
+    const turnsCache = new GlobalDecodeCache();
+    await fc.assert(
+      fc.asyncProperty(hostileFrames(globalFrame), async (frame) => {
+        let plain: unknown;
         const ok = decodesOrRefuses(frame, (buf, start, end) => {
           const { state } = decodeGlobalState(buf, start, end, cache);
+          plain = state;
           const problems = [
             ...state.services.map(serviceProblems),
             ...state.endpointSlices.map(sliceProblems),
@@ -83,6 +96,13 @@ describe('hostile frames', () => {
           outcomes.objectsRefused += problems.filter((p) => p.length > 0).length;
         });
         outcomes[ok ? 'decoded' : 'refused']++;
+        // What the client runs: the same outcome, decoded over turns with its own cache.
+        const res = stateRange(frame);
+        if (res) {
+          const inTurns = decodeGlobalStateInTurns(frame, res.start, res.end, turnsCache);
+          if (ok) expect((await inTurns).state).toEqual(plain);
+          else await expect(inTurns).rejects.toBeInstanceOf(KpngError);
+        }
       }),
       { numRuns: 1000 },
     );
@@ -107,13 +127,8 @@ describe('hostile frames', () => {
         });
         outcomes[ok ? 'decoded' : 'refused']++;
         // What the client runs: the same outcome, decoded over turns with its own cache.
-        let res;
-        try {
-          res = decodeResponse(frame);
-        } catch {
-          res = undefined;
-        }
-        if (res?.type === 'state') {
+        const res = stateRange(frame);
+        if (res) {
           const inTurns = decodeLocalStateInTurns(frame, res.start, res.end, turnsCache, () => undefined);
           if (ok) expect((await inTurns).state).toEqual(plain);
           else await expect(inTurns).rejects.toBeInstanceOf(KpngError);

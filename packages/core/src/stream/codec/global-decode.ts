@@ -1,4 +1,5 @@
 /** kpng.global.v1 bytes -> GlobalSnapshot, reusing unchanged objects through DecodedItemCaches. */
+import { TurnBudget } from '@kpng/kit';
 import type { GlobalSnapshot } from '../../model/global-model.js';
 import type {
   EndpointModel,
@@ -12,7 +13,7 @@ import type {
 } from '../../model/types.js';
 import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
 import { familyFromWire, protocolFromWire, serviceTypeFromWire, trafficPolicyFromWire } from './enums.js';
-import { readAffinity, readMapEntry } from './shared-decode.js';
+import { readAffinity, readMapEntry, runSteps, runStepsInTurns } from './shared-decode.js';
 import type { Delivery } from '../hub.js';
 import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { ProtoReader } from './wire/reader.js';
@@ -50,6 +51,27 @@ export function decodeGlobalState(
   end: number,
   cache?: GlobalDecodeCache,
 ): Delivery<GlobalSnapshot> {
+  return runSteps(decodeSteps(buf, start, end, cache));
+}
+
+/** `decodeGlobalState` yielding to the event loop once a turn's budget is used (between objects). */
+export function decodeGlobalStateInTurns(
+  buf: Buffer,
+  start: number,
+  end: number,
+  cache: GlobalDecodeCache,
+  budget = new TurnBudget(10),
+): Promise<Delivery<GlobalSnapshot>> {
+  return runStepsInTurns(decodeSteps(buf, start, end, cache), budget);
+}
+
+/** The decode, one step per object read. */
+function* decodeSteps(
+  buf: Buffer,
+  start: number,
+  end: number,
+  cache: GlobalDecodeCache | undefined,
+): Generator<void, Delivery<GlobalSnapshot>> {
   const r = new ProtoReader(buf, start, end);
   let instanceId = '';
   let revision = 0;
@@ -75,12 +97,15 @@ export function decodeGlobalState(
           break;
         case (4 << 3) | 2:
           services.push(readItem(r, cache?.services, 2, readService));
+          yield;
           break;
         case (5 << 3) | 2:
           endpointSlices.push(readItem(r, cache?.slices, 2, readSlice));
+          yield;
           break;
         case (6 << 3) | 2:
           nodes.push(readItem(r, cache?.nodes, 1, readNode));
+          yield;
           break;
         case (7 << 3) | 0:
           modelRevision = r.varint();

@@ -3,7 +3,8 @@ import type { GlobalSnapshot } from '../../model/global-model.js';
 import type { ServiceKey } from '../../model/types.js';
 import type { StateChanges } from '../../nodeview/types.js';
 import { decodeResponse } from './envelope.js';
-import { decodeGlobalState, GlobalDecodeCache } from './global-decode.js';
+import { TurnBudget } from '@kpng/kit';
+import { decodeGlobalState, decodeGlobalStateInTurns, GlobalDecodeCache } from './global-decode.js';
 import { encodeGlobalStateResponse } from './global-encode.js';
 import type { Delivery } from '../hub.js';
 import { loadProto, toObjectOptions } from '../testdata/proto-reflection.js';
@@ -27,6 +28,20 @@ function roundTrip(d: Delivery<GlobalSnapshot>, cache?: GlobalDecodeCache): Deli
 }
 
 describe('global state codec', () => {
+  it('decodes a snapshot over several turns to the same result, reusing cached objects', async () => {
+    const d = delivery(aRichGlobalSnapshot());
+    const buf = encodeGlobalStateResponse(d);
+    const res = decodeResponse(buf);
+    if (res.type !== 'state') throw new Error('expected a state');
+    const cache = new GlobalDecodeCache();
+    const first = decodeGlobalState(buf, res.start, res.end, cache);
+    // A spent budget: a turn after every 16 objects (the rich snapshot has fewer: a turn at most).
+    const again = await decodeGlobalStateInTurns(buf, res.start, res.end, cache, new TurnBudget(0));
+    expect(again).toEqual(d);
+    expect(again.state.services[0]).toBe(first.state.services[0]);
+    expect(again.state.endpointSlices[0]).toBe(first.state.endpointSlices[0]);
+  });
+
   it('round-trips a snapshot with every field populated', () => {
     const d = delivery(aRichGlobalSnapshot());
     expect(roundTrip(d)).toEqual(d);

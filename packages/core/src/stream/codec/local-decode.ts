@@ -12,7 +12,7 @@ import type {
 } from '../../nodeview/types.js';
 import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
 import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './enums.js';
-import { readAffinity, readMapEntry } from './shared-decode.js';
+import { readAffinity, readMapEntry, runSteps, runStepsInTurns } from './shared-decode.js';
 import type { Delivery } from '../hub.js';
 import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { malformed, ProtoReader } from './wire/reader.js';
@@ -32,10 +32,7 @@ export function decodeLocalState(
   policyCache?: PolicyDecodeCache,
 ): Delivery<NodeLocalState> {
   const steps = decodeSteps(buf, start, end, cache, undefined, policyCache);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runSteps(steps);
 }
 
 /**
@@ -43,7 +40,7 @@ export function decodeLocalState(
  * a client never decodes a big state in one turn; `onDecoded` sees each Service decoded (not taken
  * from the cache), e.g. to check it within the same budget.
  */
-export async function decodeLocalStateInTurns(
+export function decodeLocalStateInTurns(
   buf: Buffer,
   start: number,
   end: number,
@@ -53,11 +50,7 @@ export async function decodeLocalStateInTurns(
   policyCache?: PolicyDecodeCache,
 ): Promise<Delivery<NodeLocalState>> {
   const steps = decodeSteps(buf, start, end, cache, onDecoded, policyCache);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (budget.due()) await budget.yield();
-  }
+  return runStepsInTurns(steps, budget);
 }
 
 /** The decode, one step per Service read. */
