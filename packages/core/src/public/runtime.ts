@@ -6,6 +6,8 @@
  */
 /** `<program> explain NAMESPACE/NAME`: one Service as the backend programmed it (`BackendModule.explain`). */
 export { formatExplain, runExplain, type ExplainIo } from '../runtime/explain.js';
+/** The Service as the API server has it, for `explain` in backends whose kernel objects carry no names. */
+export { fetchService, MAX_SERVICE_BYTES } from '../runtime/explain-service.js';
 export { backendProgram, runProgram, type ProgramMain, type ProgramSettings } from '../runtime/run-program.js';
 export { runProxy, type ProxyConfig, type RunningProxy, type StreamSource } from '../runtime/run-proxy.js';
 export { terminationSignal, runAsMain } from '../runtime/signals.js';

@@ -5,7 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { processExecer, type Execer } from '@kpng/kit';
+import type { ServiceModel } from '../model/types.js';
 import type { BackendModule } from './backend-module.js';
+import { fetchService } from './explain-service.js';
 import { UsageError } from './usage-error.js';
 
 export interface ServiceRef {
@@ -17,6 +19,12 @@ export interface ExplainContext {
   readonly execer: Execer;
   /** Read this network namespace's kernel instead of the process's own. */
   readonly netns?: string;
+  /**
+   * The Service as the API server has it now (the program's client connection), for backends whose
+   * kernel objects carry no Service names (IPVS, BPF maps): they select by its addresses and ports.
+   * Throws when it cannot be had. Absent where the program has no API connection.
+   */
+  readonly lookupService?: () => Promise<ServiceModel>;
 }
 
 /** One rule, element or virtual server, with its counters when the kernel keeps some. */
@@ -76,13 +84,16 @@ export function formatExplain(service: ServiceRef, reports: readonly ExplainRepo
 
 export interface ExplainIo {
   readonly execer?: Execer;
+  /** Replaces the API lookup of the Service (tests). */
+  readonly lookupService?: () => Promise<ServiceModel>;
   readonly stdout?: (text: string) => void;
   readonly stderr?: (text: string) => void;
 }
 
 /**
- * `<program> explain NAMESPACE/NAME [--netns NS] [backend flags]`: exit 0 with the report, 2 on a
- * usage error, 1 when the kernel could not be read.
+ * `<program> explain NAMESPACE/NAME [--netns NS] [--kubeconfig F] [--master URL] [backend flags]`:
+ * exit 0 with the report, 2 on a usage error, 1 when the kernel (or, for a backend that needs it,
+ * the Service in the API server) could not be read.
  */
 export async function runExplain(
   program: string,
@@ -95,17 +106,22 @@ export async function runExplain(
   let service: ServiceRef;
   let options: unknown;
   let netns: string | undefined;
+  let kubeconfig: string | undefined;
+  let master: string | undefined;
   try {
     if (module?.explain === undefined) {
       throw new UsageError(
         module === undefined
-          ? 'explain needs --backend (nft or iptables)'
-          : `the ${module.name} backend cannot explain yet (nft and iptables can)`,
+          ? 'explain needs --backend (nft, iptables or ipvs)'
+          : `the ${module.name} backend cannot explain yet (nft, iptables and ipvs can)`,
       );
     }
     const flags: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
       backend: { type: 'string' },
       netns: { type: 'string' },
+      // Where the Service is looked up, for backends whose kernel objects carry no names (ipvs, ebpf).
+      kubeconfig: { type: 'string' },
+      master: { type: 'string' },
     };
     for (const [name, flag] of Object.entries(module.flags)) {
       flags[name] = { type: flag.type, ...(flag.multiple === true ? { multiple: true } : {}) };
@@ -119,6 +135,8 @@ export async function runExplain(
     if (parsed.positionals.length !== 1) throw new UsageError('explain takes one NAMESPACE/NAME');
     service = parseServiceRef(parsed.positionals[0]!);
     netns = parsed.values['netns'] as string | undefined;
+    kubeconfig = parsed.values['kubeconfig'] as string | undefined;
+    master = parsed.values['master'] as string | undefined;
     const values: Record<string, string | boolean | readonly string[] | undefined> = {};
     for (const name of Object.keys(module.flags)) values[name] = parsed.values[name] as string | boolean | undefined;
     options = module.parseFlags(values);
@@ -128,9 +146,20 @@ export async function runExplain(
     return 2;
   }
   try {
+    const ref = service;
     const reports = await module.explain(options, service, {
       execer: io.execer ?? processExecer,
       ...(netns === undefined ? {} : { netns }),
+      lookupService:
+        io.lookupService ??
+        (() =>
+          fetchService(
+            {
+              ...(kubeconfig === undefined ? {} : { kubeconfigPath: kubeconfig }),
+              ...(master === undefined ? {} : { server: master }),
+            },
+            ref,
+          )),
     });
     stdout(formatExplain(service, reports));
     return 0;

@@ -12,6 +12,7 @@ import {
   type FlagValues,
 } from '@kpng/core';
 import { IpvsBackend } from '../backend/ipvs-backend.js';
+import { explainIpvs } from '../explain/explain.js';
 import { KERNEL_SCHEDULERS } from '../ipvs/fake-ipvs.js';
 import { DEFAULT_IPVS_CONFIG, type IpvsConfig, NODE_PORT_PRIMARY } from '../render/options.js';
 import { durationSeconds } from './duration.js';
@@ -140,6 +141,7 @@ export const backend = defineBackend<IpvsFlagConfig>({
     ...WRITE_TIMEOUT_FLAG,
   },
   parseFlags: (values) => ({ ipvs: parseIpvsFlags(values), ...parseWriteTimeout(values) }),
+  explain: (_options, service, ctx) => explainIpvs(service, ctx),
   create: ({ ipvs, writeTimeoutMs }, ctx) =>
     new IpvsBackend({
       config: ipvs,

@@ -181,3 +181,53 @@ export function decodeDest(family: IpvsFamily, attributes: Map<number, Buffer>):
     inactiveConnections: a.get(DEST.INACT_CONNS)?.readUInt32LE(0) ?? 0,
   };
 }
+
+// The counters `ipvsadm -Ln --stats` prints (IPVS_SVC_ATTR_STATS64 / IPVS_DEST_ATTR_STATS64 since
+// Linux 4.1, else the 32-bit IPVS_*_ATTR_STATS): both nest IPVS_STATS_ATTR_*.
+const SVC_STATS = { STATS: 10, STATS64: 12 } as const;
+const DEST_STATS = { STATS: 10, STATS64: 12 } as const;
+const STATS_ATTR = { CONNS: 1, INPKTS: 2, OUTPKTS: 3, INBYTES: 4, OUTBYTES: 5 } as const;
+
+/** A virtual or real server's counters since it was added. */
+export interface IpvsStats {
+  readonly connections: number;
+  readonly packetsIn: number;
+  readonly packetsOut: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+function counter(attributes: Map<number, Buffer>, type: number): number {
+  const value = attributes.get(type);
+  if (value === undefined) return 0;
+  if (value.length >= 8) return Number(value.readBigUInt64LE(0));
+  return value.length >= 4 ? value.readUInt32LE(0) : 0;
+}
+
+function decodeStats(
+  outer: Buffer | undefined,
+  kinds: { readonly STATS: number; readonly STATS64: number },
+): IpvsStats | undefined {
+  if (outer === undefined) return undefined;
+  const a = decodeAttributes(outer);
+  const nested = a.get(kinds.STATS64) ?? a.get(kinds.STATS);
+  if (nested === undefined) return undefined;
+  const s = decodeAttributes(nested);
+  return {
+    connections: counter(s, STATS_ATTR.CONNS),
+    packetsIn: counter(s, STATS_ATTR.INPKTS),
+    packetsOut: counter(s, STATS_ATTR.OUTPKTS),
+    bytesIn: counter(s, STATS_ATTR.INBYTES),
+    bytesOut: counter(s, STATS_ATTR.OUTBYTES),
+  };
+}
+
+/** The counters of a GET_SERVICE answer, when the kernel sent them. */
+export function decodeServiceStats(attributes: Map<number, Buffer>): IpvsStats | undefined {
+  return decodeStats(attributes.get(CMD_ATTR.SERVICE), SVC_STATS);
+}
+
+/** The counters of a GET_DEST answer, when the kernel sent them. */
+export function decodeDestStats(attributes: Map<number, Buffer>): IpvsStats | undefined {
+  return decodeStats(attributes.get(CMD_ATTR.DEST), DEST_STATS);
+}

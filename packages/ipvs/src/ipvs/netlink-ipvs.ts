@@ -5,7 +5,10 @@ import {
   CMD,
   CMD_ATTR,
   decodeDest,
+  decodeDestStats,
   decodeService,
+  decodeServiceStats,
+  type IpvsStats,
   destFull,
   destId,
   IPVS_GENL_NAME,
@@ -51,6 +54,34 @@ export class NetlinkIpvs implements IpvsKernel {
       .call(CMD.GET_DEST, [serviceId(vs)], NLM_F_DUMP, `list real servers of ${virtualServerKey(vs)}`)
       .map((answer) => decodeDest(vs.family, answer))
       .filter((rs): rs is ObservedRealServer => rs !== undefined);
+  }
+
+  /** Every virtual server with its counters (`ipvsadm -Ln --stats`; `explain`, not the sync). */
+  listVirtualServerStats(): { readonly vs: VirtualServer; readonly stats?: IpvsStats }[] {
+    const out: { vs: VirtualServer; stats?: IpvsStats }[] = [];
+    for (const answer of this.#genl.call(CMD.GET_SERVICE, [], NLM_F_DUMP, 'list virtual servers')) {
+      const vs = decodeService(answer);
+      const stats = decodeServiceStats(answer);
+      if (vs !== undefined) out.push(stats === undefined ? { vs } : { vs, stats });
+    }
+    return out;
+  }
+
+  /** A virtual server's real servers with their counters. */
+  listRealServerStats(vs: VirtualServer): { readonly rs: ObservedRealServer; readonly stats?: IpvsStats }[] {
+    const out: { rs: ObservedRealServer; stats?: IpvsStats }[] = [];
+    const answers = this.#genl.call(
+      CMD.GET_DEST,
+      [serviceId(vs)],
+      NLM_F_DUMP,
+      `list real servers of ${virtualServerKey(vs)}`,
+    );
+    for (const answer of answers) {
+      const rs = decodeDest(vs.family, answer);
+      const stats = decodeDestStats(answer);
+      if (rs !== undefined) out.push(stats === undefined ? { rs } : { rs, stats });
+    }
+    return out;
   }
 
   addVirtualServer(vs: VirtualServer): void {

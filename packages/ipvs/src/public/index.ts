@@ -8,6 +8,8 @@ export { IpvsBackend } from '../backend/ipvs-backend.js';
 export type { IpvsBackendOptions } from '../backend/options.js';
 export { backend, parseIpvsFlags } from '../cli/backend-module.js';
 export { main } from '../cli/main.js';
+// `explain NAMESPACE/NAME`: the Service's virtual servers, real servers and filter elements, read back (kpng and compat)
+export { explainIpvs } from '../explain/explain.js';
 export { DEFAULT_IPVS_CONFIG, DUMMY_LINK, NFT_TABLE, type IpvsConfig } from '../render/options.js';
 
 // Rendering: desired virtual servers and the diff, as data

@@ -44,12 +44,21 @@ describe('kube-proxy explain', () => {
       ['--proxy-mode', 'nftables'],
       ['a/b c'],
       ['a/b', '--nope'],
-      ['a/b', '--proxy-mode', 'ipvs'],
+      ['a/b', '--proxy-mode', 'ebpf'],
     ]) {
       const streams = io();
       expect(await explain(argv, {}, streams, execer), argv.join(' ')).toBe(2);
       expect(streams.err.join('')).toMatch(/^Error: explain: /);
     }
     expect(execer.calls).toEqual([]);
+  });
+
+  it("ipvs mode looks the Service up with the proxy's client connection first (IPVS keeps no names): 1 when it cannot", async () => {
+    const execer = new AnsweringExecer({});
+    const streams = io();
+    const argv = ['default/web', '--proxy-mode', 'ipvs', '--kubeconfig', '/nonexistent/kubeconfig'];
+    expect(await explain(argv, { KPNG_NETNS: 'lab' }, streams, execer)).toBe(1);
+    expect(streams.err.join('')).toMatch(/^Error: explain: .*nonexistent\/kubeconfig/);
+    expect(execer.calls).toEqual([]); // nothing read from the kernel before the Service is known
   });
 });

@@ -4,7 +4,7 @@
  * printed as `kpng explain` prints it. Reads only; KPNG_NETNS reads a namespace's kernel instead.
  */
 import { parseServiceRef, UsageError, type ServiceRef } from '@kpng/core';
-import { formatExplain } from '@kpng/core/runtime';
+import { fetchService, formatExplain } from '@kpng/core/runtime';
 import { processExecer, type Execer } from '@kpng/kit';
 import { CompleteError, completeConfiguration } from '../config/complete.js';
 import { parseFlags, type ParsedFlags } from '../flags/parse.js';
@@ -28,18 +28,36 @@ export async function explain(
     return usage((e as Error).message);
   }
   let config;
+  let master: string | undefined;
   try {
-    config = completeConfiguration(flags, { defaultMode: DEFAULT_MODE, readFile: io.readFile }).config;
+    const completed = completeConfiguration(flags, { defaultMode: DEFAULT_MODE, readFile: io.readFile });
+    config = completed.config;
+    master = completed.master;
   } catch (e) {
     if (!(e instanceof CompleteError)) throw e;
     return usage(e.message);
   }
   if (!AVAILABLE_MODES.includes(config.mode)) return usage(`no ${JSON.stringify(config.mode)} mode on this platform`);
   const mode = await loadMode(config.mode);
-  if (mode.explain === undefined) return usage(`${config.mode} mode cannot explain yet (nftables and iptables can)`);
+  if (mode.explain === undefined)
+    return usage(`${config.mode} mode cannot explain yet (nftables, iptables and ipvs can)`);
   const netns = env['KPNG_NETNS'] || undefined;
+  // Where the proxy itself would find the Service (ipvs mode: IPVS keeps no names).
+  const kubeconfig = config.clientConnection.kubeconfig;
+  const lookupService = () =>
+    fetchService(
+      {
+        ...(kubeconfig !== '' ? { kubeconfigPath: kubeconfig } : {}),
+        ...(master !== undefined ? { server: master } : {}),
+      },
+      service,
+    );
   try {
-    const reports = await mode.explain(config, service, { execer, ...(netns === undefined ? {} : { netns }) });
+    const reports = await mode.explain(config, service, {
+      execer,
+      lookupService,
+      ...(netns === undefined ? {} : { netns }),
+    });
     io.stdout(formatExplain(service, reports));
     return 0;
   } catch (e) {

@@ -1,5 +1,5 @@
 /** ipvs mode: `@kpng/ipvs`, loaded only when this mode runs or its objects are removed. */
-import { IpvsBackend } from '@kpng/ipvs';
+import { explainIpvs, IpvsBackend } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ModeContext, ProxyMode } from './modes.js';
@@ -19,6 +19,8 @@ export const mode: ProxyMode = {
     // IPVS loaded, its sysctls (each alone, judged as upstream's) and timeouts: the backend's own set-up step.
     await withBackend(config, ctx, (backend) => backend.prepareNode());
   },
+  // The Service from the API server (IPVS keeps no names), then its virtual servers, real servers and filter elements.
+  explain: (_config, service, ctx) => explainIpvs(service, ctx),
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no IPVS on Windows
     // Virtual servers (outside ipvs.excludeCIDRs), kube-ipvs0, and the `ip`/`ip6 kpng-ipvs` tables.
