@@ -92,7 +92,12 @@ describe.skipIf(!e2e.run)('swap matrix: upstream kube-proxy -> kpng -> upstream'
   }, 120_000);
 
   afterAll(async () => {
-    console.log(['cell | failed connections | leftovers after first sync | --cleanup exit', ...table].join('\n'));
+    console.log(
+      [
+        'SWAP-TABLE cell | failed new connections | left after the first sync | --cleanup exit | rollback to upstream: failed connections, --cleanup exit',
+        ...table.map((row) => `SWAP-TABLE ${row}`),
+      ].join('\n'),
+    );
     await lab?.delete();
     await server?.close();
     await kubeconfig?.remove();
@@ -249,9 +254,10 @@ describe.skipIf(!e2e.run)('swap matrix: upstream kube-proxy -> kpng -> upstream'
       const cleanupExit = await cleanup();
       expect(cleanupExit).toBe(0);
       expect(await nodeState(ns())).toEqual(EMPTY);
-      table.push(
-        `${upstream} -> ${kpng} | ${failures.length} | ${after.hooks.filter((h) => !h.startsWith(`${flavour} `) || kpng === 'nftables').length} hooks of the old mode, ${leftovers} kube objects (kpng's own) | ${cleanupExit}`,
-      );
+      const row =
+        `${upstream} -> ${kpng} | ${result ? `${failures.length} of ${result.attempts}` : 'no traffic (no IPVS here)'} | ` +
+        `${after.hooks.filter((h) => !h.startsWith(`${flavour} `) || kpng === 'nftables').length} hooks of the old mode, ` +
+        `${leftovers} kube objects (kpng's own) | ${cleanupExit}`;
 
       // (d) the rollback: upstream's rules again serve the ClusterIP.
       if (carries) {
@@ -264,10 +270,14 @@ describe.skipIf(!e2e.run)('swap matrix: upstream kube-proxy -> kpng -> upstream'
         });
         expect(back.failures).toEqual([]);
         expect(back.attempts).toBeGreaterThan(0);
-        expect(await cleanup()).toBe(0);
+        const backCleanup = await cleanup();
+        expect(backCleanup).toBe(0);
+        table.push(`${row} | ${back.failures.length} of ${back.attempts}, ${backCleanup}`);
       } else {
         await loadUpstream(upstream);
-        expect(await cleanup()).toBe(0);
+        const backCleanup = await cleanup();
+        expect(backCleanup).toBe(0);
+        table.push(`${row} | no traffic, ${backCleanup}`);
       }
       expect(await nodeState(ns())).toEqual(EMPTY);
     },
