@@ -221,6 +221,58 @@ describe('IpvsBackend (FakeIpvs, FakeNft, fake ip/sysctl)', () => {
     ]);
   });
 
+  it('after a sync, stale UDP flows of the changed Services are cleaned (all on a full sync), per family; a failure is only logged', async () => {
+    const requests: { family: string; services: string[]; nodePort: boolean }[] = [];
+    let fail = false;
+    const conntrack = {
+      clean: async (r: {
+        family: string;
+        services: Iterable<{ key: string }>;
+        isNodePortAddress: (ip: string) => boolean;
+      }) => {
+        if (fail) throw new Error('conntrack: not found');
+        requests.push({
+          family: r.family,
+          services: [...r.services].map((s) => s.key),
+          nodePort: r.isNodePortAddress('198.18.255.1'),
+        });
+        return 1;
+      },
+    };
+    const warnings: string[] = [];
+    const logger = { ...SILENT, warn: (msg: string) => void warnings.push(msg) };
+    const registry = new Registry();
+    const b = await create({ conntrack, logger, metrics: registry });
+    const dns: ServiceFixture = {
+      name: 'dns',
+      clusterIPs: clusterIPs(53),
+      ports: [{ port: 53, protocol: 'UDP', targetPort: 5353 }],
+      endpoints: on('a'),
+    };
+    const node = { nodePortAddresses: { IPv4: ['198.18.255.1'], IPv6: [] } } as const;
+    const state = (s: NodeLocalState): NodeLocalState => ({ ...s, node: { ...s.node, ...node } });
+    await b.sync(sync(state(nodeState([web(), dns])), true));
+    expect(requests).toEqual([
+      { family: 'IPv4', services: ['default/dns', 'default/web'], nodePort: true },
+      { family: 'IPv6', services: ['default/dns', 'default/web'], nodePort: false },
+    ]);
+    requests.length = 0;
+    const partial = (updated: string[]): SyncRequest => ({
+      ...sync(state(nodeState([web(on('a')), dns])), false, 2),
+      changes: { triggerTimes: new Map(), nodeChanged: false, updatedServices: new Set(updated) as never },
+    });
+    await b.sync(partial(['default/web'])); // no UDP port among the changed: nothing to clean
+    expect(requests).toEqual([]);
+    await b.sync(partial(['default/dns']));
+    expect(requests.map((r) => r.services)).toEqual([['default/dns'], ['default/dns']]);
+    expect(await registry.getSingleMetricAsString('kubeproxy_conntrack_reconciler_deleted_entries_total')).toContain(
+      'kubeproxy_conntrack_reconciler_deleted_entries_total{ip_family="IPv4"} 2',
+    );
+    fail = true;
+    await expect(b.sync(partial(['default/dns']))).resolves.toEqual({});
+    expect(warnings).toContain('stale conntrack cleanup failed');
+  });
+
   it('a removed Service loses its virtual servers and its addresses', async () => {
     await backend.sync(
       sync(nodeState([web(), { name: 'gone', clusterIPs: clusterIPs(12), endpoints: on('a') }]), true),

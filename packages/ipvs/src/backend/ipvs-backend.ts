@@ -1,7 +1,10 @@
 import {
+  ConntrackTool,
   ErrorCodes,
+  findService,
   KpngError,
   type Backend,
+  type ConntrackCleaner,
   type DriftKinds,
   type IPFamily,
   type Logger,
@@ -19,7 +22,13 @@ import { NetlinkIpvs } from '../ipvs/netlink-ipvs.js';
 import { NetlinkError } from '../netlink/errno.js';
 import type { IpvsKernel } from '../ipvs/seam.js';
 import type { VirtualServer, VirtualServerKey } from '../ipvs/types.js';
-import { type DesiredState, type RenderCache, type RenderReuse, renderDesiredYielding } from '../render/desired.js';
+import {
+  type DesiredState,
+  nodePortAddressesOf,
+  type RenderCache,
+  type RenderReuse,
+  renderDesiredYielding,
+} from '../render/desired.js';
 import { describeOperation, type DiffResult, diffTablesYielding, type IpvsOperation } from '../render/diff.js';
 import { filterTableYielding } from '../render/filter-table.js';
 import { DEFAULT_IPVS_CONFIG, DUMMY_LINK, type IpvsConfig, NFT_TABLE } from '../render/options.js';
@@ -59,6 +68,7 @@ export class IpvsBackend implements Backend {
   readonly #metrics: IpvsMetrics;
   /** Leaves out of the render whatever would not pass core's render-value validators (counted, logged). */
   readonly #guard: RenderGuard;
+  readonly #conntrack: ConntrackCleaner | undefined;
   #kernel: IpvsKernel | undefined;
   #nft: Nft | undefined;
   #applied: AppliedTable | undefined;
@@ -100,6 +110,14 @@ export class IpvsBackend implements Backend {
       }),
     );
     this.#excluded = cidrMatcher(this.config.excludeCIDRs);
+    this.#conntrack =
+      options.conntrack === false
+        ? undefined
+        : (options.conntrack ??
+          new ConntrackTool({
+            execer: withTimeout(options.execer ?? processExecer, this.#writeTimeoutMs),
+            ...(options.netns === undefined ? {} : { netns: options.netns }),
+          }));
     this.#kernel = options.kernel;
     this.#nft = options.nft;
     this.#driftProbe = new IpvsDriftProbe(options.driftWindow);
@@ -203,6 +221,34 @@ export class IpvsBackend implements Backend {
     });
   }
 
+  /**
+   * After a successful sync, the conntrack entries of UDP flows whose endpoint is gone (IPVS with
+   * `vs.conntrack=1` keeps one per flow), for the Services this sync changed (all on a full sync),
+   * as upstream's ipvs mode (core's `ConntrackTool`, shared with the nft and iptables backends). A
+   * failure is logged: the rules are in place, a leftover flow only delays the switch.
+   */
+  async #cleanConntrack(req: SyncRequest): Promise<void> {
+    const cleaner = this.#conntrack;
+    if (cleaner === undefined) return;
+    const updated = req.changes.updatedServices;
+    const services =
+      req.full || updated === undefined
+        ? req.state.services
+        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
+    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
+    const nodePorts = nodePortAddressesOf(req.state.node);
+    for (const family of FAMILIES) {
+      const started = performance.now();
+      const addresses = new Set(nodePorts[family]);
+      try {
+        const deleted = await cleaner.clean({ family, services, isNodePortAddress: (ip) => addresses.has(ip) });
+        this.#metrics.conntrackCleaned(family, deleted, (performance.now() - started) / 1000);
+      } catch (e) {
+        this.#log.warn('stale conntrack cleanup failed', { family, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+
   async #sync(req: SyncRequest): Promise<SyncOutcome> {
     const kernel = this.#kernelSeam();
     const nft = this.#nft;
@@ -254,6 +300,7 @@ export class IpvsBackend implements Backend {
       // Only a full sync repairs what `check` found (a partial one, e.g. the drain timer's, does not).
       const repaired = req.full ? this.#drift : [];
       if (req.full) this.#drift = [];
+      await this.#cleanConntrack(req);
       this.#log.info('synced', {
         revision: req.revision,
         full: req.full,

@@ -7,7 +7,12 @@
  * `createIptablesRestoreFailures` and `createNftablesSyncFailures`, shared with the other
  * backends). It adds what IPVS itself is: refused netlink calls and the size of the table.
  */
-import { createIptablesRestoreFailures, createNftablesSyncFailures, type IPFamily } from '@kpng/core';
+import {
+  createConntrackMetrics,
+  createIptablesRestoreFailures,
+  createNftablesSyncFailures,
+  type IPFamily,
+} from '@kpng/core';
 import { registeredOr } from '@kpng/kit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -19,9 +24,16 @@ export interface IpvsMetrics {
   netlinkFailed(operation: string): void;
   /** After a successful sync: virtual servers, real servers, real servers draining at weight 0. */
   tableSize(family: IPFamily, virtualServers: number, realServers: number, draining: number): void;
+  /** Stale UDP flows deleted after a sync (kube-proxy's `kubeproxy_conntrack_reconciler_*`). */
+  conntrackCleaned(family: IPFamily, deleted: number, seconds: number): void;
 }
 
-export const NO_IPVS_METRICS: IpvsMetrics = { nftFailed() {}, netlinkFailed() {}, tableSize() {} };
+export const NO_IPVS_METRICS: IpvsMetrics = {
+  nftFailed() {},
+  netlinkFailed() {},
+  tableSize() {},
+  conntrackCleaned() {},
+};
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIpvsMetrics(registry: Registry): IpvsMetrics {
@@ -37,6 +49,7 @@ export function createIpvsMetrics(registry: Registry): IpvsMetrics {
   const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');
   const draining = gauge('kpng_ipvs_draining_real_servers', 'real servers at weight 0 waiting for their connections');
   return {
+    conntrackCleaned: createConntrackMetrics(registry),
     nftFailed(family) {
       nftFailures(family);
       upstreamFailures(family);

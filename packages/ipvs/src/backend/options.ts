@@ -1,4 +1,4 @@
-import type { Logger } from '@kpng/core';
+import type { ConntrackCleaner, Logger } from '@kpng/core';
 import type { Execer } from '@kpng/kit';
 import type { Nft } from '@kpng/nftables';
 import type { Registry } from 'prom-client';
@@ -36,4 +36,9 @@ export interface IpvsBackendOptions {
   readonly kernelRelease?: string;
   /** Core's structured logger; core's own (`backend="ipvs"`) when absent, as the nft and iptables backends do. */
   readonly logger?: Logger;
+  /**
+   * Stale UDP flow cleanup after each successful sync (upstream's ipvs mode runs the same
+   * `CleanStaleEntries`). Default: the `conntrack` tool through `execer` in `netns`; `false` disables it.
+   */
+  readonly conntrack?: ConntrackCleaner | false;
 }

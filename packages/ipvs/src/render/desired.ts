@@ -196,7 +196,7 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
  * A state no sync stage resolved (`all` or unset: renders outside a program) falls back to the
  * Node's addresses of that family.
  */
-function nodePortAddressesOf(node: LocalNode): Record<IPFamily, readonly string[]> {
+export function nodePortAddressesOf(node: LocalNode): Record<IPFamily, readonly string[]> {
   const of = (family: IPFamily): readonly string[] => {
     const resolved = node.nodePortAddresses?.[family] ?? 'all';
     return resolved !== 'all' ? resolved : node.addresses.filter((ip) => ip.includes(':') === (family === 'IPv6'));
