@@ -30,4 +30,18 @@ describe('cleaningAfterFirstSync', () => {
     await backend.sync(req);
     expect(inner.order).toEqual(['sync', 'sync', 'leftovers', 'sync']);
   });
+
+  it("keeps the backend's nodePortAddresses declaration (the sync stage resolves them only for a backend that declares them)", () => {
+    const nodePorts = { addresses: [], netns: 'lab', listEveryAddressExcept: 'kube-ipvs0' };
+    expect(cleaningAfterFirstSync({ ...fakeBackend(() => false), nodePorts }, async () => {}).nodePorts).toBe(
+      nodePorts,
+    );
+    expect(
+      'nodePorts' in
+        cleaningAfterFirstSync(
+          fakeBackend(() => false),
+          async () => {},
+        ),
+    ).toBe(false);
+  });
 });

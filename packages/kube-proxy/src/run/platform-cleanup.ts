@@ -88,6 +88,8 @@ export function cleaningAfterFirstSync(backend: Backend, cleanup: () => Promise<
   const wrapped: Backend = {
     name: backend.name,
     families: backend.families,
+    // The sync stage resolves nodePortAddresses for the backend only when it declares them.
+    ...(backend.nodePorts === undefined ? {} : { nodePorts: backend.nodePorts }),
     async sync(req: SyncRequest): Promise<void | SyncOutcome> {
       const outcome = await backend.sync(req);
       if (pending) {

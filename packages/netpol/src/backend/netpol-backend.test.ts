@@ -133,5 +133,8 @@ describe('NetpolBackend', () => {
       svc: [true, false, false, false, true, true],
       netpol: [true, false, true, false, false, true],
     });
+    // The service backend's nodePortAddresses declaration goes with it (the sync stage resolves them for it).
+    const nodePorts = { addresses: ['primary'] };
+    expect(besideBackend({ ...fake('svc'), nodePorts }, fake('netpol')).nodePorts).toBe(nodePorts);
   });
 });

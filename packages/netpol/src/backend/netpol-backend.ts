@@ -114,6 +114,8 @@ export function besideBackend(main: Backend, netpol: Backend): Backend {
   return {
     name: `${main.name}+${netpol.name}`,
     families: main.families,
+    // The sync stage resolves nodePortAddresses only for a backend that declares them.
+    ...(main.nodePorts === undefined ? {} : { nodePorts: main.nodePorts }),
     setup: async () => {
       await main.setup?.();
       await netpol.setup?.();
