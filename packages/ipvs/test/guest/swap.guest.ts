@@ -42,7 +42,7 @@ import { KUBE_PROXY_RUNNER } from '../bundle-paths.js';
 import { KpngIpvsChild, type KubeProxyMode } from './kpng-ipvs-child.js';
 
 /** Budget for a start in the VM on a loaded host (a budget, not an assertion). */
-const START_BUDGET_MS = 240_000;
+const START_BUDGET_MS = 360_000;
 /** A new ClusterIP connection this often, through each swap. */
 const PROBE_INTERVAL_MS = 250;
 /** Traffic kept on after kpng's first sync, so that connections through its rules alone are counted too. */
