@@ -22,6 +22,8 @@ const KEPT = [
   'a/dist/test/helpers.js',
   'a/dist/readme.js',
   'a/dist/notices.js',
+  'bare-url/prebuilds/linux-x64/bare-url.bare',
+  'bare-url/prebuilds/linux-arm64/bare-url.bare',
 ];
 const REMOVED = [
   'a/dist/index.d.ts',
@@ -35,6 +37,8 @@ const REMOVED = [
   'a/README.md',
   'a/readme',
   'a/History.md',
+  'bare-url/prebuilds/darwin-arm64/bare-url.bare',
+  'bare-url/prebuilds/win32-x64/bare-url.bare',
   'a/CHANGELOG.md',
   'a/docs/guide.html',
   'a/test/a.test.js',

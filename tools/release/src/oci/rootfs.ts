@@ -25,6 +25,9 @@ const EXCLUDE = [
   '/usr/share/info/*',
   '/usr/share/locale/*',
   '/usr/share/lintian/*',
+  // glibc's iconv converters (8 MB): node converts with its own ICU, and neither it nor the kernel
+  // tools open a character set through iconv (UTF-8 and ASCII are built into glibc anyway)
+  '/usr/lib/x86_64-linux-gnu/gconv/*',
 ];
 
 /** The host's apt sources (one-line `.list` and deb822 `.sources` files), passed to mmdebstrap as they are. */
