@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { nodeState } from '../nodeview/state-fixtures.js';
 import { AnsweringExecer } from '@kpng/kit/testing';
-import { ConntrackTool, MAX_FILTERED_LISTINGS } from './cleaner.js';
+import { capturingLogger } from '../../test/support/source-sink.js';
+import type { ServiceKey } from '../model/types.js';
+import { cleanStaleFlows, ConntrackTool, MAX_FILTERED_LISTINGS, type ConntrackCleanupRequest } from './cleaner.js';
 import { parseFlow } from './entries.js';
 
 /** Answers by argv prefix, records every call. */
@@ -127,5 +129,67 @@ describe('ConntrackTool', () => {
       replySrc: '2001:db8:1::7',
       replySport: 5353,
     });
+  });
+});
+
+describe('cleanStaleFlows', () => {
+  const state = nodeState([
+    { name: 'dns', clusterIPs: ['198.19.0.2'], ports: [{ protocol: 'UDP', port: 53, targetPort: 5353 }] },
+    { name: 'tcp-only', clusterIPs: ['198.19.0.3'] },
+  ]);
+  const keyOf = (name: string): ServiceKey => state.services.find((s) => s.name === name)!.key;
+  const recording = (fail: string | undefined) => {
+    const requests: ConntrackCleanupRequest[] = [];
+    return {
+      requests,
+      clean: async (request: ConntrackCleanupRequest) => {
+        requests.push(request);
+        if (request.family === fail) throw new Error('conntrack: Operation not permitted');
+        return 2;
+      },
+    };
+  };
+  const families = (['IPv4', 'IPv6'] as const).map((family) => ({
+    family,
+    nodePortAddresses: () => (ip: string) => ip === (family === 'IPv4' ? '198.18.255.1' : '2001:db8::1'),
+  }));
+
+  it('cleans the changed Services family by family; a failure is logged and the next family still cleaned', async () => {
+    const cleaner = recording('IPv4');
+    const cleaned: [string, number][] = [];
+    const log = capturingLogger();
+    await cleanStaleFlows(cleaner, {
+      services: state.services,
+      updated: new Set([keyOf('dns')]),
+      families,
+      cleaned: (family, deleted) => cleaned.push([family, deleted]),
+      log,
+    });
+    expect(cleaner.requests.map((r) => [r.family, [...r.services].map((s) => s.name)])).toEqual([
+      ['IPv4', ['dns']],
+      ['IPv6', ['dns']],
+    ]);
+    expect(cleaner.requests[1]!.isNodePortAddress('2001:db8::1')).toBe(true);
+    expect(cleaned).toEqual([['IPv6', 2]]);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        msg: 'stale conntrack cleanup failed',
+        fields: { family: 'IPv4', error: 'conntrack: Operation not permitted' },
+      },
+    ]);
+  });
+
+  it('asks nothing when no changed Service has a UDP port, and every Service when none is named', async () => {
+    const tcpOnly = recording(undefined);
+    const common = { services: state.services, families, cleaned: () => undefined, log: capturingLogger() };
+    await cleanStaleFlows(tcpOnly, { ...common, updated: new Set([keyOf('tcp-only')]) });
+    expect(tcpOnly.requests).toEqual([]);
+    const full = recording(undefined);
+    await cleanStaleFlows(full, { ...common, updated: undefined });
+    expect(full.requests.map((r) => [...r.services].map((s) => s.name))).toEqual([
+      ['dns', 'tcp-only'],
+      ['dns', 'tcp-only'],
+    ]);
   });
 });

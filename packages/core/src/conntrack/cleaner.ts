@@ -8,8 +8,10 @@
  * (service address, port, stale reply source).
  */
 import { ExecError, inNetns, type Execer } from '@kpng/kit';
-import type { IPFamily } from '../model/types.js';
+import type { IPFamily, ServiceKey } from '../model/types.js';
+import { findService } from '../nodeview/find-service.js';
 import type { LocalService } from '../nodeview/types.js';
+import type { Logger } from '../util/log.js';
 import { deletedCount, parseFlows } from './entries.js';
 import { isStale, staleTargets } from './stale.js';
 
@@ -31,6 +33,43 @@ export interface ConntrackToolOptions {
   /** Run inside this network namespace. */
   readonly netns?: string;
   readonly conntrackPath?: string;
+}
+
+/** What a backend hands `cleanStaleFlows` after a successful sync. */
+export interface StaleFlowCleanup {
+  /** The node-local state's Services, as the sync programmed them. */
+  readonly services: readonly LocalService[];
+  /** The Services the sync changed; undefined: every Service (a full sync). */
+  readonly updated: ReadonlySet<ServiceKey> | undefined;
+  /** The families the sync programmed, each with its NodePort address test (made only when needed). */
+  readonly families: readonly { readonly family: IPFamily; nodePortAddresses(): (ip: string) => boolean }[];
+  /** Per family, after its flows were cleaned: how many were deleted, in how many seconds. */
+  readonly cleaned: (family: IPFamily, deleted: number, seconds: number) => void;
+  readonly log: Logger;
+}
+
+/**
+ * The stale UDP flows of the Services a sync changed (all of them on a full sync), family by family,
+ * as every Linux backend cleans them after a successful sync. Nothing is listed when none of those
+ * Services has a UDP port. A failure is logged, not thrown: the rules are in place, and a leftover
+ * flow only delays the switch to a new endpoint.
+ */
+export async function cleanStaleFlows(cleaner: ConntrackCleaner, cleanup: StaleFlowCleanup): Promise<void> {
+  const { updated } = cleanup;
+  const services =
+    updated === undefined
+      ? cleanup.services
+      : [...updated].map((key) => findService(cleanup.services, key)).filter((s) => s !== undefined);
+  if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
+  for (const { family, nodePortAddresses } of cleanup.families) {
+    const started = performance.now();
+    try {
+      const deleted = await cleaner.clean({ family, services, isNodePortAddress: nodePortAddresses() });
+      cleanup.cleaned(family, deleted, (performance.now() - started) / 1000);
+    } catch (e) {
+      cleanup.log.warn('stale conntrack cleanup failed', { family, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
 }
 
 /** Filtered listings per cleanup, above which one listing of every UDP flow is cheaper. */

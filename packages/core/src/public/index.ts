@@ -139,10 +139,12 @@ export { renderRefusals, RENDER_REFUSED_METRIC, type RenderRefusalsOptions } fro
 
 // Stale UDP conntrack cleanup, shared by the Linux backends
 export {
+  cleanStaleFlows,
   ConntrackTool,
   createConntrackMetrics,
   type ConntrackCleaner,
   type ConntrackCleanupRequest,
   type ConntrackObserver,
   type ConntrackToolOptions,
+  type StaleFlowCleanup,
 } from '../conntrack/index.js';

@@ -14,7 +14,7 @@
 import {
   ConntrackTool,
   ErrorCodes,
-  findService,
+  cleanStaleFlows,
   KpngError,
   log as defaultLog,
   RenderGuard,
@@ -371,29 +371,21 @@ export class IptablesBackend implements Backend {
   }
 
   async #cleanConntrack(req: SyncRequest, updated: ReadonlySet<ServiceKey> | undefined): Promise<void> {
-    const cleaner = this.#conntrack;
-    if (cleaner === undefined) return;
-    const services =
-      updated === undefined
-        ? req.state.services
-        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
-    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
-    for (const family of this.families) {
-      const started = performance.now();
-      try {
-        const nodeIPs = new Set(req.state.node.addresses);
-        // NodePort flows: any local address (upstream's default match-all); loopback too for localhost NodePorts.
-        const deleted = await cleaner.clean({
-          family,
-          services,
-          isNodePortAddress: (ip) => nodeIPs.has(ip) || ip === '127.0.0.1',
-        });
-        this.#metrics.conntrackCleaned(family, deleted, (performance.now() - started) / 1000);
-      } catch (e) {
-        // The rules are in place; a leftover flow only delays the switch to a new endpoint.
-        this.#log.warn('stale conntrack cleanup failed', { family, error: e instanceof Error ? e.message : String(e) });
-      }
-    }
+    if (this.#conntrack === undefined) return;
+    await cleanStaleFlows(this.#conntrack, {
+      services: req.state.services,
+      updated,
+      families: this.families.map((family) => ({
+        family,
+        nodePortAddresses: () => {
+          const nodeIPs = new Set(req.state.node.addresses);
+          // NodePort flows: any local address (upstream's default match-all); loopback too for localhost NodePorts.
+          return (ip) => nodeIPs.has(ip) || ip === '127.0.0.1';
+        },
+      })),
+      cleaned: (family, deleted, seconds) => this.#metrics.conntrackCleaned(family, deleted, seconds),
+      log: this.#log,
+    });
   }
 }
 

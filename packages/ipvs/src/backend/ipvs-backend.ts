@@ -1,7 +1,7 @@
 import {
   ConntrackTool,
   ErrorCodes,
-  findService,
+  cleanStaleFlows,
   KpngError,
   type Backend,
   type ConntrackCleaner,
@@ -228,25 +228,20 @@ export class IpvsBackend implements Backend {
    * failure is logged: the rules are in place, a leftover flow only delays the switch.
    */
   async #cleanConntrack(req: SyncRequest): Promise<void> {
-    const cleaner = this.#conntrack;
-    if (cleaner === undefined) return;
-    const updated = req.changes.updatedServices;
-    const services =
-      req.full || updated === undefined
-        ? req.state.services
-        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
-    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
-    const nodePorts = nodePortAddressesOf(req.state.node);
-    for (const family of FAMILIES) {
-      const started = performance.now();
-      const addresses = new Set(nodePorts[family]);
-      try {
-        const deleted = await cleaner.clean({ family, services, isNodePortAddress: (ip) => addresses.has(ip) });
-        this.#metrics.conntrackCleaned(family, deleted, (performance.now() - started) / 1000);
-      } catch (e) {
-        this.#log.warn('stale conntrack cleanup failed', { family, error: e instanceof Error ? e.message : String(e) });
-      }
-    }
+    if (this.#conntrack === undefined) return;
+    await cleanStaleFlows(this.#conntrack, {
+      services: req.state.services,
+      updated: req.full ? undefined : req.changes.updatedServices,
+      families: FAMILIES.map((family) => ({
+        family,
+        nodePortAddresses: () => {
+          const addresses = new Set(nodePortAddressesOf(req.state.node)[family]);
+          return (ip) => addresses.has(ip);
+        },
+      })),
+      cleaned: (family, deleted, seconds) => this.#metrics.conntrackCleaned(family, deleted, seconds),
+      log: this.#log,
+    });
   }
 
   async #sync(req: SyncRequest): Promise<SyncOutcome> {

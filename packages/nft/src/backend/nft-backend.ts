@@ -14,7 +14,7 @@
  */
 import {
   ConntrackTool,
-  findService,
+  cleanStaleFlows,
   log as defaultLog,
   type Backend,
   type ConntrackCleaner,
@@ -181,31 +181,17 @@ export class NftBackend implements Backend {
   }
 
   async #cleanConntrack(req: SyncRequest, full: boolean, renderers: readonly FamilyRenderer[]): Promise<void> {
-    const cleaner = this.#conntrack;
-    if (cleaner === undefined) return;
-    const updated = req.changes.updatedServices;
-    const services =
-      full || updated === undefined
-        ? req.state.services
-        : [...updated].map((key) => findService(req.state.services, key)).filter((s) => s !== undefined);
-    if (!services.some((svc) => svc.ports.some((p) => p.protocol === 'UDP'))) return;
-    for (const renderer of renderers) {
-      const started = performance.now();
-      try {
-        const deleted = await cleaner.clean({
-          family: renderer.family,
-          services,
-          isNodePortAddress: renderer.nodePortAddressMatcher(req.state),
-        });
-        this.#metrics.conntrackCleaned(renderer.family, deleted, (performance.now() - started) / 1000);
-      } catch (e) {
-        // The rules are in place; a leftover flow only delays the switch to a new endpoint.
-        this.#log.warn('stale conntrack cleanup failed', {
-          family: renderer.family,
-          error: e instanceof Error ? e.message : String(e),
-        });
-      }
-    }
+    if (this.#conntrack === undefined) return;
+    await cleanStaleFlows(this.#conntrack, {
+      services: req.state.services,
+      updated: full ? undefined : req.changes.updatedServices,
+      families: renderers.map((renderer) => ({
+        family: renderer.family,
+        nodePortAddresses: () => renderer.nodePortAddressMatcher(req.state),
+      })),
+      cleaned: (family, deleted, seconds) => this.#metrics.conntrackCleaned(family, deleted, seconds),
+      log: this.#log,
+    });
   }
 }
 
