@@ -4,10 +4,9 @@
  * proxy's own client connection (kubeconfig, `--master`, or in-cluster), through the model's own
  * converter, so the addresses and ports are exactly those the proxy would render.
  */
-import type { IncomingMessage } from 'node:http';
 import type { ServiceModel } from '../model/types.js';
 import { convertService } from '../watch/convert/service.js';
-import { apiRequest, statusError } from '../watch/kube/api-request.js';
+import { apiRequest, readBody, statusError } from '../watch/kube/api-request.js';
 import { loadKubeConfig, type KubeConfigLocation } from '../watch/kube/load-kubeconfig.js';
 import type { ServiceRef } from './explain.js';
 
@@ -15,21 +14,6 @@ import type { ServiceRef } from './explain.js';
 export const MAX_SERVICE_BYTES = 3 * 1024 * 1024;
 /** The whole lookup's deadline: a command an operator waits on (the deadline is the behaviour). */
 export const SERVICE_LOOKUP_TIMEOUT_MS = 30_000;
-
-/** Reads `res` whole, refusing more than `max` bytes. */
-async function readBounded(res: IncomingMessage, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      res.destroy();
-      throw new Error(`the API server's answer is over ${max} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /**
  * The Service now, validated and converted as the model converts it. Throws a clear error when
@@ -52,7 +36,7 @@ export async function fetchService(
   if (res.statusCode !== 200) throw await statusError('GET', url, res);
   let body: unknown;
   try {
-    body = JSON.parse(await readBounded(res, MAX_SERVICE_BYTES));
+    body = JSON.parse(await readBody(res, MAX_SERVICE_BYTES));
   } catch (e) {
     throw new Error(`GET ${url.pathname}: ${(e as Error).message}`);
   }

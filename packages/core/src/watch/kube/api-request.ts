@@ -70,11 +70,23 @@ export async function apiRequest(
   return { url, res };
 }
 
-/** Reads a whole response body as text. */
-export function readBody(res: IncomingMessage): Promise<string> {
+/** A Status (error) answer's body larger than this is not read whole: its message is left out. */
+export const MAX_STATUS_BODY_BYTES = 1024 * 1024;
+
+/** Reads a whole response body as text; more than `maxBytes` destroys the response and rejects. */
+export function readBody(res: IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.destroy();
+        reject(new Error(`the API server's answer is over ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
   });
@@ -83,7 +95,7 @@ export function readBody(res: IncomingMessage): Promise<string> {
 /** The error for a non-200 answer, with the Status object's message and the server's Retry-After. */
 export async function statusError(verb: string, url: URL, res: IncomingMessage): Promise<ApiStatusError> {
   const status = res.statusCode ?? 0;
-  const body = await readBody(res).catch(() => '');
+  const body = await readBody(res, MAX_STATUS_BODY_BYTES).catch(() => '');
   return new ApiStatusError(
     status,
     `${verb} ${url.pathname}: HTTP ${status}: ${statusMessage(body)}`,
