@@ -76,21 +76,19 @@ const hostPort = (address: string, port: number): string =>
 const counters = (stats: IpvsStats | undefined) =>
   stats === undefined ? {} : { packets: stats.packetsIn, bytes: stats.bytesIn };
 
+/** What the text says of the kernel's counters beside packets and bytes in (those are the line's counters). */
+const traffic = (stats: IpvsStats | undefined): string =>
+  stats === undefined
+    ? ''
+    : `, ${stats.connections} connections, out ${stats.packetsOut} packets ${stats.bytesOut} bytes`;
+
 function describeVirtualServer(vs: VirtualServer, role: Role, stats: IpvsStats | undefined): string {
   const persistence = vs.persistentSeconds > 0 ? ` persistent ${vs.persistentSeconds}` : '';
-  const traffic =
-    stats === undefined
-      ? ''
-      : `, ${stats.connections} connections, out ${stats.packetsOut} packets ${stats.bytesOut} bytes`;
-  return `${vs.protocol} ${hostPort(vs.address, vs.port)} ${vs.scheduler}${persistence} (${role}${traffic})`;
+  return `${vs.protocol} ${hostPort(vs.address, vs.port)} ${vs.scheduler}${persistence} (${role}${traffic(stats)})`;
 }
 
 function describeReal({ rs, stats }: ObservedReal): string {
-  const traffic =
-    stats === undefined
-      ? ''
-      : `, ${stats.connections} connections, out ${stats.packetsOut} packets ${stats.bytesOut} bytes`;
-  return `-> ${hostPort(rs.address, rs.port)} Masq weight ${rs.weight}, active ${rs.activeConnections}, inactive ${rs.inactiveConnections}${traffic}`;
+  return `-> ${hostPort(rs.address, rs.port)} Masq weight ${rs.weight}, active ${rs.activeConnections}, inactive ${rs.inactiveConnections}${traffic(stats)}`;
 }
 
 /**
