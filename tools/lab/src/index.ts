@@ -59,6 +59,7 @@ export {
   type SteadyResult,
   type RunResult,
   SpawnedProcess,
+  scaledTimeout,
   listNamespaces,
   sweepLeftovers,
 } from './netns/index.js';

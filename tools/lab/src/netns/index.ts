@@ -11,4 +11,5 @@ export { probe, probeRepeatedly, type ProbeError, type ProbeOptions, type ProbeR
 export type { RunResult } from './run.js';
 export { probeSteadily, startSteadily, type SteadyOptions, type SteadyResult, type SteadyTraffic } from './steady.js';
 export { SpawnedProcess } from './spawned.js';
+export { scaledTimeout } from './timeout-scale.js';
 export { listNamespaces, sweepLeftovers } from './sweep.js';

@@ -1,8 +1,9 @@
 import { ExecError, ExecTimeoutError, processExecer, spawnChild, withTimeout } from '@kpng/kit';
+import { scaledTimeout } from './timeout-scale.js';
 
 export interface RunOptions {
   readonly input?: string;
-  /** Defaults to 10 s: every command the lab runs is bounded. */
+  /** Defaults to 10 s (times the VM's timeout scale): every command the lab runs is bounded. */
   readonly timeoutMs?: number;
 }
 
@@ -20,7 +21,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
  * each output is dropped, so `stdout` of a one-line answer is that line.
  */
 export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const result = await withTimeout(processExecer, options.timeoutMs ?? DEFAULT_TIMEOUT_MS).run(
+  const result = await withTimeout(processExecer, options.timeoutMs ?? scaledTimeout(DEFAULT_TIMEOUT_MS)).run(
     argv,
     options.input ?? '',
   );
@@ -48,8 +49,8 @@ export interface BytesResult {
 /**
  * Runs a command that reads and writes bytes (a decompressor) through the kit's spawn seam: `input`
  * is written whole, stdout comes back as bytes. Never throws for a non-zero exit; a command still
- * running after `timeoutMs` (10 s by default) is killed (`ExecTimeoutError`), one that cannot start
- * rejects with `ExecStartError`.
+ * running after `timeoutMs` (10 s by default, times the VM's timeout scale) is killed
+ * (`ExecTimeoutError`), one that cannot start rejects with `ExecStartError`.
  */
 export async function runBytes(
   argv: readonly string[],
@@ -57,7 +58,7 @@ export async function runBytes(
 ): Promise<BytesResult> {
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? scaledTimeout(DEFAULT_TIMEOUT_MS);
   const child = spawnChild(argv, {
     ...(options.input === undefined ? {} : { input: true }),
     onStdout: (chunk) => stdout.push(chunk),
