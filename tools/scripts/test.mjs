@@ -12,19 +12,25 @@
 // fault suite (`fault-*.e2e.test.ts`, ~3 min) and the swap matrix (`swap.e2e.test.ts`, ~3 min).
 // The last line is then the total of both passes.
 //
-// The VM lane: a whole run (no `--projects`) takes the VM suites out of the Nx run and runs them
-// one after another in a lane of their own, a child process started before the first pass and
-// running beside the passes. The guest is one emulated CPU under TCG: the lane keeps one host core
-// busy for ~13-15 min. Serial, it added that to the run; beside the first pass (~25 min) it ends
-// before the passes do. The first pass's fault suite holds kubelet-probe deadlines (1 s) under a
-// 10,000-Service load; its programs run as child processes of their own, as on a node (see
-// docs/TESTING.md). The lane's output is printed after the passes, its tests are in the total (its
-// own report per package, `.vitest-report.vm.json`), and a lane that could not run counts as failed.
+// The side lanes: a whole run (no `--projects`) takes two groups of suites out of the Nx run and runs
+// each in a lane of its own (vm-lane.mjs), a child process started before the first pass and running
+// beside the passes; its output is printed after the passes, its tests are in the total (its own
+// report per package) and a lane that could not run counts as failed.
+// - The VM lane: the suites that boot the lab's kernel VM (`*vm.test.ts`), one package after another.
+//   The guest is one emulated CPU under TCG: the lane keeps one host core busy for ~25 min (ipvs
+//   ~1,000 s, tools/lab ~470 s in the fresh-clone run of 2026-11-28). The first pass's fault suite
+//   holds kubelet-probe deadlines (1 s) under a 10,000-Service load; its programs run as child
+//   processes of their own, as on a node (see docs/TESTING.md).
+// - The image lane: tools/release's image suites (the catalog's images built from cold root
+//   filesystems and run, the Windows install stage, the npm pack smoke test; ~420 s of the first
+//   pass's ~26 min, the pass's last package) wait on apt, npm and the disk more than on the CPU, so
+//   they run from the start beside the first pass rather than at its tail (docs/TESTING.md, "The side
+//   lanes"). The rest of tools/release stays in the Nx run.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sumReports, totalLine, withExitStatus } from './totals.mjs';
-import { VM_SUITES, vmSuites } from './vm-lane.mjs';
+import { IMAGE_SUITES, LANES, laneSuites, VM_SUITES } from './vm-lane.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false', NX_TUI: 'false', FORCE_COLOR: '0' };
@@ -35,7 +41,6 @@ const args = process.argv.slice(2);
 const filtered = args.some((a) => a.startsWith('--projects') || a.startsWith('-p'));
 
 const REPORT = '.vitest-report.json';
-const VM_REPORT = '.vitest-report.vm.json';
 
 /** Sums the JSON reports each project's vitest wrote (totals.mjs); a project without one counts as failed. */
 function collect(dirs, { requireAll, file = REPORT }) {
@@ -56,65 +61,69 @@ const clearReports = (dirs, file = REPORT) => dirs.forEach((dir) => rmSync(join(
 const line = totalLine;
 
 clearReports(projectDirs);
-const lane = filtered ? undefined : vmLane();
+// The second pass's node, fetched (and its integrity checked) before the image lane starts: both read
+// the release tool's cache, and only one process at a time may fill it.
+const ltsNode = process.env.KPNG_TEST_NODE_LTS && !filtered ? pinnedNode() : undefined;
+const lanes = filtered ? [] : [sideLane('vm'), sideLane('images')];
 const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
   cwd: root,
-  env: filtered ? env : { ...env, KPNG_VITEST_EXCLUDE: VM_SUITES },
+  env: filtered ? env : { ...env, KPNG_VITEST_EXCLUDE: [VM_SUITES, ...IMAGE_SUITES].join(',') },
   stdio: 'inherit',
 });
 const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
 
 if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
   console.log(`\nfirst pass (node ${process.version}): ${line(total)}`);
-  const lts = ltsPass();
+  const lts = ltsPass(/** @type {{ node?: string, why?: string }} */ (ltsNode));
   console.log(`second pass (node ${lts.version}, packages/*): ${line(lts)}`);
   total.passed += lts.passed;
   total.failed += lts.failed;
   total.skipped += lts.skipped;
 }
 
-if (lane) {
-  const vm = await lane;
-  console.log(`VM lane (${names(vm.dirs)}): ${line(vm)}`);
-  total.passed += vm.passed;
-  total.failed += vm.failed;
-  total.skipped += vm.skipped;
+for (const lane of lanes) {
+  const done = await lane;
+  console.log(`${done.title} (${names(done.dirs)}): ${line(done)}`);
+  total.passed += done.passed;
+  total.failed += done.failed;
+  total.skipped += done.skipped;
 }
 
 console.log(line(total));
 process.exit(total.failed > 0 || nx.status !== 0 ? 1 : 0);
 
 /**
- * Starts the VM lane (vm-lane.mjs) beside the passes; resolves to its counts once it is done. Its output
- * goes to a log file printed whole at the end (interleaved with the passes it would be unreadable).
+ * Starts one side lane (vm-lane.mjs) beside the passes; resolves to its counts once it is done. Its
+ * output goes to a log file printed whole at the end (interleaved with the passes it would be unreadable).
+ * @param {keyof typeof LANES} lane
  */
-function vmLane() {
-  const dirs = projectDirs.filter((d) => vmSuites(d).length > 0);
-  clearReports(dirs, VM_REPORT);
-  const logPath = join(root, '.vitest-vm-lane.log');
+function sideLane(lane) {
+  const title = lane === 'vm' ? 'VM lane' : `${lane} lane`;
+  const { report } = LANES[lane];
+  const dirs = projectDirs.filter((d) => laneSuites(d, lane).length > 0);
+  clearReports(dirs, report);
+  const logPath = join(root, `.vitest-${lane}-lane.log`);
   const logFd = openSync(logPath, 'w');
-  const child = spawn(process.execPath, [join(root, 'tools/scripts/vm-lane.mjs'), ...dirs], {
+  const child = spawn(process.execPath, [join(root, 'tools/scripts/vm-lane.mjs'), `--lane=${lane}`, ...dirs], {
     cwd: root,
-    env: { ...env, KPNG_VITEST_REPORT: VM_REPORT },
+    env,
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
-  console.log(`VM lane started (beside the passes): ${names(dirs)} (log: ${logPath})`);
+  console.log(`${title} started (beside the passes): ${names(dirs)} (log: ${logPath})`);
   return new Promise((resolve) => {
+    /** @param {number} status @param {string} [why] */
     const done = (status, why) => {
-      console.log(`\n=== VM lane output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
-      resolve({ ...withExitStatus(collect(dirs, { requireAll: true, file: VM_REPORT }), status), dirs });
+      console.log(`\n=== ${title} output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
+      resolve({ ...withExitStatus(collect(dirs, { requireAll: true, file: report }), status), dirs, title });
     };
     child.on('error', (err) => done(1, err.message));
     child.on('close', (code) => done(code ?? 1));
   });
 }
 
-function ltsPass() {
-  const failed = (why) => {
-    console.error(`node LTS pass: ${why}`);
-    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable' };
-  };
+/** The pinned LTS node's path (`images.js node`: fetched once, integrity checked), or why there is none. */
+function pinnedNode() {
   // The release tool owns the pinned runtime (fetch, integrity check, cache); build it if needed.
   const cli = join(root, 'tools/release/dist/cli/images.js');
   if (!existsSync(cli)) {
@@ -123,11 +132,20 @@ function ltsPass() {
       env,
       stdio: 'inherit',
     });
-    if (b.status !== 0) return failed('building @kpng/release failed');
+    if (b.status !== 0) return { why: 'building @kpng/release failed' };
   }
   const where = spawnSync(process.execPath, [cli, 'node'], { cwd: root, env, encoding: 'utf8' });
-  if (where.status !== 0) return failed(`fetching the pinned node failed: ${where.stderr}`);
-  const node = where.stdout.trim().split('\n').at(-1);
+  if (where.status !== 0) return { why: `fetching the pinned node failed: ${where.stderr}` };
+  return { node: where.stdout.trim().split('\n').at(-1) };
+}
+
+/** @param {{ node?: string, why?: string }} pinned */
+function ltsPass({ node, why }) {
+  const failed = (/** @type {string} */ why) => {
+    console.error(`node LTS pass: ${why}`);
+    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable' };
+  };
+  if (!node) return failed(why ?? 'no pinned node');
   const ltsEnv = { ...env, PATH: `${dirname(node)}:${env.PATH}` };
   const version = spawnSync('node', ['--version'], { env: ltsEnv, encoding: 'utf8' }).stdout.trim();
   if (`${version}\n` !== spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout)

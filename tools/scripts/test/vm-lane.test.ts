@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { vmSuites } from '../vm-lane.mjs';
+import { laneSuites, vmSuites } from '../vm-lane.mjs';
 
 // A throwaway package folder inside the workspace (so `npx vitest` resolves the workspace's vitest).
 const scratch = mkdtempSync(join(import.meta.dirname, '..', '.cache-vm-lane-'));
@@ -22,7 +22,7 @@ function pkg(name: string, files: Record<string, string>): string {
 const suite = (passes: boolean) =>
   `import { it, expect } from 'vitest';\nit('runs', () => expect(${passes}).toBe(true));\n`;
 
-describe('the VM lane', () => {
+describe('the side lanes', () => {
   it('finds the *vm.test.ts files under src/ and test/ only', () => {
     const dir = pkg('find', {
       'src/vm/vm.test.ts': '',
@@ -33,6 +33,35 @@ describe('the VM lane', () => {
       'other/vm.test.ts': '',
     });
     expect(vmSuites(dir).sort()).toEqual(['src/vm/nft-kernel-6.1.vm.test.ts', 'src/vm/vm.test.ts', 'test/vm.test.ts']);
+  });
+
+  it("finds tools/release's image suites: src/oci/*.e2e.test.ts and src/npm/pack-smoke.test.ts only", () => {
+    const dir = pkg('images', {
+      'src/oci/images.e2e.test.ts': '',
+      'src/oci/windows-install.e2e.test.ts': '',
+      'src/oci/engines.test.ts': '',
+      'src/oci/deeper/x.e2e.test.ts': '',
+      'src/npm/pack-smoke.test.ts': '',
+      'src/npm/prune.test.ts': '',
+      'test/oci/y.e2e.test.ts': '',
+    });
+    expect(laneSuites(dir, 'images')).toEqual([
+      'src/npm/pack-smoke.test.ts',
+      'src/oci/images.e2e.test.ts',
+      'src/oci/windows-install.e2e.test.ts',
+    ]);
+    expect(laneSuites(dir, 'vm')).toEqual([]);
+  });
+
+  it("finds this repository's image suites in tools/release and its VM suites in packages/ipvs and tools/lab", () => {
+    const repo = join(import.meta.dirname, '..', '..', '..');
+    expect(laneSuites(join(repo, 'tools/release'), 'images')).toEqual([
+      'src/npm/pack-smoke.test.ts',
+      'src/oci/images.e2e.test.ts',
+      'src/oci/windows-install.e2e.test.ts',
+    ]);
+    expect(vmSuites(join(repo, 'packages/ipvs')).length).toBeGreaterThan(0);
+    expect(vmSuites(join(repo, 'tools/lab')).length).toBeGreaterThan(0);
   });
 
   it('runs only the VM suites of each package and exits non-zero when one fails', () => {
@@ -51,5 +80,36 @@ describe('the VM lane', () => {
     expect(failed.status).not.toBe(0);
     // The package after a failed one still runs.
     expect(failed.stdout).toContain(`=== VM lane: ${good}`);
+  });
+
+  it('runs the image lane with --lane=images into its own report, and refuses a package without suites', () => {
+    const rel = pkg('rel', {
+      // The workspace's config writes its report to KPNG_VITEST_REPORT; so does this one.
+      'vitest.config.mjs':
+        "export default { test: { reporters: ['default', ['json', { outputFile: process.env.KPNG_VITEST_REPORT }]] } };\n",
+      'src/oci/images.e2e.test.ts': suite(true),
+      'src/oci/unit.test.ts': suite(false),
+      'src/npm/pack-smoke.test.ts': suite(true),
+    });
+    const none = pkg('none', { 'src/unit.test.ts': suite(true) });
+    const lane = (args: string[]) =>
+      spawnSync(process.execPath, [join(import.meta.dirname, '..', 'vm-lane.mjs'), ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, FORCE_COLOR: '0' },
+      });
+    const ok = lane(['--lane=images', rel]);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('src/oci/images.e2e.test.ts');
+    expect(ok.stdout).toContain('src/npm/pack-smoke.test.ts');
+    expect(ok.stdout).not.toContain('unit.test.ts');
+    const report = JSON.parse(readFileSync(join(rel, '.vitest-report.images.json'), 'utf8')) as {
+      numPassedTests: number;
+    };
+    expect(report.numPassedTests).toBe(2);
+    const empty = lane(['--lane=images', none]);
+    expect(empty.status).not.toBe(0);
+    expect(empty.stderr).toContain('has no images suites');
+    expect(empty.stdout).not.toContain('unit.test.ts');
+    expect(lane(['--lane=nope', rel]).status).toBe(2);
   });
 });
