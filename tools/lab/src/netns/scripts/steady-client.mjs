@@ -2,7 +2,8 @@
 // "intervalMs":20,"durationMs":10000,"timeoutMs":1000}'`. Opens a NEW TCP connection every
 // intervalMs (on schedule, not waiting for the previous one) for durationMs, each bounded by
 // timeoutMs, then prints one JSON object: attempts, failures, and every failure's start time (epoch
-// ms) and error, so a test can tell when traffic broke and when it came back. SIGTERM ends it early
+// ms) and error (`timeout` without a handshake, `timeout after connect` with one and no reply), so a
+// test can tell when traffic broke and when it came back. SIGTERM ends it early
 // (no new connection from then on; those under way finish, then the same JSON object).
 import net from 'node:net';
 
@@ -27,9 +28,32 @@ function attempt() {
       socket.destroy();
       resolve(error === undefined ? { at, ok: true, server: reply.trim().split(' ')[0] } : { at, ok: false, error });
     };
-    const timer = setTimeout(() => settle('timeout'), timeoutMs);
+    let connected = false;
+    let progressed = false;
+    // The verdict waits for a poll phase that brings this socket nothing new: on a starved loop (one
+    // emulated CPU on a loaded host) timers run before pending socket events are read, and a
+    // handshake completed and an answer sent while the process waited take one turn each to be
+    // read. A timeout says whether the handshake had completed (the server was slow to answer) or
+    // not (no SYN-ACK: the data path).
+    const verdict = () => {
+      if (settled) return;
+      if (!progressed) return settle(connected ? 'timeout after connect' : 'timeout');
+      progressed = false;
+      setImmediate(verdict);
+    };
+    const timer = setTimeout(() => {
+      progressed = false;
+      setImmediate(verdict);
+    }, timeoutMs);
+    socket.on('connect', () => {
+      connected = true;
+      progressed = true;
+    });
     socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (reply += chunk));
+    socket.on('data', (chunk) => {
+      reply += chunk;
+      progressed = true;
+    });
     socket.on('end', () => (reply.trim() === '' ? settle('empty') : settle()));
     socket.on('error', (error) => settle(ERRORS[error.code] ?? error.code ?? String(error.message)));
   });
