@@ -1,11 +1,21 @@
 // Kernel test: the eBPF backend end to end. Core's node-local state (built by core's node view from
 // Service fixtures) synced into the real maps; the programs attached to a cgroup this test creates;
 // real connections from a lab pod's client process in that cgroup to the Service addresses.
-import { fullSyncRequest, nodeState, partialSyncRequest, SILENT_LOGGER, type ServiceFixture } from '@kpng/core/testing';
+import type { ServiceModel } from '@kpng/core';
+import { runExplain } from '@kpng/core/runtime';
+import {
+  fixtureModel,
+  fullSyncRequest,
+  nodeState,
+  partialSyncRequest,
+  SILENT_LOGGER,
+  type ServiceFixture,
+} from '@kpng/core/testing';
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EbpfBackend } from '../src/backend/ebpf-backend.js';
+import { backend as module } from '../src/cli/backend-module.js';
 import { TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf backend');
@@ -59,6 +69,19 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
   });
 
   const servers = (results: readonly { reply?: string }[]) => new Set(results.map((r) => r.reply?.split(' ')[0]));
+
+  /** `kpng explain default/NAME --backend ebpf --cgroup-root <the test cgroup>`, the Service given as the API would. */
+  async function explain(fixture: ServiceFixture): Promise<{ code: number; text: string }> {
+    const reader = fixtureModel([fixture]);
+    const model = reader.service([...reader.serviceKeys()][0]!) as ServiceModel;
+    const out: string[] = [];
+    const code = await runExplain('kpng', module, [`default/${fixture.name}`, '--cgroup-root', cgroup.path], {
+      lookupService: async () => model,
+      stdout: (t) => void out.push(t),
+      stderr: (t) => void out.push(t),
+    });
+    return { code, text: out.join('') };
+  }
 
   it('a client pod reaches the ClusterIP (IPv4, IPv6) and the external IP: every endpoint, the Service as peer', async () => {
     const client = lab.pod('client').namespace;
@@ -150,6 +173,31 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
     expect(await backend.check()).toEqual([]);
   });
 
+  it('explain reads the running maps by kernel ids (the programs on the cgroup): lbs, endpoints, sockets balanced', async () => {
+    const a = lab.pod('pod-a');
+    const b = lab.pod('pod-b');
+    const { code, text } = await explain(web(['pod-a', 'pod-b']));
+    expect(code).toBe(0);
+    expect(text).toMatch(new RegExp(`^# default/web in BPF maps on cgroup ${cgroup.path} \\(programs \\d+, \\d+\\)\n`));
+    for (const line of [
+      `ClusterIP ${V4}:80/TCP -> lb \\d+: 2 endpoints\n`,
+      `ClusterIP ${V4}:53/UDP -> lb \\d+: 2 endpoints\n`,
+      `ClusterIP \\[${V6}\\]:80/TCP -> lb \\d+: 2 endpoints\n`,
+      `external IP ${EXTERNAL}:80/TCP -> lb \\d+: 2 endpoints\n`,
+    ])
+      expect(text).toMatch(new RegExp(line));
+    const lb = /ClusterIP 198\.19\.0\.10:80\/TCP -> lb (\d+)/.exec(text)![1];
+    const endpoints = text.split(`lb ${lb} endpoints:\n`)[1]!.split(/\n(?! )/)[0]!;
+    // Every case above connected to the ClusterIP: both endpoints have sockets in revnat.
+    for (const ip of [a.ipv4, b.ipv4])
+      expect(endpoints).toMatch(new RegExp(`#[01] ${ip}:8080, [1-9]\\d* sockets? balanced to it`));
+    expect(text).toMatch(new RegExp(`\n  ${V4}:80: [1-9]\\d* sockets\n`));
+    const refused = await explain(empty);
+    expect(refused.text).toMatch(new RegExp(`ClusterIP ${EMPTY}:80/TCP -> lb \\d+: REJECT \\(no endpoints`));
+    const absent = await explain({ name: 'absent', clusterIPs: ['198.19.0.99'], endpoints: [] });
+    expect(absent.text).toContain('ClusterIP 198.19.0.99:80/TCP: not in the map\n');
+  });
+
   it('a process outside the cgroup is not balanced', async () => {
     const [result] = await cgroup.outsider(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
     expect(result?.ok).toBe(false);
@@ -159,6 +207,9 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
     expect(cgroup.attached()).toHaveLength(8);
     await backend.cleanup();
     expect(cgroup.attached()).toEqual([]);
+    expect((await explain(empty)).text).toBe(
+      `# default/empty in BPF maps on cgroup ${cgroup.path} (no kpng program attached there)\n  (nothing programmed for this Service)\n`,
+    );
     const [result] = await cgroup.client(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
     expect(result?.ok).toBe(false);
   });

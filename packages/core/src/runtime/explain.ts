@@ -112,8 +112,8 @@ export async function runExplain(
     if (module?.explain === undefined) {
       throw new UsageError(
         module === undefined
-          ? 'explain needs --backend (nft, iptables or ipvs)'
-          : `the ${module.name} backend cannot explain yet (nft, iptables and ipvs can)`,
+          ? 'explain needs --backend (nft, iptables, ipvs or ebpf)'
+          : `the ${module.name} backend cannot explain yet (nft, iptables, ipvs and ebpf can)`,
       );
     }
     const flags: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {

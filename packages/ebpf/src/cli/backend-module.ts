@@ -5,6 +5,7 @@
 import { csvFlag as csv, defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
 import { backend as nft } from '@kpng/nft';
 import { EbpfBackend } from '../backend/ebpf-backend.js';
+import { explainEbpf } from '../explain/explain.js';
 import { MAX_MAP_ENTRIES } from '../libbpf/sock-lb.js';
 import type { MapName } from '../maps/layout.js';
 
@@ -90,6 +91,8 @@ export const backend = defineBackend<EbpfFlagConfig>({
     },
   },
   parseFlags: parseEbpfFlags,
+  // The running backend's maps, found through the programs attached to --cgroup-root; the packet path's tables.
+  explain: (config, service, ctx) => explainEbpf(config, service, ctx),
   create: (config, ctx) => {
     if (ctx.netns !== undefined)
       throw new UsageError(

@@ -43,6 +43,17 @@ export class BpfMap {
     }
   }
 
+  /** The value under `key`, or undefined when there is none. */
+  get(key: Buffer): Buffer | undefined {
+    if (key.length !== this.keySize)
+      throw new Error(`${this.name}: key of ${key.length} bytes, map has ${this.keySize}`);
+    const value = Buffer.alloc(this.valueSize);
+    const rc = this.lib.lookup(this.fd, key, value);
+    if (rc === 0) return value;
+    if (-rc === ENOENT) return undefined;
+    throw new BpfError(`lookup in ${this.name}`, -rc);
+  }
+
   /** Deletes every key; a key already absent is not an error. */
   delete(keys: readonly Buffer[]): void {
     for (const key of keys) {

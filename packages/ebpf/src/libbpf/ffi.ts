@@ -34,6 +34,18 @@ export interface Libbpf {
     count: [number],
     opts: null,
   ) => number;
+  // Reading another process's objects (`explain`): what is attached to a cgroup, by id.
+  readonly progQuery: (
+    cgroupFd: number,
+    attachType: number,
+    queryFlags: number,
+    attachFlags: [number],
+    progIds: Buffer,
+    count: [number],
+  ) => number;
+  readonly progFdById: (id: number) => number;
+  readonly mapFdByIdOpts: (id: number, opts: Buffer) => number;
+  readonly objInfo: (fd: number, info: Buffer, length: [number]) => number;
   readonly errno: () => number;
 }
 
@@ -75,6 +87,12 @@ export function libbpf(): Libbpf {
     lookupBatch: lib.func(
       'int bpf_map_lookup_batch(int fd, const void *in_batch, _Out_ void *out_batch, _Out_ void *keys, _Out_ void *values, _Inout_ uint32_t *count, void *opts)',
     ),
+    progQuery: lib.func(
+      'int bpf_prog_query(int target_fd, int type, uint32_t query_flags, _Out_ uint32_t *attach_flags, _Out_ void *prog_ids, _Inout_ uint32_t *prog_cnt)',
+    ),
+    progFdById: lib.func('int bpf_prog_get_fd_by_id(uint32_t id)'),
+    mapFdByIdOpts: lib.func('int bpf_map_get_fd_by_id_opts(uint32_t id, const void *opts)'),
+    objInfo: lib.func('int bpf_obj_get_info_by_fd(int bpf_fd, void *info, _Inout_ uint32_t *info_len)'),
     errno: () => koffi.errno(),
   } as Libbpf;
   return loaded;

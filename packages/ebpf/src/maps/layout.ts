@@ -4,7 +4,7 @@
  * (little-endian on every platform kpng ships for: x86_64, arm64). An IPv4 address fills the first
  * 4 bytes of a 16-byte address field.
  */
-import { parseIP, type IPFamily, type Protocol } from '@kpng/core';
+import { formatIP, parseIP, type IPFamily, type Protocol } from '@kpng/core';
 
 /** The maps this backend owns, by their names in the object. */
 export const MAP_NAMES = ['services4', 'services6', 'endpoints'] as const;
@@ -15,6 +15,16 @@ export const SIZES = {
   services6: { key: 20, value: 16 },
   endpoints: { key: 8, value: 20 },
 } as const satisfies Record<MapName, { key: number; value: number }>;
+
+/**
+ * The per-client and per-socket maps the programs write (userspace only reads them: `explain`):
+ * `affinity` (netns cookie, lb id) -> (last use, index, endpoint), `revnat` (socket cookie,
+ * endpoint) -> the Service address and port the socket asked for.
+ */
+export const STATE_SIZES = {
+  affinity: { key: 16, value: 40 },
+  revnat: { key: 32, value: 20 },
+} as const;
 
 export const LB_REJECT = 1;
 export const LB_UNREACHABLE = 2;
@@ -80,4 +90,11 @@ export function endpointValue(family: IPFamily, ip: string, port: number): Buffe
   value.set(addressBytes(ip, family), 0);
   value.writeUInt16BE(port, 16);
   return value;
+}
+
+/** An endpoint value (or the endpoint part of a revnat key, or a revnat value): `ip:port`, `[ip6]:port`. */
+export function decodeEndpoint(bytes: Buffer, family: IPFamily, offset = 0): string {
+  const ip = formatIP({ family, bytes: [...bytes.subarray(offset, offset + (family === 'IPv4' ? 4 : 16))] });
+  const port = bytes.readUInt16BE(offset + 16);
+  return family === 'IPv4' ? `${ip}:${port}` : `[${ip}]:${port}`;
 }

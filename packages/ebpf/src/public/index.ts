@@ -43,4 +43,5 @@ export type { LbKernel, MapIO } from '../backend/kernel.js';
 export { createEbpfMetrics, type EbpfMetrics } from '../backend/metrics.js';
 export { backend, parseEbpfFlags, type EbpfFlagConfig } from '../cli/backend-module.js';
 export { main } from '../cli/main.js';
+export { explainEbpf, type EbpfExplainConfig } from '../explain/explain.js';
 export { renderService, type RenderedLb, type RenderProblem, type Scope } from '../render/render.js';

@@ -40,6 +40,12 @@ export class FakeMap implements MapIO {
     for (const key of keys) if (this.data.delete(key.toString('hex'))) this.deletes++;
   }
 
+  /** A single lookup (what `explain` does). */
+  get(key: Buffer): Buffer | undefined {
+    const value = this.data.get(key.toString('hex'));
+    return value === undefined ? undefined : Buffer.from(value);
+  }
+
   async dump(): Promise<Map<string, string>> {
     return new Map([...this.data].map(([k, v]) => [k, v.toString('hex')]));
   }

@@ -37,14 +37,14 @@ describe('kube-proxy explain', () => {
     );
   });
 
-  it('refuses a bad name, a bad flag and a mode that cannot explain, with 2, running nothing', async () => {
+  it('refuses a bad name, a bad flag and a mode this platform lacks, with 2, running nothing', async () => {
     const execer = new AnsweringExecer({});
     for (const argv of [
       [],
       ['--proxy-mode', 'nftables'],
       ['a/b c'],
       ['a/b', '--nope'],
-      ['a/b', '--proxy-mode', 'ebpf'],
+      ['a/b', '--proxy-mode', 'kernelspace'],
     ]) {
       const streams = io();
       expect(await explain(argv, {}, streams, execer), argv.join(' ')).toBe(2);
@@ -53,12 +53,14 @@ describe('kube-proxy explain', () => {
     expect(execer.calls).toEqual([]);
   });
 
-  it("ipvs mode looks the Service up with the proxy's client connection first (IPVS keeps no names): 1 when it cannot", async () => {
-    const execer = new AnsweringExecer({});
-    const streams = io();
-    const argv = ['default/web', '--proxy-mode', 'ipvs', '--kubeconfig', '/nonexistent/kubeconfig'];
-    expect(await explain(argv, { KPNG_NETNS: 'lab' }, streams, execer)).toBe(1);
-    expect(streams.err.join('')).toMatch(/^Error: explain: .*nonexistent\/kubeconfig/);
-    expect(execer.calls).toEqual([]); // nothing read from the kernel before the Service is known
+  it("ipvs and ebpf modes look the Service up with the proxy's client connection first (no names in the kernel): 1 when they cannot", async () => {
+    for (const mode of ['ipvs', 'ebpf']) {
+      const execer = new AnsweringExecer({});
+      const streams = io();
+      const argv = ['default/web', '--proxy-mode', mode, '--kubeconfig', '/nonexistent/kubeconfig'];
+      expect(await explain(argv, { KPNG_NETNS: 'lab' }, streams, execer), mode).toBe(1);
+      expect(streams.err.join('')).toMatch(/^Error: explain: .*nonexistent\/kubeconfig/);
+      expect(execer.calls).toEqual([]); // nothing read from the kernel before the Service is known
+    }
   });
 });

@@ -40,7 +40,7 @@ export async function explain(
   if (!AVAILABLE_MODES.includes(config.mode)) return usage(`no ${JSON.stringify(config.mode)} mode on this platform`);
   const mode = await loadMode(config.mode);
   if (mode.explain === undefined)
-    return usage(`${config.mode} mode cannot explain yet (nftables, iptables and ipvs can)`);
+    return usage(`${config.mode} mode cannot explain yet (nftables, iptables, ipvs and ebpf can)`);
   const netns = env['KPNG_NETNS'] || undefined;
   // Where the proxy itself would find the Service (ipvs mode: IPVS keeps no names).
   const kubeconfig = config.clientConnection.kubeconfig;

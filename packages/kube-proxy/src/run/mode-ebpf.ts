@@ -4,11 +4,11 @@
  * first `cgroup2` mount in /proc/mounts); nftables mode's backend, north-south only, programs what
  * enters the node (NodePorts, external/LB IPs, source ranges, masquerade) from the nftables section.
  */
-import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
+import { EbpfBackend, explainEbpf, readCgroupV2Mounts } from '@kpng/ebpf';
 import { NftBackend } from '@kpng/nft';
 import { removeNftTables } from './mode-nftables.js';
 import type { ProxyMode } from './modes.js';
-import { nftBackendOptions, nftTablesOf } from './nft-options.js';
+import { nftBackendOptions, nftTablesOf, tableName } from './nft-options.js';
 
 export const mode: ProxyMode = {
   create(config, ctx) {
@@ -37,5 +37,11 @@ export const mode: ProxyMode = {
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return [];
     return removeNftTables(nftTablesOf(config), ctx);
+  },
+  // The maps of the programs on the cgroup v2 root (as create attaches them), then the packet path's tables.
+  explain(config, service, ctx) {
+    const [cgroup] = readCgroupV2Mounts();
+    if (cgroup === undefined) throw new Error('--proxy-mode ebpf needs a cgroup v2 mount (none in /proc/mounts)');
+    return explainEbpf({ cgroup, nft: { families: ['IPv4', 'IPv6'], tableName: tableName(config) } }, service, ctx);
   },
 };
