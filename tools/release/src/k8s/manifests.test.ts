@@ -83,7 +83,9 @@ const workloads: Workload[] = Object.entries(rendered).flatMap(([overlay, rs]) =
 );
 /** Windows nodes run HostProcess pods: no capabilities, no /lib/modules; checked on their own below. */
 const onWindows = (w: Workload) => w.pod.nodeSelector?.['kubernetes.io/os'] === 'windows';
-const nodeProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && !onWindows(w));
+/** The NetworkPolicy enforcer's DaemonSet runs beside a proxy, not as one: checked on its own below. */
+const isNetpol = (w: Workload) => w.overlay === 'netpol';
+const nodeProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && !onWindows(w) && !isNetpol(w));
 const windowsProxies = workloads.filter((w) => w.resource.kind === 'DaemonSet' && onWindows(w));
 const byName = (w: Workload, name: string) => w.pod.containers.find((c) => c.name === name)!;
 const flags = (c: Container) => [...(c.command ?? []).slice(1), ...(c.args ?? [])];
@@ -95,8 +97,8 @@ const flag = (c: Container, name: string) =>
 const programsKernel = (c: Container) => /\/(kpng-nft|kube-proxy)(:|$)/.test(c.image);
 
 describe('overlays', () => {
-  it('are the four deployment modes, plus Windows nodes', () => {
-    expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'nft', 'split', 'win-kernel']);
+  it('are the four deployment modes, plus Windows nodes and NetworkPolicy enforcement', () => {
+    expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'netpol', 'nft', 'split', 'win-kernel']);
   });
 
   it.each(
@@ -171,13 +173,20 @@ describe('RBAC is least privilege', () => {
     .filter((r) => r.kind === 'ClusterRole');
   const rules = (r: Resource) => r['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
 
-  it('reads only services, nodes, endpointslices and servicecidrs; writes only events; no wildcard', () => {
-    const read: Record<string, string[]> = {
+  it('reads only services, nodes, endpointslices and servicecidrs (the enforcer: pods, namespaces, networkpolicies too); writes only events; no wildcard', () => {
+    const proxy: Record<string, string[]> = {
       '': ['services', 'nodes'],
       'discovery.k8s.io': ['endpointslices'],
       'networking.k8s.io': ['servicecidrs'],
     };
+    const enforcer: Record<string, string[]> = {
+      '': [...proxy['']!, 'pods', 'namespaces'],
+      'discovery.k8s.io': proxy['discovery.k8s.io']!,
+      'networking.k8s.io': [...proxy['networking.k8s.io']!, 'networkpolicies'],
+    };
+    expect(roles.map((r) => r.metadata.name)).toContain('kpng-netpol');
     for (const role of roles) {
+      const read = role.metadata.name === 'kpng-netpol' ? enforcer : proxy;
       for (const rule of rules(role)) {
         for (const x of [...rule.apiGroups, ...rule.resources, ...rule.verbs])
           expect(x, role.metadata.name).not.toBe('*');
@@ -346,6 +355,55 @@ describe.each(windowsProxies.map((w) => [`${w.overlay}/${w.resource.metadata.nam
     });
   },
 );
+
+describe('netpol overlay', () => {
+  const w = workloads.find(isNetpol)!;
+  const c = w.pod.containers[0]!;
+
+  it('runs kpng-netpol alone on every Linux node, on the host network, as a node-critical pod', () => {
+    expect(w.resource.kind).toBe('DaemonSet');
+    expect(w.pod.containers).toHaveLength(1);
+    expect(splitImage(c.image).name).toBe('kpng/kpng-netpol');
+    expect(flags(c)).not.toContain('--connect');
+    expect(w.pod.hostNetwork).toBe(true);
+    expect(w.pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
+    expect(w.pod.priorityClassName).toBe('system-node-critical');
+    for (const effect of ['NoSchedule', 'NoExecute'])
+      expect(w.pod.tolerations, effect).toContainEqual({ operator: 'Exists', effect });
+    expect(c.env).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
+  });
+
+  it('runs as root with NET_ADMIN only (nft is all it executes), not privileged', () => {
+    const sc = c.securityContext!;
+    expect(sc.privileged).toBe(false);
+    expect(sc.allowPrivilegeEscalation).toBe(false);
+    expect(sc.runAsUser).toBe(0);
+    expect(sc.capabilities).toEqual({ drop: ['ALL'], add: ['NET_ADMIN'] });
+  });
+
+  it('runs as its own service account, bound to the enforcer role', () => {
+    const binding = rendered['netpol']!.find(
+      (r) =>
+        r.kind === 'ClusterRoleBinding' &&
+        (r['subjects'] as { name: string }[]).some((s) => s.name === w.pod.serviceAccountName),
+    )!;
+    expect(w.pod.serviceAccountName).toBe('kpng-netpol');
+    expect((binding['roleRef'] as { name: string }).name).toBe('kpng-netpol');
+  });
+
+  it('is probed at the port its health server binds, and binds no port any proxy or core binds beside it', () => {
+    expect(c.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 10264 });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 10264 });
+    const own = (c.ports ?? []).map((p) => p.containerPort);
+    for (const f of ['metrics-bind-address', 'healthz-bind-address'])
+      expect(own, f).toContain(Number(flag(c, f)!.split(':').at(-1)));
+    const others = workloads
+      .filter((x) => x !== w && x.pod.hostNetwork && !onWindows(x))
+      .flatMap((x) => x.pod.containers.flatMap((o) => (o.ports ?? []).map((p) => p.containerPort)));
+    expect(others.length).toBeGreaterThan(0);
+    for (const port of own) expect(others, String(port)).not.toContain(port);
+  });
+});
 
 describe('split overlay', () => {
   const w = workloads.find((x) => x.overlay === 'split')!;

@@ -240,8 +240,8 @@ describe('scrape configuration against the rendered manifests', () => {
     (_w, pod) => {
       expect(podMonitor.spec.namespaceSelector.matchNames).toContain(pod.namespace);
       for (const [k, v] of Object.entries(podMonitor.spec.selector.matchLabels)) expect(pod.labels[k], k).toBe(v);
-      expect(['kpng', 'kube-proxy']).toContain(pod.labels[podMonitor.spec.jobLabel]);
-      expect(['proxy', 'central']).toContain(pod.labels['app.kubernetes.io/component']);
+      expect(['kpng', 'kube-proxy', 'kpng-netpol']).toContain(pod.labels[podMonitor.spec.jobLabel]);
+      expect(['proxy', 'central', 'netpol']).toContain(pod.labels['app.kubernetes.io/component']);
       for (const c of pod.containers) {
         const bind = [...(c.command ?? []), ...(c.args ?? [])]
           .map((a) => /^--metrics-bind-address=(.*):(\d+)$/.exec(a))
