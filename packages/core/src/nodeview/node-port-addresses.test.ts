@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { resolveNodePortAddresses, type NodePortAddresses } from './node-port-addresses.js';
+import {
+  nodePortAddressesFor,
+  nodePortAddressTest,
+  nodePortSelection,
+  resolveNodePortAddresses,
+  type NodePortAddresses,
+} from './node-port-addresses.js';
+import type { NodeName } from '../model/types.js';
+import type { LocalNode } from './types.js';
 
 /** The host's interfaces: a primary NIC, a secondary NIC, a VIP, a bridge, loopback (both families). */
 const INTERFACES = [
@@ -101,5 +109,71 @@ describe('resolveNodePortAddresses with everyAddress (upstream ipvs mode lists i
       IPv4: ['198.18.1.10'],
       IPv6: ['2001:db8:1::10', '2001:db8::10'],
     });
+  });
+});
+
+describe('nodePortAddressesFor / nodePortAddressTest (what backends read off the node view)', () => {
+  const base: LocalNode = { name: 'n' as NodeName, labels: {}, podCIDRs: [], addresses: NODE_IPS, eligible: true };
+  const resolved: LocalNode = { ...base, nodePortAddresses: { IPv4: ['198.18.0.10'], IPv6: 'all' } };
+
+  it('reads the resolution; nothing resolved means every local address', () => {
+    expect(nodePortAddressesFor(resolved, 'IPv4')).toEqual(['198.18.0.10']);
+    expect(nodePortAddressesFor(resolved, 'IPv6')).toBe('all');
+    expect(nodePortAddressesFor(base, 'IPv4')).toBe('all');
+  });
+
+  it('a listed family tests membership (canonical text); an `all` family accepts any address', () => {
+    const v4 = nodePortAddressTest(resolved, 'IPv4');
+    expect(v4('198.18.0.10')).toBe(true);
+    expect(
+      nodePortAddressTest(
+        { ...base, nodePortAddresses: { IPv4: 'all', IPv6: ['2001:db8::10'] } },
+        'IPv6',
+      )('2001:db8:0::10'),
+    ).toBe(true);
+    expect(v4('198.18.1.10')).toBe(false);
+    expect(v4('not an address')).toBe(false);
+    const v6 = nodePortAddressTest(resolved, 'IPv6');
+    expect(v6('2001:db8:0:0::99')).toBe(true);
+    const none = nodePortAddressTest({ ...base, nodePortAddresses: { IPv4: [], IPv6: 'all' } }, 'IPv4');
+    expect(none('198.18.0.10')).toBe(false);
+  });
+});
+
+describe('nodePortSelection (the setting per family, before any interface is read)', () => {
+  it.each<[string, string[], string[], ReturnType<typeof nodePortSelection>]>([
+    ['unset: all', [], NODE_IPS, { IPv4: 'all', IPv6: 'all' }],
+    [
+      'primary: host CIDRs of the Node IPs',
+      ['primary'],
+      NODE_IPS,
+      { IPv4: ['198.18.0.10/32'], IPv6: ['2001:db8::10/128'] },
+    ],
+    [
+      'primary, single-stack: the other family all',
+      ['primary'],
+      ['198.18.0.10'],
+      { IPv4: ['198.18.0.10/32'], IPv6: 'all' },
+    ],
+    [
+      'primary, loopback Node IP: all',
+      ['primary'],
+      ['127.0.0.1', '2001:db8::10'],
+      { IPv4: 'all', IPv6: ['2001:db8::10/128'] },
+    ],
+    [
+      'CIDRs: canonical, per family; a family without one matches all',
+      ['198.18.0.7/24', '198.18.0.0/24'],
+      NODE_IPS,
+      { IPv4: ['198.18.0.0/24'], IPv6: 'all' },
+    ],
+    [
+      'a zero-length CIDR matches all',
+      ['0.0.0.0/0', '198.18.0.0/24', '2001:db8::/64'],
+      NODE_IPS,
+      { IPv4: 'all', IPv6: ['2001:db8::/64'] },
+    ],
+  ])('%s', (_name, setting, nodeIPs, expected) => {
+    expect(nodePortSelection(setting, nodeIPs)).toEqual(expected);
   });
 });

@@ -11,7 +11,8 @@
  * matches all. The addresses are those of the host's interfaces, not of the Node object.
  */
 import type { IPFamily } from '../model/types.js';
-import { canonicalIP, cidrContains, ipFamilyOf, parseCIDR, type CIDR } from '../util/ip.js';
+import { canonicalIP, cidrContains, formatCIDR, ipFamilyOf, parseCIDR, type CIDR } from '../util/ip.js';
+import type { LocalNode } from './types.js';
 
 /** One family's NodePort addresses: every local address, or these (sorted, canonical; possibly none). */
 export type FamilyNodePortAddresses = 'all' | readonly string[];
@@ -56,6 +57,53 @@ export function resolveNodePortAddresses(
     return [...selected].sort();
   };
   return { IPv4: resolve('IPv4'), IPv6: resolve('IPv6') };
+}
+
+/**
+ * One family's NodePort addresses on the node view, as every backend reads them: what the sync
+ * stage resolved (`LocalNode.nodePortAddresses`), `all` when nothing was resolved (a state
+ * rendered outside a program: every local address, the type's documented default).
+ */
+export function nodePortAddressesFor(node: LocalNode, family: IPFamily): FamilyNodePortAddresses {
+  return node.nodePortAddresses?.[family] ?? 'all';
+}
+
+/**
+ * Whether a destination of `family` is a NodePort address (stale UDP flow cleanup): one of the
+ * resolved addresses, or any address when the family matches all (upstream's NodePort flow filter
+ * is the port alone).
+ */
+export function nodePortAddressTest(node: LocalNode, family: IPFamily): (ip: string) => boolean {
+  const resolved = nodePortAddressesFor(node, family);
+  if (resolved === 'all') return () => true;
+  const addresses = new Set(resolved);
+  return (ip) => {
+    const address = canonicalIP(ip);
+    return address !== undefined && addresses.has(address);
+  };
+}
+
+/** One family's NodePort selection: every local address, or the local addresses inside these CIDRs (canonical). */
+export type FamilyNodePortSelection = 'all' | readonly string[];
+
+/**
+ * `setting` per family before any interface is read: `primary` as the Node's primary IP of the
+ * family as a host CIDR (a family without one, or with only a loopback one, matches all), a family
+ * with no CIDR or a zero-length one matches all. The one reading of the setting: `resolveNodePortAddresses`
+ * applies it to the interfaces' addresses; a backend whose kernel rule asks whether the destination
+ * is local (nftables' `fib daddr type local`) renders it as it is.
+ * @param nodeIPs the Node's addresses, primary first per family (`LocalNode.addresses`).
+ */
+export function nodePortSelection(
+  setting: readonly string[],
+  nodeIPs: readonly string[],
+): Readonly<Record<IPFamily, FamilyNodePortSelection>> {
+  const cidrs = settingCIDRs(setting, nodeIPs);
+  const of = (family: IPFamily): FamilyNodePortSelection => {
+    const own = selectingCIDRs(cidrs, family);
+    return own === undefined ? 'all' : [...new Set(own.map(formatCIDR))].sort();
+  };
+  return { IPv4: of('IPv4'), IPv6: of('IPv6') };
 }
 
 /**

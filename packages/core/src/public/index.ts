@@ -40,8 +40,12 @@ export type {
 } from '../nodeview/types.js';
 export { findService } from '../nodeview/find-service.js';
 export {
+  nodePortAddressesFor,
+  nodePortAddressTest,
+  nodePortSelection,
   resolveNodePortAddresses,
   type FamilyNodePortAddresses,
+  type FamilyNodePortSelection,
   type NodePortAddresses,
 } from '../nodeview/node-port-addresses.js';
 

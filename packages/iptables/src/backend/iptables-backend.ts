@@ -17,6 +17,7 @@ import {
   cleanStaleFlows,
   KpngError,
   log as defaultLog,
+  nodePortAddressTest,
   RenderGuard,
   renderRefusals,
   type Backend,
@@ -377,11 +378,8 @@ export class IptablesBackend implements Backend {
       updated,
       families: this.families.map((family) => ({
         family,
-        nodePortAddresses: () => {
-          const nodeIPs = new Set(req.state.node.addresses);
-          // NodePort flows: any local address (upstream's default match-all); loopback too for localhost NodePorts.
-          return (ip) => nodeIPs.has(ip) || ip === '127.0.0.1';
-        },
+        // The addresses core resolved (loopback among them when selected); any when the family matches all.
+        nodePortAddresses: () => nodePortAddressTest(req.state.node, family),
       })),
       cleaned: (family, deleted, seconds) => this.#metrics.conntrackCleaned(family, deleted, seconds),
       log: this.#log,

@@ -4,7 +4,7 @@
  * the canary chains, and where NodePorts are accepted.
  */
 import type { LocalNode } from '@kpng/core';
-import { cidrContains, ipFamilyOf } from '@kpng/core';
+import { cidrContains, ipFamilyOf, nodePortAddressesFor } from '@kpng/core';
 import { comment } from './comment.js';
 import type { RenderContext } from './context.js';
 import { CHAIN, NFACCT_INVALID_DROPPED } from './names.js';
@@ -121,7 +121,7 @@ function matchAll(ctx: Pick<RenderContext, 'config' | 'family'>): true | undefin
  */
 function nodePortRules(ctx: RenderContext, node: LocalNode): string[] {
   const head = `-A ${CHAIN.services} ${comment(NODEPORTS_COMMENT)}`;
-  const resolved = node.nodePortAddresses?.[ctx.family] ?? 'all';
+  const resolved = nodePortAddressesFor(node, ctx.family);
   if (resolved === 'all') {
     const guard = ctx.family === 'IPv6' ? ' ! -d ::1/128' : ctx.config.localhostNodePorts ? '' : ' ! -d 127.0.0.0/8';
     return [`${head} -m addrtype --dst-type LOCAL${guard} -j ${CHAIN.nodePorts}`];

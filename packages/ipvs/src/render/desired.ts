@@ -1,12 +1,13 @@
-import type {
-  FamilyEndpoints,
-  IPFamily,
-  LocalEndpoint,
-  LocalNode,
-  LocalService,
-  LocalServicePort,
-  NodeLocalState,
-  ServiceKey,
+import {
+  nodePortAddressesFor,
+  type FamilyEndpoints,
+  type IPFamily,
+  type LocalEndpoint,
+  type LocalNode,
+  type LocalService,
+  type LocalServicePort,
+  type NodeLocalState,
+  type ServiceKey,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
 import type { TurnBudget } from '@kpng/kit';
@@ -198,7 +199,7 @@ function realServers(list: readonly LocalEndpoint[]): RealServer[] {
  */
 export function nodePortAddressesOf(node: LocalNode): Record<IPFamily, readonly string[]> {
   const of = (family: IPFamily): readonly string[] => {
-    const resolved = node.nodePortAddresses?.[family] ?? 'all';
+    const resolved = nodePortAddressesFor(node, family);
     return resolved !== 'all' ? resolved : node.addresses.filter((ip) => ip.includes(':') === (family === 'IPv6'));
   };
   return { IPv4: of('IPv4'), IPv6: of('IPv6') };

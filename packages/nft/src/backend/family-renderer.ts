@@ -10,8 +10,7 @@ import type { TurnBudget } from '@kpng/kit';
 import type { Contribution } from '../apply/store.js';
 import type { NftConfig } from '../render/config.js';
 import { renderContext, sameChainRendering, type RenderContext } from '../render/context.js';
-import { cidrContains } from '../render/ip.js';
-import { nodePortAddresses, renderNodeElements } from '../render/node.js';
+import { nodePortAddressMatcher, renderNodeElements } from '../render/node.js';
 import { renderService } from '../render/service.js';
 import { SlotMemory } from '../render/slots.js';
 
@@ -70,9 +69,7 @@ export class FamilyRenderer {
 
   /** Whether `ip` is an address this family serves NodePorts on (for conntrack cleanup). */
   nodePortAddressMatcher(state: NodeLocalState): (ip: string) => boolean {
-    const ctx = this.#ctx ?? renderContext(this.#config, this.family, state.node);
-    const cidrs = nodePortAddresses(ctx, state.node);
-    return (ip) => cidrs.some((cidr) => cidrContains(cidr, ip));
+    return nodePortAddressMatcher(this.#config, this.family, state.node);
   }
 
   #reusableContext(state: NodeLocalState): RenderContext | undefined {

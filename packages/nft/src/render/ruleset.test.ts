@@ -51,6 +51,18 @@ describe('render', () => {
     expect(elementsOf(rulesets.get('IPv6'), 'endpoints-tcp')).toEqual([
       '2001:db8:19::1 . 80 . 0 : 2001:db8:1::1 . 8080',
     ]);
+    expect(elementsOf(rulesets.get('IPv4'), 'nodeport-ips')).toEqual(['198.18.255.1/32']);
     expect(elementsOf(rulesets.get('IPv6'), 'nodeport-ips')).toEqual(['2001:db8:ff::1/128']);
+  });
+
+  it("holds core's reading of nodePortAddresses: a family it matches wholly holds the whole family", () => {
+    const services = [{ name: 'np', clusterIPs: ['198.19.0.1'], ports: [{ port: 80, nodePort: 30080 }] }];
+    const cidrs = render(nodeState(services), { nodePortAddresses: ['198.18.7.9/16'] });
+    expect(elementsOf(cidrs.get('IPv4'), 'nodeport-ips')).toEqual(['198.18.0.0/16']);
+    expect(elementsOf(cidrs.get('IPv6'), 'nodeport-ips')).toEqual(['::/0']);
+    // primary: a family without a Node IP, or with a loopback one, matches all (upstream).
+    const loopback = render(nodeState(services, { addresses: ['127.0.0.1'] }));
+    expect(elementsOf(loopback.get('IPv4'), 'nodeport-ips')).toEqual(['0.0.0.0/0']);
+    expect(elementsOf(loopback.get('IPv6'), 'nodeport-ips')).toEqual(['::/0']);
   });
 });

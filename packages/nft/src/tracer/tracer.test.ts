@@ -11,7 +11,10 @@ type From = PodName | 'host' | 'external';
 interface Case {
   readonly name: string;
   readonly from: From;
-  /** `cluster:N`, `external:N` (external/LB IP N), `node` (the node IP), `loopback`, or an address. */
+  /**
+   * `cluster:N`, `external:N` (external/LB IP N), `node` (the node IP), `other-local` (another
+   * local address), `loopback`, `unallocated`.
+   */
   readonly to: string;
   readonly port: number;
   readonly proto?: 'tcp' | 'udp' | 'sctp';
@@ -29,6 +32,8 @@ const CLUSTER_CIDR: NftConfigInput = {
 };
 const EXTERNAL_CLIENT = { IPv4: '203.0.113.2', IPv6: '2001:db8:ee::2' };
 const NODE = { IPv4: NODE_IPV4, IPv6: NODE_IPV6 };
+/** Another address of the node's own (a second interface's), in no nodePortAddresses selection below. */
+const OTHER_LOCAL = { IPv4: '198.18.254.1', IPv6: '2001:db8:fe::1' };
 
 function address(family: IPFamily, to: string): string {
   const v = family === 'IPv4' ? 0 : 1;
@@ -36,6 +41,7 @@ function address(family: IPFamily, to: string): string {
   if (kind === 'cluster') return clusterIPs(Number(n))[v] as string;
   if (kind === 'external') return externalIPs(Number(n))[v] as string;
   if (to === 'node') return NODE[family];
+  if (to === 'other-local') return OTHER_LOCAL[family];
   if (to === 'loopback') return family === 'IPv4' ? '127.0.0.1' : '::1';
   if (to === 'unallocated') return family === 'IPv4' ? '198.19.0.99' : '2001:db8:5e::99';
   throw new Error(`bad destination ${to}`);
@@ -81,7 +87,7 @@ function check(tracer: RulesetTracer, family: IPFamily, c: Case): void {
 function suite(config: NftConfigInput, cases: readonly Case[]): void {
   const rulesets = render(nodeState(allFeatures()), config);
   for (const family of ['IPv4', 'IPv6'] as const) {
-    const tracer = new RulesetTracer(rulesets.get(family)!, { localAddresses: [NODE[family]] });
+    const tracer = new RulesetTracer(rulesets.get(family)!, { localAddresses: [NODE[family], OTHER_LOCAL[family]] });
     it.each(cases)(`${family}: $name`, (c) => check(tracer, family, c));
   }
 }
@@ -417,6 +423,28 @@ describe('nodePortAddresses', () => {
       name: 'a node address in the CIDRs',
       from: 'external',
       to: 'node',
+      port: 30080,
+      verdict: 'dnat',
+      endpoints: ['a', 'c'],
+      masquerade: true,
+    },
+    { name: 'a local address outside them', from: 'external', to: 'other-local', port: 30080, verdict: 'accept' },
+    { name: 'loopback excluded anyway', from: 'host', to: 'loopback', port: 30080, verdict: 'accept' },
+  ]);
+});
+
+describe('nodePortAddresses primary (the default)', () => {
+  suite({}, [
+    { name: 'a local address but the primary', from: 'external', to: 'other-local', port: 30080, verdict: 'accept' },
+  ]);
+});
+
+describe('nodePortAddresses matching all', () => {
+  suite({ nodePortAddresses: ['0.0.0.0/0', '::/0'] }, [
+    {
+      name: 'any local address',
+      from: 'external',
+      to: 'other-local',
       port: 30080,
       verdict: 'dnat',
       endpoints: ['a', 'c'],
