@@ -1,6 +1,7 @@
 // Kernel test: bpf/sock_lb.c loaded through libbpf and attached to a cgroup this test creates;
 // real connections from a lab pod whose client process is in that cgroup. Service entries are
 // written straight into the maps here (the backend's rendering is tested on its own).
+import { TurnBudget } from '@kpng/kit';
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, lbValue, serviceKey } from '../src/maps/layout.js';
@@ -68,12 +69,12 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
   });
 
   it('dump() reads back what was written', async () => {
-    const dump = await lb.maps.services4.dump();
+    const dump = await lb.maps.services4.dump(new TurnBudget(10));
     expect(dump.size).toBe(5);
     expect(dump.get(serviceKey('IPv4', V4, 80, 'TCP').toString('hex'))).toEqual(
       lbValue({ id: 1, count: 2, affinitySeconds: 0, flags: 0 }).toString('hex'),
     );
-    expect((await lb.maps.endpoints.dump()).get(endpointKey(2, 1).toString('hex'))).toEqual(
+    expect((await lb.maps.endpoints.dump(new TurnBudget(10))).get(endpointKey(2, 1).toString('hex'))).toEqual(
       endpointValue('IPv6', lab.pod('pod-b').ipv6, 8080).toString('hex'),
     );
   });
@@ -86,7 +87,7 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
         (_, i) => [endpointKey(7, i), endpointValue('IPv4', `198.18.${i >> 8}.${i & 255}`, 8080)] as const,
       );
       other.maps.endpoints.update(entries);
-      const dump = await other.maps.endpoints.dump();
+      const dump = await other.maps.endpoints.dump(new TurnBudget(10));
       expect(dump.size).toBe(10_000);
       expect(dump.get(endpointKey(7, 9_999).toString('hex'))).toEqual(entries[9_999]![1].toString('hex'));
       // The drift check's reads: slices of about 3,000 (whole batches) from the kernel's batch position, each key once.
@@ -107,7 +108,7 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
       expect(new Set(seen).size).toBe(10_000);
       expect(slices).toBeGreaterThanOrEqual(3);
       other.maps.endpoints.delete(entries.map(([key]) => key));
-      expect((await other.maps.endpoints.dump()).size).toBe(0);
+      expect((await other.maps.endpoints.dump(new TurnBudget(10))).size).toBe(0);
     } finally {
       other.close();
     }

@@ -294,7 +294,7 @@ export class EbpfBackend implements Backend {
         for (const lb of render.lbKeys) live.add(lb);
         await budget.maybeYield();
       }
-      before = await dumpAll(kernel);
+      before = await dumpAll(kernel, budget);
       // Empty maps (the first sync): the writes are the desired state itself, not a copy of it.
       if (MAP_NAMES.every((map) => before[map].size === 0)) plan = emptyPlan(desired);
       else await diffInto(plan, before, desired, budget);
@@ -324,8 +324,8 @@ export class EbpfBackend implements Backend {
     }
     try {
       const sizes = await this.#sizesFor(kernel, before, plan, budget);
-      if (sizes === undefined) await applyPlan(kernel, plan, this.#metrics);
-      else await this.#resize(kernel, sizes, full ? applied : await afterPlan(applied, plan, budget));
+      if (sizes === undefined) await applyPlan(kernel, plan, this.#metrics, budget);
+      else await this.#resize(kernel, sizes, full ? applied : await afterPlan(applied, plan, budget), budget);
     } catch (e) {
       this.#forget();
       throw e;
@@ -385,11 +385,11 @@ export class EbpfBackend implements Backend {
   }
 
   /** New maps of `sizes`, filled with `state` (the sync's result), swapped in for the programs. */
-  async #resize(kernel: LbKernel, sizes: Record<MapName, number>, state: Entries): Promise<void> {
+  async #resize(kernel: LbKernel, sizes: Record<MapName, number>, state: Entries, budget: TurnBudget): Promise<void> {
     const from = kernel.capacity;
     // The new maps are empty: the whole state is the writes (the record itself, not a copy).
     const fill = emptyPlan(state);
-    await kernel.resize(sizes, (maps) => applyPlan({ maps }, fill, this.#metrics));
+    await kernel.resize(sizes, (maps) => applyPlan({ maps }, fill, this.#metrics, budget));
     this.#pass = undefined; // a drift pass's cursor belongs to the old maps
     for (const map of MAP_NAMES) {
       if (sizes[map] !== from[map]) this.#metrics.resized(map);
@@ -457,11 +457,11 @@ export class EbpfBackend implements Backend {
   }
 }
 
-async function dumpAll(kernel: LbKernel): Promise<Entries> {
+async function dumpAll(kernel: LbKernel, budget: TurnBudget): Promise<Entries> {
   return {
-    services4: await kernel.maps.services4.dump(),
-    services6: await kernel.maps.services6.dump(),
-    endpoints: await kernel.maps.endpoints.dump(),
+    services4: await kernel.maps.services4.dump(budget),
+    services6: await kernel.maps.services6.dump(budget),
+    endpoints: await kernel.maps.endpoints.dump(budget),
   };
 }
 

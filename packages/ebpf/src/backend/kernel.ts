@@ -1,3 +1,4 @@
+import type { TurnBudget } from '@kpng/kit';
 import type { MapName } from '../maps/layout.js';
 
 /** One map as the backend uses it: `BpfMap` in the kernel, `FakeMap` in tests. */
@@ -6,14 +7,16 @@ export interface MapIO {
   delete(keys: readonly Buffer[]): void;
   /**
    * Every (key, value), both as hex (one string each: a Buffer per element costs several times more,
-   * tens of MB at s10k: docs/PERFORMANCE.md); a big map is read in batches, giving the event loop turns.
+   * tens of MB at s10k: docs/PERFORMANCE.md); a big map is read in batches, the event loop given a
+   * turn whenever `budget` is spent.
    */
-  dump(): Promise<Map<string, string>>;
+  dump(budget: TurnBudget): Promise<Map<string, string>>;
   /**
    * `limit` elements or about (the kernel reads whole batches) from `cursor` (undefined: the map's start), and where to go on
    * (undefined: the end was reached). The drift check reads a map this way across several calls.
+   * With a `budget`, the event loop gets a turn between batches whenever it is spent.
    */
-  scan(cursor: ScanCursor | undefined, limit: number): Promise<ScanSlice>;
+  scan(cursor: ScanCursor | undefined, limit: number, budget?: TurnBudget): Promise<ScanSlice>;
 }
 
 /** Where a scan stopped: the kernel's batch position (or last key), or a fake's offset. */

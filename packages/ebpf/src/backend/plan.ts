@@ -9,7 +9,6 @@
  *
  * A program reads an lb's count, then one endpoint index below it: at every step that index exists.
  */
-import { setImmediate as turn } from 'node:timers/promises';
 import type { TurnBudget } from '@kpng/kit';
 import { MAP_NAMES, type MapName } from '../maps/layout.js';
 import type { LbKernel } from './kernel.js';
@@ -56,16 +55,24 @@ export async function diffInto(plan: Plan, from: Entries, to: Entries, budget?: 
   }
 }
 
-/** Elements per write call: a big full sync gives the event loop a turn between batches. */
+/** Most elements per write call (one batch's keys and values are made into bytes at a time). */
 const BATCH = 4096;
 
-/** Writes `plan` in the order above; a refused write throws (counted) and the rest is not written. */
-export async function applyPlan(kernel: Pick<LbKernel, 'maps'>, plan: Plan, metrics: EbpfMetrics): Promise<void> {
+/**
+ * Writes `plan` in the order above; a refused write throws (counted) and the rest is not written.
+ * A batch ends early when `budget` is spent, and the event loop gets its turn after that write.
+ */
+export async function applyPlan(
+  kernel: Pick<LbKernel, 'maps'>,
+  plan: Plan,
+  metrics: EbpfMetrics,
+  budget: TurnBudget,
+): Promise<void> {
   const services = ['services4', 'services6'] as const;
-  await write(kernel, 'endpoints', plan, 'update', metrics);
-  for (const map of services) await write(kernel, map, plan, 'update', metrics);
-  for (const map of services) await write(kernel, map, plan, 'delete', metrics);
-  await write(kernel, 'endpoints', plan, 'delete', metrics);
+  await write(kernel, 'endpoints', plan, 'update', metrics, budget);
+  for (const map of services) await write(kernel, map, plan, 'update', metrics, budget);
+  for (const map of services) await write(kernel, map, plan, 'delete', metrics, budget);
+  await write(kernel, 'endpoints', plan, 'delete', metrics, budget);
 }
 
 async function write(
@@ -74,24 +81,31 @@ async function write(
   plan: Plan,
   op: 'update' | 'delete',
   metrics: EbpfMetrics,
+  budget: TurnBudget,
 ) {
   const io = kernel.maps[map];
   const items = op === 'update' ? plan.upserts[map].entries() : plan.deletes[map].values();
-  // One batch made at a time (its keys as bytes), written, then a turn: never the whole map's at once.
+  // One batch made at a time (its keys as bytes), written, then a turn if the budget is spent:
+  // never the whole map's bytes at once.
   let written = 0;
   for (;;) {
     const updates: (readonly [Buffer, Buffer])[] = [];
     const deletes: Buffer[] = [];
+    let due = false;
+    let more = false;
     for (let next = items.next(); !next.done; next = items.next()) {
       if (op === 'update') {
         const [key, value] = next.value as [string, string];
         updates.push([Buffer.from(key, 'hex'), Buffer.from(value, 'hex')]);
       } else deletes.push(Buffer.from(next.value as string, 'hex'));
-      if (updates.length + deletes.length === BATCH) break;
+      due = budget.due();
+      if (due || updates.length + deletes.length === BATCH) {
+        more = true;
+        break;
+      }
     }
     const size = updates.length + deletes.length;
     if (size === 0) break;
-    if (written > 0) await turn();
     try {
       if (op === 'update') io.update(updates);
       else io.delete(deletes);
@@ -100,7 +114,8 @@ async function write(
       throw e;
     }
     written += size;
-    if (size < BATCH) break;
+    if (!more) break;
+    if (due) await budget.yield();
   }
   if (written > 0) metrics.written(map, op, written);
 }

@@ -1,4 +1,4 @@
-import { setImmediate as turn } from 'node:timers/promises';
+import type { TurnBudget } from '@kpng/kit';
 import { BpfError } from './errors.js';
 import type { ScanCursor, ScanSlice } from '../backend/kernel.js';
 import type { Libbpf } from './ffi.js';
@@ -63,14 +63,14 @@ export class BpfMap {
   }
 
   /**
-   * Every (key, value) in the map, keys as hex (full syncs): `scan` to the end, the event loop
-   * getting a turn every 4096 elements (an s50k map holds half a million).
+   * Every (key, value) in the map, both as hex (full syncs): `scan` to the end, the event loop
+   * getting a turn whenever `budget` is spent (an s50k map holds half a million).
    */
-  async dump(): Promise<Map<string, string>> {
+  async dump(budget: TurnBudget): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     let cursor: ScanCursor | undefined;
     do {
-      const slice = await this.scan(cursor, Number.POSITIVE_INFINITY);
+      const slice = await this.scan(cursor, Number.POSITIVE_INFINITY, budget);
       for (const [key, value] of slice.entries) out.set(key, value);
       cursor = slice.next;
     } while (cursor !== undefined);
@@ -79,21 +79,21 @@ export class BpfMap {
 
   /**
    * About `limit` elements from `cursor` (whole batches: up to 4095 more): `BPF_MAP_LOOKUP_BATCH`
-   * (5.6), 4096 elements a call (the
-   * cursor is the kernel's batch position: a hash map's bucket index), else one element at a
-   * time (the cursor is the last key). A turn for the event loop between batches.
+   * (5.6), 4096 elements a call (the cursor is the kernel's batch position: a hash map's bucket
+   * index), else one element at a time (the cursor is the last key). With a `budget`, the event
+   * loop gets a turn between batches whenever it is spent; without one, keep `limit` small.
    */
-  async scan(cursor: ScanCursor | undefined, limit: number): Promise<ScanSlice> {
+  async scan(cursor: ScanCursor | undefined, limit: number, budget?: TurnBudget): Promise<ScanSlice> {
     if (typeof cursor === 'number') throw new Error(`${this.name}: not a map cursor`);
     if (this.#lookupBatches) {
-      const out = await this.#scanBatched(cursor ?? null, limit);
+      const out = await this.#scanBatched(cursor ?? null, limit, budget);
       if (out !== undefined) return out;
       this.#lookupBatches = false;
     }
-    return this.#scanEach(cursor ?? null, limit);
+    return this.#scanEach(cursor ?? null, limit, budget);
   }
 
-  async #scanBatched(start: Buffer | null, limit: number): Promise<ScanSlice | undefined> {
+  async #scanBatched(start: Buffer | null, limit: number, budget?: TurnBudget): Promise<ScanSlice | undefined> {
     const entries: [string, string][] = [];
     const keys = Buffer.alloc(DUMP_BATCH * this.keySize);
     const values = Buffer.alloc(DUMP_BATCH * this.valueSize);
@@ -108,18 +108,21 @@ export class BpfMap {
         if (position === null && this.#unsupported(-rc)) return undefined;
         throw new BpfError(`dump ${this.name}`, -rc);
       }
+      // The batch is read already: a spent budget gives its turn after the batch is turned into text.
+      let due = false;
       for (let i = 0; i < count[0]; i++) {
         const key = keys.toString('hex', i * this.keySize, (i + 1) * this.keySize);
         entries.push([key, values.toString('hex', i * this.valueSize, (i + 1) * this.valueSize)]);
+        if (budget?.due()) due = true;
       }
       if (rc !== 0) return { entries, next: undefined }; // ENOENT: the end of the map
       position = next;
       if (entries.length >= limit) return { entries, next };
-      await turn();
+      if (due) await budget!.yield();
     }
   }
 
-  async #scanEach(start: Buffer | null, limit: number): Promise<ScanSlice> {
+  async #scanEach(start: Buffer | null, limit: number, budget?: TurnBudget): Promise<ScanSlice> {
     const entries: [string, string][] = [];
     let key = start;
     for (;;) {
@@ -134,7 +137,7 @@ export class BpfMap {
       const found = this.lib.lookup(this.fd, next, value);
       if (found === 0) entries.push([next.toString('hex'), value.toString('hex')]);
       else if (-found !== ENOENT) throw new BpfError(`lookup in ${this.name}`, -found);
-      if (entries.length % DUMP_BATCH === 0) await turn();
+      if (budget?.due()) await budget.yield();
       key = next;
     }
   }
