@@ -75,14 +75,62 @@ describe('NetpolEnforcer', () => {
     await enforcer.sync(state(['198.18.1.11'], fromClients, ['198.18.1.20', fromClients]));
     const map = await nft.listElements(TABLE.family, TABLE.name, { map: podMap('ingress', 'IPv4') });
     expect(map.map((e) => `${e.key.join('')} ${e.value?.join('')}`).sort()).toEqual([
-      '198.18.1.10 jump ingress-1-v4',
-      '198.18.1.20 jump ingress-1-v4',
+      '198.18.1.10 jump ingress-1',
+      '198.18.1.20 jump ingress-1',
     ]);
     await enforcer.sync(state(['198.18.1.11'], fromClientsAnyPort, ['198.18.1.20', fromClients]));
     expect(operations(nft)).toEqual(['delete element', 'add chain', 'add rule', 'add rule', 'add element']);
     await enforcer.sync(state(['198.18.1.11'], fromClientsAnyPort, ['198.18.1.20', fromClientsAnyPort]));
     // The last pod left the first chain: it goes.
     expect(operations(nft)).toEqual(['delete element', 'flush chain', 'delete chain', 'add element']);
+  });
+
+  test("one chain holds both families' rules, one rule per peer and port: no anonymous set", async () => {
+    const nft = new FakeNft();
+    const enforcer = new NetpolEnforcer({ nft, log: SILENT_LOGGER });
+    const ports = [80, 8080, 9000].map((port) => ({
+      protocol: 'TCP' as const,
+      port,
+      endPort: port === 9000 ? 9010 : port,
+    }));
+    const policy: PodPolicy['ingress'] = {
+      isolated: true,
+      allow: [{ peers: { group: CLIENTS, cidrs: ['203.0.113.0/25'] }, ports }],
+    };
+    const dualStack: PolicyState = {
+      pods: new Map([
+        [
+          podKey('default', 'p0'),
+          {
+            namespace: 'default',
+            name: 'p0',
+            ips: ['198.18.1.10', '2001:db8::10'],
+            ingress: policy,
+            egress: { isolated: false, allow: [] },
+          },
+        ],
+      ]),
+      groups: new Map([[CLIENTS, { kind: 'ips', ips: ['198.18.1.11', '2001:db8::11'] }]]),
+    };
+    await enforcer.sync(dualStack);
+    const jumps = await Promise.all(
+      (['IPv4', 'IPv6'] as const).map(async (f) =>
+        (await nft.listElements(TABLE.family, TABLE.name, { map: podMap('ingress', f) })).map((e) => e.value?.join('')),
+      ),
+    );
+    expect(jumps).toEqual([['jump ingress-1'], ['jump ingress-1']]);
+    const rules = nft
+      .objects()
+      .filter((o) => o.kind === 'rule' && o.chain === 'ingress-1')
+      .map((o) => (o as { rule: string }).rule);
+    const dports = ['th dport 80', 'th dport 8080', 'th dport 9000-9010'];
+    expect(rules).toEqual([
+      ...dports.map((d) => `ip saddr @group-0-v4 meta l4proto tcp ${d} accept`),
+      ...dports.map((d) => `ip saddr 203.0.113.0-203.0.113.127 meta l4proto tcp ${d} accept`),
+      ...dports.map((d) => `ip6 saddr @group-0-v6 meta l4proto tcp ${d} accept`),
+      'counter drop',
+    ]);
+    expect(nft.objects().filter((o) => o.kind === 'chain')).toHaveLength(2); // forward, ingress-1
   });
 
   test('after a failed sync the next one rewrites the table', async () => {

@@ -23,7 +23,7 @@ export function groupSet(id: number, family: IPFamily): string {
   return `group-${id}-${SUFFIX[family]}`;
 }
 
-/** The verdict chain `id` (the rules of every local pod with the same allow list). */
-export function verdictChain(direction: Direction, id: number, family: IPFamily): string {
-  return `${direction}-${id}-${SUFFIX[family]}`;
+/** The verdict chain `id`: the rules (both families) of every local pod with the same allow list. */
+export function verdictChain(direction: Direction, id: number): string {
+  return `${direction}-${id}`;
 }

@@ -55,12 +55,12 @@ function kernelVerdict(objects: readonly object[], direction: Direction, ip: str
     if (endpoint) ok &&= inSet(endpoint[1]!, `${c.peer} . ${c.protocol.toLowerCase()} . ${c.port}`);
     const set = take(/^ip [sd]addr @(\S+) /);
     if (set) ok &&= inSet(set[1]!, c.peer);
-    const cidrs = take(/^ip [sd]addr \{ ([^}]+) \} /);
-    if (cidrs) ok &&= inRanges(cidrs[1]!, c.peer, address);
+    const cidrs = take(/^ip [sd]addr (?:\{ ([^}]+) \}|([\d.-]+)) /);
+    if (cidrs) ok &&= inRanges(cidrs[1] ?? cidrs[2]!, c.peer, address);
     const proto = take(/^meta l4proto (\w+) /);
     if (proto) ok &&= proto[1] === c.protocol.toLowerCase();
-    const ports = take(/^th dport \{ ([^}]+) \} /);
-    if (ports) ok &&= inRanges(ports[1]!, String(c.port), port);
+    const ports = take(/^th dport (?:\{ ([^}]+) \}|([\d-]+)) /);
+    if (ports) ok &&= inRanges(ports[1] ?? ports[2]!, String(c.port), port);
     expect(rest).toBe(direction === 'ingress' ? 'accept' : 'return');
     if (ok) return true;
   }

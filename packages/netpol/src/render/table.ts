@@ -3,10 +3,12 @@
  * - a **peer group** (the pods one rule selects, shared by every pod the policy selects) is one
  *   set per family: its pods' addresses, or for an egress rule's named ports `address . protocol .
  *   port`; a peer's change adds or deletes that set's elements, nothing else;
- * - a **verdict chain** per distinct allow list (direction, family, rules): one rule per allow
- *   entry (`ip saddr @group-N` and/or the rule's ipBlocks, then its ports), then `counter drop`;
- *   local pods with the same allow list share it, and it never changes (a new list is a new chain);
- * - per isolated local pod IP, one element of the direction's verdict map: `IP : jump CHAIN`.
+ * - a **verdict chain** per distinct allow list (direction, rules), both families' rules in one
+ *   chain: one rule per allow entry, peer (`ip saddr @group-N`, an ipBlock's address range) and
+ *   port span (no anonymous sets up to `EXPAND_LIMIT`: nft's cache costs every transaction per
+ *   set and per chain, not per rule), then `counter drop`; local pods with the same allow list
+ *   share it, and it never changes (a new list is a new chain);
+ * - per isolated local pod IP, one element of its family's verdict map: `IP : jump CHAIN`.
  * A sync turns the changed pods (the view hands out the same object for an unchanged pod) and
  * the changed groups into ordered operations: map elements deleted, unused chains and sets
  * deleted, group elements deleted, then sets, elements, chains and map elements added.
@@ -70,6 +72,14 @@ export function groupElements(group: PeerGroup | undefined, family: IPFamily): M
   return out;
 }
 
+/**
+ * Up to this many port spans (or address ranges) of one rule are written as one nft rule each
+ * rather than an anonymous set: every set, anonymous or named, costs every later transaction (nft
+ * fetches every set of the ruleset into its cache first), a rule does not. Longer lists (rare)
+ * stay one set.
+ */
+export const EXPAND_LIMIT = 16;
+
 function portMatches(rule: AllowRule): readonly string[] {
   if (rule.ports === undefined) return [''];
   const out: string[] = [];
@@ -80,7 +90,9 @@ function portMatches(rule: AllowRule): readonly string[] {
     if (spans.length === 0) continue;
     const every = spans.length === 1 && spans[0]?.first === 0 && spans[0]?.last === 65535;
     const proto = `meta l4proto ${NFT_PROTOCOL[protocol]}`;
-    out.push(every ? proto : `${proto} th dport { ${spans.map(formatPorts).join(', ')} }`);
+    if (every) out.push(proto);
+    else if (spans.length <= EXPAND_LIMIT) for (const span of spans) out.push(`${proto} th dport ${formatPorts(span)}`);
+    else out.push(`${proto} th dport { ${spans.map(formatPorts).join(', ')} }`);
   }
   return out;
 }
@@ -116,12 +128,9 @@ export function verdictRules(
       const ranges = rule.peers.cidrs
         .map((cidr) => addressRange(cidr, family))
         .filter((range): range is AddressRange => range !== undefined);
-      if (ranges.length > 0)
-        peers.push(
-          `${match} ${peerField} { ${disjointRanges(ranges)
-            .map((r) => formatRange(r, family))
-            .join(', ')} }`,
-        );
+      const disjoint = disjointRanges(ranges).map((r) => formatRange(r, family));
+      if (disjoint.length > EXPAND_LIMIT) peers.push(`${match} ${peerField} { ${disjoint.join(', ')} }`);
+      else for (const r of disjoint) peers.push(`${match} ${peerField} ${r}`);
     }
     for (const peer of peers)
       for (const port of portMatches(rule)) rules.add([peer, port, verdict].filter((part) => part !== '').join(' '));
@@ -194,26 +203,36 @@ export class PolicyTable {
       }
       pods.delete(podKey);
     };
+    /** The chain of one allow list, both families' rules in it (a pod's addresses of either family jump there). */
+    const chainOf = (direction: Direction, allow: readonly AllowRule[]): string => {
+      const rules: string[] = [];
+      const named = new Set<PeerGroupKey>();
+      for (const family of this.#families) {
+        const list = verdictRules(direction, family, allow, (key, kind) => groupSetName(key, kind, family));
+        rules.push(...list.rules);
+        list.groups.forEach((key) => named.add(key));
+      }
+      const chainKey = [direction, ...rules].join('\n');
+      if (!chains.has(chainKey))
+        chains.set(chainKey, {
+          name: verdictChain(direction, this.#nextId++),
+          direction,
+          rules,
+          groups: [...named],
+          refs: 0,
+        });
+      return chainKey;
+    };
     const acquire = (podKey: PodKey, policy: PodPolicy): void => {
       const taken: (readonly [string, string])[] = [];
-      for (const ip of policy.ips) {
-        const family = familyOf(ip);
-        if (!this.#families.includes(family)) continue;
-        for (const direction of DIRECTIONS) {
-          const { isolated, allow } = direction === 'ingress' ? policy.ingress : policy.egress;
-          if (!isolated) continue;
-          const { rules, groups: named } = verdictRules(direction, family, allow, (key, kind) =>
-            groupSetName(key, kind, family),
-          );
-          const chainKey = [direction, family, ...rules].join('\n');
-          if (!chains.has(chainKey))
-            chains.set(chainKey, {
-              name: verdictChain(direction, this.#nextId++, family),
-              direction,
-              rules,
-              groups: named,
-              refs: 0,
-            });
+      for (const direction of DIRECTIONS) {
+        const { isolated, allow } = direction === 'ingress' ? policy.ingress : policy.egress;
+        if (!isolated) continue;
+        let chainKey: string | undefined;
+        for (const ip of policy.ips) {
+          const family = familyOf(ip);
+          if (!this.#families.includes(family)) continue;
+          chainKey ??= chainOf(direction, allow);
           refChain(chainKey, 1);
           const key = `${podMap(direction, family)} ${ip}`;
           claim(key, podKey, chainKey);
