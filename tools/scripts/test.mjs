@@ -27,7 +27,7 @@
 //   they run from the start beside the first pass rather than at its tail (docs/TESTING.md, "The side
 //   lanes"). The rest of tools/release stays in the Nx run.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sumReports, totalLine, withExitStatus } from './totals.mjs';
 import { IMAGE_SUITES, LANES, laneSuites, VM_SUITES } from './vm-lane.mjs';
@@ -59,12 +59,15 @@ function collect(dirs, { requireAll, file = REPORT }) {
 const names = (dirs) => dirs.map((d) => d.slice(root.length)).join(', ');
 const clearReports = (dirs, file = REPORT) => dirs.forEach((dir) => rmSync(join(dir, file), { force: true }));
 const line = totalLine;
+/** Wall time from `started` to `ended` (ms), printed beside each pass's and lane's counts: which one is the run's critical path. */
+const took = (/** @type {number} */ started, ended = Date.now()) => `in ${((ended - started) / 60_000).toFixed(1)} min`;
 
 clearReports(projectDirs);
 // The second pass's node, fetched (and its integrity checked) before the image lane starts: both read
 // the release tool's cache, and only one process at a time may fill it.
 const ltsNode = process.env.KPNG_TEST_NODE_LTS && !filtered ? pinnedNode() : undefined;
 const lanes = filtered ? [] : [sideLane('vm'), sideLane('images')];
+const firstStarted = Date.now();
 const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stream', '--parallel=1', ...args], {
   cwd: root,
   env: filtered ? env : { ...env, KPNG_VITEST_EXCLUDE: [VM_SUITES, ...IMAGE_SUITES].join(',') },
@@ -73,9 +76,10 @@ const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stre
 const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
 
 if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
-  console.log(`\nfirst pass (node ${process.version}): ${line(total)}`);
+  console.log(`\nfirst pass (node ${process.version}, ${took(firstStarted)}): ${line(total)}`);
+  const secondStarted = Date.now();
   const lts = ltsPass(/** @type {{ node?: string, why?: string }} */ (ltsNode));
-  console.log(`second pass (node ${lts.version}, packages/*): ${line(lts)}`);
+  console.log(`second pass (node ${lts.version}, packages/*, ${took(secondStarted)}): ${line(lts)}`);
   total.passed += lts.passed;
   total.failed += lts.failed;
   total.skipped += lts.skipped;
@@ -83,7 +87,7 @@ if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
 
 for (const lane of lanes) {
   const done = await lane;
-  console.log(`${done.title} (${names(done.dirs)}): ${line(done)}`);
+  console.log(`${done.title} (${names(done.dirs)}, ${done.took}): ${line(done)}`);
   total.passed += done.passed;
   total.failed += done.failed;
   total.skipped += done.skipped;
@@ -104,6 +108,7 @@ function sideLane(lane) {
   clearReports(dirs, report);
   const logPath = join(root, `.vitest-${lane}-lane.log`);
   const logFd = openSync(logPath, 'w');
+  const started = Date.now();
   const child = spawn(process.execPath, [join(root, 'tools/scripts/vm-lane.mjs'), `--lane=${lane}`, ...dirs], {
     cwd: root,
     env,
@@ -114,8 +119,12 @@ function sideLane(lane) {
   return new Promise((resolve) => {
     /** @param {number} status @param {string} [why] */
     const done = (status, why) => {
+      // The passes block this event loop (spawnSync): a lane that ended during them is only seen now.
+      // Its log's last write is when it ended.
+      const elapsed = took(started, statSync(logPath).mtimeMs);
       console.log(`\n=== ${title} output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
-      resolve({ ...withExitStatus(collect(dirs, { requireAll: true, file: report }), status), dirs, title });
+      const counts = withExitStatus(collect(dirs, { requireAll: true, file: report }), status);
+      resolve({ ...counts, dirs, title, took: elapsed });
     };
     child.on('error', (err) => done(1, err.message));
     child.on('close', (code) => done(code ?? 1));
