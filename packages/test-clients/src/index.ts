@@ -82,7 +82,7 @@ export {
 // Kubernetes access
 export { Reflector, type ReflectorOptions } from './kube/reflector.js';
 export type { ObjectEvent, ObjectEventType, ObjectStream, StreamHandler } from './kube/stream.js';
-export { ApiError, getObject, getText, listAll, namespacedPath } from './kube/http.js';
+export { ApiError, getObject, getText, MAX_BODY_BYTES, namespacedPath } from './kube/http.js';
 export { CREATED_AT_ANNOTATION, TRIGGER_TIME_ANNOTATION, parseTime, podIP, type IPFamily } from './kube/objects.js';
 
 // Metrics

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FlagError, FlagSet, HelpRequested, VersionRequested } from '../config/flags.js';
-import { getText, listAll, namespacedPath } from '../kube/http.js';
+import { listRaw } from '@kpng/core/kube-api';
+import { getText, MAX_BODY_BYTES, namespacedPath } from '../kube/http.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import type { KubeObject } from '../kube/objects.js';
 import { PACKAGE_VERSION } from '../util/version.js';
@@ -109,10 +110,9 @@ export async function checkMain(argv: readonly string[], deps: CheckDeps = {}): 
   const signal = AbortSignal.timeout(60_000);
   try {
     const kc = deps.kubeConfig ?? loadKubeConfig(flags.string('Kubeconfig'));
-    const { items } = await listAll<PodObject>(
+    const { items } = await listRaw<PodObject>(
       kc,
-      namespacedPath('core', namespace, 'pods'),
-      { labelSelector: flags.string('Selector') },
+      { path: namespacedPath('core', namespace, 'pods'), labelSelector: flags.string('Selector') },
       signal,
     );
     const pods: ClientPod[] = await Promise.all(
@@ -131,7 +131,7 @@ export async function checkMain(argv: readonly string[], deps: CheckDeps = {}): 
             `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}:${port}/proxy/metrics`,
             {},
             signal,
-            'text/plain',
+            { accept: 'text/plain', maxBytes: MAX_BODY_BYTES.metrics },
           );
           return { ...base, metrics: { text } };
         } catch (error) {

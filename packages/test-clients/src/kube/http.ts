@@ -7,63 +7,51 @@ export { ApiStatusError as ApiError };
 export type Query = Readonly<Record<string, string | undefined>>;
 
 /**
- * One GET returning parsed JSON. Auth and TLS come from the kubeconfig (`applyToFetchOptions`);
- * the body stays raw JSON (client-node's generated clients would turn timestamps into whole-second
- * Dates, the opposite of what these clients need).
+ * The most a GET's answer may hold (core's `readBody` destroys the response past it, and the GET
+ * fails): one object (etcd stores at most 1.5 MiB; JSON leaves room), one pod's metrics text
+ * through the API server's proxy. LISTs are core's `listRaw` (paged, parsed item by item).
  */
-export async function getJson(kc: KubeConfig, path: string, query: Query, signal: AbortSignal): Promise<unknown> {
-  return JSON.parse(await getText(kc, path, query, signal, 'application/json')) as unknown;
+export const MAX_BODY_BYTES = {
+  object: 3 * 1024 * 1024,
+  metrics: 16 * 1024 * 1024,
+} as const;
+
+/**
+ * One GET returning parsed JSON, at most `maxBytes` of it. Auth and TLS come from the kubeconfig
+ * (`applyToFetchOptions`); the body stays raw JSON (client-node's generated clients would turn
+ * timestamps into whole-second Dates, the opposite of what these clients need).
+ */
+export async function getJson(
+  kc: KubeConfig,
+  path: string,
+  query: Query,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<unknown> {
+  return JSON.parse(await getText(kc, path, query, signal, { accept: 'application/json', maxBytes })) as unknown;
 }
 
-/** One GET returning the body as text (e.g. a pod's /metrics through the API server's proxy). */
+/** One GET returning the body as text (e.g. a pod's /metrics through the API server's proxy), at most `maxBytes`. */
 export async function getText(
   kc: KubeConfig,
   path: string,
   query: Query,
   signal: AbortSignal,
-  accept = '*/*',
+  options: { readonly accept?: string; readonly maxBytes: number },
 ): Promise<string> {
-  const { url, res } = await apiRequest(kc, 'GET', path, query, signal, undefined, accept);
+  const { url, res } = await apiRequest(kc, 'GET', path, query, signal, undefined, options.accept ?? '*/*');
   if (res.statusCode !== 200) throw await statusError('GET', url, res);
-  return readBody(res);
+  return readBody(res, options.maxBytes);
 }
 
 /** GET one object; undefined when it does not exist (404). */
 export async function getObject<T>(kc: KubeConfig, path: string, signal: AbortSignal): Promise<T | undefined> {
   try {
-    return (await getJson(kc, path, {}, signal)) as T;
+    return (await getJson(kc, path, {}, signal, MAX_BODY_BYTES.object)) as T;
   } catch (error) {
     if (error instanceof ApiStatusError && error.statusCode === 404) return undefined;
     throw error;
   }
-}
-
-export interface ListResult<T> {
-  readonly items: readonly T[];
-  readonly resourceVersion: string;
-}
-
-/** LIST every page (`limit` + `continue`), so large target sets are read completely. */
-export async function listAll<T>(
-  kc: KubeConfig,
-  path: string,
-  query: Query,
-  signal: AbortSignal,
-  pageSize = 500,
-): Promise<ListResult<T>> {
-  const items: T[] = [];
-  let resourceVersion = '';
-  let token: string | undefined;
-  do {
-    const page = (await getJson(kc, path, { ...query, limit: String(pageSize), continue: token }, signal)) as {
-      items?: T[] | null;
-      metadata?: { resourceVersion?: string; continue?: string };
-    };
-    items.push(...(page.items ?? []));
-    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-    token = page.metadata?.continue || undefined;
-  } while (token !== undefined);
-  return { items, resourceVersion };
 }
 
 export function namespacedPath(

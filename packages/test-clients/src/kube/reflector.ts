@@ -1,8 +1,9 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { listRaw, watchRaw, type Collection } from '@kpng/core/kube-api';
 import { Backoff } from '@kpng/kit';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
-import { ApiError, listAll } from './http.js';
+import { ApiError } from './http.js';
 import { keyOf, type KubeObject } from './objects.js';
 import type { ObjectEvent, ObjectEventType, ObjectStream, StreamHandler } from './stream.js';
 
@@ -27,7 +28,10 @@ interface WatchEnd {
  * client-go's reflector, reduced to what the clients need: LIST (every page), then WATCH from the
  * list's resourceVersion, resuming after a closed watch and relisting after 410 Gone (a relist
  * reports what changed meanwhile, deletions included). Each event carries the client-clock time
- * it arrived, which is where the clients' measurements start.
+ * it arrived, which is where the clients' measurements start. The LIST and WATCH requests are the
+ * kube source's (`listRaw`, `watchRaw` from `@kpng/core/kube-api`); this class keeps only the
+ * clients' loop over them (an object cache that yields deletions on a relist, receive times), which
+ * core's informer, built to feed the model, does not offer.
  */
 export class Reflector<T extends KubeObject> implements ObjectStream<T> {
   private readonly clock: Clock;
@@ -46,7 +50,7 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
     while (!signal.aborted) {
       try {
         if (resourceVersion === undefined) {
-          const list = await listAll<T>(this.options.kubeConfig, this.options.path, this.selectors(), signal);
+          const list = await listRaw<T>(this.options.kubeConfig, this.collection(), signal);
           this.applyList(list.items, !synced, handler);
           resourceVersion = list.resourceVersion;
           if (!synced) {
@@ -74,8 +78,9 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
     }
   }
 
-  private selectors(): Record<string, string | undefined> {
-    return { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector };
+  private collection(): Collection {
+    const { path, labelSelector, fieldSelector } = this.options;
+    return { path, labelSelector, fieldSelector };
   }
 
   private applyList(items: readonly T[], initial: boolean, handler: StreamHandler<T>): void {
@@ -113,8 +118,9 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
         const gone = statusOf(error) === 410;
         resolve({ relist: relist || gone, ...(error && !gone ? { error } : {}) });
       };
-      const onEvent = (phase: string, object: T): void => {
+      const onEvent = (phase: string, raw: unknown): void => {
         const receivedAt = this.clock.now();
+        const object = raw as T;
         if (phase === 'ERROR') {
           if ((object as { code?: number }).code === 410) relist = true;
           return;
@@ -129,13 +135,15 @@ export class Reflector<T extends KubeObject> implements ObjectStream<T> {
         handler.event({ type, object, receivedAt, initial: false } satisfies ObjectEvent<T>);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      new Watch(this.options.kubeConfig)
-        .watch(this.options.path, { ...this.selectors(), resourceVersion, allowWatchBookmarks: true }, onEvent, done)
-        .then((c) => {
-          controller = c;
-          if (signal.aborted) c.abort();
-        })
-        .catch(done);
+      // watchRaw never rejects: a failed request is reported through `ended` (before it returns).
+      void watchRaw(this.options.kubeConfig, this.collection(), resourceVersion, {
+        opened: () => undefined,
+        event: onEvent,
+        ended: done,
+      }).then((c) => {
+        controller = c;
+        if (signal.aborted) c.abort();
+      });
     });
   }
 }
