@@ -122,7 +122,7 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
 
   it('the maps grow while attached: 40 more Services, the links switched to the new programs, every Service reached', async () => {
     const client = lab.pod('client').namespace;
-    const before = cgroup.attached();
+    const before = await cgroup.attached();
     // The first sync grew them for 5 Service keys (IPv4) and 12 endpoints (a quarter more, a power of two).
     expect(await capacity()).toEqual([
       'kpng_ebpf_map_capacity{map="services4"} 8',
@@ -144,7 +144,7 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
         4,
       ),
     );
-    expect(cgroup.attached()).toEqual(before); // eight programs, none twice, none missing
+    expect(await cgroup.attached()).toEqual(before); // eight programs, none twice, none missing
     // 45 Service keys and 52 endpoints now.
     expect(await capacity()).toEqual([
       'kpng_ebpf_map_capacity{map="services4"} 64',
@@ -204,9 +204,9 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
   });
 
   it('cleanup() detaches every program: nothing is left on the cgroup', async () => {
-    expect(cgroup.attached()).toHaveLength(8);
+    expect(await cgroup.attached()).toHaveLength(8);
     await backend.cleanup();
-    expect(cgroup.attached()).toEqual([]);
+    expect(await cgroup.attached()).toEqual([]);
     expect((await explain(empty)).text).toBe(
       `# default/empty in BPF maps on cgroup ${cgroup.path} (no kpng program attached there)\n  (nothing programmed for this Service)\n`,
     );

@@ -51,14 +51,14 @@ describe.skipIf(!e2e.run)('kpng-ebpf in the lab', () => {
     const running = main(['--file', file, '--node-name', 'node-a', ...flags], {}, stop.signal);
     try {
       expect(await waitFor('pod-a')).toBe('pod-a');
-      expect(cgroup.attached()).toHaveLength(8);
+      expect(await cgroup.attached()).toHaveLength(8);
       writeFileSync(file, webManifest(lab.pod('pod-b').ipv4));
       expect(await waitFor('pod-b')).toBe('pod-b');
     } finally {
       stop.abort();
     }
     expect(await running).toBe(0);
-    expect(cgroup.attached()).toEqual([]);
+    expect(await cgroup.attached()).toEqual([]);
     expect(await main(['--cleanup', ...flags], {})).toBe(0);
   });
 
@@ -68,6 +68,6 @@ describe.skipIf(!e2e.run)('kpng-ebpf in the lab', () => {
     await expect(main(['--file', file, '--node-name', 'node-a', ...flags], {}, stop.signal)).rejects.toThrow(
       /is not a cgroup v2 directory/,
     );
-    expect(cgroup.attached()).toEqual([]);
+    expect(await cgroup.attached()).toEqual([]);
   });
 });

@@ -55,8 +55,8 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
 
   const servers = (results: readonly { reply?: string }[]) => new Set(results.map((r) => r.reply?.split(' ')[0]));
 
-  it('attaches the eight programs to the test cgroup, each at its hook', () => {
-    expect(cgroup.attached()).toEqual([
+  it('attaches the eight programs to the test cgroup, each at its hook', async () => {
+    expect(await cgroup.attached()).toEqual([
       'cgroup_inet4_connect kpng_connect4',
       'cgroup_inet4_getpeername kpng_getpeername4',
       'cgroup_inet6_connect kpng_connect6',
@@ -172,13 +172,13 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
   it('close() detaches every program: the cgroup translates nothing after', async () => {
     const again = SockLb.load();
     again.attach(cgroup.path);
-    expect(cgroup.attached()).toHaveLength(16);
+    expect(await cgroup.attached()).toHaveLength(16);
     again.close();
     expect(again.attachedTo).toBeUndefined();
-    expect(cgroup.attached()).toHaveLength(8);
+    expect(await cgroup.attached()).toHaveLength(8);
     // The first instance is still attached; its own detach leaves the cgroup untranslated.
     lb.detach();
-    expect(cgroup.attached()).toEqual([]);
+    expect(await cgroup.attached()).toEqual([]);
     const [result] = await cgroup.client(lab.pod('client').namespace, { proto: 'tcp', ip: V4, port: 80 });
     expect(result?.ok).toBe(false);
   });

@@ -1,13 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { inNetns } from '@kpng/kit';
+import { inNetns, processExecer, runChecked, withTimeout } from '@kpng/kit';
 import type { NetworkNamespace, ProbeResult } from '@kpng/lab';
 import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
 
-const run = promisify(execFile);
 const PREFIX = 'kpng-test-';
 const CLIENT = new URL('./fixtures/sock-client.mjs', import.meta.url).pathname;
 
@@ -74,13 +71,15 @@ export class TestCgroup {
     const argv = inNetns(namespace.name, [process.execPath, CLIENT, JSON.stringify(full)]);
     // `ip netns exec` remounts /sys, hiding the cgroup mount: the shell moves itself in first.
     const command = inside ? ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv] : argv;
-    const { stdout } = await run(command[0]!, command.slice(1), { timeout: 10_000 + full.count * full.timeoutMs });
+    // The client's own timeouts bound it; this only ends a client that hangs past all of them.
+    const execer = withTimeout(processExecer, 10_000 + full.count * full.timeoutMs);
+    const { stdout } = await runChecked(execer, command);
     return JSON.parse(stdout) as ClientResult[];
   }
 
   /** What bpftool sees attached here: `attach_type program_name`, sorted. */
-  attached(): string[] {
-    const out = execFileSync('bpftool', ['-j', 'cgroup', 'show', this.path], { encoding: 'utf8' }).trim();
+  async attached(): Promise<string[]> {
+    const out = (await runChecked(processExecer, ['bpftool', '-j', 'cgroup', 'show', this.path])).stdout.trim();
     const list = (out === '' ? [] : JSON.parse(out)) as { attach_type: string; name: string }[];
     return list.map((p) => `${p.attach_type} ${p.name}`).sort();
   }
