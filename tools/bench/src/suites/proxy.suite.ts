@@ -48,6 +48,12 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * of each run there, for `node --cpu-prof`'s usual tools), `--node-args=A,B` (V8/Node flags for the
  * program, e.g. `--node-args=--max-semi-space-size=2`).
  *
+ * `--vs-node-args=A,B` measures V8/Node flags against the program's own figures in the same runs:
+ * each run also starts the program (over no Services, then over the scenario) with those flags in
+ * place of `--node-args`'s, figures `proxy.flags.*` (start to programmed, its CPU, peak RSS, one
+ * change, and `.no-services`), and `proxy.flags.<figure>.vs.default`, the median of the runs' ratios
+ * to the same figure without them (the reference).
+ *
  * `--program=kube-proxy` runs the compat binary instead (`--proxy-mode=nftables`, a kubeconfig for
  * the fake server, `--hostname-override`; `programLaunch` lists every flag and why): the same figures,
  * named `compat.*`, its reference the same binary over no Services. Its start-up cleanup touches the
@@ -80,6 +86,8 @@ export default defineSuite({
     const prefix = METRIC_PREFIX[program];
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
+    const nodeArgs = argList(ctx.options['node-args']);
+    const vsArgs = typeof ctx.options['vs-node-args'] === 'string' ? argList(ctx.options['vs-node-args']) : undefined;
     const figures = new Map<string, number[]>();
     const add = (name: string, value: number): void => {
       const metric = name.replace(/^proxy\./, `${prefix}.`);
@@ -94,6 +102,7 @@ export default defineSuite({
           { ...objects, services: [], endpointSlices: [] },
           0,
           `ref-${run}`,
+          nodeArgs,
         );
         add('proxy.start-to-programmed.no-services', empty.startMs);
         add('proxy.start-to-programmed.cpu.no-services', empty.startCpuMs);
@@ -101,7 +110,7 @@ export default defineSuite({
         add('proxy.startup.event-loop-max.no-services', empty.startupLoopMaxMs);
       }
       ctx.log(`proxy: ${program} run ${run + 1}/${ctx.runs}`);
-      const r = await runOnce(ctx, program, entry, objects, changes, `run-${run}`);
+      const r = await runOnce(ctx, program, entry, objects, changes, `run-${run}`, nodeArgs);
       add('proxy.start-to-programmed', r.startMs);
       add('proxy.start-to-programmed.cpu', r.startCpuMs);
       add('proxy.startup.event-loop-max', r.startupLoopMaxMs);
@@ -114,7 +123,7 @@ export default defineSuite({
       add('proxy.peak-rss', r.peakRss);
       if (nftEntry !== undefined) {
         ctx.log(`proxy: kpng-nft (the reference) run ${run + 1}/${ctx.runs}`);
-        const n = await runOnce(ctx, 'kpng-nft', nftEntry, objects, changes, `nft-${run}`);
+        const n = await runOnce(ctx, 'kpng-nft', nftEntry, objects, changes, `nft-${run}`, nodeArgs);
         add('proxy.nft.start-to-programmed', n.startMs);
         add('proxy.nft.peak-rss', n.peakRss);
         add('proxy.nft.first-sync.event-loop-max', n.firstSyncLoop.maxMs);
@@ -125,10 +134,33 @@ export default defineSuite({
       if (r.changeLoopMaxMs !== undefined) add('proxy.one-change.event-loop-max', r.changeLoopMaxMs);
       for (const ms of r.changeMs) add('proxy.one-change', ms);
       for (const ms of r.changeBackendMs) add('proxy.one-change.backend', ms);
+      if (vsArgs !== undefined) {
+        ctx.log(`proxy: ${program} with ${vsArgs.join(' ')} run ${run + 1}/${ctx.runs}`);
+        const none = { ...objects, services: [], endpointSlices: [] };
+        const fe = await runOnce(ctx, program, entry, none, 0, `flags-ref-${run}`, vsArgs);
+        const fr = await runOnce(ctx, program, entry, objects, changes, `flags-${run}`, vsArgs);
+        const pairs: [string, number, number | undefined][] = [
+          ['start-to-programmed', fr.startMs, r.startMs],
+          ['start-to-programmed.cpu', fr.startCpuMs, r.startCpuMs],
+          ['peak-rss', fr.peakRss, r.peakRss],
+          ['one-change', median(fr.changeMs), median(r.changeMs)],
+          [
+            'start-to-programmed.cpu.no-services',
+            fe.startCpuMs,
+            figures.get(`${prefix}.start-to-programmed.cpu.no-services`)?.at(-1),
+          ],
+          ['peak-rss.no-services', fe.peakRss, figures.get(`${prefix}.peak-rss.no-services`)?.at(-1)],
+        ];
+        for (const [name, value, reference] of pairs) {
+          if (!Number.isFinite(value)) continue; // no changes asked for
+          add(`proxy.flags.${name}`, value);
+          if (reference !== undefined) add(`proxy.flags.${name}.vs.default`, value / reference);
+        }
+      }
     }
     for (const [metric, values] of figures) {
       const s = summarize(values);
-      const unit = metric.endsWith('.vs.nft')
+      const unit = /\.vs\.(nft|default)$/.test(metric)
         ? 'x'
         : metric.includes('rss')
           ? 'bytes'
@@ -175,6 +207,7 @@ async function runOnce(
   objects: Scenario,
   changes: number,
   tag: string,
+  nodeArgs: readonly string[],
 ): Promise<RunFigures> {
   const server = await FakeApiServer.start(
     ctx.options['plain-http'] === undefined ? { tls: true, managedFields: true, bookmarkEveryMs: 60_000 } : {},
@@ -184,7 +217,7 @@ async function runOnce(
   try {
     await inNamespace(ctx, `proxy-${tag}`, async (ns) => {
       if (program !== 'kpng-ebpf') {
-        figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name);
+        figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name, nodeArgs);
         return;
       }
       const [root] = readCgroupV2Mounts();
@@ -192,7 +225,18 @@ async function runOnce(
       const cgroup = join(root, `kpng-bench-proxy-${process.pid}-${tag}`);
       mkdirSync(cgroup);
       try {
-        figures = await programOnce(ctx, program, entry, objects, changes, server, kubeconfig, ns.name, cgroup);
+        figures = await programOnce(
+          ctx,
+          program,
+          entry,
+          objects,
+          changes,
+          server,
+          kubeconfig,
+          ns.name,
+          nodeArgs,
+          cgroup,
+        );
       } finally {
         rmdirSync(cgroup); // the program has exited: its links (and so its programs) are gone
       }
@@ -214,6 +258,7 @@ async function programOnce(
   server: FakeApiServer,
   kubeconfig: string,
   netns: string,
+  nodeArgs: readonly string[],
   cgroup?: string,
 ): Promise<RunFigures> {
   const fullSync = (line: LogLine): boolean => line.msg === SYNC_MSG[programName] && line['full'] === true;
@@ -245,7 +290,7 @@ async function programOnce(
     signal: ctx.signal,
     nodeArgs: [
       ...(typeof ctx.options['cpu-prof'] === 'string' ? ['--cpu-prof', '--cpu-prof-dir', ctx.options['cpu-prof']] : []),
-      ...(typeof ctx.options['node-args'] === 'string' ? ctx.options['node-args'].split(',') : []),
+      ...nodeArgs,
     ],
   });
   try {
@@ -299,4 +344,12 @@ async function programOnce(
     await poll.stop().catch(() => undefined);
     await program.stop();
   }
+}
+
+function argList(option: unknown): string[] {
+  return typeof option === 'string' ? option.split(',').filter((a) => a !== '') : [];
+}
+
+function median(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : summarize(values).p50;
 }
