@@ -15,6 +15,8 @@ export const ECHO_PORT = 8080;
 export const HOLD_PORT = 9090;
 /** socat's SCTP echo in pod-b (the guest suite starts it). */
 export const SCTP_PORT = 7777;
+/** `etp-local`'s health-check node port (the fixtures have none: set on the state). */
+export const HEALTH_CHECK_PORT = 32082;
 
 const SERVICES: ServiceFixture[] = [
   {
@@ -86,5 +88,15 @@ export interface E2eScenario {
 export function e2eScenario(): E2eScenario {
   const without = (pod: 'a' | 'b'): NodeLocalState =>
     nodeState(SERVICES.map((s) => (s.name === 'held' ? { ...s, endpoints: on(pod === 'a' ? 'b' : 'a') } : s)));
-  return { initial: nodeState(SERVICES), heldWithoutA: without('a'), heldWithoutB: without('b') };
+  const withHealthCheck = (state: NodeLocalState): NodeLocalState => ({
+    ...state,
+    services: state.services.map((s) =>
+      s.name === 'etp-local' ? { ...s, healthCheckNodePort: HEALTH_CHECK_PORT } : s,
+    ),
+  });
+  return {
+    initial: withHealthCheck(nodeState(SERVICES)),
+    heldWithoutA: withHealthCheck(without('a')),
+    heldWithoutB: withHealthCheck(without('b')),
+  };
 }

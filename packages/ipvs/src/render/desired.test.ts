@@ -95,3 +95,38 @@ describe('filterTable: loadBalancerSourceRanges', () => {
     expect(open.filter((o) => o.kind === 'element' && o.set?.startsWith('firewall'))).toEqual([]);
   });
 });
+
+describe('filterTable: health-check node ports at Service addresses', () => {
+  const etpLocal: ServiceFixture = {
+    name: 'lb-local',
+    clusterIPs: clusterIPs(13),
+    loadBalancerIPs: ['203.0.113.71'],
+    ports: [{ port: 80, nodePort: 30087 }],
+    externalLocal: true,
+    endpoints: on('a'),
+  };
+  const tableOf = (services: ServiceFixture[], healthCheckNodePort: number) => {
+    const state = nodeState(services, NODE);
+    const withPort = { ...state, services: state.services.map((s) => ({ ...s, healthCheckNodePort })) };
+    return filterTable(renderDesired(withPort, config()), config(), 'IPv4');
+  };
+  const elements = (table: ReturnType<typeof tableOf>): string[] =>
+    table.flatMap((o) => (o.kind === 'element' && o.set === 'health_check_ports' ? [o.key.join(' . ')] : []));
+
+  it("each Service's health-check node port once, by port number (as upstream's bitmap:port set)", () => {
+    expect(elements(tableOf([etpLocal], 32087))).toEqual(['32087']);
+    expect(elements(tableOf([etpLocal], 0))).toEqual([]);
+  });
+
+  it("the reject of other ports at Service addresses leaves them alone (upstream's KUBE-IPVS-FILTER RETURN)", () => {
+    const reject = tableOf([etpLocal], 32087).find(
+      (o) => o.kind === 'rule' && o.chain === 'input' && o.rule.includes('@service_ips'),
+    );
+    expect(reject).toMatchObject({
+      rule: expect.stringMatching(/th dport != @health_check_ports .* != @service_ports reject$/),
+    });
+    expect(tableOf([etpLocal], 32087)).toContainEqual(
+      expect.objectContaining({ kind: 'set', name: 'health_check_ports', type: 'inet_service' }),
+    );
+  });
+});

@@ -31,6 +31,11 @@ export interface DesiredVirtualServer {
   readonly masqueradeAlways: boolean;
   /** LB IPs of a Service with `loadBalancerSourceRanges`: only these sources may connect (core's list). */
   readonly sourceRanges: readonly string[];
+  /**
+   * The Service's health-check node port (0: none): not rejected at Service addresses, as
+   * upstream's `KUBE-IPVS-FILTER` returns for its `KUBE-HEALTH-CHECK-NODE-PORT` set.
+   */
+  readonly healthCheckNodePort: number;
 }
 
 export interface DesiredState {
@@ -180,6 +185,7 @@ function desired(
     reject: !endpoints.hasAnyEndpoints,
     drop: endpoints.hasAnyEndpoints && list.length === 0,
     masqueradeAlways: config.masqueradeAll || (exposure !== 'cluster-ip' && externalPolicyCluster),
+    healthCheckNodePort: service.healthCheckNodePort,
   };
 }
 

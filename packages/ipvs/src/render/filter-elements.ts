@@ -10,6 +10,7 @@ export const VS_SETS = [
   'masq_outside',
   'hairpin',
   'firewall',
+  'health_check_ports',
 ] as const;
 
 /** The set elements one virtual server contributes to its family's filter table (sets deduplicate). */
@@ -24,6 +25,7 @@ export function contribute(d: DesiredVirtualServer, put: (set: string, key: stri
   for (const rs of d.reals) put('hairpin', [rs.address, proto, String(rs.port), rs.address]);
   if (d.sourceRanges.length > 0) put('firewall', element);
   for (const range of d.sourceRanges) put('firewall_allow', [...element, range]);
+  if (d.healthCheckNodePort > 0) put('health_check_ports', [String(d.healthCheckNodePort)]);
 }
 
 /**

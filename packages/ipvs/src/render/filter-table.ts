@@ -16,7 +16,8 @@ import { runSteps, runStepsYielding, type Steps } from './steps.js';
  *   CIDRs; masquerade marked packets and hairpin connections (a pod reaching itself) in postrouting;
  * - reject new connections to Service ports without any endpoint, drop those whose endpoints are
  *   all elsewhere under a Local policy (input and output run before IPVS's LOCAL_IN/LOCAL_OUT hooks);
- * - reject other ports on Service addresses (they are local addresses on kube-ipvs0);
+ * - reject other ports on Service addresses (they are local addresses on kube-ipvs0), but the
+ *   health-check node ports (`health_check_ports`, by port number), as upstream's KUBE-IPVS-FILTER;
  * - drop connections to an LB IP from sources outside its `loadBalancerSourceRanges` (upstream's
  *   KUBE-LOAD-BALANCER-FW / -SOURCE-CIDR / -SOURCE-IP ipsets): `firewall` holds the guarded
  *   address . protocol . port, `firewall_allow` the allowed source ranges for each (an interval set).
@@ -72,7 +73,7 @@ function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamil
       kind: 'set',
       ...t,
       name,
-      type: name === 'hairpin' ? `${key} . ${addr}` : key,
+      type: name === 'hairpin' ? `${key} . ${addr}` : name === 'health_check_ports' ? 'inet_service' : key,
     })),
     { kind: 'set', ...t, name: 'cluster_cidrs', type: addr, flags: ['interval'] },
     { kind: 'set', ...t, name: 'firewall_allow', type: `${key} . ${addr}`, flags: ['interval'] },
@@ -87,7 +88,7 @@ function* filterSteps(desired: DesiredState, config: IpvsConfig, family: IPFamil
       kind: 'rule',
       ...t,
       chain: 'input',
-      rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp, sctp } ${target} != @service_ports reject`,
+      rule: `ct state new ${ip} daddr @service_ips meta l4proto { tcp, udp, sctp } th dport != @health_check_ports ${target} != @service_ports reject`,
     },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `meta mark & ${mark} == ${mark} masquerade` },
     { kind: 'rule', ...t, chain: 'postrouting', rule: `${target} . ${ip} saddr @hairpin masquerade` },

@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IPFamily, NodeLocalState, SyncRequest } from '@kpng/core';
-import { Lab, type NetworkNamespace, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
+import { Lab, type NetworkNamespace, startEchoServer, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpvsBackend } from '../../src/backend/ipvs-backend.js';
 import type { IpvsBackendOptions } from '../../src/backend/options.js';
-import { type E2eScenario, SCTP_PORT } from '../scenarios.js';
+import { type E2eScenario, HEALTH_CHECK_PORT, SCTP_PORT } from '../scenarios.js';
 import { describeFaults } from './faults.js';
 
 const ECHO = 8080;
@@ -165,6 +165,31 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
       );
       expect(result).toMatchObject({ ok: false, error: 'refused' });
     });
+  });
+
+  it("a health-check node port at a Service's address is not rejected, another port there is (upstream's KUBE-IPVS-FILTER)", async () => {
+    // A listener on the node on both ports (as a health-check server on 0.0.0.0): only the
+    // filter table's reject of non-Service ports at kube-ipvs0's addresses tells them apart.
+    const listener = await startEchoServer(lab.node.namespace, 'node', [HEALTH_CHECK_PORT, HEALTH_CHECK_PORT + 1]);
+    try {
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        const ip = address('etp-local', family);
+        const [open] = await lab.probeRepeatedly(
+          from('a'),
+          { proto: 'tcp', ip, port: HEALTH_CHECK_PORT, timeoutMs: 2_000 },
+          1,
+        );
+        expect(open, `${family} ${ip}:${HEALTH_CHECK_PORT}`).toMatchObject({ ok: true, server: 'node' });
+        const [other] = await lab.probeRepeatedly(
+          from('a'),
+          { proto: 'tcp', ip, port: HEALTH_CHECK_PORT + 1, timeoutMs: 2_000 },
+          1,
+        );
+        expect(other, `${family} ${ip}:${HEALTH_CHECK_PORT + 1}`).toMatchObject({ ok: false, error: 'refused' });
+      }
+    } finally {
+      await listener.stop();
+    }
   });
 
   it('graceful termination: a removed endpoint keeps its open connection at weight 0, gets no new ones, and goes when it closes', async () => {
