@@ -7,7 +7,9 @@
 // without a local endpoint (connect() fails with EHOSTUNREACH at once, not a drop). The packet
 // path is north-south only (nft scope 'north-south', as `--packet-path nft` configures it): a
 // ClusterIP reached from outside the node is refused by the ClusterIP guard, not balanced.
-import { allFeatures, fullSyncRequest, nodeState, SILENT_LOGGER } from '@kpng/core/testing';
+import type { ServiceModel } from '@kpng/core';
+import { runExplain } from '@kpng/core/runtime';
+import { allFeatures, fixtureModel, fullSyncRequest, nodeState, SILENT_LOGGER } from '@kpng/core/testing';
 import {
   BEHAVIOURS,
   clientNamespace,
@@ -24,6 +26,7 @@ import {
 import { NftBackend } from '@kpng/nft';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EbpfBackend } from '../src/backend/ebpf-backend.js';
+import { backend as module } from '../src/cli/backend-module.js';
 import { asProbe, TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf backend with the nft packet path');
@@ -104,6 +107,37 @@ describe.skipIf(!e2e.run)('ebpf backend + nft packet path in the lab: the whole 
     expect(stdout).toMatch(/203\.0\.113\./);
     expect(stdout).toMatch(/198\.19\.[0-9.]+ \. sctp/); // SCTP, which the socket hooks do not serve
     expect(stdout).not.toMatch(/198\.19\.[0-9.]+ \. (tcp|udp)/);
+  });
+
+  it('explain --packet-path nft: the Service in the maps, the LB IP left to the packet path, then its nft elements', async () => {
+    const reader = fixtureModel(allFeatures().filter((f) => f.name === 'lb'));
+    const model = reader.service([...reader.serviceKeys()][0]!) as ServiceModel;
+    const out: string[] = [];
+    const argv = [
+      'default/lb',
+      '--cgroup-root',
+      cgroup.path,
+      '--packet-path',
+      'nft',
+      '--netns',
+      lab.node.namespace.name,
+    ];
+    const code = await runExplain('kpng', module, argv, {
+      lookupService: async () => model,
+      stdout: (t) => void out.push(t),
+      stderr: (t) => void out.push(t),
+    });
+    const text = out.join('');
+    expect(code, text).toBe(0);
+    const [bpf, nft4] = text.split(/^(?=# default\/lb in nftables table ip kpng\n)/m);
+    expect(bpf).toMatch(/^# default\/lb in BPF maps on cgroup .* \(programs \d+, \d+\)\n/);
+    expect(bpf).toMatch(/ClusterIP 198\.19\.[0-9.]+:80\/TCP -> lb \d+: 2 endpoints\n/);
+    expect(bpf).toMatch(
+      /LB IP 203\.0\.113\.70:80\/TCP: not in the map \(loadBalancerSourceRanges: left to the packet path\)\n/,
+    );
+    // The packet path's own report of the same Service (nft's explain, in the node namespace).
+    expect(nft4).toContain('30083');
+    expect(nft4).toContain('203.0.113.70');
   });
 
   it('the cases left out are exactly the two by design', () => {
