@@ -18,6 +18,9 @@ export const INSTALL_MANIFEST = { name: 'kpng-image', private: true } as const;
  * kpng-nft peaks lower, with shorter first-sync stalls and the same CPU (the figures:
  * docs/PERFORMANCE.md). The size is fixed when the isolate starts, so it is the
  * launcher's setting; an environment variable, so a DaemonSet's `env` can change it.
+ * `--jitless` was measured and left out: ~11 MiB less RSS at idle (0.88x), but the compat binary's
+ * first sync took 1.48x the CPU at s1k and 2.94x at s10k (docs/PERFORMANCE.md, "Figures behind
+ * choices in the code").
  */
 export const IMAGE_ENV: Readonly<Record<string, string>> = {
   NODE_ENV: 'production',
