@@ -1,4 +1,6 @@
-import { loadavg } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PolicyView, type NetworkPolicyModel, type PolicyPod } from '@kpng/core/runtime';
 import { SILENT_LOGGER } from '@kpng/core/testing';
@@ -7,6 +9,7 @@ import { NetpolEnforcer } from '@kpng/netpol';
 import { createNftClient } from '@kpng/nftables';
 import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { cluster, podObject, policyObject, SHAPE, THIS_NODE, type Cluster } from '../netpol/cluster.js';
+import { cpuMs } from '../runner/cpu.js';
 import { garbageCollector } from '../runner/gc.js';
 import { summarize } from '../runner/stats.js';
 import { inNamespace, requireNamespaces } from './namespaces.js';
@@ -14,6 +17,9 @@ import { defineSuite, type SuiteContext } from './suite.js';
 
 const CLIENT = fileURLToPath(new URL('../../scripts/conn-rate-client.mjs', import.meta.url));
 const SETTLE_MS = 1_000;
+/** nft's CPU per transaction: this many blocks of `TX_ROUNDS` one-element adds and deletes. */
+const TX_BLOCKS = 3;
+const TX_ROUNDS = 50;
 const MIB = 1024 * 1024;
 
 /**
@@ -32,7 +38,11 @@ const MIB = 1024 * 1024;
  *   the 1,000 policies programmed vs none, alternating rounds (`max(--runs, 3)`), as `conn-rate`
  *   (`--skip-conn-rate` leaves it out);
  * - `netpol.changes.in-view`, `.in-render`, `.in-nft`: of every timed change, the part spent in the
- *   policy view, in rendering the enforcer's operations, and in nft's transaction.
+ *   policy view, in rendering the enforcer's operations, and in nft's transaction;
+ * - `netpol.nft-tx-cpu`: nft's CPU (user + sys, reaped children) for one transaction on the
+ *   programmed table, a fresh `nft -f` as the enforcer runs it adding or deleting one element of a
+ *   probe set: what the table's size costs every change, which load barely moves (wall time at
+ *   load 40 is ~20x it); the reference's table is near empty.
  */
 export default defineSuite({
   name: 'netpol',
@@ -125,8 +135,30 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     row(`netpol.changes.in-view${suffix}`, inView);
     row(`netpol.changes.in-render${suffix}`, inRender);
     row(`netpol.changes.in-nft${suffix}`, inNft);
+    const cpu: number[] = [];
+    for (let b = 0; b < TX_BLOCKS && !ctx.signal.aborted; b++) cpu.push(await transactionCpu(ns));
+    row(`netpol.nft-tx-cpu${suffix}`, cpu);
   } finally {
     await enforcer.close();
+  }
+}
+
+/** nft's CPU, in ms, per one-element transaction on the table in `ns` (see `netpol.nft-tx-cpu`). */
+async function transactionCpu(ns: NetworkNamespace): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'kpng-netpol-cpu-'));
+  try {
+    await writeFile(join(dir, 'set.nft'), 'add set inet kpng-netpol cpu-probe { type ipv4_addr; }\n');
+    await writeFile(join(dir, 'add.nft'), 'add element inet kpng-netpol cpu-probe { 198.19.0.1 }\n');
+    await writeFile(join(dir, 'delete.nft'), 'delete element inet kpng-netpol cpu-probe { 198.19.0.1 }\n');
+    await ns.exec(['nft', '-f', join(dir, 'set.nft')]);
+    const loop = `for i in $(seq ${TX_ROUNDS}); do nft -f "$1/add.nft" && nft -f "$1/delete.nft" || exit 1; done`;
+    const before = (await cpuMs()).children;
+    await ns.exec(['sh', '-c', loop, 'sh', dir], { timeoutMs: 600_000 });
+    const cpu = (await cpuMs()).children - before;
+    await ns.exec(['nft', 'delete', 'set', 'inet', 'kpng-netpol', 'cpu-probe']);
+    return cpu / (2 * TX_ROUNDS);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
