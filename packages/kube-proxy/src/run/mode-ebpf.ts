@@ -40,8 +40,8 @@ export const mode: ProxyMode = {
   },
   // The maps of the programs on the cgroup v2 root (as create attaches them), then the packet path's tables.
   explain(config, service, ctx) {
-    const [cgroup] = readCgroupV2Mounts();
-    if (cgroup === undefined) throw new Error('--proxy-mode ebpf needs a cgroup v2 mount (none in /proc/mounts)');
+    // Without a cgroup v2 mount the report says so (after the Service lookup), and nft's still follows.
+    const cgroup = readCgroupV2Mounts()[0] ?? '/sys/fs/cgroup';
     return explainEbpf({ cgroup, nft: { families: ['IPv4', 'IPv6'], tableName: tableName(config) } }, service, ctx);
   },
 };
