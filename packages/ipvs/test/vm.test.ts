@@ -19,11 +19,20 @@ const guest = e2e.run
       env: { KPNG_VM_SUITES: process.env['KPNG_VM_SUITES'] ?? '' },
       // `KPNG_VM_FILES=program-faults,seam`: only the guest files matching these filters (one boot either way).
       files: (process.env['KPNG_VM_FILES'] ?? '').split(',').filter((f) => f !== ''),
+      // `KPNG_VM_TESTS='ipvs -> ipvs'`: only the guest tests whose names match (vitest's -t).
+      ...(process.env['KPNG_VM_TESTS'] ? { testNamePattern: process.env['KPNG_VM_TESTS'] } : {}),
       // A budget for the whole guest run (one emulated CPU; a loaded host slows it several times), not an assertion.
       timeoutMs: 1_800_000,
       onOutput: (chunk) => process.env['KPNG_VM_VERBOSE'] === '1' && process.stdout.write(chunk),
     })
   : undefined;
+// The swap matrix's Done-when table (test/guest/swap.guest.ts's SWAP-TABLE lines), printed here so
+// that the VM lane's own output carries its counts.
+const swapTable = [
+  // without the guest reporter's colour codes
+  ...(guest?.output ?? '').replace(/\x1b\[[\d;]*m/g, '').matchAll(/^.*?(SWAP-TABLE .*?)\r?$/gm),
+].map((m) => m[1]!);
+if (swapTable.length > 0) console.log(swapTable.join('\n'));
 
 describe.skipIf(!e2e.run)('ipvs suites inside the VM (kernel 6.1)', () => {
   it('the guest suite ran and finished', () => {

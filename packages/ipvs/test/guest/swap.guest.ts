@@ -60,6 +60,15 @@ const IPVS_MODE_CHAINS = [
 ];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const suiteStarted = Date.now();
+
+/** Each failed connection's start from kpng's start and from its first sync, then kpng's log. */
+function failureTimeline(result: SteadyResult, started: number, synced: number, logs: string): string {
+  const at = result.failures.map(
+    (f) =>
+      `${f.error} at +${f.at - started} ms from the start, ${f.at - synced >= 0 ? '+' : ''}${f.at - synced} ms from the first sync`,
+  );
+  return [`${result.failures.length} failed of ${result.attempts}:`, ...at, '--- kube-proxy log ---', logs].join('\n');
+}
 /** A progress line with the guest seconds since the file started (where the VM's time goes). */
 const step = (what: string): void =>
   console.log(`SWAP-STEP +${((Date.now() - suiteStarted) / 1000).toFixed(1)} s ${what}`);
@@ -163,7 +172,16 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
     step('lab and API server ready');
   });
 
+  /** The Done-when table's rows (as the host matrix's SWAP-TABLE lines; test/vm.test.ts prints them on the host). */
+  const table: string[] = [];
+
   afterAll(async () => {
+    console.log(
+      [
+        'SWAP-TABLE cell | failed new connections | left after the first sync | --cleanup exit | rollback to upstream: failed connections',
+        ...table.map((row) => `SWAP-TABLE ${row}`),
+      ].join('\n'),
+    );
     await lab?.delete();
     await kubeconfig?.remove();
     await server?.close();
@@ -221,6 +239,7 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
       intervalMs: PROBE_INTERVAL_MS,
     });
     let result: SteadyResult | undefined;
+    let row = '';
     const started = Date.now();
     try {
       step(`kube-proxy ${mode} starts`);
@@ -235,7 +254,9 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
       step(`kube-proxy ${mode} synced and removed upstream's rest`);
       await sleep(AFTER_SYNC_MS);
       result = await traffic.stop();
-      expect(result.failures, JSON.stringify(result.failures.slice(0, 5))).toEqual([]); // (a)
+      // (a), with each failure's time from kpng's start and from its first sync and the log lines
+      // around it: a data-path gap sits at the sync, a starved guest anywhere.
+      expect(result.failures, failureTimeline(result, started, synced, child.logs())).toEqual([]);
       expect(result.attempts).toBeGreaterThan(0);
       expect(result.servers).toEqual(['pod-b']);
       expect(child.logs()).not.toContain('could not remove');
@@ -253,17 +274,18 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
           'net.ipv4.vs.expire_nodest_conn',
           'net.ipv4.vs.expire_quiescent_template',
         ];
-        const values = (await ns().exec(['sysctl', '-n', ...names])).stdout.trim().split('\n');
+        const values = (await ns().exec(['sysctl', '-n', ...names], SHELL)).stdout.trim().split('\n');
         expect(Object.fromEntries(names.map((n, i) => [n, values[i]]))).toEqual(
           Object.fromEntries(names.map((n) => [n, '1'])),
         );
       } else {
         expect([left.virtual, left.real, left.dummy]).toEqual([[], [], false]);
       }
+      const leftovers = left.ipsets.length + left.chains.filter((c) => IPVS_MODE_CHAINS.includes(c)).length;
+      row = `VM: ipvs -> ${mode} | ${result.failures.length} of ${result.attempts} | ${leftovers} of upstream's ipsets and ipvs-mode chains`;
       console.log(
         `SWAP-CELL ipvs -> ${mode} | ${result.failures.length} failed of ${result.attempts} | ` +
-          `upstream leftovers after first sync ${left.ipsets.length + left.chains.filter((c) => IPVS_MODE_CHAINS.includes(c)).length} | ` +
-          `first sync ${synced - started} ms after start`,
+          `upstream leftovers after first sync ${leftovers} | first sync ${synced - started} ms after start`,
       );
     } finally {
       if (result === undefined) await traffic.stop().catch(() => undefined);
@@ -276,10 +298,12 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
       // would leave the node, and the iptables cell must remove both.
       await loadUpstreamIpvs();
       upstreamLoaded = true;
+      table.push(`${row} | none (the iptables cell's start: upstream's state on kpng's table) | -`);
       console.log(`SWAP-CELL ipvs -> ${mode} | cell ${Date.now() - cellStarted} ms`);
       return;
     }
     await cleanupLeavesNothing(); // (c)
+    let rollback = '-';
     if (mode === 'ipvs') {
       // (d) The rollback: upstream ipvs mode's start on the node kpng's --cleanup left serves the
       // ClusterIP; that state is the next cell's start.
@@ -288,7 +312,9 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
       const back = await probeOnce();
       expect(back.failures).toEqual([]);
       expect(back.attempts).toBeGreaterThan(0);
+      rollback = `${back.failures.length} of ${back.attempts}`;
     }
+    table.push(`${row} | 0 | ${rollback}`);
     console.log(`SWAP-CELL ipvs -> ${mode} | --cleanup exit 0 | cell ${Date.now() - cellStarted} ms`);
   }
 });
