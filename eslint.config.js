@@ -45,6 +45,27 @@ const noNftBackend = {
   group: ['@kpng/nft', '@kpng/nft/*'],
   message: 'The IPVS backend uses the nftables library (@kpng/nftables), never the nft backend.',
 };
+/**
+ * Processes start through the kit's exec seam only (`processExecer`, `runSync`, `spawnChild`, ...):
+ * one place for no-shell argv, typed errors, timeouts and kills. Its own rule (not part of
+ * `restrict`), so the files the kit cannot serve are named once, in `CHILD_PROCESS_EXCEPTIONS`.
+ */
+const noChildProcess = [
+  'error',
+  {
+    paths: ['node:child_process', 'child_process'].map((name) => ({
+      name,
+      message: "Start processes through @kpng/kit's exec seam (processExecer, runSync, spawnChild, withTimeout).",
+    })),
+  },
+];
+const CHILD_PROCESS_EXCEPTIONS = [
+  // The seam itself.
+  'packages/kit/src/exec.ts',
+  // A long-lived shell in its own process group (`detached`, killed as a group on abort) whose
+  // handles are unreferenced while it idles: more than `spawnChild` says (reason beside the import).
+  'packages/nftables/src/shell-execer.ts',
+];
 /** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
 const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
 const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/*fixtures.ts', '**/*scenarios.ts'];
@@ -66,6 +87,7 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       'no-restricted-imports': restrict(),
+      '@typescript-eslint/no-restricted-imports': noChildProcess,
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-floating-promises': 'error',
@@ -105,5 +127,9 @@ export default tseslint.config(
   {
     files: ['packages/ipvs/test/**/*.ts', ...TEST_CODE.map((glob) => `packages/ipvs/src/${glob}`)],
     rules: { 'no-restricted-imports': restrict(noNftBackend) },
+  },
+  {
+    files: CHILD_PROCESS_EXCEPTIONS,
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
 );

@@ -5,7 +5,10 @@ import {
   ExecTimeoutError,
   eachLine,
   processExecer,
+  processExecerWith,
   runChecked,
+  runSync,
+  runSyncChecked,
   runChunked,
   spawnChild,
   startProcess,
@@ -267,5 +270,53 @@ describe('spawnChild', () => {
     const child = spawnChild(['true']);
     expect(() => child.write('x')).toThrow(/without input/);
     await child.exited;
+  });
+});
+
+describe('processExecerWith', () => {
+  test('runs in its directory with its variables added to the environment', async () => {
+    const execer = processExecerWith({ cwd: '/', env: { KPNG_KIT_TEST: 'added' } });
+    const result = await execer.run(['sh', '-c', 'echo "$(pwd) $KPNG_KIT_TEST $HOME"'], '');
+    expect(result.stdout).toBe(`/ added ${process.env['HOME'] ?? ''}\n`);
+    expect((await runChunked(execer, ['sh', '-c', 'pwd; cat'], pieces('a', 'b'))).stdout).toBe('/\nab');
+  });
+
+  test('inheritEnv false: its environment is env alone', async () => {
+    const execer = processExecerWith({ env: { KPNG_KIT_TEST: 'only' }, inheritEnv: false });
+    const result = await execer.run(['/bin/sh', '-c', 'echo "$KPNG_KIT_TEST ${HOME:-none}"'], '');
+    expect(result.stdout).toBe('only none\n');
+  });
+});
+
+describe('runSync', () => {
+  test('passes input, returns output and a non-zero exit code, in its directory', () => {
+    expect(runSync(['cat'], { input: 'piece\n' })).toEqual({ exitCode: 0, stdout: 'piece\n', stderr: '' });
+    expect(runSync(['sh', '-c', 'pwd; echo no >&2; exit 5'], { cwd: '/' })).toEqual({
+      exitCode: 5,
+      stdout: '/\n',
+      stderr: 'no\n',
+    });
+  });
+
+  test('throws ExecStartError when it cannot start or outgrows its buffer, ExecTimeoutError past its time', () => {
+    expect(() => runSync(['/nonexistent/kpng-tool'])).toThrow(ExecStartError);
+    expect(() => runSync(['sh', '-c', 'head -c 4096 /dev/zero'], { maxBuffer: 1024 })).toThrow(ExecStartError);
+    expect(() => runSync(['sh', '-c', 'kill -KILL $$'])).toThrow(/killed by SIGKILL/);
+    // The timeout is the behaviour under test: 50 ms against a 60 s sleep cannot be reached by accident.
+    const late = (): unknown => runSync(['sleep', '60'], { timeoutMs: 50 });
+    expect(late).toThrow(ExecTimeoutError);
+    expect(late).toThrow(/did not finish within 50 ms/);
+    expect(() => runSync([])).toThrow(/empty argv/);
+  });
+
+  test('runSyncChecked returns a zero exit, throws ExecError with exit code and stderr otherwise', () => {
+    expect(runSyncChecked(['echo', 'ok']).stdout).toBe('ok\n');
+    const failing = (): unknown => runSyncChecked(['sh', '-c', 'echo bad >&2; exit 2']);
+    expect(failing).toThrow(ExecError);
+    expect(failing).toThrow(/exited with 2: bad/);
+  });
+
+  test("output 'inherit' leaves its output to this process's stdout and stderr", () => {
+    expect(runSync(['true'], { output: 'inherit' })).toEqual({ exitCode: 0, stdout: '', stderr: '' });
   });
 });

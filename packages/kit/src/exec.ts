@@ -4,7 +4,7 @@
  * simulation of its tool); production uses `processExecer`. To run inside a network namespace,
  * build the argv with `inNetns`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { TurnBudget } from './turn-budget.js';
@@ -202,27 +202,60 @@ const FORCE_KILL_AFTER_MS = 5_000;
  * and writes its input only when the last piece was taken: a piece that throws kills it with
  * SIGKILL before it read anything.
  */
-export const processExecer: Execer = {
-  run(argv, stdin, signal) {
-    return runProcess(argv, () => [stdin], signal);
-  },
-  runStream(argv, stdin, signal) {
-    return runProcess(
-      argv,
-      async () => {
-        const pieces: string[] = [];
-        // Taking tens of thousands of pieces is microtasks only: turns for the rest meanwhile.
-        const budget = new TurnBudget(INPUT_TURN_MS);
-        for await (const piece of stdin) {
-          pieces.push(piece);
-          await budget.maybeYield();
-        }
-        return pieces;
-      },
-      signal,
-    );
-  },
-};
+export const processExecer: Execer = processExecerWith({});
+
+/** Where, with what environment and as whom a process runs (by default: as this one). */
+export interface ProcessOptions {
+  /** Its working directory. */
+  readonly cwd?: string;
+  /** Variables added to (or replacing) this process's environment for it. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** `false`: its environment is `env` alone, nothing of this process's (a program proven to stand alone). */
+  readonly inheritEnv?: boolean;
+  /** The user and group it runs as (a test that asks how another user is treated). */
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+/** `processExecer` with its processes started in `options`'s directory, environment or user. */
+export function processExecerWith(options: ProcessOptions): Execer {
+  return {
+    run(argv, stdin, signal) {
+      return runProcess(argv, () => [stdin], signal, options);
+    },
+    runStream(argv, stdin, signal) {
+      return runProcess(
+        argv,
+        async () => {
+          const pieces: string[] = [];
+          // Taking tens of thousands of pieces is microtasks only: turns for the rest meanwhile.
+          const budget = new TurnBudget(INPUT_TURN_MS);
+          for await (const piece of stdin) {
+            pieces.push(piece);
+            await budget.maybeYield();
+          }
+          return pieces;
+        },
+        signal,
+        options,
+      );
+    },
+  };
+}
+
+/** The `spawn` options of `options`: the environment is this process's with `env` over it. */
+function spawnOptions(options: ProcessOptions): { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number; gid?: number } {
+  return {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.inheritEnv === false
+      ? { env: { ...options.env } }
+      : options.env === undefined
+        ? {}
+        : { env: { ...process.env, ...options.env } }),
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
+  };
+}
 
 /** Taking and writing a large input (a 10k-Service restore: tens of MB in tens of thousands of pieces) yields after this much time. */
 const INPUT_TURN_MS = 10;
@@ -252,12 +285,13 @@ function runProcess(
   argv: readonly string[],
   input: () => readonly string[] | Promise<readonly string[]>,
   signal: AbortSignal | undefined,
+  options: ProcessOptions,
 ): Promise<ExecResult> {
   const [file, ...args] = argv;
   if (file === undefined) return Promise.reject(new Error('empty argv'));
   if (signal?.aborted === true) return Promise.reject(abortReason(signal, file));
   return new Promise<ExecResult>((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { ...spawnOptions(options), stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => stdout.push(b));
@@ -317,15 +351,13 @@ export interface ProcessExit {
   readonly error?: ExecStartError;
 }
 
-export interface SpawnOptions {
+export interface SpawnOptions extends ProcessOptions {
   /** Its stdin is a pipe the caller writes (`write`, `endInput`); otherwise it reads nothing. */
   readonly input?: boolean;
   /** Each chunk of its stdout, as it comes (otherwise discarded). */
   readonly onStdout?: (chunk: Buffer) => void;
   /** Each chunk of its stderr, as it comes (otherwise discarded). */
   readonly onStderr?: (chunk: Buffer) => void;
-  /** Variables added to (or replacing) this process's environment for it. */
-  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -364,8 +396,8 @@ export function spawnChild(argv: readonly string[], options: SpawnOptions = {}):
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('empty argv');
   const child = spawn(file, args, {
+    ...spawnOptions(options),
     stdio: [options.input === true ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
   });
   child.stdout?.on('data', options.onStdout ?? (() => undefined));
   child.stderr?.on('data', options.onStderr ?? (() => undefined));
@@ -394,4 +426,49 @@ export function spawnChild(argv: readonly string[], options: SpawnOptions = {}):
     },
     exited,
   };
+}
+
+export interface RunSyncOptions extends ProcessOptions {
+  /** Its stdin (otherwise it reads nothing). */
+  readonly input?: string;
+  /** Killed (SIGTERM) once it ran this long: `runSync` throws `ExecTimeoutError`. */
+  readonly timeoutMs?: number;
+  /** Bytes of stdout or stderr kept before it is killed and `runSync` throws (default 256 MiB). */
+  readonly maxBuffer?: number;
+  /** `'pipe'` (default): its stdout and stderr are returned; `'inherit'`: they are this process's (returned empty). */
+  readonly output?: 'pipe' | 'inherit';
+}
+
+const SYNC_MAX_BUFFER = 256 * 1024 * 1024;
+
+/**
+ * `Execer.run` for a build or release step, blocking: runs `argv` (no shell) to its end and returns
+ * its exit code and output, also when the exit code is non-zero. Throws `ExecStartError` when it
+ * cannot be started, outgrew `maxBuffer` or died of a signal, and `ExecTimeoutError` past `timeoutMs`.
+ * Never in a program's event loop: for tools and tests that have nothing else to do meanwhile.
+ */
+export function runSync(argv: readonly string[], options: RunSyncOptions = {}): ExecResult {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('empty argv');
+  const output = options.output ?? 'pipe';
+  const r = spawnSync(file, args, {
+    ...spawnOptions(options),
+    input: options.input ?? '',
+    stdio: ['pipe', output, output],
+    encoding: 'utf8',
+    maxBuffer: options.maxBuffer ?? SYNC_MAX_BUFFER,
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  });
+  const error = r.error as NodeJS.ErrnoException | undefined;
+  if (error?.code === 'ETIMEDOUT') throw new ExecTimeoutError(argv, options.timeoutMs ?? 0, { cause: error });
+  if (error !== undefined) throw new ExecStartError(argv, error.message, { cause: error });
+  if (r.status === null) throw new ExecStartError(argv, `killed by ${r.signal ?? 'a signal'}`);
+  return { exitCode: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** `runSync`, throwing `ExecError` when the exit code is not 0 (as `runChecked` does). */
+export function runSyncChecked(argv: readonly string[], options: RunSyncOptions = {}): ExecResult {
+  const result = runSync(argv, options);
+  if (result.exitCode !== 0) throw new ExecError(argv, result);
+  return result;
 }

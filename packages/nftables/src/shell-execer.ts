@@ -1,3 +1,5 @@
+// Not the kit's spawnChild: this shell needs its own process group (detached, killed as a group on abort)
+// and handles unreferenced while it idles (it must never keep a program alive); eslint names the exception.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -10,12 +10,11 @@
 //   upstream mode with upstream's defaults;
 // - with nothing more than clusterloader2's RBAC (pods get/list/watch, networkpolicies get), the
 //   policy client measures against the lab's fake API server (list/watch of policies refused).
-import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { processExecer, processExecerWith, runChecked } from '@kpng/kit';
 import { FakeApiServer, kubeconfigFor } from '@kpng/lab';
 import { describe, expect, it } from 'vitest';
 import { main as policyMain } from '../src/clients/policy-creation/main.js';
@@ -29,7 +28,6 @@ import type { Dialer } from '../src/probe/dialer.js';
 import { pod, policy } from './support/objects.js';
 import { sample, startClient } from './support/harness.js';
 
-const run = promisify(execFile);
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const UPSTREAM_REGISTRY = 'gcr.io/k8s-staging-perf-tests/network-policy-enforcement-latency';
@@ -94,7 +92,7 @@ async function argvFromShell(command: string, binary: string): Promise<string[]>
     await writeFile(printer, '#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n');
     await chmod(printer, 0o755);
     await symlink(printer, join(dir, binary));
-    const { stdout } = await run('sh', ['-c', command], { cwd: dir });
+    const { stdout } = await runChecked(processExecerWith({ cwd: dir }), ['sh', '-c', command]);
     return stdout.split('\0').slice(0, -1);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -103,7 +101,8 @@ async function argvFromShell(command: string, binary: string): Promise<string[]>
 
 describe('clusterloader2 NetworkPolicyEnforcement with the kpng image', () => {
   it("the publish script pushes the one image under upstream's two names and tag", async () => {
-    const { stdout } = await run('bash', [
+    const { stdout } = await runChecked(processExecer, [
+      'bash',
       join(PACKAGE, 'scripts/publish-clusterloader2-images.sh'),
       '--dry-run',
       'kpng/test-clients:0.1.0',

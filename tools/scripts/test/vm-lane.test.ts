@@ -1,8 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { laneSuites, vmSuites } from '../vm-lane.mjs';
+
+/** `vm-lane.mjs` run to its end with `args`. */
+const lane = (args: string[]) =>
+  runSync([process.execPath, join(import.meta.dirname, '..', 'vm-lane.mjs'), ...args], { env: { FORCE_COLOR: '0' } });
 
 // A throwaway package folder inside the workspace (so `npx vitest` resolves the workspace's vitest).
 const scratch = mkdtempSync(join(import.meta.dirname, '..', '.cache-vm-lane-'));
@@ -67,17 +71,12 @@ describe('the side lanes', () => {
   it('runs only the VM suites of each package and exits non-zero when one fails', () => {
     const good = pkg('good', { 'test/vm.test.ts': suite(true), 'test/unit.test.ts': suite(false) });
     const bad = pkg('bad', { 'src/x.vm.test.ts': suite(false) });
-    const lane = (dirs: string[]) =>
-      spawnSync(process.execPath, [join(import.meta.dirname, '..', 'vm-lane.mjs'), ...dirs], {
-        encoding: 'utf8',
-        env: { ...process.env, FORCE_COLOR: '0' },
-      });
     const ok = lane([good]);
-    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.exitCode, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain('test/vm.test.ts');
     expect(ok.stdout).not.toContain('unit.test.ts');
     const failed = lane([bad, good]);
-    expect(failed.status).not.toBe(0);
+    expect(failed.exitCode).not.toBe(0);
     // The package after a failed one still runs.
     expect(failed.stdout).toContain(`=== VM lane: ${good}`);
   });
@@ -92,13 +91,8 @@ describe('the side lanes', () => {
       'src/npm/pack-smoke.test.ts': suite(true),
     });
     const none = pkg('none', { 'src/unit.test.ts': suite(true) });
-    const lane = (args: string[]) =>
-      spawnSync(process.execPath, [join(import.meta.dirname, '..', 'vm-lane.mjs'), ...args], {
-        encoding: 'utf8',
-        env: { ...process.env, FORCE_COLOR: '0' },
-      });
     const ok = lane(['--lane=images', rel]);
-    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.exitCode, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain('src/oci/images.e2e.test.ts');
     expect(ok.stdout).toContain('src/npm/pack-smoke.test.ts');
     expect(ok.stdout).not.toContain('unit.test.ts');
@@ -107,9 +101,9 @@ describe('the side lanes', () => {
     };
     expect(report.numPassedTests).toBe(2);
     const empty = lane(['--lane=images', none]);
-    expect(empty.status).not.toBe(0);
+    expect(empty.exitCode).not.toBe(0);
     expect(empty.stderr).toContain('has no images suites');
     expect(empty.stdout).not.toContain('unit.test.ts');
-    expect(lane(['--lane=nope', rel]).status).toBe(2);
+    expect(lane(['--lane=nope', rel]).exitCode).toBe(2);
   });
 });

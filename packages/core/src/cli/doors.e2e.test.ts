@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { spawnChild, type ProcessExit, type SpawnedChild } from '@kpng/kit';
 import {
   freeLoopbackPort as freePort,
   HOSTILE_RAW_REQUESTS,
@@ -25,7 +25,9 @@ import {
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const CLUSTER = fileURLToPath(new URL('../../../../examples/cluster.yaml', import.meta.url));
 
-let child: ChildProcess | undefined;
+let child: SpawnedChild | undefined;
+/** Set once the program exited (it never should). */
+let exit: ProcessExit | undefined;
 let dir = '';
 let metricsPort = 0;
 let healthzPort = 0;
@@ -45,9 +47,9 @@ beforeAll(async () => {
     `--healthz-bind-address=127.0.0.1:${healthzPort}`,
   ];
   const quoted = [process.execPath, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  child = spawn('sh', ['-c', `ulimit -n 128 && exec ${quoted}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (logs += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
+  const log = (d: Buffer): void => void (logs += d.toString());
+  child = spawnChild(['sh', '-c', `ulimit -n 128 && exec ${quoted}`], { onStdout: log, onStderr: log });
+  void child.exited.then((e) => (exit = e));
   // Bounded wait for the first answer (the program starts in well under a second on an idle machine).
   for (let i = 0; i < 300; i++) {
     if ((await rawGet(healthzPort, '/healthz').catch(() => undefined))?.status === 200) return;
@@ -62,7 +64,7 @@ afterAll(() => {
 });
 
 async function stillTheSameProcess(): Promise<void> {
-  expect(child!.exitCode, logs).toBeNull();
+  expect(exit, logs).toBeUndefined();
   const health = await rawGet(healthzPort, '/healthz');
   expect(health.status, logs).toBe(200);
   expect(JSON.parse(health.body)).toMatchObject({ nodeEligible: true });

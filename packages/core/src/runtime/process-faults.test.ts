@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { processExecerWith, withTimeout } from '@kpng/kit';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../sync/recording-logger.js';
@@ -64,17 +64,9 @@ describe('installFaultPolicy in a process', () => {
       void Promise.reject(new Error('nobody listens'));
       setTimeout(async () => { process.stdout.write(await registry.metrics()); }, 50);
     `;
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve) => {
-        const child = execFile(
-          process.execPath,
-          ['--input-type=module', '-e', script],
-          { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 60_000 },
-          (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
-        );
-      },
-    );
-    expect(code).toBe(0);
+    const execer = withTimeout(processExecerWith({ cwd: fileURLToPath(new URL('../..', import.meta.url)) }), 60_000);
+    const { exitCode, stdout, stderr } = await execer.run([process.execPath, '--input-type=module', '-e', script], '');
+    expect(exitCode).toBe(0);
     expect(stdout).toContain('kpng_unexpected_errors_total{kind="uncaughtException"} 1');
     expect(stdout).toContain('kpng_unexpected_errors_total{kind="unhandledRejection"} 1');
     expect(stderr).toContain('thrown in a timer');

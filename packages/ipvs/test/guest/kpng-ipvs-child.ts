@@ -4,10 +4,10 @@
 // show: `kill -9`, a PATH with shimmed kernel tools, and core's sync loop (drift checks, retries,
 // metrics). It programs the lab's node namespace only (kpng-ipvs: `--netns`; kube-proxy:
 // `KPNG_NETNS`); its status servers listen on loopback (the guest's: the VM's own namespace).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnChild, type SpawnedChild } from '@kpng/kit';
 import type { NetworkNamespace } from '@kpng/lab';
 import { BUNDLE_RUNNER, KUBE_PROXY_RUNNER } from '../bundle-paths.js';
 
@@ -77,7 +77,7 @@ export class KpngIpvsChild {
   readonly #env: Readonly<Record<string, string>>;
   /** kube-proxy's configuration folder, removed by `stop`. */
   readonly #configDir: string | undefined;
-  #child: ChildProcess | undefined;
+  #child: SpawnedChild | undefined;
   #logs = '';
 
   constructor(options: ChildOptions) {
@@ -117,14 +117,13 @@ export class KpngIpvsChild {
   start(): void {
     if (this.#child !== undefined) throw new Error('already running');
     const path = [this.#options.pathPrefix, process.env['PATH']].filter((p) => p !== undefined).join(':');
-    const child = spawn(process.execPath, [RUNNER[this.#program], ...this.#args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...this.#env, PATH: path },
-    });
     const keep = (chunk: Buffer): void => void (this.#logs = (this.#logs + chunk.toString()).slice(-400_000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    this.#child = child;
+    this.#child = spawnChild([process.execPath, RUNNER[this.#program], ...this.#args], {
+      env: { ...this.#env, PATH: path },
+      inheritEnv: false,
+      onStdout: keep,
+      onStderr: keep,
+    });
   }
 
   /** SIGKILL: no clean-up, no goodbye; resolves once it is gone. */
@@ -134,7 +133,8 @@ export class KpngIpvsChild {
 
   /** SIGTERM (SIGKILL after 10 s); then removes kube-proxy's configuration file. */
   async stop(): Promise<void> {
-    const timer = setTimeout(() => this.#child?.kill('SIGKILL'), 10_000);
+    const child = this.#child;
+    const timer = setTimeout(() => child?.kill('SIGKILL'), 10_000);
     await this.#signal('SIGTERM');
     clearTimeout(timer);
     if (this.#configDir !== undefined) rmSync(this.#configDir, { recursive: true, force: true });
@@ -180,10 +180,8 @@ export class KpngIpvsChild {
     const child = this.#child;
     if (child === undefined) return;
     this.#child = undefined;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill(signal);
-    await gone;
+    child.kill(signal); // nothing once it exited
+    await child.exited;
   }
 }
 

@@ -14,7 +14,6 @@
 // Cheap by design (the guest is one emulated CPU in CI): one lab and one API server for every case,
 // one traffic process per cell that runs from before the start until kpng's first sync is done,
 // seven kube-proxy processes in all (three starts, four clean-ups).
-import { spawn } from 'node:child_process';
 import {
   FakeApiServer,
   kubeconfigFor,
@@ -38,6 +37,7 @@ import {
   SERVICE_PORT,
 } from '@kpng/lab/fault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnChild } from '@kpng/kit';
 import { KUBE_PROXY_RUNNER } from '../bundle-paths.js';
 import { KpngIpvsChild, type KubeProxyMode } from './kpng-ipvs-child.js';
 
@@ -135,15 +135,14 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
   /** `kube-proxy --cleanup` (the compat binary) run to its end in the lab's node namespace. */
   async function cleanup(): Promise<{ code: number | null; output: string }> {
     step('kube-proxy --cleanup');
-    const child = spawn(process.execPath, [KUBE_PROXY_RUNNER, '--cleanup'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KPNG_NETNS: ns().name },
-    });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => void (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => void (output += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    return { code, output };
+    const keep = (c: Buffer): void => void (output += c.toString());
+    const child = spawnChild([process.execPath, KUBE_PROXY_RUNNER, '--cleanup'], {
+      env: { KPNG_NETNS: ns().name },
+      onStdout: keep,
+      onStderr: keep,
+    });
+    return { code: (await child.exited).exitCode, output };
   }
 
   /** `--cleanup` exits 0 and leaves nothing of any mode. */

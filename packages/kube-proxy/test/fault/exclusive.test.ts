@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runSyncChecked } from '@kpng/kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exclusive } from './exclusive.js';
 
@@ -34,9 +34,7 @@ describe('exclusive (the fault suite heavy-case lock)', () => {
   });
 
   it("takes over a lock whose owner is gone (a killed run's)", async () => {
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
-      encoding: 'utf8',
-    });
+    const gone = runSyncChecked([process.execPath, '-e', 'process.stdout.write(String(process.pid))']);
     await writeFile(join(dir, 'kpng-fault-heavy.lock'), gone.stdout);
     const held = await exclusive('heavy', dir);
     expect(await readFile(join(dir, 'kpng-fault-heavy.lock'), 'utf8')).toBe(String(process.pid));

@@ -2,10 +2,10 @@
  * Builds hcn-stub.c into a shared library (with the system C compiler, into a temporary folder)
  * and drives it: script HNS's answers, read back every call's arguments as raw bytes.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runSyncChecked } from '@kpng/kit';
 import koffi from 'koffi';
 
 export interface RecordedCall {
@@ -42,7 +42,7 @@ export class HcnStub {
     const out = join(dir, 'libhcnstub.so');
     const source = join(import.meta.dirname, 'hcn-stub.c');
     try {
-      execFileSync(process.env['CC'] ?? 'cc', ['-shared', '-fPIC', '-O1', '-o', out, source], { stdio: 'pipe' });
+      runSyncChecked([process.env['CC'] ?? 'cc', '-shared', '-fPIC', '-O1', '-o', out, source]);
     } catch (e) {
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`building the HCN stub library needs a C compiler (cc, or $CC): ${(e as Error).message}`);

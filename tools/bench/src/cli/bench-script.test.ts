@@ -1,17 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 
 const script = fileURLToPath(new URL('../../../scripts/bench.mjs', import.meta.url));
 
 /** End to end: `npm run bench` runs the TypeScript sources through the loader hooks, no build. */
 describe('tools/scripts/bench.mjs', () => {
   it('runs the generate suite on s1k and prints JSON lines and a table', () => {
-    const r = spawnSync(process.execPath, [script, 's1k', '--suite', 'generate', '--runs', '1', '--warmup', '0'], {
-      encoding: 'utf8',
-    });
+    const r = runSync([process.execPath, script, 's1k', '--suite', 'generate', '--runs', '1', '--warmup', '0']);
     expect(r.stderr).toMatch(/scenario\s+metric\s+value\s+unit\s+n\s+p50\s+p99/);
-    expect(r.status).toBe(0);
+    expect(r.exitCode).toBe(0);
     const rows = r.stdout
       .trim()
       .split('\n')
@@ -26,8 +24,8 @@ describe('tools/scripts/bench.mjs', () => {
   });
 
   it('exits 2 with the usage on an unknown scenario', () => {
-    const r = spawnSync(process.execPath, [script, 'nope'], { encoding: 'utf8' });
-    expect(r.status).toBe(2);
+    const r = runSync([process.execPath, script, 'nope']);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown scenario "nope"/);
   });
 });

@@ -5,10 +5,9 @@
  * set (`VmHWM` in /proc/<pid>/status) is read and the child is stopped. Linux only. Run a compiled
  * copy (`compiledCopy`) to measure what production runs.
  */
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { eachLine, spawnChild } from '@kpng/kit';
 
 export interface PipelineRssOptions {
   /** A `kind: List` of Services, EndpointSlices and Nodes (JSON is much faster for core to parse). */
@@ -77,39 +76,49 @@ export async function measurePipelineRss(options: PipelineRssOptions): Promise<P
     '--logging-format=json',
     ...(options.flags ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('cannot start kpng-nft');
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const stop = (): void => void child.kill('SIGTERM');
-  const timer = setTimeout(stop, options.timeoutMs ?? 600_000);
-  options.signal?.addEventListener('abort', stop, { once: true });
   const tail: string[] = [];
-  try {
-    for await (const line of createInterface({ input: child.stderr })) {
+  // The first full sync's line, or why there will be none (an error line).
+  let settle: (outcome: SyncedLine | Error) => void = () => undefined;
+  const synced = new Promise<SyncedLine | Error>((resolve) => (settle = resolve));
+  const child = spawnChild([process.execPath, ...args], {
+    onStderr: eachLine((line) => {
       tail.push(line);
       if (tail.length > 20) tail.shift();
       let parsed: SyncedLine;
       try {
         parsed = JSON.parse(line) as SyncedLine;
       } catch {
-        continue;
+        return;
       }
-      if (parsed.v === undefined) throw new Error(`kpng-nft failed: ${line}`);
-      if (parsed.msg !== 'synced nftables' || parsed.full !== true) continue;
-      const peakRssBytes = await peakRss(pid);
-      return {
-        peakRssBytes,
-        syncMs: Number(parsed.ms),
-        operations: Number(parsed.operations),
-        services: Number(parsed.services),
-      };
-    }
-    throw new Error(`kpng-nft exited before its first sync (exit ${String(await exited)}):\n${tail.join('\n')}`);
+      if (parsed.v === undefined) settle(new Error(`kpng-nft failed: ${line}`));
+      else if (parsed.msg === 'synced nftables' && parsed.full === true) settle(parsed);
+    }),
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('cannot start kpng-nft');
+  const stop = (): void => child.kill('SIGTERM');
+  const timer = setTimeout(stop, options.timeoutMs ?? 600_000);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const outcome = await Promise.race([
+      synced,
+      child.exited.then(
+        (exit) =>
+          new Error(`kpng-nft exited before its first sync (exit ${String(exit.exitCode)}):\n${tail.join('\n')}`),
+      ),
+    ]);
+    if (outcome instanceof Error) throw outcome;
+    const peakRssBytes = await peakRss(pid);
+    return {
+      peakRssBytes,
+      syncMs: Number(outcome.ms),
+      operations: Number(outcome.operations),
+      services: Number(outcome.services),
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
     stop();
-    await exited;
+    await child.exited;
   }
 }

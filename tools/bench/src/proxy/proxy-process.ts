@@ -3,9 +3,8 @@
  * it, observed from outside: its JSON log lines on stderr (`--logging-format=json`), its peak resident set, and the stalls of
  * its event loop (reported by `scripts/event-loop-probe.mjs`, preloaded with `--import`). Linux only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { eachLine, spawnChild, type SpawnedChild } from '@kpng/kit';
 import { peakRss } from '../nft/pipeline-rss.js';
 
 export interface LogLine {
@@ -30,7 +29,7 @@ export interface ProxyProcessOptions {
   readonly args: readonly string[];
   /** Node's own options, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
 }
 
@@ -46,7 +45,7 @@ type Waiter = {
 };
 
 export class ProxyProcess {
-  readonly #child: ChildProcess;
+  readonly #child: SpawnedChild;
   readonly #pid: number;
   readonly #exited: Promise<number | null>;
   readonly #waiters = new Set<Waiter>();
@@ -58,23 +57,17 @@ export class ProxyProcess {
 
   constructor(private readonly options: ProxyProcessOptions) {
     this.startedAt = performance.now();
-    this.#child = spawn(
-      process.execPath,
-      [...(options.nodeArgs ?? []), '--import', PROBE, options.entry, ...options.args],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, ...options.env },
-      },
+    this.#child = spawnChild(
+      [process.execPath, ...(options.nodeArgs ?? []), '--import', PROBE, options.entry, ...options.args],
+      { ...(options.env === undefined ? {} : { env: options.env }), onStderr: eachLine((text) => this.#line(text)) },
     );
     if (this.#child.pid === undefined) throw new Error(`cannot start ${options.entry}`);
     this.#pid = this.#child.pid;
-    this.#exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
+    this.#exited = this.#child.exited.then((exit) => exit.exitCode);
     void this.#exited.then((code) =>
       this.#fail(new Error(`${options.entry} exited (${String(code)}):\n${this.#tail.join('\n')}`)),
     );
     options.signal?.addEventListener('abort', this.#onAbort, { once: true });
-    const lines = createInterface({ input: this.#child.stderr! });
-    lines.on('line', (text) => this.#line(text));
   }
 
   /** The first log line from now on that `match` accepts. */

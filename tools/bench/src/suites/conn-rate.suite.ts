@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { inNetns } from '@kpng/kit';
+import { inNetns, processExecer, runChecked, withTimeout } from '@kpng/kit';
 import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
 import { ECHO_PORT, Lab } from '@kpng/lab';
 import { SILENT_LOGGER } from '@kpng/core/testing';
@@ -152,8 +150,6 @@ type Rates = ReturnType<typeof rateFigures> & {
   samples: Record<'loaded' | 'small', RateSample[]>;
 };
 
-const run = promisify(execFile);
-
 interface RoundOptions {
   readonly durationMs: number;
   readonly concurrency: number;
@@ -208,7 +204,7 @@ async function rounds(
         // `ip netns exec` remounts /sys (hiding the cgroup mount): the shell moves itself in first.
         const command =
           cgroup === undefined ? argv : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${cgroup}/cgroup.procs`, ...argv];
-        const { stdout } = await run(command[0]!, command.slice(1), { timeout: options.durationMs + 60_000 });
+        const { stdout } = await runChecked(withTimeout(processExecer, options.durationMs + 60_000), command);
         const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
         if (result.wrong > 0 || result.errors > 0)
           ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { runSyncChecked } from '@kpng/kit';
 import { NodeView } from '@kpng/core/runtime';
 import { nodeName, type NodeLocalState, type StateChanges } from '@kpng/core';
 import { SILENT_LOGGER } from '@kpng/core/testing';
@@ -135,5 +135,5 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 /** The BPF objects, compiled by @kpng/ebpf's build script when missing or stale (benchmarks run sources). */
 function buildObjects(): void {
   const pkg = dirname(createRequire(import.meta.url).resolve('@kpng/ebpf/package.json'));
-  execFileSync(process.execPath, [join(pkg, 'scripts', 'build-bpf.mjs'), '--stale'], { stdio: 'inherit' });
+  runSyncChecked([process.execPath, join(pkg, 'scripts', 'build-bpf.mjs'), '--stale'], { output: 'inherit' });
 }

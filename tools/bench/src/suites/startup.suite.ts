@@ -1,10 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { processExecer, runChecked, runSyncChecked } from '@kpng/kit';
 import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import { freePort } from '../proxy/free-port.js';
 import { namespaceRefusal, programLaunch } from '../proxy/program.js';
@@ -14,7 +13,6 @@ import { summarize } from '../runner/stats.js';
 import { compiledKubeProxy, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
-const run = promisify(execFile);
 const RSS_PARTS = fileURLToPath(new URL('../../scripts/rss-parts.mjs', import.meta.url));
 const FLOOR = fileURLToPath(new URL('../../scripts/startup-floor.mjs', import.meta.url));
 
@@ -54,7 +52,7 @@ export default defineSuite({
   description: 'kube-proxy --version / --help, and start to informers started (nftables mode), against bare node -e 0',
   scenarios: ['s1k'],
   async run(ctx) {
-    const node = { name: 'node', fn: () => execFileSync(process.execPath, ['-e', '0']) };
+    const node = { name: 'node', fn: () => runSyncChecked([process.execPath, '-e', '0']) };
     const revisions: Array<[string, string | undefined]> = [['startup', undefined]];
     const sources = ctx.options['sources'];
     if (typeof sources === 'string') revisions.push(['startup.sources', sources]);
@@ -64,7 +62,11 @@ export default defineSuite({
       entries.set(prefix, entry);
       for (const flag of ['version', 'help']) {
         if (ctx.signal.aborted) return;
-        await ctx.measureAgainst(`${prefix}.${flag}`, () => execFileSync(process.execPath, [entry, `--${flag}`]), node);
+        await ctx.measureAgainst(
+          `${prefix}.${flag}`,
+          () => runSyncChecked([process.execPath, entry, `--${flag}`]),
+          node,
+        );
       }
     }
     ctx.log(`startup: node ${process.version} (${process.execPath})`);
@@ -152,7 +154,7 @@ function ratios(subject: readonly number[], reference: readonly number[]): numbe
 async function childRun(args: readonly string[]): Promise<{ ms: number; cpu: number }> {
   const before = (await cpuMs()).children;
   const start = performance.now();
-  await run(process.execPath, [...args]);
+  await runChecked(processExecer, [process.execPath, ...args]);
   const ms = performance.now() - start;
   return { ms, cpu: (await cpuMs()).children - before };
 }
@@ -191,7 +193,8 @@ async function rssParts(ctx: SuiteContext, metric: string, entry: string): Promi
   try {
     await inNamespace(ctx, 'rss', async (ns) => {
       for (let i = 0; i < ctx.runs && !ctx.signal.aborted; i++) {
-        const { stdout } = await run(process.execPath, [
+        const { stdout } = await runChecked(processExecer, [
+          process.execPath,
           '--expose-gc',
           RSS_PARTS,
           root,

@@ -1,10 +1,10 @@
 // The steady prober's verdicts, on loopback (no namespace: the script is plain node). The client is
 // frozen with SIGSTOP past its per-connection timeout while the server's answer waits in its socket,
 // as a guest's starved loop leaves it: the answer is an answer, not a timeout.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnChild } from '@kpng/kit';
 import { labScript } from './scripts.js';
 import type { SteadyResult } from './steady.js';
 
@@ -27,14 +27,14 @@ async function listen(onConnection?: (socket: Socket) => void): Promise<number> 
 /** One attempt (made at once; the run is over before the next is due). */
 function steady(port: number, timeoutMs: number) {
   const request = { ip: '127.0.0.1', port, intervalMs: 50, durationMs: 1, timeoutMs };
-  const child = spawn(process.execPath, [labScript('steady-client.mjs'), JSON.stringify(request)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const child = spawnChild([process.execPath, labScript('steady-client.mjs'), JSON.stringify(request)], {
+    onStdout: (c) => (out += c.toString()),
+    onStderr: (c) => process.stderr.write(c),
+  });
   return {
     child,
-    result: once(child, 'exit').then(() => JSON.parse(out) as SteadyResult),
+    result: child.exited.then(() => JSON.parse(out) as SteadyResult),
   };
 }
 

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runSyncChecked } from '@kpng/kit';
 import { cpioArchive, DIRECTORY, FILE, SYMLINK } from './cpio.js';
 
 describe('cpioArchive', () => {
@@ -28,7 +28,7 @@ describe('cpioArchive', () => {
         { path: 'odd', mode: FILE | 0o644, data: Buffer.from('x') },
       ]);
       writeFileSync(join(dir, 'a.cpio'), archive);
-      execFileSync('busybox', ['cpio', '-i', '-d', '-F', 'a.cpio'], { cwd: dir, stdio: 'pipe' });
+      runSyncChecked(['busybox', 'cpio', '-i', '-d', '-F', 'a.cpio'], { cwd: dir });
       expect(readFileSync(join(dir, 'bin/hello'), 'utf8')).toBe('hello world\n');
       expect(statSync(join(dir, 'bin/hello')).mode & 0o777).toBe(0o755);
       expect(readlinkSync(join(dir, 'bin/sh'))).toBe('hello');
@@ -41,7 +41,7 @@ describe('cpioArchive', () => {
 
 function hasBusybox(): boolean {
   try {
-    execFileSync('busybox', ['true'], { stdio: 'ignore' });
+    runSyncChecked(['busybox', 'true']);
     return true;
   } catch {
     return false;

@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { requireBuilt } from '../built.js';
 import { splitImage } from '../kustomize/images.js';
 import { overlayNames, renderOverlay } from '../kustomize/overlays.js';
@@ -54,12 +54,8 @@ const helpCache = new Map<string, string>();
 function help(p: PackageFile): string {
   const file = join(p.pkg.dir, p.file);
   if (!helpCache.has(file)) {
-    const r = spawnSync(process.execPath, [file, '--help'], {
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NODE_NAME: 'help' },
-    });
-    expect(r.status, `${p.pkg.manifest.name} ${p.file} --help: ${r.stderr}`).toBe(0);
+    const r = runSync([process.execPath, file, '--help'], { timeoutMs: 20_000, env: { NODE_NAME: 'help' } });
+    expect(r.exitCode, `${p.pkg.manifest.name} ${p.file} --help: ${r.stderr}`).toBe(0);
     helpCache.set(file, `${r.stdout}\n${r.stderr}`);
   }
   return helpCache.get(file)!;

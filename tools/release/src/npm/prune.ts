@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 
 /**
  * What the images remove from their installed `node_modules` after `npm install --omit=dev`: files
@@ -112,7 +112,6 @@ export function pruneShell(nodeModules: string): string {
 
 /** Runs `pruneArgs` on `nodeModules`; throws when `find` fails. */
 export function pruneNodeModules(nodeModules: string): void {
-  const r = spawnSync('find', pruneArgs(nodeModules), { encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0)
-    throw new Error(`find ${nodeModules} (prune) failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  const r = runSync(['find', ...pruneArgs(nodeModules)], { timeoutMs: 300_000 });
+  if (r.exitCode !== 0) throw new Error(`find ${nodeModules} (prune) failed (${r.exitCode}): ${r.stderr}`);
 }

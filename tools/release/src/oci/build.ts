@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import {
   appendFileSync,
   chmodSync,
@@ -253,6 +253,6 @@ export class Packs {
 }
 
 function run(cmd: string, args: readonly string[]): void {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  const r = runSync([cmd, ...args], { timeoutMs: 300_000 });
+  if (r.exitCode !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.exitCode}): ${r.stderr}`);
 }

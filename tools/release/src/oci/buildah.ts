@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runSync } from '@kpng/kit';
 
 /**
  * buildah on its own storage under the cache folder, with the vfs driver (no overlay mounts
@@ -17,19 +17,14 @@ export class Buildah {
   }
 
   run(args: readonly string[], timeout = 300_000): string {
-    const r = spawnSync('buildah', [...this.#base, ...args], {
-      encoding: 'utf8',
-      timeout,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    if (r.status !== 0)
-      throw new Error(`buildah ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+    const r = runSync(['buildah', ...this.#base, ...args], { timeoutMs: timeout });
+    if (r.exitCode !== 0) throw new Error(`buildah ${args.join(' ')} failed (${r.exitCode}): ${r.stderr}`);
     return r.stdout.trim();
   }
 
   /** A new working container named `name` (one left by an interrupted build is removed first). */
   fromScratch(name: string): string {
-    spawnSync('buildah', [...this.#base, 'rm', name], { stdio: 'ignore', timeout: 60_000 });
+    runSync(['buildah', ...this.#base, 'rm', name], { timeoutMs: 60_000 }); // no such container: nothing to remove
     return this.run(['from', '--name', name, 'scratch']);
   }
 

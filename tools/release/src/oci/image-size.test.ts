@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { imageSize } from './oci-archive.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kpng-image-size-'));
@@ -38,7 +38,7 @@ function archive(name: string, layers: ReadonlyArray<{ bytes: Buffer; mediaType:
     }),
   );
   const out = join(work, `${name}.oci.tar`);
-  execFileSync('tar', ['-cf', out, '-C', dir, 'oci-layout', 'index.json', 'blobs']);
+  expect(runSync(['tar', '-cf', out, '-C', dir, 'oci-layout', 'index.json', 'blobs']).exitCode).toBe(0);
   return out;
 }
 

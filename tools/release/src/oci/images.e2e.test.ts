@@ -2,11 +2,11 @@
 // tarballs), unpacked from their OCI archives and run the way a runtime would start them, but
 // with chroot (crun cannot run containers in this sandbox) inside network namespaces this test
 // creates and deletes. Nothing runs in, or changes, the host's network namespace.
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { createNamespace, kernelE2e, Lab, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import {
   assignments,
@@ -32,7 +32,7 @@ import { documentedUsers } from './readme-users.js';
 const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = { ip: ['-V'], nfacct: ['version'] };
 
 const TOOLS = ['mmdebstrap', 'buildah', 'unshare', 'chroot', 'tar'];
-const missingTools = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+const missingTools = TOOLS.filter((t) => runSync(['sh', '-c', `command -v ${t}`]).exitCode !== 0);
 const e2e = await kernelE2e('images');
 if (e2e.run && missingTools.length > 0) {
   const message = `image e2e needs ${missingTools.join(', ')} (apt-get install mmdebstrap buildah)`;
@@ -114,12 +114,20 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
         expect(statSync(join(root, dir)).uid, dir).toBe(u.uid);
       }
       // pruned (src/npm/prune.ts): no type declarations, TypeScript sources or source maps
-      const unused = spawnSync(
+      const unused = runSync([
         'find',
-        [join(root, INSTALL_ROOT, 'node_modules'), '-type', 'f', '(', '-name', '*.ts', '-o', '-name', '*.map', ')'],
-        { encoding: 'utf8' },
-      );
-      expect(unused.status).toBe(0);
+        join(root, INSTALL_ROOT, 'node_modules'),
+        '-type',
+        'f',
+        '(',
+        '-name',
+        '*.ts',
+        '-o',
+        '-name',
+        '*.map',
+        ')',
+      ]);
+      expect(unused.exitCode).toBe(0);
       expect(unused.stdout).toBe('');
     });
 

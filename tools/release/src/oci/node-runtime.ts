@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,15 +48,10 @@ export function pinnedTarball(cacheDir: string, pin: PinnedPackage): string {
   const tarball = join(dir, `${pin.package.replace(/^@/, '').replace('/', '-')}-${pin.version}.tgz`);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(tarball)) {
-    const r = spawnSync(
-      'npm',
-      ['pack', `${pin.package}@${pin.version}`, '--pack-destination', dir, '--loglevel=error'],
-      {
-        encoding: 'utf8',
-        timeout: 300_000,
-      },
-    );
-    if (r.status !== 0) throw new Error(`npm pack ${pin.package}@${pin.version} failed (${r.status}): ${r.stderr}`);
+    const r = runSync(['npm', 'pack', `${pin.package}@${pin.version}`, '--pack-destination', dir, '--loglevel=error'], {
+      timeoutMs: 300_000,
+    });
+    if (r.exitCode !== 0) throw new Error(`npm pack ${pin.package}@${pin.version} failed (${r.exitCode}): ${r.stderr}`);
   }
   const actual = integrityOf(tarball);
   if (actual !== pin.integrity) {
@@ -72,11 +67,8 @@ export function nodeBinary(cacheDir: string, runtime: PinnedPackage = NODE_RUNTI
   const dir = join(cacheDir, 'node', runtime.version);
   const binary = join(dir, 'node');
   if (!existsSync(binary)) {
-    const x = spawnSync('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node'], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    if (x.status !== 0) throw new Error(`tar -xzf ${tarball}: ${x.stderr}`);
+    const x = runSync(['tar', '-xzf', tarball, '-C', dir, 'package/bin/node'], { timeoutMs: 120_000 });
+    if (x.exitCode !== 0) throw new Error(`tar -xzf ${tarball}: ${x.stderr}`);
     renameSync(join(dir, 'package', 'bin', 'node'), binary);
     rmSync(join(dir, 'package'), { recursive: true, force: true });
     chmodSync(binary, 0o755);
@@ -96,8 +88,8 @@ export function strippedNodeBinary(cacheDir: string, runtime: PinnedPackage = NO
   const stripped = `${binary}.stripped`;
   if (!existsSync(stripped)) {
     const partial = `${stripped}.partial`;
-    const r = spawnSync('strip', ['-o', partial, binary], { encoding: 'utf8', timeout: 120_000 });
-    if (r.status !== 0) throw new Error(`strip ${binary} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+    const r = runSync(['strip', '-o', partial, binary], { timeoutMs: 120_000 });
+    if (r.exitCode !== 0) throw new Error(`strip ${binary} failed (${r.exitCode}): ${r.stderr}`);
     chmodSync(partial, 0o755);
     renameSync(partial, stripped);
   }

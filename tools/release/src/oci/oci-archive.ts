@@ -1,7 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { runSync, spawnChild } from '@kpng/kit';
 import { mkdirSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 
 /** The parts of an OCI image config (`config` of the image-spec) the Dockerfile also declares. */
@@ -81,23 +79,23 @@ export async function imageSize(archive: string): Promise<ImageSize> {
   for (const layer of manifest.layers) {
     const gzipped = layer.mediaType.endsWith('+gzip');
     const counted = { raw: 0, gz: 0 };
-    const tar = spawn('tar', ['-xOf', archive, blob(layer)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<number | null>((resolve) => tar.once('close', resolve));
-    const count = (key: 'raw' | 'gz') =>
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          counted[key] += chunk.length;
-          done();
-        },
-      });
-    if (gzipped) {
-      tar.stdout.on('data', (chunk: Buffer) => (counted.gz += chunk.length));
-      await pipeline(tar.stdout, createGunzip(), count('raw'));
-    } else {
-      tar.stdout.on('data', (chunk: Buffer) => (counted.raw += chunk.length));
-      await pipeline(tar.stdout, createGzip({ level: 6 }), count('gz'));
-    }
-    if ((await exited) !== 0) throw new Error(`${archive}: cannot read ${blob(layer)}`);
+    // A gzipped layer is counted as it is and unzipped; another is counted and zipped.
+    const [read, made] = gzipped ? (['gz', 'raw'] as const) : (['raw', 'gz'] as const);
+    const zlib = gzipped ? createGunzip() : createGzip({ level: 6 });
+    zlib.on('data', (chunk: Buffer) => (counted[made] += chunk.length));
+    const zlibDone = new Promise<void>((resolve, reject) => zlib.once('end', resolve).once('error', reject));
+    zlibDone.catch(() => undefined); // awaited below, once tar has exited
+    const tar = spawnChild(['tar', '-xOf', archive, blob(layer)], {
+      onStdout: (chunk) => {
+        counted[read] += chunk.length;
+        zlib.write(chunk);
+      },
+      onStderr: (chunk) => process.stderr.write(chunk),
+    });
+    const exit = await tar.exited;
+    zlib.end();
+    await zlibDone;
+    if (exit.exitCode !== 0) throw new Error(`${archive}: cannot read ${blob(layer)}`);
     uncompressedBytes += counted.raw;
     compressedBytes += counted.gz;
   }
@@ -105,12 +103,10 @@ export async function imageSize(archive: string): Promise<ImageSize> {
 }
 
 function sh(script: string, args: readonly string[]): string {
-  const r = spawnSync('bash', ['-c', `set -o pipefail; ${script}`, ...args], {
-    encoding: 'utf8',
-    timeout: 300_000,
+  const r = runSync(['bash', '-c', `set -o pipefail; ${script}`, ...args], {
+    timeoutMs: 300_000,
     maxBuffer: 16 * 1024 * 1024,
   });
-  if (r.status !== 0)
-    throw new Error(`${script} (${args.join(' ')}) failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  if (r.exitCode !== 0) throw new Error(`${script} (${args.join(' ')}) failed (${r.exitCode}): ${r.stderr}`);
   return r.stdout;
 }

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { processExecer, runChecked, withTimeout } from '@kpng/kit';
 import { DEBIAN_SUITE } from './image-config.js';
 
 /**
@@ -80,14 +79,14 @@ export async function rootfsTarball(
   log(`mmdebstrap ${DEBIAN_SUITE} + ${[...NODE_LIBS, ...packages].join(' ')}`);
   try {
     // stdin is not a terminal here: without sources given, mmdebstrap would read them from it.
-    await promisify(execFile)('mmdebstrap', ['--quiet', ...mmdebstrapArgs(packages, partial, sources)], {
-      timeout: 600_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await runChecked(withTimeout(processExecer, 600_000), [
+      'mmdebstrap',
+      '--quiet',
+      ...mmdebstrapArgs(packages, partial, sources),
+    ]);
   } catch (e) {
     rmSync(partial, { force: true });
-    const err = e as { stderr?: string; message: string };
-    throw new Error(`mmdebstrap failed: ${err.message}${err.stderr ?? ''}`);
+    throw new Error(`mmdebstrap failed: ${(e as Error).message}`);
   }
   renameSync(partial, tarball);
   return tarball;

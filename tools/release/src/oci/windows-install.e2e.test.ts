@@ -1,10 +1,10 @@
 // The Windows HostProcess image's content, built here as its Dockerfile's `install` stage builds it
 // (see windows-install.ts for why the last stage is BuildKit's job): what a Windows node will run.
-import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSync } from '@kpng/kit';
 import { requireBuilt } from '../built.js';
 import { finalStage, runCommands, entrypoint } from '../docker/dockerfile.js';
 import { imagePath, images, INSTALL_ROOT, isWindowsImage, type Image } from '../docker/images.js';
@@ -102,20 +102,20 @@ describe.skipIf(off || notBuilt).each(windowsImages.map((i) => [i.name, i] as co
       const script = join(tree(), '..', '..', imagePath(entrypoint(finalStage(image.parsed))[1]!));
       for (const flag of ['--version', '--help']) {
         // This machine's node runs the platform-independent JavaScript; the FFI (koffi) loads only on Windows.
-        const r = spawnSync(process.execPath, [script, flag], {
-          encoding: 'utf8',
-          timeout: 60_000,
+        const r = runSync([process.execPath, script, flag], {
+          timeoutMs: 60_000,
           env: { PATH: process.env['PATH'] ?? '', NODE_PATH: '' },
+          inheritEnv: false,
           cwd: work,
         });
-        expect(r.status, `${flag}: ${r.stderr}`).toBe(0);
+        expect(r.exitCode, `${flag}: ${r.stderr}`).toBe(0);
         expect(r.stdout.trim().length, flag).toBeGreaterThan(0);
       }
     });
 
     it('is exported as the tar the final COPY adds (opt/kpng, owned by 0:0)', () => {
-      const list = spawnSync('tar', ['-tvf', built!.archive], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-      expect(list.status).toBe(0);
+      const list = runSync(['tar', '-tvf', built!.archive], { maxBuffer: 256 * 1024 * 1024 });
+      expect(list.exitCode).toBe(0);
       const lines = list.stdout.split('\n').filter(Boolean);
       expect(lines.some((l) => l.endsWith(' opt/kpng/bin/node.exe'))).toBe(true);
       expect(lines.every((l) => / 0\/0 /.test(l))).toBe(true);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Image } from '../docker/images.js';
@@ -50,9 +50,9 @@ export async function buildWindowsInstall(
     throw new Error(`${image.name}: npm install --os=win32 --cpu=x64 of the tarballs failed: ${install.output}`);
   // node.exe as the Dockerfile places it: npm will not install a package declared `os: win32` here.
   mkdirSync(join(tree, 'bin'), { recursive: true });
-  const nodeExe = spawnSync(
-    'tar',
+  const nodeExe = runSync(
     [
+      'tar',
       '-xzf',
       pinnedTarball(cache, NODE_RUNTIME_WINDOWS),
       '-C',
@@ -60,14 +60,14 @@ export async function buildWindowsInstall(
       '--strip-components=2',
       'package/bin/node.exe',
     ],
-    { encoding: 'utf8', timeout: 120_000 },
+    { timeoutMs: 120_000 },
   );
-  if (nodeExe.status !== 0) throw new Error(`${image.name}: extracting node.exe failed: ${nodeExe.stderr}`);
+  if (nodeExe.exitCode !== 0) throw new Error(`${image.name}: extracting node.exe failed: ${nodeExe.stderr}`);
   mkdirSync(out, { recursive: true });
   const archive = join(out, `${image.name}.opt-kpng.tar`);
-  const tar = spawnSync(
-    'tar',
+  const tar = runSync(
     [
+      'tar',
       '--numeric-owner',
       '--owner=0',
       '--group=0',
@@ -78,9 +78,9 @@ export async function buildWindowsInstall(
       options.workDir,
       INSTALL_ROOT.slice(1),
     ],
-    { encoding: 'utf8', timeout: 300_000 },
+    { timeoutMs: 300_000 },
   );
-  if (tar.status !== 0) throw new Error(`tar ${archive}: ${tar.stderr}`);
+  if (tar.exitCode !== 0) throw new Error(`tar ${archive}: ${tar.stderr}`);
   const archiveBytes = statSync(archive).size;
   log(
     `${image.name}: ${archive} (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB), the tree the HostProcess image copies`,

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runSync } from '@kpng/kit';
 import { REPO_ROOT } from '../workspace.js';
 
 /** Nx in scripts: no cloud, no daemon, no terminal UI (TOOLCHAIN.md), and never a prompt. */
@@ -12,14 +12,12 @@ export const NX_ENV = {
 };
 
 export function nx(args: readonly string[], timeout = 120_000): { status: number | null; output: string } {
-  const r = spawnSync('npx', ['nx', ...args], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout,
-    env: { ...process.env, ...NX_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  try {
+    const r = runSync(['npx', 'nx', ...args], { cwd: REPO_ROOT, timeoutMs: timeout, env: NX_ENV });
+    return { status: r.exitCode, output: `${r.stdout}${r.stderr}` };
+  } catch (e) {
+    return { status: null, output: String(e) };
+  }
 }
 
 export interface VersionPlan {

@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { chmod, lchown, link, lstat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { processExecerWith, runChecked, withTimeout } from '@kpng/kit';
 import { e2eMode } from '@kpng/lab';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NodeLocalState } from '../../nodeview/types.js';
@@ -31,14 +31,12 @@ afterEach(() => h.cleanup());
  * error. The child is perl (Debian's perl-base is essential), not node: the second uid must be able
  * to run it, and the node running the tests may live where it cannot (a pinned LTS in a 0700 home).
  */
-function connectAs(path: string, user?: { uid: number; gid: number }): Promise<string> {
+async function connectAs(path: string, user?: { uid: number; gid: number }): Promise<string> {
   const script =
     'my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]); print $s ? "connected" : $!{EACCES} ? "EACCES" : "$!"';
-  return new Promise((resolve, reject) =>
-    execFile('perl', ['-MIO::Socket::UNIX', '-e', script, path], { ...user, timeout: 10_000 }, (err, stdout) =>
-      err ? reject(err) : resolve(stdout.trim()),
-    ),
-  );
+  const perl = withTimeout(processExecerWith({ ...user }), 10_000);
+  const { stdout } = await runChecked(perl, ['perl', '-MIO::Socket::UNIX', '-e', script, path]);
+  return stdout.trim();
 }
 
 /** A served node-local socket in a directory every user may traverse, so only the socket's mode decides. */
