@@ -403,49 +403,60 @@ describe.skipIf(!e2e.run)('netpol enforcer in the lab', () => {
     expect(await reach('far', 'server', 8080, 'ipv6')).toBe(true);
   };
   const noServers = ['--metrics-bind-address', '', '--healthz-bind-address', ''];
+  /** A program starts, lists, enforces twice (each `until` up to 30 s on a loaded machine) and stops:
+   * more than the default 30 s test bound allows. */
+  const PROGRAM_TEST_MS = 120_000;
 
   // The in-process enforcer's table goes, and the programs write their own.
-  test('kpng-netpol from the fake API server: objects to enforced packets, a policy update, then --cleanup', async () => {
-    await enforcer.cleanup();
-    const cluster = await apiCluster();
-    const stop = new AbortController();
-    const flags = ['--netns', lab.node.namespace.name, ...noServers];
-    try {
-      const running = main(['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, ...flags], {}, stop.signal);
-      await enforcesThenFollows(cluster.widen);
-      stop.abort();
-      expect(await running).toBe(0);
-      expect(await main(['--cleanup', ...flags], {})).toBe(0);
-      const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
-      expect(stdout).not.toContain('kpng-netpol');
-    } finally {
-      stop.abort();
-      await cluster.close();
-    }
-  });
+  test(
+    'kpng-netpol from the fake API server: objects to enforced packets, a policy update, then --cleanup',
+    async () => {
+      await enforcer.cleanup();
+      const cluster = await apiCluster();
+      const stop = new AbortController();
+      const flags = ['--netns', lab.node.namespace.name, ...noServers];
+      try {
+        const running = main(['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, ...flags], {}, stop.signal);
+        await enforcesThenFollows(cluster.widen);
+        stop.abort();
+        expect(await running).toBe(0);
+        expect(await main(['--cleanup', ...flags], {})).toBe(0);
+        const { stdout } = await lab.node.namespace.exec(['nft', 'list', 'tables']);
+        expect(stdout).not.toContain('kpng-netpol');
+      } finally {
+        stop.abort();
+        await cluster.close();
+      }
+    },
+    PROGRAM_TEST_MS,
+  );
 
-  test('split: kpng --policy-view serves the policy view on its stream, kpng-netpol --connect enforces it', async () => {
-    const cluster = await apiCluster();
-    const dir = await mkdtemp(join(tmpdir(), 'kpng-netpol-split-'));
-    const socket = `unix://${join(dir, 'kpng.sock')}`;
-    const stop = new AbortController();
-    const flags = ['--netns', lab.node.namespace.name, ...noServers];
-    try {
-      const core = runProgram(
-        undefined,
-        ['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, '--listen', socket, '--policy-view', ...noServers],
-        { program: 'kpng', signal: stop.signal },
-      );
-      const agent = main(['--connect', socket, '--node-name', NODE, ...flags], {}, stop.signal);
-      await enforcesThenFollows(cluster.widen);
-      stop.abort();
-      expect(await agent).toBe(0);
-      expect(await core).toBe(0);
-      expect(await main(['--cleanup', ...flags], {})).toBe(0);
-    } finally {
-      stop.abort();
-      await cluster.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  test(
+    'split: kpng --policy-view serves the policy view on its stream, kpng-netpol --connect enforces it',
+    async () => {
+      const cluster = await apiCluster();
+      const dir = await mkdtemp(join(tmpdir(), 'kpng-netpol-split-'));
+      const socket = `unix://${join(dir, 'kpng.sock')}`;
+      const stop = new AbortController();
+      const flags = ['--netns', lab.node.namespace.name, ...noServers];
+      try {
+        const core = runProgram(
+          undefined,
+          ['--kubeconfig', cluster.kubeconfig, '--node-name', NODE, '--listen', socket, '--policy-view', ...noServers],
+          { program: 'kpng', signal: stop.signal },
+        );
+        const agent = main(['--connect', socket, '--node-name', NODE, ...flags], {}, stop.signal);
+        await enforcesThenFollows(cluster.widen);
+        stop.abort();
+        expect(await agent).toBe(0);
+        expect(await core).toBe(0);
+        expect(await main(['--cleanup', ...flags], {})).toBe(0);
+      } finally {
+        stop.abort();
+        await cluster.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    PROGRAM_TEST_MS,
+  );
 });
