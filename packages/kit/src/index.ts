@@ -1,5 +1,6 @@
 // @kpng/kit: the small dependency-free pieces every kpng package shares, each written once.
 export { TurnBudget } from './turn-budget.js';
+export { diffKeyed, runSteps, runStepsYielding, type KeyedDiffVisitor, type Steps } from './keyed-diff.js';
 export { inNetns, type InNetnsOptions } from './netns.js';
 export {
   ExecError,

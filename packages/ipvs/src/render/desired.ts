@@ -10,9 +10,8 @@ import {
   type ServiceKey,
 } from '@kpng/core';
 import { type RealServer, type VirtualServer, type VirtualServerKey, virtualServerKey } from '../ipvs/types.js';
-import type { TurnBudget } from '@kpng/kit';
 import type { IpvsConfig } from './options.js';
-import { runSteps, runStepsYielding, type Steps } from './steps.js';
+import { runSteps, runStepsYielding, type Steps, type TurnBudget } from '@kpng/kit';
 
 const FAMILIES = ['IPv4', 'IPv6'] as const;
 

@@ -6,9 +6,8 @@ import {
   type VirtualServerKey,
   virtualServerKey,
 } from '../ipvs/types.js';
-import type { TurnBudget } from '@kpng/kit';
+import { diffKeyed, runSteps, runStepsYielding, type Steps, type TurnBudget } from '@kpng/kit';
 import type { DesiredVirtualServer } from './desired.js';
-import { runSteps, runStepsYielding, type Steps } from './steps.js';
 
 /** What the kernel holds (or is believed to hold) for one virtual server. */
 export interface AppliedVirtualServer {
@@ -55,6 +54,9 @@ export function diffTablesYielding(
   return runStepsYielding(diffSteps(desired, applied, owned), budget);
 }
 
+/** A held virtual server is always compared (scheduler, persistence, real servers). */
+const NEVER_SAME = (): boolean => false;
+
 /** One step per desired, then per applied virtual server. */
 function* diffSteps(
   desired: ReadonlyMap<VirtualServerKey, DesiredVirtualServer>,
@@ -63,14 +65,13 @@ function* diffSteps(
 ): Steps<DiffResult> {
   const operations: IpvsOperation[] = [];
   const draining = new Map<VirtualServerKey, Set<string>>();
-  for (const [key, want] of desired) {
-    diffVirtualServer(key, want, applied.get(key), operations, draining);
-    yield;
-  }
-  for (const [key, have] of applied) {
-    if (!desired.has(key) && owned(have.vs)) operations.push({ op: 'deleteVirtualServer', vs: have.vs });
-    yield;
-  }
+  yield* diffKeyed(desired, applied, NEVER_SAME, {
+    added: (key, want) => diffVirtualServer(key, want, undefined, operations, draining),
+    changed: (key, want, have) => diffVirtualServer(key, want, have, operations, draining),
+    removed: (_key, have) => {
+      if (owned(have.vs)) operations.push({ op: 'deleteVirtualServer', vs: have.vs });
+    },
+  });
   return { operations, draining };
 }
 
@@ -90,21 +91,23 @@ function diffVirtualServer(
     operations.push({ op: 'updateVirtualServer', vs: want.vs });
   }
   const wanted = new Map(want.reals.map((rs) => [realServerKey(rs), rs]));
-  for (const [rsKey, rs] of wanted) {
-    const current = have.reals.get(rsKey);
-    if (current === undefined) operations.push({ op: 'addRealServer', vs: want.vs, rs });
-    else if (current.weight !== rs.weight) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
-  }
-  for (const [rsKey, current] of have.reals) {
-    if (wanted.has(rsKey)) continue;
-    const rs: RealServer = { address: current.address, port: current.port, weight: 0 };
-    if (want.vs.protocol !== 'UDP' && connections(current) > 0) {
-      if (current.weight !== 0) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
-      draining.set(key, (draining.get(key) ?? new Set()).add(rsKey));
-    } else {
-      operations.push({ op: 'deleteRealServer', vs: want.vs, rs });
-    }
-  }
+  const sameWeight = (rs: RealServer, current: ObservedRealServer | RealServer): boolean =>
+    rs.weight === current.weight;
+  runSteps(
+    diffKeyed(wanted, have.reals, sameWeight, {
+      added: (_rsKey, rs) => operations.push({ op: 'addRealServer', vs: want.vs, rs }),
+      changed: (_rsKey, rs) => operations.push({ op: 'updateRealServer', vs: want.vs, rs }),
+      removed: (rsKey, current) => {
+        const rs: RealServer = { address: current.address, port: current.port, weight: 0 };
+        if (want.vs.protocol !== 'UDP' && connections(current) > 0) {
+          if (current.weight !== 0) operations.push({ op: 'updateRealServer', vs: want.vs, rs });
+          draining.set(key, (draining.get(key) ?? new Set()).add(rsKey));
+        } else {
+          operations.push({ op: 'deleteRealServer', vs: want.vs, rs });
+        }
+      },
+    }),
+  );
 }
 
 /**

@@ -1,10 +1,9 @@
 import type { IPFamily } from '@kpng/core';
 import type { Family, NftObject } from '@kpng/nftables';
-import type { TurnBudget } from '@kpng/kit';
 import type { DesiredState } from './desired.js';
 import { contribute, ElementCounts, VS_SETS } from './filter-elements.js';
 import { type IpvsConfig, NFT_TABLE } from './options.js';
-import { runSteps, runStepsYielding, type Steps } from './steps.js';
+import { runSteps, runStepsYielding, type Steps, type TurnBudget } from '@kpng/kit';
 
 /**
  * What IPVS cannot do, in one nftables table per family (nftables rather than upstream's
