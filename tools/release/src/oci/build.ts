@@ -32,6 +32,7 @@ import {
 } from './image-config.js';
 import { NODE_RUNTIME, strippedNodeBinary } from './node-runtime.js';
 import { rootfsTarball } from './rootfs.js';
+import { slimRootfs, whichIn } from './slim.js';
 
 /** Ignored by git: root filesystems, the node tarball, buildah's storage, work folders, archives. */
 export const IMAGE_CACHE = join(REPO_ROOT, '.cache', 'images');
@@ -41,6 +42,8 @@ export interface BuildOptions {
   /** Where the OCI archives go (default `<cache>/out`). */
   readonly outDir?: string;
   readonly log?: (line: string) => void;
+  /** Remove what no program of the image runs or loads (`slimRootfs`); default true. */
+  readonly slim?: boolean;
 }
 
 export interface BuiltImage {
@@ -88,7 +91,8 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
       }),
     );
     log(`root filesystems and installs ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return prepared.map((p) => buildImage(p.spec, p.rootfs, p.staging, { cache, out, node, log }));
+    const slim = options.slim ?? true;
+    return prepared.map((p) => buildImage(p.spec, p.rootfs, p.staging, { cache, out, node, log, slim }));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -99,6 +103,7 @@ interface Context {
   readonly out: string;
   readonly node: string;
   readonly log: (line: string) => void;
+  readonly slim: boolean;
 }
 
 function buildImage(spec: ImageSpec, rootfs: string, staging: string, ctx: Context): BuiltImage {
@@ -130,10 +135,17 @@ function buildImage(spec: ImageSpec, rootfs: string, staging: string, ctx: Conte
         mkdirSync(join(root, dir), { recursive: true });
         chownSync(join(root, dir), owner.uid, owner.gid);
       }
+      step('files');
+      if (ctx.slim) {
+        const slim = slimRootfs(root, slimRoots(spec, root));
+        ctx.log(
+          `${spec.name}: slimmed: ${slim.removedFiles} files (${(slim.removedBytes / 1024 / 1024).toFixed(1)} MiB) removed, ${slim.kept.length} programs and libraries kept`,
+        );
+      }
     } finally {
       buildah.unmount(container);
     }
-    step('files');
+    step('slim');
     buildah.run(configArgs(spec, container));
     const version = mainPackage(spec).manifest.version;
     const reference = `kpng/${spec.name}:${version}`;
@@ -149,6 +161,24 @@ function buildImage(spec: ImageSpec, rootfs: string, staging: string, ctx: Conte
   } finally {
     buildah.remove(container);
   }
+}
+
+/**
+ * What the image's programs run and load (see `slimRootfs`): node, `env` (the entrypoint links are
+ * scripts starting `#!/usr/bin/env node`), the tools on PATH, the shell where the entry keeps one,
+ * the FFI libraries and /opt/kpng's native addons.
+ */
+export function slimRoots(spec: ImageSpec, root: string): Parameters<typeof slimRootfs>[1] {
+  const tools = spec.tools.map((tool) => {
+    const found = whichIn(root, IMAGE_PATH, tool);
+    if (found === undefined) throw new Error(`${spec.name}: ${tool} is not on the image's PATH (${IMAGE_PATH})`);
+    return found;
+  });
+  return {
+    programs: ['/usr/local/bin/node', '/usr/bin/env', ...(spec.shell ? ['/usr/bin/sh'] : []), ...tools],
+    libraries: spec.libraries ?? [],
+    addonDirs: [INSTALL_ROOT],
+  };
 }
 
 /** `buildah config` for what the Dockerfile's runtime stage and its base image declare. */

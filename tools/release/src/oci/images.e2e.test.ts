@@ -22,10 +22,11 @@ import { images, INSTALL_ROOT } from '../docker/images.js';
 import { inCi } from '../workspace.js';
 import { buildImages } from './build.js';
 import { IMAGE_CATALOG, type ImageSpec } from './catalog.js';
-import { NODE_USER } from './image-config.js';
+import { IMAGE_PATH, NODE_USER } from './image-config.js';
 import { entrypointArgv, imageArgv, resolveImageUser } from './image-process.js';
 import { NODE_RUNTIME } from './node-runtime.js';
 import { unpackOciArchive, type UnpackedImage } from './oci-archive.js';
+import { whichIn } from './slim.js';
 import { documentedUsers } from './readme-users.js';
 
 /** How a tool prints its version, where it is not `--version` (`nfacct` takes a command, not an option). */
@@ -131,6 +132,16 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       expect(unused.stdout).toBe('');
     });
 
+    it(`carries ${spec.shell ? 'a shell (sh)' : 'no shell'} and no program nothing runs (slimmed: no perl, dpkg, coreutils besides env)`, () => {
+      const root = image().root;
+      const present = (p: string): boolean => whichIn(root, IMAGE_PATH, p) !== undefined;
+      expect(present('sh'), 'sh').toBe(spec.shell === true);
+      for (const gone of ['bash', 'perl', 'dpkg', 'ls', 'cat', 'mount', 'tar', 'ldconfig'])
+        expect(present(gone), gone).toBe(false);
+      expect(present('env'), 'env (the #!/usr/bin/env node of the linked entrypoints)').toBe(true);
+      expect(existsSync(join(root, 'var/lib/dpkg/status')), 'the dpkg status file, for image scanners').toBe(true);
+    });
+
     it(`runs node ${NODE_RUNTIME.version} and the entrypoint's --version and --help in a fresh namespace`, async () => {
       const ns = await namespace(`img-${name}-v`);
       const v = await ns.exec(imageArgv(image(), ['node', '--version']));
@@ -171,8 +182,9 @@ describe.skipIf(!run)('images built with the buildah recipe', () => {
       it(`finds ${spec.tools.join(', ')} on the image's PATH and runs them`, async () => {
         const ns = await namespace(`img-${name}-t`);
         for (const tool of spec.tools) {
-          const where = await ns.exec(imageArgv(image(), ['sh', '-c', `command -v ${tool}`], 'root'));
-          expect(where.stdout.trim(), tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
+          // Found as execvp finds it (the image has no shell to ask `command -v`).
+          const where = whichIn(image().root, IMAGE_PATH, tool);
+          expect(where, tool).toMatch(new RegExp(`^/usr/s?bin/${tool}$`));
           const v = await ns.exec(imageArgv(image(), [tool, ...(VERSION_ARGS[tool] ?? ['--version'])], 'root'));
           expect(`${v.stdout}${v.stderr}`, tool).toMatch(/\d+\.\d+/);
         }
