@@ -1,3 +1,4 @@
+import { TurnBudget } from '@kpng/kit';
 import type { GlobalSnapshot } from '../../model/global-model.js';
 import {
   nodeName,
@@ -20,6 +21,8 @@ export interface ApiSourceOptions {
   readonly nodeName?: string;
   readonly watch?: Omit<WatchOptions, 'signal'>;
   readonly log?: Logger;
+  /** Milliseconds of checks per event-loop turn while a state is checked (default 10); 0 yields every 16 objects (tests). */
+  readonly turnBudgetMs?: number;
 }
 
 /**
@@ -31,6 +34,11 @@ export interface ApiSourceOptions {
  * Each changed object passes the checks an API object passes (`watch/convert/validate.ts`) before
  * it reaches the model: one that fails is reported as an invalid API object is (a warning and
  * `kpng_invalid_objects_total{kind}`) and skipped, and the version delivered before it stays.
+ *
+ * A state is checked a 10 ms budget of work per event-loop turn (the stream client decodes it the
+ * same way), so the program's health and metrics keep answering while a first state of 10,000
+ * Services arrives. Later states are one model transaction each; the first one, which nobody is
+ * served before it completes, enters the model in transactions of `APPLY_CHUNK` events, one per turn.
  */
 export class ApiSource implements Source {
   readonly name = 'api';
@@ -47,14 +55,25 @@ export class ApiSource implements Source {
     const { watchGlobalState } = await import('../../stream/client/client.js');
     await watchGlobalState(
       this.options.address,
-      (snapshot, info) => {
-        const events = this.#diff(snapshot, info.changes.triggerTimes);
+      async (snapshot, info) => {
+        const budget = new TurnBudget(this.options.turnBudgetMs ?? 10);
+        const events = await this.#diff(snapshot, info.changes.triggerTimes, budget);
         log.debug(2, 'global state received', { revision: info.revision, events: events.length, full: info.full });
-        if (events.length > 0) sink.apply(events);
-        if (!synced) {
-          synced = true;
-          for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) sink.synced(kind);
+        if (synced) {
+          // One transaction: the node view never sees half a state.
+          if (events.length > 0) sink.apply(events);
+          return;
         }
+        // The first state (every object): nothing is served before every kind has synced, so it
+        // enters the model in transactions of a few ms each, a turn apiece, as the kube source's
+        // initial lists do.
+        for (let from = 0; from < events.length; from += APPLY_CHUNK) {
+          if (from > 0) await budget.yield();
+          if (signal.aborted) return;
+          sink.apply(events.slice(from, from + APPLY_CHUNK));
+        }
+        synced = true;
+        for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) sink.synced(kind);
       },
       {
         ...this.options.watch,
@@ -64,8 +83,17 @@ export class ApiSource implements Source {
     );
   }
 
-  /** `triggerTimes`: per Service, carried over to its changed slices so node agents observe programming latency too. */
-  #diff(snapshot: GlobalSnapshot, triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>): ModelEvent[] {
+  /**
+   * The events that bring the model from the objects delivered so far to `snapshot`: each object
+   * checked once per version, a `budget` of checks per event-loop turn (a first state holds every
+   * object of the cluster).
+   * `triggerTimes`: per Service, carried over to its changed slices so node agents observe programming latency too.
+   */
+  async #diff(
+    snapshot: GlobalSnapshot,
+    triggerTimes: ReadonlyMap<ServiceKey, readonly number[]>,
+    budget: TurnBudget,
+  ): Promise<ModelEvent[]> {
     const events: ModelEvent[] = [];
     const seen = new Set<string>();
     const visit = <T>(id: string, object: T, problems: (o: T) => readonly string[], upsert: () => ModelEvent) => {
@@ -84,6 +112,7 @@ export class ApiSource implements Source {
     for (const s of snapshot.services) {
       const key = serviceKey(s.namespace, s.name);
       visit(`Service/${key}`, s, serviceProblems, () => ({ kind: 'Service', op: 'upsert', key, object: s }));
+      await budget.maybeYield();
     }
     for (const s of snapshot.endpointSlices) {
       const key = sliceKey(s.namespace, s.name);
@@ -95,6 +124,7 @@ export class ApiSource implements Source {
         object: s,
         ...(triggerTime !== undefined ? { triggerTime } : {}),
       }));
+      await budget.maybeYield();
     }
     for (const n of snapshot.nodes) {
       visit(`Node/${n.name}`, n, nodeProblems, () => ({
@@ -103,6 +133,7 @@ export class ApiSource implements Source {
         key: nodeName(n.name),
         object: n,
       }));
+      await budget.maybeYield();
     }
     for (const c of snapshot.serviceCIDRs) {
       visit(`ServiceCIDR/${c.name}`, c, serviceCIDRProblems, () => ({
@@ -111,6 +142,7 @@ export class ApiSource implements Source {
         key: c.name,
         object: c,
       }));
+      await budget.maybeYield();
     }
     for (const id of [...this.#refused.keys()]) if (!seen.has(id)) this.#refused.delete(id);
     for (const id of [...this.#delivered.keys()]) {
@@ -124,6 +156,9 @@ export class ApiSource implements Source {
     return events;
   }
 }
+
+/** Events per model transaction while the first state is applied (a few ms of work each at most). */
+const APPLY_CHUNK = 256;
 
 /** The newest of `times` (a loop: spreading a list of any length into `Math.max` can overflow the stack). */
 function latest(times: readonly number[] | undefined): number | undefined {
