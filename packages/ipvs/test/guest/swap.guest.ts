@@ -41,8 +41,11 @@ import { spawnChild } from '@kpng/kit';
 import { KUBE_PROXY_RUNNER } from '../bundle-paths.js';
 import { KpngIpvsChild, type KubeProxyMode } from './kpng-ipvs-child.js';
 
-/** Budget for a start in the VM on a loaded host (a budget, not an assertion). */
-const START_BUDGET_MS = 360_000;
+/**
+ * Budget for a start in the VM on a loaded host (a budget, not an assertion): the first cell's
+ * compat kube-proxy took 328 s to its first sync at host load ~45 and over 360 s at ~27 (2026-11-28).
+ */
+const START_BUDGET_MS = 540_000;
 /** A new ClusterIP connection this often, through each swap. */
 const PROBE_INTERVAL_MS = 250;
 /** Traffic kept on after kpng's first sync, so that connections through its rules alone are counted too. */
@@ -211,7 +214,7 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
         upstreamLoaded = false;
         throw error;
       }
-    }, 600_000); // a start, the traffic and a clean-up in the VM (a budget, not an assertion)
+    }, 900_000); // a start, the traffic and a clean-up in the VM (a budget, not an assertion)
   }
 
   async function swapCell(mode: KubeProxyMode): Promise<void> {
