@@ -50,6 +50,13 @@ describe('ShellExecer', () => {
     await expect(make().run(['/nonexistent/kpng-nft'], '')).rejects.toThrow(/cannot run \/nonexistent\/kpng-nft/);
   });
 
+  test('rejects when the shell itself cannot be started (its failure is kept for the command that waits)', async () => {
+    // The spawn error comes while the command's input is being written, before it waits for its answer.
+    const shell = make({ prefix: ['/nonexistent/kpng-no-shell'] });
+    await expect(shell.run(['true'], 'x'.repeat(1 << 20))).rejects.toThrow(/cannot start the command shell/);
+    await expect(shell.run(['true'], '')).rejects.toThrow(/cannot start the command shell/);
+  });
+
   test('runs every command in one shell, one after another, each with its own stdin', async () => {
     const shell = make();
     const [a, b, c] = await Promise.all([shell.run([ppid], ''), shell.run(['cat'], 'x'), shell.run([ppid], '')]);

@@ -38,6 +38,8 @@ interface Running {
   readonly lines: Interface;
   /** Waiters for the next exit-code line, in order. */
   readonly waiting: ((line: string | Error) => void)[];
+  /** Why the shell is gone (a spawn error can come before a command waits): later waiters get it. */
+  failed?: Error;
 }
 
 /**
@@ -143,7 +145,10 @@ export class ShellExecer implements Execer {
     const r = await (this.#running ??= this.#start());
     await input(join(r.dir, 'in'));
     signal?.throwIfAborted();
-    const line = new Promise<string | Error>((resolve) => r.waiting.push(resolve));
+    const line =
+      r.failed !== undefined
+        ? Promise.resolve(r.failed)
+        : new Promise<string | Error>((resolve) => r.waiting.push(resolve));
     const onAbort = (): void => this.#kill(r, signal?.reason ?? new Error(`${argv[0]} was aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });
     // Referenced while a command runs (the program waits for it), not while the shell idles.
@@ -184,6 +189,7 @@ export class ShellExecer implements Execer {
     const running: Running = { shell, dir, lines, waiting: [] };
     lines.on('line', (line) => running.waiting.shift()?.(line));
     const fail = (error: Error): void => {
+      running.failed ??= error;
       this.#forget(running);
       for (const waiter of running.waiting.splice(0)) waiter(error);
       void rm(dir, { recursive: true, force: true });
