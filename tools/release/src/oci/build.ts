@@ -74,7 +74,7 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
     // The slow parts wait on the network and the disk more than on the CPU: root filesystems (one
     // per distinct package set) and the npm installs all run at once, then each image is assembled.
     const rootfs = new Map<string, Promise<string>>();
-    const prepared = await Promise.all(
+    const settled = await Promise.allSettled(
       specs.map(async (spec, i) => {
         const key = [...spec.apt].sort().join(' ');
         if (!rootfs.has(key)) {
@@ -90,12 +90,25 @@ export async function buildImages(specs: readonly ImageSpec[], options: BuildOpt
         return { spec, staging, rootfs: await rootfs.get(key)! };
       }),
     );
+    // Every step settles before the work folder goes (below): removing it under a running install
+    // would fail with ENOTEMPTY and hide the step's own error. The first failure is the one thrown.
+    const prepared: Prepared[] = [];
+    for (const r of settled) {
+      if (r.status === 'rejected') throw r.reason;
+      prepared.push(r.value);
+    }
     log(`root filesystems and installs ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const slim = options.slim ?? true;
     return prepared.map((p) => buildImage(p.spec, p.rootfs, p.staging, { cache, out, node, log, slim }));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+interface Prepared {
+  readonly spec: ImageSpec;
+  readonly staging: string;
+  readonly rootfs: string;
 }
 
 interface Context {
