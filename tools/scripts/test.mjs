@@ -74,12 +74,15 @@ const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'test', '--outputStyle=stre
   stdio: 'inherit',
 });
 const total = withExitStatus(collect(projectDirs, { requireAll: !filtered }), nx.status);
+/** Every failure of every pass and lane, printed again just above the total: a log's tail names them. */
+const recap = recapOf('first pass', total, nx.status);
 
 if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
   console.log(`\nfirst pass (node ${process.version}, ${took(firstStarted)}): ${line(total)}`);
   const secondStarted = Date.now();
   const lts = ltsPass(/** @type {{ node?: string, why?: string }} */ (ltsNode));
   console.log(`second pass (node ${lts.version}, packages/*, ${took(secondStarted)}): ${line(lts)}`);
+  recap.push(...recapOf('second pass', lts, lts.status));
   total.passed += lts.passed;
   total.failed += lts.failed;
   total.skipped += lts.skipped;
@@ -88,13 +91,33 @@ if (process.env.KPNG_TEST_NODE_LTS && !filtered) {
 for (const lane of lanes) {
   const done = await lane;
   console.log(`${done.title} (${names(done.dirs)}, ${done.took}): ${line(done)}`);
+  recap.push(...recapOf(done.title, done, done.status));
   total.passed += done.passed;
   total.failed += done.failed;
   total.skipped += done.skipped;
 }
 
+if (recap.length) {
+  const shown = 60;
+  console.log(`\nfailures (${recap.length}):\n  ${recap.slice(0, shown).join('\n  ')}`);
+  if (recap.length > shown) console.log(`  ...and ${recap.length - shown} more (above, in each pass's output)`);
+}
 console.log(line(total));
 process.exit(total.failed > 0 || nx.status !== 0 ? 1 : 0);
+
+/**
+ * A pass's or lane's failures, each line prefixed with where it ran; a failure counted only from the
+ * runner's exit status (no failed test in its reports) is named too.
+ * @param {string} where
+ * @param {{ failed: number, failures?: string[], why?: string }} counts
+ * @param {number | null | undefined} status
+ */
+function recapOf(where, counts, status) {
+  const lines = (counts.failures ?? []).map((f) => `${where}: ${f}`);
+  if (counts.why) lines.push(`${where}: ${counts.why}`);
+  if (counts.failed > 0 && lines.length === 0) lines.push(`${where}: its runner exited with status ${status}`);
+  return lines;
+}
 
 /**
  * Starts one side lane (vm-lane.mjs) beside the passes; resolves to its counts once it is done. Its
@@ -124,7 +147,7 @@ function sideLane(lane) {
       const elapsed = took(started, statSync(logPath).mtimeMs);
       console.log(`\n=== ${title} output${why ? ` (${why})` : ''}\n${readFileSync(logPath, 'utf8')}`);
       const counts = withExitStatus(collect(dirs, { requireAll: true, file: report }), status);
-      resolve({ ...counts, dirs, title, took: elapsed });
+      resolve({ ...counts, dirs, title, took: elapsed, status, why });
     };
     child.on('error', (err) => done(1, err.message));
     child.on('close', (code) => done(code ?? 1));
@@ -152,7 +175,7 @@ function pinnedNode() {
 function ltsPass({ node, why }) {
   const failed = (/** @type {string} */ why) => {
     console.error(`node LTS pass: ${why}`);
-    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable' };
+    return { passed: 0, failed: 1, skipped: 0, version: 'unavailable', why, status: 1 };
   };
   if (!node) return failed(why ?? 'no pinned node');
   const ltsEnv = { ...env, PATH: `${dirname(node)}:${env.PATH}` };
@@ -189,5 +212,5 @@ function ltsPass({ node, why }) {
     );
     status ||= r.status ?? 1;
   }
-  return { ...withExitStatus(collect(dirs, { requireAll: true }), status), version };
+  return { ...withExitStatus(collect(dirs, { requireAll: true }), status), version, status };
 }

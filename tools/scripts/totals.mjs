@@ -5,7 +5,8 @@
 // failed with no failed test at all (an import error, a throwing `afterAll`) counts as one failed.
 
 /**
- * @typedef {{ status?: string, assertionResults?: { status?: string }[] }} FileResult
+ * @typedef {{ status?: string, fullName?: string, title?: string, failureMessages?: string[] }} TestResult
+ * @typedef {{ name?: string, status?: string, message?: string, assertionResults?: TestResult[] }} FileResult
  * @typedef {{ testResults?: FileResult[] }} Report
  * @typedef {{ passed: number, failed: number, skipped: number }} Counts
  */
@@ -28,19 +29,49 @@ export function fileCounts(file) {
   return { passed, failed, skipped };
 }
 
+/** The first non-empty line of a failure message, bounded: enough to tell one failure from another. */
+const firstLine = (/** @type {string | undefined} */ m) =>
+  (m ?? '')
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim()
+    .slice(0, 300) ?? '';
+
 /**
- * The counts of one project's report, and the names of its files that failed.
+ * One line per failure of a file: each failed test (`file > test: first line of its error`), or the
+ * file itself when it failed with no failed test (an import error, a throwing hook).
+ * @param {FileResult} file
+ * @returns {string[]}
+ */
+export function failureLines(file) {
+  const name = file.name ?? '?';
+  const lines = (file.assertionResults ?? [])
+    .filter((t) => t.status === 'failed')
+    .map((t) => `${name} > ${t.fullName ?? t.title ?? '?'}: ${firstLine(t.failureMessages?.[0])}`);
+  if (lines.length === 0 && file.status === 'failed') lines.push(`${name}: ${firstLine(file.message) || 'failed'}`);
+  return lines;
+}
+
+/**
+ * The counts of one project's report, the names of its files that failed, and a line per failure.
  * @param {Report} report
- * @returns {Counts & { failedFiles: string[] }}
+ * @returns {Counts & { failedFiles: string[], failures: string[] }}
  */
 export function reportCounts(report) {
-  const total = { passed: 0, failed: 0, skipped: 0, failedFiles: /** @type {string[]} */ ([]) };
+  const total = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    failedFiles: /** @type {string[]} */ ([]),
+    failures: /** @type {string[]} */ ([]),
+  };
   for (const file of report.testResults ?? []) {
     const c = fileCounts(file);
     total.passed += c.passed;
     total.failed += c.failed;
     total.skipped += c.skipped;
-    if (file.status === 'failed') total.failedFiles.push(/** @type {{ name?: string }} */ (file).name ?? '?');
+    if (file.status === 'failed') total.failedFiles.push(file.name ?? '?');
+    total.failures.push(...failureLines(file));
   }
   return total;
 }
@@ -50,20 +81,28 @@ export function reportCounts(report) {
  * crashed) counts as one failed when `requireAll`.
  * @param {Report[]} reports
  * @param {{ missing?: string[], requireAll: boolean }} options
- * @returns {Counts & { failedFiles: string[] }}
+ * @returns {Counts & { failedFiles: string[], failures: string[] }}
  */
 export function sumReports(reports, { missing = [], requireAll }) {
-  const total = { passed: 0, failed: 0, skipped: 0, failedFiles: /** @type {string[]} */ ([]) };
+  const total = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    failedFiles: /** @type {string[]} */ ([]),
+    failures: /** @type {string[]} */ ([]),
+  };
   for (const r of reports) {
     const c = reportCounts(r);
     total.passed += c.passed;
     total.failed += c.failed;
     total.skipped += c.skipped;
     total.failedFiles.push(...c.failedFiles);
+    total.failures.push(...c.failures);
   }
   if (requireAll) {
     total.failed += missing.length;
     total.failedFiles.push(...missing.map((m) => `${m} (no report)`));
+    total.failures.push(...missing.map((m) => `${m}: no report (its vitest never ran or crashed)`));
   }
   return total;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileCounts, sumReports, totalLine, withExitStatus } from '../totals.mjs';
+import { failureLines, fileCounts, sumReports, totalLine, withExitStatus } from '../totals.mjs';
 
 const t = (status: string) => ({ status });
 
@@ -56,6 +56,7 @@ describe('sumReports', () => {
       failed: 3,
       skipped: 1,
       failedFiles: ['/b.test.ts', '/c.test.ts'],
+      failures: ['/b.test.ts: failed', '/c.test.ts: failed'],
     });
   });
 
@@ -65,6 +66,25 @@ describe('sumReports', () => {
       failedFiles: ['/tools/x (no report)'],
     });
     expect(sumReports([], { missing: ['/tools/x'], requireAll: false })).toMatchObject({ failed: 0, failedFiles: [] });
+  });
+});
+
+describe('failureLines', () => {
+  it("names each failed test with its error's first line, and a file that failed with none by its own message", () => {
+    const failed = {
+      status: 'failed',
+      fullName: 'swap > keeps connections',
+      failureMessages: ['\nAssertionError: expected 3 to be 0\n    at x.ts:1:1'],
+    };
+    expect(
+      failureLines({ name: '/a.test.ts', status: 'failed', assertionResults: [{ status: 'passed' }, failed] }),
+    ).toEqual(['/a.test.ts > swap > keeps connections: AssertionError: expected 3 to be 0']);
+    expect(failureLines({ name: '/b.test.ts', status: 'failed', message: 'Error: hook timed out\nstack' })).toEqual([
+      '/b.test.ts: Error: hook timed out',
+    ]);
+    expect(failureLines({ name: '/c.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] })).toEqual(
+      [],
+    );
   });
 });
 
