@@ -9,7 +9,7 @@
  *
  * A program reads an lb's count, then one endpoint index below it: at every step that index exists.
  */
-import type { TurnBudget } from '@kpng/kit';
+import { diffKeyed, runSteps, runStepsYielding, type TurnBudget } from '@kpng/kit';
 import { MAP_NAMES, type MapName } from '../maps/layout.js';
 import type { LbKernel } from './kernel.js';
 import type { EbpfMetrics } from './metrics.js';
@@ -34,24 +34,31 @@ export function planSize(plan: Plan): number {
 }
 
 /**
- * Adds the writes that turn `from` into `to` (for the keys they hold) to `plan`; with a `budget`,
- * the event loop gets a turn whenever it is spent (a full sync diffs ~100,000 elements at s10k).
+ * Adds the writes that turn `from` into `to` (for the keys they hold) to `plan`: the kit's keyed
+ * diff per map (added or changed: an upsert; applied keys nothing wants: a delete). With a
+ * `budget`, the event loop gets a turn whenever it is spent (a full sync diffs ~100,000 elements
+ * at s10k).
  */
 export async function diffInto(plan: Plan, from: Entries, to: Entries, budget?: TurnBudget): Promise<void> {
   for (const map of MAP_NAMES) {
     const upserts = plan.upserts[map];
     const deletes = plan.deletes[map];
-    for (const [key, value] of to[map]) {
-      const before = from[map].get(key);
-      if (before !== value) upserts.set(key, value);
+    const write = (key: string, value: string): void => {
+      upserts.set(key, value);
       // Another Service's part of this plan may have deleted the key (an address moving between Services).
       deletes.delete(key);
-      if (budget?.due()) await budget.yield();
-    }
-    for (const key of from[map].keys()) {
-      if (!to[map].has(key) && !upserts.has(key)) deletes.add(key);
-      if (budget?.due()) await budget.yield();
-    }
+    };
+    const steps = diffKeyed(to[map], from[map], (want, have) => want === have, {
+      added: write,
+      changed: write,
+      unchanged: (key) => deletes.delete(key),
+      removed: (key) => {
+        // Unless another Service's part of this plan writes it.
+        if (!upserts.has(key)) deletes.add(key);
+      },
+    });
+    if (budget === undefined) runSteps(steps);
+    else await runStepsYielding(steps, budget);
   }
 }
 

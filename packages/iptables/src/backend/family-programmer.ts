@@ -4,7 +4,7 @@
  * that changed), and remember what the kernel holds once the caller says the restore succeeded.
  */
 import type { IPFamily, LocalService, NodeLocalState, ServiceKey } from '@kpng/core';
-import { TurnBudget } from '@kpng/kit';
+import { diffKeyed, runSteps, TurnBudget } from '@kpng/kit';
 import type { IptablesConfig } from '../render/config.js';
 import { renderContext, sameServiceRendering, type RenderContext } from '../render/context.js';
 import { SERVICE_CHAIN } from '../render/names.js';
@@ -278,9 +278,11 @@ export class FamilyProgrammer {
   }
 
   /**
-   * Chains to delete: applied (or found) per-service chains no Service wants any more. Chain names
-   * hash the Service's port name, so a chain can only be wanted by the Service that had it: each
-   * Service's chains are compared with its own (same list when its rendering was re-used).
+   * Chains to delete: applied (or found) per-service chains no Service wants any more, by the
+   * kit's keyed diff. Chain names hash the Service's port name, so a chain can only be wanted by
+   * the Service that had it: each Service's chains (of the `updated` ones, or all) are compared
+   * with its own (same list when its rendering was re-used). Chains the kernel holds (`existing`,
+   * after a restart or failure) are compared with every wanted chain, by name.
    */
   #stale(
     wanted: ReadonlyMap<ServiceKey, readonly string[]>,
@@ -288,20 +290,43 @@ export class FamilyProgrammer {
     existing: readonly string[],
   ): string[] {
     const stale = new Set<string>();
-    for (const key of updated ?? this.#applied.keys()) {
-      const before = this.#applied.get(key);
-      const now = wanted.get(key);
-      if (before === undefined || before === now) continue;
+    const unwanted = (before: readonly string[], now: readonly string[]): void => {
       const keep = new Set(now);
       for (const name of before) if (!keep.has(name)) stale.add(name);
-    }
+    };
+    runSteps(
+      diffKeyed(only(wanted, updated), only(this.#applied, updated), (now, before) => now === before, {
+        changed: (_key, now, before) => unwanted(before, now),
+        removed: (_key, before) => unwanted(before, []),
+      }),
+    );
     if (existing.length > 0) {
-      const keep = new Set<string>();
-      for (const names of wanted.values()) for (const name of names) keep.add(name);
-      for (const name of existing) if (SERVICE_CHAIN.test(name) && !keep.has(name)) stale.add(name);
+      const wantedChains = new Map<string, ServiceKey>();
+      for (const [key, names] of wanted) for (const name of names) wantedChains.set(name, key);
+      runSteps(
+        diffKeyed(wantedChains, new Map(existing.map((name) => [name, name])), () => true, {
+          removed: (name) => {
+            if (SERVICE_CHAIN.test(name)) stale.add(name);
+          },
+        }),
+      );
     }
     return [...stale];
   }
+}
+
+/** `map`'s entries for `keys` (all of them without `keys`). */
+function only<V>(
+  map: ReadonlyMap<ServiceKey, V>,
+  keys: ReadonlySet<ServiceKey> | undefined,
+): ReadonlyMap<ServiceKey, V> {
+  if (keys === undefined) return map;
+  const picked = new Map<ServiceKey, V>();
+  for (const key of keys) {
+    const value = map.get(key);
+    if (value !== undefined) picked.set(key, value);
+  }
+  return picked;
 }
 
 function endpointCount(state: NodeLocalState, family: IPFamily): number {
