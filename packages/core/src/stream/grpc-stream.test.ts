@@ -222,7 +222,7 @@ describe('node-local stream over gRPC', () => {
     );
     await vi.waitFor(() => expect(connects).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
     expect(clientLog.records.map((r) => r.fields['err'])).toContainEqual(
-      expect.objectContaining({ message: 'no message from the server for 50 ms' }),
+      expect.objectContaining({ message: 'no byte from the server for 50 ms' }),
     );
   });
 });

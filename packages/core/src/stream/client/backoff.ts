@@ -1,4 +1,5 @@
 import { backoffDelay, type BackoffOptions as Schedule } from '@kpng/kit';
+import type { Clock } from '../../util/clock.js';
 
 /** The reconnect schedule's overrides (the kit's backoff, counted by consecutive failures). */
 export type BackoffOptions = Omit<Partial<Schedule>, 'resetAfterMs'>;
@@ -12,16 +13,26 @@ export function retryDelay(attempt: number, options: BackoffOptions = {}, random
   return Math.round(backoffDelay(attempt - 1, { ...STREAM_BACKOFF, ...defined }, random));
 }
 
-/** Resolves after `ms`, or at once (without error) when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Resolves after `ms`, or at once (without error) when `signal` aborts. With `clock`, on its timer
+ * (the system clock's timer does not keep the process alive); without, on a timer that does.
+ */
+export function sleep(ms: number, signal: AbortSignal | undefined, clock?: Clock): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    let cancel: () => void;
+    if (clock) {
+      const t = clock.setTimeout(done, ms);
+      cancel = () => t.cancel();
+    } else {
+      const t = setTimeout(done, ms);
+      cancel = () => clearTimeout(t);
+    }
     signal?.addEventListener('abort', done, { once: true });
   });
 }

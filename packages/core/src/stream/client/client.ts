@@ -159,6 +159,6 @@ async function watchRemote<S>(
     } finally {
       source.close();
     }
-    if (!signal?.aborted) await sleep(retryDelay(cursor.failures, options.backoff), signal);
+    if (!signal?.aborted) await sleep(retryDelay(cursor.failures, options.backoff), signal, options.clock);
   }
 }

@@ -5,6 +5,8 @@ import type { Delivery, ResumeToken, StateSource } from '../hub.js';
 import { WATCH_METHODS, type StreamApi } from '../service-definitions.js';
 import { channelCredentials } from '../credentials.js';
 import type { StreamTls } from '../tls.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { ProgressCredentials, ReadProgress } from './read-progress.js';
 
 /** Decodes the State bytes `buf[start, end)` of one API (with whatever cache it keeps), perhaps over several turns. */
 export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Delivery<S> | Promise<Delivery<S>>;
@@ -12,8 +14,14 @@ export type StateDecoder<S> = (buf: Buffer, start: number, end: number) => Deliv
 export interface GrpcSourceOptions {
   /** Default 256 MiB: gRPC's 4 MiB default is too small for a 10k-Service state. */
   readonly maxMessageBytes?: number;
-  /** Give up on the stream after this long without any message while waiting; default 3 heartbeat intervals. */
+  /**
+   * Give up on the stream after this long without any byte from the server while waiting (a message
+   * or part of one: a large state over a slow link keeps the stream alive while it arrives); default 3
+   * heartbeat intervals.
+   */
   readonly idleTimeoutMs?: number;
+  /** The idle timer's clock (and the reconnect backoff's); default the system clock. */
+  readonly clock?: Clock;
   /** Mutual TLS (a central core's global stream off loopback): the server's CA, this client's certificate and key. */
   readonly tls?: StreamTls;
   /**
@@ -30,8 +38,11 @@ const ASSUMED_HEARTBEAT_MS = 5000;
 /**
  * One Watch call seen as a StateSource: `next(token)` sends the token (the credit) and resolves
  * with the state that answers it. Heartbeats only prove liveness. Any failure of the call (server
- * gone, stream ended, no heartbeat in time, malformed message) rejects the pending and all later
- * `next` calls: the caller opens a new source, with backoff.
+ * gone, stream ended, malformed message, no byte from the server for the idle timeout) rejects the
+ * pending and all later `next` calls: the caller opens a new source, with backoff. Bytes count, not
+ * only messages: gRPC hands a message over only once it is complete, and the server's heartbeats
+ * wait behind a state it is writing, so a state that takes longer than the idle timeout to arrive
+ * would otherwise be cut and asked for again forever.
  */
 export class GrpcStateSource<S> implements StateSource<S> {
   readonly #client: Client;
@@ -39,18 +50,22 @@ export class GrpcStateSource<S> implements StateSource<S> {
   readonly #decode: StateDecoder<S>;
   readonly #idleTimeoutMs: number | undefined;
   readonly #nodeName: string;
+  readonly #clock: Clock;
+  readonly #progress = new ReadProgress();
   #heartbeatMs = ASSUMED_HEARTBEAT_MS;
   #state: Buffer | undefined;
   #failure: Error | undefined;
   #wake: (() => void) | undefined;
-  #idleTimer: NodeJS.Timeout | undefined;
+  #idleTimer: { cancel(): void } | undefined;
 
   constructor(api: StreamApi, target: string, decode: StateDecoder<S>, options: GrpcSourceOptions = {}) {
     this.#decode = decode;
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#nodeName = api === 'global' ? (options.nodeName ?? '') : '';
+    this.#clock = options.clock ?? systemClock;
     // A private channel per source: no shared subchannel (and its own reconnect backoff) survives a failure.
-    this.#client = new Client(target, channelCredentials(options.tls), {
+    const credentials = new ProgressCredentials(channelCredentials(options.tls), this.#progress);
+    this.#client = new Client(target, credentials, {
       'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       'grpc.use_local_subchannel_pool': 1,
       'grpc.enable_retries': 0,
@@ -83,13 +98,18 @@ export class GrpcStateSource<S> implements StateSource<S> {
       return await this.#decode(buf, res.start, res.end);
     } finally {
       this.#wake = undefined;
-      clearTimeout(this.#idleTimer);
+      this.#idleTimer?.cancel();
       signal?.removeEventListener('abort', onAbort);
     }
   }
 
+  /** Bytes read from the server so far (below TLS and HTTP/2 framing), over every connection of this source. */
+  bytesReceived(): number {
+    return this.#progress.bytes();
+  }
+
   close(): void {
-    clearTimeout(this.#idleTimer);
+    this.#idleTimer?.cancel();
     this.#failure ??= new KpngError(ErrorCodes.StreamClosed, 'state stream closed');
     this.#call.cancel();
     this.#client.close();
@@ -107,14 +127,16 @@ export class GrpcStateSource<S> implements StateSource<S> {
     this.#wake?.(); // the waiting `next` re-arms its idle timer or takes the state
   }
 
+  /** (Re)starts the idle timer; when it fires, bytes read since it was set re-arm it instead of failing. */
   #armIdleTimer(): void {
-    clearTimeout(this.#idleTimer);
+    this.#idleTimer?.cancel();
     const ms = this.#idleTimeoutMs ?? 3 * this.#heartbeatMs;
-    this.#idleTimer = setTimeout(
-      () => this.#fail(new KpngError(ErrorCodes.Unavailable, `no message from the server for ${ms} ms`)),
-      ms,
-    );
-    this.#idleTimer.unref();
+    const readBefore = this.#progress.bytes();
+    this.#idleTimer = this.#clock.setTimeout(() => {
+      if (this.#failure) return;
+      if (this.#progress.bytes() > readBefore) this.#armIdleTimer();
+      else this.#fail(new KpngError(ErrorCodes.Unavailable, `no byte from the server for ${ms} ms`));
+    }, ms);
   }
 
   #fail(e: Error): void {
