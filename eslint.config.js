@@ -66,13 +66,29 @@ const CHILD_PROCESS_EXCEPTIONS = [
   // handles are unreferenced while it idles: more than `spawnChild` says (reason beside the import).
   'packages/nftables/src/shell-execer.ts',
 ];
+/**
+ * The `.mjs` scripts node runs as they are, with no build and no TypeScript loader: the kit is
+ * TypeScript, its `dist` exists only after a build, so a script that must run before one (or in a
+ * clone nobody built) starts its processes itself. Any other script goes through the seam.
+ */
+const SCRIPT_CHILD_PROCESS_EXCEPTIONS = [
+  // `npm start`: it is what builds the workspace before running kpng.
+  'tools/scripts/start.mjs',
+  // `npm test` and its VM lanes: they drive Nx and vitest from the sources (tests resolve the
+  // `@kpng/source` condition; nothing needs to be built first).
+  'tools/scripts/test.mjs',
+  'tools/scripts/vm-lane.mjs',
+  // The eBPF package's first build step (clang), also run by its kernel suites' global setup in a
+  // child node that does not resolve the `@kpng/source` condition.
+  'packages/ebpf/scripts/build-bpf.mjs',
+];
 /** Later blocks replace a rule's options for the files they match, so each block lists every pattern that applies. */
 const restrict = (...extra) => ['error', { patterns: [...packageBoundaries, ...extra] }];
 const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/testing.ts', '**/*fixtures.ts', '**/*scenarios.ts'];
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/.cache/**', '**/testdata/**', '**/*.js', '**/*.mjs'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/.cache/**', '**/testdata/**', '**/*.js'],
   },
   {
     files: ['**/*.ts'],
@@ -131,5 +147,15 @@ export default tseslint.config(
   {
     files: CHILD_PROCESS_EXCEPTIONS,
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
+  },
+  {
+    // The scripts are plain JavaScript (no type-aware rules): only the exec seam is held here.
+    files: ['**/*.mjs'],
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: { 'no-restricted-imports': noChildProcess },
+  },
+  {
+    files: SCRIPT_CHILD_PROCESS_EXCEPTIONS,
+    rules: { 'no-restricted-imports': 'off' },
   },
 );

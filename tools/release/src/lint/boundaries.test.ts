@@ -139,6 +139,18 @@ describe('lint: package boundaries', () => {
       code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n",
       fires: [],
     },
+    {
+      name: 'a script (.mjs, not TypeScript) starts a process with node:child_process',
+      path: 'tools/bench/scripts/probe.mjs',
+      code: "import { spawnSync } from 'node:child_process';\nexport const x = spawnSync;\n",
+      fires: ['no-restricted-imports'],
+    },
+    {
+      name: 'allowed: a script named with its reason (npm test runs before any build) uses node:child_process',
+      path: 'tools/scripts/test.mjs',
+      code: "import { spawnSync } from 'node:child_process';\nexport const x = spawnSync;\n",
+      fires: [],
+    },
   ];
   it.each(cases)('$name', async ({ path, code, fires }) => {
     expect(await rulesFired(path, code)).toEqual(fires);
