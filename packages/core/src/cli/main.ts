@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { BackendModule } from '../runtime/backend-module.js';
-import { logBackend } from '../runtime/log-backend.js';
+import { loadBackendModule } from '../runtime/load-backend-module.js';
 import { runExplain } from '../runtime/explain.js';
 import { backendName, DEFAULT_SOCKET } from '../runtime/program-options.js';
 import { runProgram, type ProgramSettings } from '../runtime/run-program.js';
@@ -62,30 +60,6 @@ async function withNetpolModule(module: BackendModule<unknown> | undefined): Pro
   }
   if (typeof mod.withNetpol !== 'function') throw new Error(`${specifier} does not export withNetpol`);
   return mod.withNetpol(module);
-}
-
-/**
- * `log`, a backend by short name (`nft` is `@kpng/nft`), a package, or a file (`./my-backend.js`): each exports its
- * `BackendModule` as `backend`.
- */
-export async function loadBackendModule(name: string): Promise<BackendModule<unknown>> {
-  if (name === 'log') return logBackend as BackendModule<unknown>;
-  const specifier = /^[a-z][a-z0-9-]*$/.test(name)
-    ? `@kpng/${name}`
-    : name.startsWith('.') || name.startsWith('/')
-      ? pathToFileURL(resolve(name)).href // a file, relative to the working directory
-      : name;
-  let mod: { backend?: BackendModule<unknown> };
-  try {
-    mod = (await import(specifier)) as { backend?: BackendModule<unknown> };
-  } catch (e) {
-    throw new Error(`cannot load ${specifier}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  const backend = mod.backend;
-  if (typeof backend?.create !== 'function' || typeof backend.parseFlags !== 'function') {
-    throw new Error(`${specifier} does not export a backend module (\`export const backend = defineBackend({...})\`)`);
-  }
-  return backend;
 }
 
 await runAsMain(import.meta.url, () => main(process.argv.slice(2)));

@@ -21,6 +21,8 @@ export {
   type FlagValues,
 } from '../runtime/backend-module.js';
 export { logBackend, LogBackend } from '../runtime/log-backend.js';
+/** A backend's `BackendModule` by name (`nft` is `@kpng/nft`), imported now: `kpng --backend`, the compat kube-proxy's modes. */
+export { loadBackendModule, type ModuleImporter } from '../runtime/load-backend-module.js';
 export { UsageError, DEFAULT_SOCKET, type ProgramOptions, type OutputFormat } from '../runtime/program-options.js';
 export { formatState } from '../runtime/print-state.js';
 export { NodeView, type NodeViewOptions, type StateConsumer } from '../runtime/node-view.js';

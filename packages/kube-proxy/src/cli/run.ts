@@ -133,10 +133,13 @@ async function cleanup(
     ctx,
     log,
   );
-  try {
-    removed.push(...(await (await loadMode('kernelspace')).cleanup(config, ctx)));
-  } catch (e) {
-    failed.push(`HNS: ${(e as Error).message}`);
+  // HNS exists on Windows only: elsewhere its backend package is not even loaded.
+  if (process.platform === 'win32') {
+    try {
+      removed.push(...(await (await loadMode('kernelspace')).cleanup(config, ctx)));
+    } catch (e) {
+      failed.push(`HNS: ${(e as Error).message}`);
+    }
   }
   // kpng's enforcer table only when this proxy enforces policy: without --with-netpol it may be a
   // separate kpng-netpol agent's, which this proxy's cleanup must not disarm.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { withDefaults } from '../config/defaults.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
+import { Registry } from 'prom-client';
+import { createModeBackend } from './mode-backend.js';
 import { loadMode } from './modes.js';
 
 describe('kernelspace mode (Windows HNS)', () => {
@@ -44,7 +46,8 @@ describe('kernelspace mode (Windows HNS)', () => {
   it('is a mode of this build, backed by the win-kernel backend', async () => {
     const c = withDefaults();
     c.winkernel.networkName = 'cbr0';
-    const { backend } = (await loadMode('kernelspace')).create(c, {});
+    c.mode = 'kernelspace';
+    const { backend } = await createModeBackend(c, { nodeName: 'node-a', registry: new Registry() });
     expect(backend.name).toBe('win-kernel');
   });
 

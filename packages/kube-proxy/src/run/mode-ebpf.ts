@@ -4,14 +4,13 @@
  * first `cgroup2` mount in /proc/mounts); nftables mode's backend, north-south only, programs what
  * enters the node (NodePorts, external/LB IPs, source ranges, masquerade) from the nftables section.
  */
-import { EbpfBackend, explainEbpf, readCgroupV2Mounts } from '@kpng/ebpf';
-import { NftBackend } from '@kpng/nft';
-import { removeNftTables } from './mode-nftables.js';
+import { explainEbpf, readCgroupV2Mounts, type EbpfFlagConfig } from '@kpng/ebpf';
+import { nftModuleOptions, removeNftTables } from './mode-nftables.js';
 import type { ProxyMode } from './modes.js';
-import { nftBackendOptions, nftTablesOf, tableName } from './nft-options.js';
+import { nftTablesOf, tableName } from './nft-options.js';
 
 export const mode: ProxyMode = {
-  create(config, ctx) {
+  backendOptions(config, ctx) {
     // (A lab's KPNG_NETNS would still attach to this machine's cgroup root: refused.)
     if (ctx.netns !== undefined)
       throw new Error(
@@ -19,19 +18,15 @@ export const mode: ProxyMode = {
       );
     const [cgroup] = readCgroupV2Mounts();
     if (cgroup === undefined) throw new Error('--proxy-mode ebpf needs a cgroup v2 mount (none in /proc/mounts)');
-    const { options, warnings } = nftBackendOptions(config);
-    const packetPath = new NftBackend({
-      ...options,
-      scope: 'north-south',
-      ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    const backend = new EbpfBackend({
+    const { options: nft, warnings } = nftModuleOptions(config, ctx);
+    // The maps balance TCP/UDP ClusterIPs at the socket; nft writes nothing for them.
+    const options: EbpfFlagConfig = {
       cgroup,
-      packetPath,
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
+      families: ['IPv4', 'IPv6'],
+      maxEntries: {},
+      nft: { ...nft, scope: 'north-south' },
+    };
+    return { options, warnings };
   },
   // The BPF programs' links and maps belong to the process (nothing pinned): only tables remain.
   async cleanup(config, ctx) {

@@ -1,20 +1,18 @@
 /** iptables mode: `@kpng/iptables`, loaded only when this mode runs or cleans up. */
 import { createLogger } from '@kpng/core';
-import { explainIptables, IptablesBackend, localhostNodePorts, resolveConfig } from '@kpng/iptables';
+import { explainIptables, localhostNodePorts, resolveConfig, type backend as iptablesModule } from '@kpng/iptables';
 import { iptablesBackendOptions } from './iptables-options.js';
 import { removeIptablesChains } from './leftovers.js';
 import type { ProxyMode } from './modes.js';
 
 export const mode: ProxyMode = {
-  create(config, ctx) {
+  backendOptions(config, ctx) {
     const { options, warnings } = iptablesBackendOptions(config, ctx.tcpBeLiberal ?? false);
-    const backend = new IptablesBackend({
-      ...options,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+    const moduleOptions: Parameters<typeof iptablesModule.create>[0] = {
+      ...resolveConfig(options),
       ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
+    };
+    return { options: moduleOptions, warnings };
   },
   sysctls(config) {
     // Upstream's NewProxier: route_localnet for NodePorts on 127.0.0.1 (fatal if refused).

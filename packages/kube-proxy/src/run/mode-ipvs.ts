@@ -1,19 +1,17 @@
 /** ipvs mode: `@kpng/ipvs`, loaded only when this mode runs or its objects are removed. */
-import { explainIpvs, IpvsBackend } from '@kpng/ipvs';
+import { explainIpvs, IpvsBackend, type backend as ipvsModule } from '@kpng/ipvs';
 import { ipvsBackendConfig } from './ipvs-options.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ModeContext, ProxyMode } from './modes.js';
 
 export const mode: ProxyMode = {
-  create(config, ctx) {
-    const { config: ipvsConfig, warnings } = ipvsBackendConfig(config);
-    const backend = new IpvsBackend({
-      config: ipvsConfig,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+  backendOptions(config, ctx) {
+    const { config: ipvs, warnings } = ipvsBackendConfig(config);
+    const options: Parameters<typeof ipvsModule.create>[0] = {
+      ipvs,
       ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
+    };
+    return { options, warnings };
   },
   async prepare(config, ctx) {
     // IPVS loaded, its sysctls (each alone, judged as upstream's) and timeouts: the backend's own set-up step.

@@ -1,16 +1,13 @@
 /** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`), loaded only in this mode. */
-import { WinKernelBackend } from '@kpng/win-kernel';
+import { WinKernelBackend, type backend as winKernelModule } from '@kpng/win-kernel';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import type { ProxyMode } from './modes.js';
 
 export const mode: ProxyMode = {
-  create(config, ctx) {
+  backendOptions(config) {
     const { options, warnings } = kernelspaceBackendOptions(config);
-    const backend = new WinKernelBackend({
-      ...options,
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
+    const moduleOptions: Parameters<typeof winKernelModule.create>[0] = options;
+    return { options: moduleOptions, warnings };
   },
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only

@@ -1,19 +1,29 @@
 /** nftables mode: `@kpng/nft`, loaded only when this mode runs or its tables are removed. */
-import { explainNft, NftBackend } from '@kpng/nft';
+import { explainNft, NftBackend, resolveConfig, type backend as nftModule } from '@kpng/nft';
+import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ModeContext, ProxyMode } from './modes.js';
 import { nftBackendOptions, nftTablesOf, tableName } from './nft-options.js';
 
-export const mode: ProxyMode = {
-  create(config, ctx) {
-    const { options, warnings } = nftBackendOptions(config);
-    const backend = new NftBackend({
-      ...options,
-      ...(ctx.netns !== undefined ? { netns: ctx.netns } : {}),
+/** What `@kpng/nft`'s backend module creates from (its flags' configuration). */
+export type NftModuleOptions = Parameters<typeof nftModule.create>[0];
+
+/** The configuration as `@kpng/nft`'s module options (ebpf mode's packet path too). */
+export function nftModuleOptions(
+  config: KubeProxyConfiguration,
+  ctx: ModeContext,
+): { options: NftModuleOptions; warnings: readonly string[] } {
+  const { options, warnings } = nftBackendOptions(config);
+  return {
+    options: {
+      ...resolveConfig(options),
       ...(ctx.writeTimeoutMs !== undefined ? { writeTimeoutMs: ctx.writeTimeoutMs } : {}),
-      ...(ctx.registry !== undefined ? { metrics: ctx.registry } : {}),
-    });
-    return { backend, warnings };
-  },
+    },
+    warnings,
+  };
+}
+
+export const mode: ProxyMode = {
+  backendOptions: nftModuleOptions,
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) === 'win32') return []; // no nftables on Windows
     return removeNftTables(nftTablesOf(config), ctx);

@@ -12,7 +12,7 @@
 import type { Logger } from '@kpng/core';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import { conntrackSysctls, type SysctlSetting } from './conntrack.js';
-import { loadMode, type ModeContext, type ProxyMode } from './modes.js';
+import { modeEntry, type ModeContext, type ProxyMode } from './modes.js';
 import { applySysctls, type SysctlAccess } from './sysctl.js';
 
 /** The sysctls kube-proxy writes itself in `mode` (ipvs mode's are its backend's: see its `prepare`). */
@@ -34,7 +34,9 @@ export interface SetupDeps {
 /** Runs the set-up; returns what failed fatally (empty: the proxy may start), each by name. */
 export async function privilegedSetup(config: KubeProxyConfiguration, deps: SetupDeps): Promise<string[]> {
   if ((deps.ctx.platform ?? process.platform) === 'win32') return []; // no Linux sysctls on Windows
-  const mode = await loadMode(config.mode);
+  // A mode without set-up steps of its own (nftables, ebpf) loads no backend package here.
+  const entry = modeEntry(config.mode);
+  const mode: Pick<ProxyMode, 'sysctls' | 'prepare'> = entry.setup ? await entry.load() : {};
   const { failed } = await applySysctls(setupSysctls(config, deps.cpuCores, mode), deps.access, deps.log);
   const fatal = failed.filter((f) => f.fatal).map((f) => `cannot set sysctl ${f.name} (${f.error})`);
   if (mode.prepare !== undefined) {

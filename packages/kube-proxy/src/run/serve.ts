@@ -26,7 +26,7 @@ import { GROUP, type KubeProxyConfiguration } from '../config/types.js';
 import { BindError, serverAddress } from './bind-check.js';
 import { registerBuildInfo } from './build-info.js';
 import { ConfigChangedError, watchConfigFile } from './config-watch.js';
-import { loadMode } from './modes.js';
+import { createModeBackend } from './mode-backend.js';
 import { cleaningAfterFirstSync, cleanupOtherModes } from './platform-cleanup.js';
 
 /** kube-proxy's upper bound between full resyncs (nftables and iptables proxiers). */
@@ -47,7 +47,6 @@ export interface ServeContext {
 export async function serve(completed: Completed, ctx: ServeContext): Promise<number> {
   const { config } = completed;
   const { log } = ctx;
-  const mode = await loadMode(config.mode); // the one backend package this process needs
   const nodeName = nodeNameOf(config);
   const netns = ctx.env['KPNG_NETNS'] || undefined;
   const kubeConfig = loadKubeConfig({
@@ -57,7 +56,9 @@ export async function serve(completed: Completed, ctx: ServeContext): Promise<nu
   const registry = new Registry();
   registerBuildInfo(registry, ctx.version);
   const writeTimeout = ctx.env['KPNG_WRITE_TIMEOUT'] || undefined;
-  const { backend: modeBackend, warnings } = mode.create(config, {
+  // The one backend package this process needs, imported now through its BackendModule.
+  const { backend: modeBackend, warnings } = await createModeBackend(config, {
+    nodeName,
     ...(netns !== undefined ? { netns } : {}),
     // kube-proxy has no such setting: the environment, as KPNG_NETNS (tests use a short one).
     ...(writeTimeout !== undefined ? { writeTimeoutMs: parseDurationMs(writeTimeout) } : {}),
