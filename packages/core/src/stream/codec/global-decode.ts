@@ -1,5 +1,5 @@
 /** kpng.global.v1 bytes -> GlobalSnapshot, reusing unchanged objects through DecodedItemCaches. */
-import { TurnBudget } from '@kpng/kit';
+import { runSteps, runStepsYielding, TurnBudget } from '@kpng/kit';
 import type { GlobalSnapshot } from '../../model/global-model.js';
 import type {
   EndpointModel,
@@ -13,7 +13,7 @@ import type {
 } from '../../model/types.js';
 import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
 import { familyFromWire, protocolFromWire, serviceTypeFromWire, trafficPolicyFromWire } from './enums.js';
-import { readAffinity, readMapEntry, runSteps, runStepsInTurns } from './shared-decode.js';
+import { readAffinity, readMapEntry } from './shared-decode.js';
 import type { Delivery } from '../hub.js';
 import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { ProtoReader } from './wire/reader.js';
@@ -62,7 +62,7 @@ export function decodeGlobalStateInTurns(
   cache: GlobalDecodeCache,
   budget = new TurnBudget(10),
 ): Promise<Delivery<GlobalSnapshot>> {
-  return runStepsInTurns(decodeSteps(buf, start, end, cache), budget);
+  return runStepsYielding(decodeSteps(buf, start, end, cache), budget);
 }
 
 /** The decode, one step per object read. */

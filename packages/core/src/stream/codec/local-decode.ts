@@ -1,5 +1,5 @@
 /** kpng.localnet.v1 bytes -> NodeLocalState, reusing unchanged Services through a DecodedItemCache. */
-import { TurnBudget } from '@kpng/kit';
+import { runSteps, runStepsYielding, TurnBudget } from '@kpng/kit';
 import type { IPFamily, NodeName, ServiceKey, ServicePortKey, SessionAffinity } from '../../model/types.js';
 import type {
   FamilyAddresses,
@@ -12,7 +12,7 @@ import type {
 } from '../../nodeview/types.js';
 import { NO_CHANGES_MESSAGE, readChanges, type DecodedChanges } from './changes.js';
 import { familyFromWire, protocolFromWire, serviceTypeFromWire } from './enums.js';
-import { readAffinity, readMapEntry, runSteps, runStepsInTurns } from './shared-decode.js';
+import { readAffinity, readMapEntry } from './shared-decode.js';
 import type { Delivery } from '../hub.js';
 import { bulkCopy, DecodedItemCache } from './item-cache.js';
 import { malformed, ProtoReader } from './wire/reader.js';
@@ -50,7 +50,7 @@ export function decodeLocalStateInTurns(
   policyCache?: PolicyDecodeCache,
 ): Promise<Delivery<NodeLocalState>> {
   const steps = decodeSteps(buf, start, end, cache, onDecoded, policyCache);
-  return runStepsInTurns(steps, budget);
+  return runStepsYielding(steps, budget);
 }
 
 /** The decode, one step per Service read. */

@@ -1,5 +1,4 @@
 /** Messages both APIs share: map<string, string> entries and ClientIPAffinity; how a decode's steps run. */
-import type { TurnBudget } from '@kpng/kit';
 import type { SessionAffinity } from '../../model/types.js';
 import type { ProtoReader } from './wire/reader.js';
 
@@ -25,21 +24,4 @@ export function readAffinity(r: ProtoReader, end: number): SessionAffinity {
   }
   r.finish(end);
   return { type: 'ClientIP', timeoutSeconds };
-}
-
-/** Runs a decode's steps (one per item read) to the end in this turn. */
-export function runSteps<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** Runs a decode's steps, yielding to the event loop once `budget` is used, so a big state never holds one turn. */
-export async function runStepsInTurns<T>(steps: Generator<void, T>, budget: TurnBudget): Promise<T> {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (budget.due()) await budget.yield();
-  }
 }
