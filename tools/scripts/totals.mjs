@@ -52,27 +52,37 @@ export function failureLines(file) {
   return lines;
 }
 
+/** @typedef {Counts & { failedFiles: string[], failures: string[] }} Total */
+
+/** @returns {Total} */
+const emptyTotal = () => ({ passed: 0, failed: 0, skipped: 0, failedFiles: [], failures: [] });
+
+/**
+ * Adds `part` to `total`.
+ * @param {Total} total
+ * @param {Total} part
+ */
+function add(total, part) {
+  total.passed += part.passed;
+  total.failed += part.failed;
+  total.skipped += part.skipped;
+  total.failedFiles.push(...part.failedFiles);
+  total.failures.push(...part.failures);
+}
+
 /**
  * The counts of one project's report, the names of its files that failed, and a line per failure.
  * @param {Report} report
- * @returns {Counts & { failedFiles: string[], failures: string[] }}
+ * @returns {Total}
  */
 export function reportCounts(report) {
-  const total = {
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    failedFiles: /** @type {string[]} */ ([]),
-    failures: /** @type {string[]} */ ([]),
-  };
-  for (const file of report.testResults ?? []) {
-    const c = fileCounts(file);
-    total.passed += c.passed;
-    total.failed += c.failed;
-    total.skipped += c.skipped;
-    if (file.status === 'failed') total.failedFiles.push(file.name ?? '?');
-    total.failures.push(...failureLines(file));
-  }
+  const total = emptyTotal();
+  for (const file of report.testResults ?? [])
+    add(total, {
+      ...fileCounts(file),
+      failedFiles: file.status === 'failed' ? [file.name ?? '?'] : [],
+      failures: failureLines(file),
+    });
   return total;
 }
 
@@ -81,24 +91,11 @@ export function reportCounts(report) {
  * crashed) counts as one failed when `requireAll`.
  * @param {Report[]} reports
  * @param {{ missing?: string[], requireAll: boolean }} options
- * @returns {Counts & { failedFiles: string[], failures: string[] }}
+ * @returns {Total}
  */
 export function sumReports(reports, { missing = [], requireAll }) {
-  const total = {
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    failedFiles: /** @type {string[]} */ ([]),
-    failures: /** @type {string[]} */ ([]),
-  };
-  for (const r of reports) {
-    const c = reportCounts(r);
-    total.passed += c.passed;
-    total.failed += c.failed;
-    total.skipped += c.skipped;
-    total.failedFiles.push(...c.failedFiles);
-    total.failures.push(...c.failures);
-  }
+  const total = emptyTotal();
+  for (const r of reports) add(total, reportCounts(r));
   if (requireAll) {
     total.failed += missing.length;
     total.failedFiles.push(...missing.map((m) => `${m} (no report)`));
