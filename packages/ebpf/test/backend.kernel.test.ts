@@ -16,7 +16,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EbpfBackend } from '../src/backend/ebpf-backend.js';
 import { backend as module } from '../src/cli/backend-module.js';
-import { TestCgroup } from './test-cgroup.js';
+import { SOCK_DESTROY, TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf backend');
 
@@ -68,6 +68,12 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
     await lab?.delete();
   });
 
+  const staleSockets = async () =>
+    (await registry.getSingleMetricAsString('kpng_ebpf_stale_udp_sockets_total'))
+      .split('\n')
+      .slice(2)
+      .map((line) => /outcome="(\w+)"} (\d+)/.exec(line)!.slice(1).join(' '))
+      .sort();
   const servers = (results: readonly { reply?: string }[]) => new Set(results.map((r) => r.reply?.split(' ')[0]));
 
   /** `kpng explain default/NAME --backend ebpf --cgroup-root <the test cgroup>`, the Service given as the API would. */
@@ -167,6 +173,31 @@ describe.skipIf(!e2e.run)('ebpf backend (kernel)', () => {
         5,
       ),
     );
+  });
+
+  it('a connected UDP socket whose endpoint is removed: destroyed where the kernel can (6.5), else counted as left', async () => {
+    const client = lab.pod('client').namespace;
+    const held = await cgroup.hold(client, { ip: V4, port: 53 });
+    expect(held.first).toMatchObject({ ok: true, peer: `${V4} 53` });
+    const served = held.first.reply!.split(' ')[0]!;
+    const other = served === 'pod-a' ? 'pod-b' : 'pod-a';
+    await backend.sync(partialSyncRequest(nodeState([web([other]), empty]), ['web'], 6));
+    const { second, reconnect } = await held.next();
+    if (SOCK_DESTROY) {
+      // The socket was ended (disconnected) under the application: its next receive reports
+      // ECONNABORTED, or its next send EDESTADDRREQ (no peer any more); a fresh socket goes on.
+      expect(second.ok).toBe(false);
+      expect(['ECONNABORTED', 'EDESTADDRREQ']).toContain(second.error);
+      expect(reconnect).toMatchObject({ ok: true, peer: `${V4} 53` });
+      expect(reconnect!.reply!.split(' ')[0]).toBe(other);
+      expect(await staleSockets()).toEqual(['destroyed 1', 'left 0', 'refused 0']);
+    } else {
+      // Without bpf_sock_destroy the socket keeps the removed endpoint (still running here): counted.
+      expect(second).toMatchObject({ ok: true, peer: `${V4} 53` });
+      expect(second.reply!.split(' ')[0]).toBe(served);
+      expect(await staleSockets()).toEqual(['destroyed 0', 'left 1', 'refused 0']);
+    }
+    await backend.sync(partialSyncRequest(nodeState([web(['pod-a', 'pod-b']), empty]), ['web'], 7));
   });
 
   it('the drift check sees the maps as synced', async () => {

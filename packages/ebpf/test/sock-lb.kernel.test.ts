@@ -6,7 +6,7 @@ import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointKey, endpointValue, LB_REJECT, LB_UNREACHABLE, lbValue, serviceKey } from '../src/maps/layout.js';
 import { SockLb } from '../src/libbpf/sock-lb.js';
-import { TestCgroup } from './test-cgroup.js';
+import { SOCK_DESTROY, TestCgroup } from './test-cgroup.js';
 
 const e2e = await kernelE2e('ebpf socket load balancer');
 
@@ -162,6 +162,39 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
     const results = await cgroup.client(client, { proto: 'tcp', ip: V4, port: 80, count: 10 });
     expect(servers(results)).toEqual(new Set(['pod-b']));
     lb.maps.endpoints.update([[endpointKey(1, 0), endpointValue('IPv4', lab.pod('pod-a').ipv4, 8080)]]);
+  });
+
+  it('stale UDP: a connected socket balanced to a removed endpoint is destroyed (6.5+) or counted as left', async () => {
+    const client = lab.pod('client').namespace;
+    const held = await cgroup.hold(client, { ip: V4, port: 53 });
+    expect(held.first).toMatchObject({ ok: true, peer: `${V4} 53` });
+    const served = held.first.reply!.split(' ')[0] as 'pod-a' | 'pod-b';
+    const other = served === 'pod-a' ? 'pod-b' : 'pod-a';
+    const ep = (pod: string) => endpointValue('IPv4', lab.pod(pod).ipv4, 8080);
+    // The served endpoint leaves lb 1 (both indexes now the other pod); the sync's stale pair swept.
+    lb.maps.endpoints.update([
+      [endpointKey(1, 0), ep(other)],
+      [endpointKey(1, 1), ep(other)],
+    ]);
+    const sweep = lb.staleUdp([Buffer.concat([endpointValue('IPv4', V4, 53), ep(served)])]);
+    const { second, reconnect } = await held.next();
+    lb.maps.endpoints.update([
+      [endpointKey(1, 0), ep('pod-a')],
+      [endpointKey(1, 1), ep('pod-b')],
+    ]);
+    expect(sweep?.namespaces).toBeGreaterThanOrEqual(1);
+    if (SOCK_DESTROY) {
+      expect(sweep).toMatchObject({ found: 1, destroyed: 1, failed: 0, destroys: true });
+      expect(second.ok).toBe(false);
+      expect(['ECONNABORTED', 'EDESTADDRREQ']).toContain(second.error);
+      expect(reconnect).toMatchObject({ ok: true, peer: `${V4} 53` });
+      expect(reconnect!.reply!.split(' ')[0]).toBe(other);
+    } else {
+      // No bpf_sock_destroy (the lab VM's 6.1): found and counted, the socket keeps its endpoint.
+      expect(sweep).toMatchObject({ found: 1, destroyed: 0, failed: 0, destroys: false });
+      expect(second).toMatchObject({ ok: true, peer: `${V4} 53` });
+      expect(second.reply!.split(' ')[0]).toBe(served);
+    }
   });
 
   it('a process outside the cgroup is untouched: the ClusterIP is not translated for it', async () => {

@@ -1,11 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { inNetns, processExecer, runChecked, withTimeout } from '@kpng/kit';
+import { inNetns, processExecer, runChecked, spawnChild, withTimeout } from '@kpng/kit';
 import type { NetworkNamespace, ProbeResult } from '@kpng/lab';
 import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
 
 const PREFIX = 'kpng-test-';
+
+/** Whether this kernel has bpf_sock_destroy, which ends stale UDP sockets: Linux 6.5 (the lab VM runs 6.1). */
+const [major = 0, minor = 0] = release().split('.').map(Number);
+export const SOCK_DESTROY = major > 6 || (major === 6 && minor >= 5);
 const CLIENT = new URL('./fixtures/sock-client.mjs', import.meta.url).pathname;
 
 export interface ClientResult {
@@ -75,6 +80,52 @@ export class TestCgroup {
     const execer = withTimeout(processExecer, 10_000 + full.count * full.timeoutMs);
     const { stdout } = await runChecked(execer, command);
     return JSON.parse(stdout) as ClientResult[];
+  }
+
+  /**
+   * A connected UDP socket held open in `namespace` (the client's `udp-hold`): `first` is its first
+   * exchange; `next()` sends once more on the same socket (then reconnects after a failure).
+   */
+  async hold(
+    namespace: NetworkNamespace,
+    request: Omit<ClientRequest, 'proto' | 'count'>,
+  ): Promise<{ first: ClientResult; next: () => Promise<{ second: ClientResult; reconnect?: ClientResult }> }> {
+    const full = { timeoutMs: 2_000, ...request, proto: 'udp-hold', count: 1 };
+    const argv = inNetns(namespace.name, [process.execPath, CLIENT, JSON.stringify(full)]);
+    const lines: string[] = [];
+    let partial = '';
+    let wake: (() => void) | undefined;
+    const child = spawnChild(['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv], {
+      input: true,
+      onStdout: (chunk) => {
+        const parts = (partial + String(chunk)).split('\n');
+        partial = parts.pop()!;
+        lines.push(...parts);
+        wake?.();
+      },
+    });
+    let exited = false;
+    void child.exited.then(() => {
+      exited = true;
+      wake?.();
+    });
+    // The client's own timeouts bound each wait (it prints, or exits and this throws).
+    const line = async (): Promise<unknown> => {
+      while (lines.length === 0) {
+        if (exited) throw new Error('the UDP client exited early');
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      return JSON.parse(lines.shift()!);
+    };
+    const { first } = (await line()) as { first: ClientResult };
+    return {
+      first,
+      next: async () => {
+        child.write('next\n');
+        child.endInput();
+        return (await line()) as { second: ClientResult; reconnect?: ClientResult };
+      },
+    };
   }
 
   /** What bpftool sees attached here: `attach_type program_name`, sorted. */

@@ -17,6 +17,7 @@ import { SockLb, type MapLimits } from '../libbpf/sock-lb.js';
 import { endpointKey, lbValue, MAP_NAMES, type MapName } from '../maps/layout.js';
 import { renderService, type RenderProblem } from '../render/render.js';
 import type { LbKernel, ScanCursor } from './kernel.js';
+import { removedUdpPairs } from './stale.js';
 import { createEbpfMetrics, type EbpfMetrics, NO_METRICS } from './metrics.js';
 import {
   afterPlan,
@@ -182,7 +183,16 @@ export class EbpfBackend implements Backend {
       lb.close();
       throw e;
     }
-    this.#log.info('socket load balancer attached', { cgroup });
+    const unavailable = lb.staleUdpUnavailable;
+    this.#log.info('socket load balancer attached', {
+      cgroup,
+      staleUdp:
+        lb.destroysStaleUdp === true
+          ? 'destroyed (bpf_sock_destroy)'
+          : lb.destroysStaleUdp === false
+            ? 'counted, not destroyed: this kernel lacks bpf_sock_destroy (Linux 6.5)'
+            : `not handled: ${unavailable?.message ?? 'no UDP socket iterator'}`,
+    });
     return lb;
   }
 
@@ -282,6 +292,9 @@ export class EbpfBackend implements Backend {
     /** What the maps hold before this sync's writes. */
     let before: Entries;
     let rendered: Map<ServiceKey, ServiceRender>;
+    /** A partial sync's changed Services as they were and as they are (their stale UDP pairs). */
+    const oldParts = emptyEntries();
+    const newParts = emptyEntries();
     if (full) {
       this.#owners = new Map();
       rendered = new Map();
@@ -306,10 +319,12 @@ export class EbpfBackend implements Backend {
       before = applied;
       for (const key of updated) {
         const old = rendered.get(key);
+        if (old !== undefined) addElements(oldParts, old.elements);
         for (const frontend of old?.frontends ?? [])
           if (this.#owners.get(frontend) === key) this.#owners.delete(frontend);
         const service = findService(req.state.services, key);
         const next = service === undefined ? undefined : this.#render(service, families, problems);
+        if (next !== undefined) addElements(newParts, next.elements);
         await diffInto(plan, entriesOf(old), entriesOf(next), budget);
         if (next === undefined) rendered.delete(key);
         else rendered.set(key, next);
@@ -345,6 +360,7 @@ export class EbpfBackend implements Backend {
       ms: Math.round(performance.now() - started),
       turns: budget.yields,
     });
+    this.#endStaleUdp(kernel, full ? removedUdpPairs(before, applied) : removedUdpPairs(oldParts, newParts));
     const repaired = full ? this.#drift : [];
     if (full) this.#drift = [];
     // The maps first: east-west follows a change without waiting for the packet path.
@@ -396,6 +412,33 @@ export class EbpfBackend implements Backend {
       this.#metrics.capacity(map, sizes[map]);
     }
     this.#log.info('BPF maps resized for the state', { from: { ...from }, to: sizes });
+  }
+
+  /**
+   * Connected UDP sockets balanced along a removed (Service, endpoint) pair: destroyed where the
+   * kernel can (bpf_sock_destroy, 6.5), else counted as left (they keep sending to the removed
+   * endpoint until the application reconnects). A failed sweep is counted and logged; the maps are
+   * already right, so it does not fail the sync.
+   */
+  #endStaleUdp(kernel: LbKernel, pairs: readonly string[]): void {
+    if (pairs.length === 0 || kernel.staleUdp === undefined) return;
+    try {
+      const sweep = kernel.staleUdp(pairs.map((pair) => Buffer.from(pair, 'hex')));
+      if (sweep === undefined) return;
+      const left = sweep.destroys ? 0 : sweep.found;
+      this.#metrics.staleUdp('destroyed', sweep.destroyed);
+      this.#metrics.staleUdp('refused', sweep.failed);
+      this.#metrics.staleUdp('left', left);
+      if (sweep.found > 0 || sweep.skippedNamespaces > 0)
+        this.#log[left + sweep.failed + sweep.skippedNamespaces > 0 ? 'warn' : 'info']('stale UDP sockets', {
+          pairs: pairs.length,
+          ...sweep,
+          ...(left > 0 ? { left: 'this kernel lacks bpf_sock_destroy (Linux 6.5): they keep their endpoint' } : {}),
+        });
+    } catch (e) {
+      this.#metrics.staleUdpSweepFailed();
+      this.#log.warn('stale UDP sweep failed', { pairs: pairs.length, error: (e as Error).message });
+    }
   }
 
   #render(service: LocalService, families: readonly IPFamily[], problems: RenderProblem[]): ServiceRender {

@@ -42,5 +42,24 @@ export interface LbKernel {
     capacity: Readonly<Record<MapName, number>>,
     populate: (maps: Readonly<Record<MapName, MapIO>>) => Promise<void>,
   ): Promise<void>;
+  /**
+   * Ends the connected UDP sockets the socket load balancer sent from a Service address to an
+   * endpoint of `pairs` (40-byte keys: Service address and port, endpoint address and port, as the
+   * maps hold them; a sync removed them), where the kernel can (`bpf_sock_destroy`, 6.5), else
+   * counts them. Undefined: no walker (not attached, or no BPF iterators in this kernel).
+   */
+  staleUdp?(pairs: readonly Buffer[]): StaleUdpSweep | undefined;
   close(): void;
+}
+
+/** One stale UDP sweep: sockets found balanced to a removed pair, destroyed, refused by the kernel. */
+export interface StaleUdpSweep {
+  readonly found: number;
+  readonly destroyed: number;
+  readonly failed: number;
+  /** false: this kernel lacks bpf_sock_destroy; the sockets found were left as they are. */
+  readonly destroys: boolean;
+  /** Network namespaces walked (those of the cgroup's processes), and those left over the bound. */
+  readonly namespaces: number;
+  readonly skippedNamespaces: number;
 }

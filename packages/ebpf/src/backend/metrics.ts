@@ -21,6 +21,13 @@ export interface EbpfMetrics {
   resized(map: MapName): void;
   /** A sync refused: the state needs more entries in the map than its bound. */
   full(map: MapName): void;
+  /**
+   * Connected UDP sockets found balanced to an endpoint a sync removed: `destroyed`, `refused` (the
+   * kernel's bpf_sock_destroy failed), `left` (a kernel without bpf_sock_destroy).
+   */
+  staleUdp(outcome: 'destroyed' | 'refused' | 'left', sockets: number): void;
+  /** A stale UDP sweep that failed (the sync itself succeeded). */
+  staleUdpSweepFailed(): void;
 }
 
 export const NO_METRICS: EbpfMetrics = {
@@ -31,6 +38,8 @@ export const NO_METRICS: EbpfMetrics = {
   capacity() {},
   resized() {},
   full() {},
+  staleUdp() {},
+  staleUdpSweepFailed() {},
 };
 
 /** Registers (or, for a second backend on the same registry, reuses) the metrics. */
@@ -112,7 +121,30 @@ export function createEbpfMetrics(registry: Registry): EbpfMetrics {
         registers,
       }),
   );
+  const stale = registeredOr(
+    registry,
+    'kpng_ebpf_stale_udp_sockets_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_stale_udp_sockets_total',
+        help: 'Connected UDP sockets balanced to an endpoint a sync removed: destroyed, refused by the kernel, or left (a kernel without bpf_sock_destroy, Linux < 6.5)',
+        labelNames: ['outcome'],
+        registers,
+      }),
+  );
+  const sweepFailures = registeredOr(
+    registry,
+    'kpng_ebpf_stale_udp_sweep_failures_total',
+    () =>
+      new Counter({
+        name: 'kpng_ebpf_stale_udp_sweep_failures_total',
+        help: 'Stale UDP sweeps that failed (the sync itself succeeded)',
+        registers,
+      }),
+  );
   return {
+    staleUdp: (outcome, n) => stale.inc({ outcome }, n),
+    staleUdpSweepFailed: () => sweepFailures.inc(),
     capacity: (map, n) => capacity.set({ map }, n),
     resized: (map) => resizes.inc({ map }),
     full: (map) => full.inc({ map }),

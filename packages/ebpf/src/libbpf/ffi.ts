@@ -19,6 +19,11 @@ export interface Libbpf {
   readonly attachCgroup: (prog: unknown, cgroupFd: number) => unknown;
   readonly destroyLink: (link: unknown) => number;
   readonly updateLink: (link: unknown, prog: unknown) => number;
+  // The stale UDP walk (`stale-udp.ts`): an iterator link, an iterator made from it, setns(2) around that.
+  readonly attachIter: (prog: unknown, opts: null) => unknown;
+  readonly linkFd: (link: unknown) => number;
+  readonly iterCreate: (linkFd: number) => number;
+  readonly setns: (fd: number, nstype: number) => number;
   readonly update: (fd: number, key: Buffer, value: Buffer, flags: number) => number;
   readonly lookup: (fd: number, key: Buffer, value: Buffer) => number;
   readonly remove: (fd: number, key: Buffer) => number;
@@ -76,6 +81,10 @@ export function libbpf(): Libbpf {
     attachCgroup: lib.func('bpf_link *bpf_program__attach_cgroup(bpf_program *prog, int cgroup_fd)'),
     destroyLink: lib.func('int bpf_link__destroy(bpf_link *link)'),
     updateLink: lib.func('int bpf_link__update_program(bpf_link *link, bpf_program *prog)'),
+    attachIter: lib.func('bpf_link *bpf_program__attach_iter(bpf_program *prog, void *opts)'),
+    linkFd: lib.func('int bpf_link__fd(bpf_link *link)'),
+    iterCreate: lib.func('int bpf_iter_create(int link_fd)'),
+    setns: koffi.load('libc.so.6').func('int setns(int fd, int nstype)'),
     update: lib.func('int bpf_map_update_elem(int fd, const void *key, const void *value, uint64_t flags)'),
     lookup: lib.func('int bpf_map_lookup_elem(int fd, const void *key, _Out_ void *value)'),
     remove: lib.func('int bpf_map_delete_elem(int fd, const void *key)'),

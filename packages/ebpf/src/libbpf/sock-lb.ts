@@ -3,6 +3,8 @@ import { MAP_NAMES, SIZES, type MapName } from '../maps/layout.js';
 import { BpfMap } from './bpf-map.js';
 import { BpfError } from './errors.js';
 import { libbpf, type Libbpf } from './ffi.js';
+import { StaleUdpWalker } from './stale-udp.js';
+import type { StaleUdpSweep } from '../backend/kernel.js';
 
 /** The object every build makes (scripts/build-bpf.mjs); the same path from src/ and dist/. */
 export const SOCK_LB_OBJECT = new URL('../../dist/bpf/sock_lb.o', import.meta.url).pathname;
@@ -110,6 +112,8 @@ export class SockLb {
   #links: unknown[] = [];
   #cgroup: string | undefined;
   #closed = false;
+  #walker: StaleUdpWalker | undefined;
+  #walkerError: Error | undefined;
 
   private constructor(
     private readonly lib: Libbpf,
@@ -215,6 +219,7 @@ export class SockLb {
         this.#links.push(link);
       }
       this.#cgroup = cgroup;
+      this.#loadWalker();
     } catch (e) {
       this.detach();
       throw e;
@@ -223,9 +228,40 @@ export class SockLb {
     }
   }
 
+  /**
+   * The stale UDP walker (bpf/stale_udp.c) over this object's revnat map: the destroying one where
+   * the kernel has bpf_sock_destroy, else the counting one; none (with the reason kept, see
+   * `staleUdpUnavailable`) on a kernel without BPF iterators. revnat outlives resizes, so one walker
+   * serves every object this load balancer swaps in.
+   */
+  #loadWalker(): void {
+    try {
+      this.#walker = StaleUdpWalker.load(this.lib, mapFd(this.lib, this.#object, 'revnat'));
+    } catch (e) {
+      this.#walkerError = e as Error;
+    }
+  }
+
+  /** true: stale connected UDP sockets are destroyed; false: only counted; undefined: not attached. */
+  get destroysStaleUdp(): boolean | undefined {
+    return this.#walker?.destroys;
+  }
+
+  /** Why no stale UDP walker was loaded (a kernel without BPF iterators), if so. */
+  get staleUdpUnavailable(): Error | undefined {
+    return this.#walkerError;
+  }
+
+  staleUdp(pairs: readonly Buffer[]): StaleUdpSweep | undefined {
+    if (this.#walker === undefined || this.#cgroup === undefined) return undefined;
+    return this.#walker.sweep(this.#cgroup, pairs);
+  }
+
   /** Detaches every program (idempotent); the maps stay. */
   detach(): void {
     for (const link of this.#links.splice(0)) this.lib.destroyLink(link);
+    this.#walker?.close();
+    this.#walker = undefined;
     this.#cgroup = undefined;
   }
 

@@ -39,7 +39,7 @@ export {
   grownSize,
   type EbpfBackendOptions,
 } from '../backend/ebpf-backend.js';
-export type { LbKernel, MapIO } from '../backend/kernel.js';
+export type { LbKernel, MapIO, StaleUdpSweep } from '../backend/kernel.js';
 export { createEbpfMetrics, type EbpfMetrics } from '../backend/metrics.js';
 export { backend, parseEbpfFlags, type EbpfFlagConfig } from '../cli/backend-module.js';
 export { main } from '../cli/main.js';
