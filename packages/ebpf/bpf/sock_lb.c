@@ -21,6 +21,7 @@
 #include <linux/bpf.h>
 #include <linux/in.h>
 #include <bpf/bpf_helpers.h>
+#include "revnat.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -63,11 +64,6 @@ struct ep_key {
 	__u32 index;
 };
 
-struct ep {
-	__be32 addr[4];
-	__be16 port;
-	__u16 pad;
-};
 
 struct aff_key {
 	__u64 netns_cookie;
@@ -82,13 +78,6 @@ struct aff_val {
 	struct ep ep;
 };
 
-struct revnat_key {
-	__u64 socket_cookie;
-	__be32 addr[4];
-	__be16 port;
-	__u16 pad;
-	__u32 pad2;
-};
 
 /* Sizes are userspace's to set before loading (bpf_map__set_max_entries); these are defaults. */
 struct {
@@ -122,12 +111,6 @@ struct {
 	__type(value, struct aff_val);
 } affinity SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, struct revnat_key);
-	__type(value, struct ep);
-} revnat SEC(".maps");
 
 static __always_inline int same_ep(const struct ep *a, const struct ep *b)
 {

@@ -21,6 +21,7 @@
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "revnat.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -53,34 +54,11 @@ struct bpf_iter__udp {
 	struct udp_sock *udp_sk;
 } __attribute__((preserve_access_index));
 
-/* The layouts sock_lb.c writes (src/maps/layout.ts). */
-struct ep {
-	__be32 addr[4];
-	__be16 port;
-	__u16 pad;
-};
-
-struct revnat_key {
-	__u64 socket_cookie;
-	__be32 addr[4];
-	__be16 port;
-	__u16 pad;
-	__u32 pad2;
-};
-
 /* A (Service address, endpoint) pair a sync removed: sockets balanced from one to the other are stale. */
 struct stale_key {
 	struct ep service;
 	struct ep endpoint;
 };
-
-/* sock_lb.c's map, taken over by fd before loading (the same sockets, the same entries). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, struct revnat_key);
-	__type(value, struct ep);
-} revnat SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
