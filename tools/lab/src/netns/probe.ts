@@ -6,7 +6,11 @@ export interface ProbeOptions {
   readonly proto: 'tcp' | 'udp';
   readonly ip: string;
   readonly port: number;
-  /** Per attempt; defaults to 1 s. */
+  /**
+   * Per attempt; defaults to 1 s. A timeout's verdict waits for a loop turn that brings nothing (a
+   * starved client still reads a reset or answer that came), and once a TCP handshake completed the
+   * answer gets 5 timeouts more (a starved echo server is slow, not a drop).
+   */
   readonly timeoutMs?: number;
   /**
    * UDP only: send from this source port, so every attempt belongs to one conntrack flow (a
@@ -31,6 +35,8 @@ export interface ProbeResult {
 
 const DEFAULT_TIMEOUT_MS = 1_000;
 const MAX_ATTEMPTS = 200;
+/** After a TCP handshake, the answer may take this many timeouts more (probe-client.mjs: a starved server is slow, not a drop). */
+const REPLY_GRACE = 5;
 /** Node's own start-up, on top of the attempts' time. */
 const STARTUP_BUDGET_MS = 10_000;
 
@@ -64,7 +70,7 @@ export async function probeRepeatedly(
     sourcePort: options.sourcePort,
   });
   const { stdout } = await namespace.exec([process.execPath, labScript('probe-client.mjs'), request], {
-    timeoutMs: STARTUP_BUDGET_MS + count * timeoutMs,
+    timeoutMs: scaledTimeout(STARTUP_BUDGET_MS) + count * timeoutMs * (1 + REPLY_GRACE),
   });
   const raw = JSON.parse(stdout) as { ok: boolean; reply?: string; error?: string }[];
   return raw.map(describe);

@@ -5,6 +5,7 @@
 // connection and exits when stdin ends. Plain JavaScript so it runs with `node` alone.
 import net from 'node:net';
 import { createInterface } from 'node:readline';
+import { quietDeadline } from './deadline.mjs';
 
 const [ip, port, timeoutText] = process.argv.slice(2);
 const timeoutMs = Number(timeoutText ?? 2000);
@@ -17,10 +18,11 @@ const ERRORS = {
 };
 
 const socket = net.connect({ host: ip, port: Number(port) });
-const connectTimer = setTimeout(() => {
+// Both deadlines wait for a quiet loop turn (deadline.mjs): a starved process reads what came first.
+const connectDeadline = quietDeadline(timeoutMs, () => {
   say('error timeout');
   process.exit(1);
-}, timeoutMs);
+});
 let broken;
 let buffer = '';
 const replies = [];
@@ -46,9 +48,9 @@ socket.on('close', () => {
 
 const nextReply = () =>
   new Promise((resolve) => {
-    const timer = setTimeout(() => done('error timeout'), timeoutMs);
+    const deadline = quietDeadline(timeoutMs, () => done('error timeout'));
     const done = (line) => {
-      clearTimeout(timer);
+      deadline.cancel();
       waiter = undefined;
       resolve(line);
     };
@@ -60,7 +62,7 @@ const nextReply = () =>
   });
 
 socket.on('connect', async () => {
-  clearTimeout(connectTimer);
+  connectDeadline.cancel();
   say('connected');
   for await (const line of createInterface({ input: process.stdin })) {
     if (broken === undefined) socket.write(`${line}\n`);
@@ -71,7 +73,7 @@ socket.on('connect', async () => {
 });
 socket.once('error', () => {
   if (socket.connecting || !socket.remoteAddress) {
-    clearTimeout(connectTimer);
+    connectDeadline.cancel();
     say(`error ${broken}`);
     process.exit(1);
   }

@@ -6,6 +6,7 @@
 // test can tell when traffic broke and when it came back. SIGTERM ends it early
 // (no new connection from then on; those under way finish, then the same JSON object).
 import net from 'node:net';
+import { quietDeadline } from './deadline.mjs';
 
 const { ip, port, intervalMs, durationMs, timeoutMs } = JSON.parse(process.argv[2] ?? '{}');
 const ERRORS = {
@@ -24,35 +25,22 @@ function attempt() {
     const settle = (error) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline.cancel();
       socket.destroy();
       resolve(error === undefined ? { at, ok: true, server: reply.trim().split(' ')[0] } : { at, ok: false, error });
     };
     let connected = false;
-    let progressed = false;
-    // The verdict waits for a poll phase that brings this socket nothing new: on a starved loop (one
-    // emulated CPU on a loaded host) timers run before pending socket events are read, and a
-    // handshake completed and an answer sent while the process waited take one turn each to be
-    // read. A timeout says whether the handshake had completed (the server was slow to answer) or
-    // not (no SYN-ACK: the data path).
-    const verdict = () => {
-      if (settled) return;
-      if (!progressed) return settle(connected ? 'timeout after connect' : 'timeout');
-      progressed = false;
-      setImmediate(verdict);
-    };
-    const timer = setTimeout(() => {
-      progressed = false;
-      setImmediate(verdict);
-    }, timeoutMs);
+    // A timeout says whether the handshake had completed (the server was slow to answer) or not (no
+    // SYN-ACK: the data path); the verdict waits for a quiet loop turn (deadline.mjs).
+    const deadline = quietDeadline(timeoutMs, () => settle(connected ? 'timeout after connect' : 'timeout'));
     socket.on('connect', () => {
       connected = true;
-      progressed = true;
+      deadline.progress();
     });
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => {
       reply += chunk;
-      progressed = true;
+      deadline.progress();
     });
     socket.on('end', () => (reply.trim() === '' ? settle('empty') : settle()));
     socket.on('error', (error) => settle(ERRORS[error.code] ?? error.code ?? String(error.message)));
