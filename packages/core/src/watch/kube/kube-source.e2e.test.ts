@@ -174,6 +174,27 @@ describe('kube source against the fake API server', () => {
     ).toEqual([403, 403, 403, 200]); // then the informer's LIST
   });
 
+  it("ServiceCIDRs unclear (500): asked again with the kit's backoff from 10 s, doubling, until answered", async () => {
+    const clock = new FakeClock();
+    server.failNext('/apis/networking.k8s.io/v1/servicecidrs', 500, { verb: 'list', times: 3, message: 'busy' });
+    const { sink, logger } = await start({ serviceCIDRs: true, clock });
+    await eventually(() => sink.syncs.length === 3, 'the required kinds synced, not held up');
+    const unclear = () => logger.records.filter((r) => r.msg.startsWith('cannot tell which ServiceCIDR version'));
+    await eventually(() => unclear().length === 1, 'the first failure');
+    for (const [probes, delayMs] of [
+      [2, 10_000],
+      [3, 20_000],
+      [4, 40_000],
+    ] as const) {
+      await clock.tick(delayMs - 1);
+      expect(cidrProbes()).toHaveLength(probes - 1);
+      await clock.tick(1);
+      await eventually(() => cidrProbes().length === probes, `probe ${probes} after ${delayMs} ms`);
+    }
+    await eventually(() => logger.records.some((r) => r.msg === 'watching ServiceCIDRs'), 'the watch');
+    expect(unclear().map((r) => r.fields?.['delayMs'])).toEqual([10_000, 20_000, 40_000]);
+  });
+
   it('ServiceCIDRs unserved (404 for both versions): said once, asked again after 5 minutes', async () => {
     const clock = new FakeClock();
     for (const version of ['v1', 'v1beta1'])

@@ -1,3 +1,4 @@
+import { Backoff } from '@kpng/kit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KindAdapter } from './kinds.js';
 import type { Collection } from './requests.js';
@@ -196,7 +197,9 @@ export class KubeSource implements Source {
       else this.logger[level](msg, fields);
       said = answer;
     };
-    for (let unclear = 0; !signal.aborted;) {
+    // Failures that say nothing about what is served back off from `retryMs` to `recheckMs`.
+    const unclear = new Backoff({ initialMs: retryMs, maxMs: recheckMs });
+    while (!signal.aborted) {
       let delayMs = recheckMs;
       try {
         const path = await servedServiceCIDRPath(kubeConfig, signal, limiter);
@@ -218,7 +221,7 @@ export class KubeSource implements Source {
             recheckMs,
           });
         } else {
-          delayMs = Math.min(retryMs * 2 ** unclear++, recheckMs);
+          delayMs = unclear.next();
           say('unclear', 'warn', 'cannot tell which ServiceCIDR version the API server serves; retrying', {
             error,
             delayMs,
