@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCgroupV2Mounts } from '@kpng/ebpf';
 import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
-import type { EndpointSliceObject } from '../kube/types.js';
+import { SERVICE_NAME_LABEL, type EndpointSliceObject } from '../kube/types.js';
 import { freePort } from '../proxy/free-port.js';
 import { HealthPoll } from '../proxy/health-poll.js';
 import {
@@ -39,7 +39,11 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * - `proxy.one-change`: an EndpointSlice written to the API server until the program logs the
  *   partial sync that applied it (`--changes=N`, default 11, one at a time), and its event-loop max;
  *   `.backend`: the backend's part of it (the partial sync's logged `ms`: render, diff, nft);
- * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`.
+ * - `proxy.peak-rss` (VmHWM after the changes) and `.no-services`;
+ * - `proxy.peak-rss.near-idle`: the same program over the scenario's first 10 Services and their
+ *   slices (issue 28's near-idle node), started after the reference in every run, and
+ *   `.near-idle.vs.no-services` (the median of the runs' ratios); by default with
+ *   `--program=kube-proxy` only (`--near-idle` for the others, `--no-near-idle` to leave it out).
  * The fake API server answers as a real one does: HTTPS with its own CA (in the kubeconfig),
  * `managedFields` on every object, LIST pages, a BOOKMARK a minute; `--plain-http` serves plain
  * HTTP objects without managedFields instead (the figures before this, as a sub-figure).
@@ -87,6 +91,8 @@ export default defineSuite({
     const objects = ctx.objects();
     const changes = Number(ctx.options['changes'] ?? 11);
     const nodeArgs = argList(ctx.options['node-args']);
+    const nearIdle =
+      ctx.options['no-near-idle'] === undefined && (ctx.options['near-idle'] !== undefined || program === 'kube-proxy');
     const vsArgs = typeof ctx.options['vs-node-args'] === 'string' ? argList(ctx.options['vs-node-args']) : undefined;
     const figures = new Map<string, number[]>();
     const add = (name: string, value: number): void => {
@@ -108,6 +114,15 @@ export default defineSuite({
         add('proxy.start-to-programmed.cpu.no-services', empty.startCpuMs);
         add('proxy.peak-rss.no-services', empty.peakRss);
         add('proxy.startup.event-loop-max.no-services', empty.startupLoopMaxMs);
+      }
+      if (nearIdle) {
+        ctx.log(`proxy: ${program} near idle (${NEAR_IDLE_SERVICES} Services) run ${run + 1}/${ctx.runs}`);
+        const idle = await runOnce(ctx, program, entry, nearIdleObjects(objects), 0, `idle-${run}`, nodeArgs);
+        add('proxy.peak-rss.near-idle', idle.peakRss);
+        add('proxy.start-to-programmed.near-idle', idle.startMs);
+        const none = figures.get(`${prefix}.peak-rss.no-services`);
+        if (ctx.options['no-reference'] === undefined && none !== undefined)
+          add('proxy.peak-rss.near-idle.vs.no-services', idle.peakRss / (none.at(-1) ?? Number.NaN));
       }
       ctx.log(`proxy: ${program} run ${run + 1}/${ctx.runs}`);
       const r = await runOnce(ctx, program, entry, objects, changes, `run-${run}`, nodeArgs);
@@ -160,7 +175,7 @@ export default defineSuite({
     }
     for (const [metric, values] of figures) {
       const s = summarize(values);
-      const unit = /\.vs\.(nft|default)$/.test(metric)
+      const unit = /\.vs\.(nft|default|no-services)$/.test(metric)
         ? 'x'
         : metric.includes('rss')
           ? 'bytes'
@@ -344,6 +359,19 @@ async function programOnce(
     await poll.stop().catch(() => undefined);
     await program.stop();
   }
+}
+
+/** Issue 28's near-idle node: 10 Services. */
+const NEAR_IDLE_SERVICES = 10;
+
+/** The scenario's nodes, its first `NEAR_IDLE_SERVICES` Services and their EndpointSlices. */
+export function nearIdleObjects(objects: Scenario): Scenario {
+  const services = objects.services.slice(0, NEAR_IDLE_SERVICES);
+  const names = new Set(services.map((s) => `${s.metadata.namespace ?? ''}/${s.metadata.name}`));
+  const endpointSlices = objects.endpointSlices.filter((s) =>
+    names.has(`${s.metadata.namespace ?? ''}/${s.metadata.labels?.[SERVICE_NAME_LABEL] ?? ''}`),
+  );
+  return { ...objects, services, endpointSlices };
 }
 
 function argList(option: unknown): string[] {
