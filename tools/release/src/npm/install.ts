@@ -26,7 +26,11 @@ export async function installTarballsAsync(
   const args = installArgs(project, tarballs, manifest);
   // Another platform's tree (the Windows image, installed on Linux): npm picks that platform's
   // optional native packages (koffi's win32-x64 build) instead of this machine's.
-  if (platform) args.splice(1, 0, `--os=${platform.os}`, `--cpu=${platform.cpu}`);
+  // No install scripts there: koffi's would find no prebuilt addon for this machine among the other
+  // platform's packages and compile one from source (minutes of C++, ~9 MB of a Linux build a
+  // Windows node never loads; the Dockerfile's install stage has no compiler at all). koffi loads its
+  // win32-x64 package on Windows; protobufjs's postinstall only checks its CLI's dependencies.
+  if (platform) args.splice(1, 0, `--os=${platform.os}`, `--cpu=${platform.cpu}`, '--ignore-scripts');
   const npm = withTimeout(processExecerWith({ cwd: project, env: STANDALONE_ENV }), INSTALL_TIMEOUT_MS);
   try {
     const r = await npm.run(['npm', ...args], '');

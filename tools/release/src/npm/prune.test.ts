@@ -88,4 +88,17 @@ describe('pruneNodeModules', () => {
     expect(r.exitCode).toBe(0);
     expect(files(root)).toEqual([...KEPT].sort());
   });
+
+  it("for the Windows image keeps win32's prebuilds instead of Linux's, function and shell line alike", () => {
+    const linux = ['bare-url/prebuilds/linux-x64/bare-url.bare', 'bare-url/prebuilds/linux-arm64/bare-url.bare'];
+    const windows = 'bare-url/prebuilds/win32-x64/bare-url.bare';
+    const expected = [...KEPT.filter((f) => !linux.includes(f)), windows].sort();
+    const root = tree();
+    pruneNodeModules(root, 'win32');
+    expect(files(root)).toEqual(expected);
+    const shell = tree();
+    const r = runSync(['sh', '-c', pruneShell(shell, 'win32')]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(files(shell)).toEqual(expected);
+  });
 });

@@ -48,8 +48,12 @@ export const PRUNED_ROOT_DIRS: readonly string[] = [
   '.github',
 ];
 
-/** `find` arguments removing the pruned files and folders under `nodeModules` (a `node_modules` folder). */
-export function pruneArgs(nodeModules: string): string[] {
+/**
+ * `find` arguments removing the pruned files and folders under `nodeModules` (a `node_modules`
+ * folder). `platform` is the system the image runs on (Node's `process.platform` name): its native
+ * prebuilds stay, every architecture; the Linux images keep `linux-*`, the Windows one `win32-*`.
+ */
+export function pruneArgs(nodeModules: string, platform: 'linux' | 'win32' = 'linux'): string[] {
   const anyOf = (names: readonly string[]): string[] => [
     '(',
     ...names.flatMap((n, i) => (i === 0 ? ['-iname', n] : ['-o', '-iname', n])),
@@ -69,7 +73,7 @@ export function pruneArgs(nodeModules: string): string[] {
     '-prune',
     ')',
     '-o',
-    // native prebuilds for other systems (android, darwin, ios, win32): Linux's stay, every architecture
+    // native prebuilds for other systems (android, darwin, ios, win32 or linux): the image's stay, every architecture
     '(',
     '-type',
     'd',
@@ -77,7 +81,7 @@ export function pruneArgs(nodeModules: string): string[] {
     '.*/prebuilds/[^/]+',
     '!',
     '-name',
-    'linux-*',
+    `${platform}-*`,
     '-prune',
     ')',
     '-o',
@@ -105,13 +109,13 @@ export function pruneArgs(nodeModules: string): string[] {
 }
 
 /** `pruneArgs` as one shell command line (for a Dockerfile's `RUN`). */
-export function pruneShell(nodeModules: string): string {
+export function pruneShell(nodeModules: string, platform: 'linux' | 'win32' = 'linux'): string {
   const quote = (a: string): string => (/^[\w./@=-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`);
-  return ['find', ...pruneArgs(nodeModules).map(quote)].join(' ');
+  return ['find', ...pruneArgs(nodeModules, platform).map(quote)].join(' ');
 }
 
 /** Runs `pruneArgs` on `nodeModules`; throws when `find` fails. */
-export function pruneNodeModules(nodeModules: string): void {
-  const r = runSync(['find', ...pruneArgs(nodeModules)], { timeoutMs: 300_000 });
+export function pruneNodeModules(nodeModules: string, platform: 'linux' | 'win32' = 'linux'): void {
+  const r = runSync(['find', ...pruneArgs(nodeModules, platform)], { timeoutMs: 300_000 });
   if (r.exitCode !== 0) throw new Error(`find ${nodeModules} (prune) failed (${r.exitCode}): ${r.stderr}`);
 }

@@ -1,5 +1,6 @@
 import { runSync, spawnChild } from '@kpng/kit';
-import { mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 
 /** The parts of an OCI image config (`config` of the image-spec) the Dockerfile also declares. */
@@ -100,6 +101,19 @@ export async function imageSize(archive: string): Promise<ImageSize> {
     compressedBytes += counted.gz;
   }
   return { uncompressedBytes, compressedBytes };
+}
+
+/** A file's size gzip-compressed at level 6 (streamed, nothing written): e.g. the Windows image's one layer. */
+export async function gzipBytes(file: string): Promise<number> {
+  let bytes = 0;
+  const zlib = createGzip({ level: 6 });
+  zlib.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  const done = new Promise<void>((resolve, reject) => zlib.once('end', resolve).once('error', reject));
+  await pipeline(createReadStream(file), zlib).catch((err: unknown) => {
+    throw new Error(`gzip ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  await done;
+  return bytes;
 }
 
 function sh(script: string, args: readonly string[]): string {

