@@ -19,7 +19,9 @@ const FLOOR = fileURLToPath(new URL('../../scripts/startup-floor.mjs', import.me
 /**
  * The compat `kube-proxy` before it does anything: `kube-proxy --version` and `--help`, compiled,
  * each a fresh process on this bench's `node`, against a bare `node -e 0` in alternating runs (the
- * reference: what any Node program costs to start on this machine now). `--sources=DIR` (a
+ * reference: what any Node program costs to start on this machine now): wall time, then in runs of
+ * their own CPU time (`.cpu`, `.node.cpu`, `.cpu.vs.node`; reaped children's, 10 ms ticks), which a
+ * busy machine barely moves. `--sources=DIR` (a
  * folder holding another revision's `packages/`, e.g. `git archive REV packages | tar -x -C DIR`)
  * adds the same rows for that revision, `startup.sources.*`, for a before/after in one run.
  *
@@ -67,6 +69,8 @@ export default defineSuite({
           () => runSyncChecked([process.execPath, entry, `--${flag}`]),
           node,
         );
+        // Its CPU time (which load barely moves) against the bare node's, alternating.
+        await againstNode(ctx, `${prefix}.${flag}`, [entry, `--${flag}`], { wall: false });
       }
     }
     ctx.log(`startup: node ${process.version} (${process.execPath})`);
@@ -162,13 +166,26 @@ async function childRun(args: readonly string[]): Promise<{ ms: number; cpu: num
 /** A floor (scripts/startup-floor.mjs) against bare node, alternating: wall and CPU, medians and ratios. */
 async function floorAgainstNode(ctx: SuiteContext, metric: string, entry: string, floor: string): Promise<void> {
   const root = entry.slice(0, entry.lastIndexOf('/node_modules/'));
+  await againstNode(ctx, metric, [FLOOR, root, floor], { wall: true });
+}
+
+/**
+ * A fresh `node ARGS` against bare `node -e 0`, alternating: CPU time (`.cpu`, `.cpu.vs.node`) and
+ * with `wall` the wall time too (`metric`, `.vs.node`); medians and the runs' ratios.
+ */
+async function againstNode(
+  ctx: SuiteContext,
+  metric: string,
+  args: readonly string[],
+  { wall }: { wall: boolean },
+): Promise<void> {
   const subject: number[] = [];
   const reference: number[] = [];
   const subjectCpu: number[] = [];
   const referenceCpu: number[] = [];
   for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
     const node = await childRun(['-e', '0']);
-    const measured = await childRun([FLOOR, root, floor]);
+    const measured = await childRun(args);
     if (i < ctx.warmup) continue;
     subject.push(measured.ms);
     reference.push(node.ms);
@@ -176,9 +193,14 @@ async function floorAgainstNode(ctx: SuiteContext, metric: string, entry: string
     referenceCpu.push(node.cpu);
   }
   reportRows(ctx, [
-    [metric, subject, 'ms'],
-    [`${metric}.vs.node`, ratios(subject, reference), 'x'],
+    ...(wall
+      ? ([
+          [metric, subject, 'ms'],
+          [`${metric}.vs.node`, ratios(subject, reference), 'x'],
+        ] as const)
+      : []),
     [`${metric}.cpu`, subjectCpu, 'ms'],
+    [`${metric}.node.cpu`, referenceCpu, 'ms'],
     [`${metric}.cpu.vs.node`, ratios(subjectCpu, referenceCpu), 'x'],
   ]);
 }
