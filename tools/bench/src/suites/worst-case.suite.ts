@@ -2,16 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import {
-  ApiSource,
-  EventBatcher,
-  NodeView,
-  convertEndpointSlice,
-  convertService,
-  type GlobalSnapshot,
-} from '@kpng/core/runtime';
+import { fileURLToPath } from 'node:url';
+import { ApiSource, EventBatcher, NodeView, convertEndpointSlice, convertService } from '@kpng/core/runtime';
 import { nodeName, serviceKey, sliceKey, type ModelEvent, type NodeLocalState } from '@kpng/core';
-import { serveGlobalState, StateHub } from '@kpng/core/stream';
+import { RecordingLogger } from '@kpng/core/testing';
+import { eachLine, spawnChild } from '@kpng/kit';
+import { writeScenario } from '../scenarios/write.js';
 import { toModelEvents } from '../scenarios/model-events.js';
 import { summarize } from '../runner/stats.js';
 import { cpuTimeMs, TurnProbe, type TurnProbeFigures } from '../runner/turn-probe.js';
@@ -40,7 +36,8 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * ran at.
  *
  * `global-agent-first-state` (any scenario; the goal is for s10k): a global-mode agent's first
- * state, the loaded cluster from a central core's global stream (`globalAgentFirstState`). Its turns
+ * state, the loaded cluster from a central core's global stream, the core in its own process (the
+ * built `kpng`; `globalAgentFirstState`), with the agent's reconnections counted. Its turns
  * are not scheduled through a hook (gRPC, the decode, the checks, the model and the node view each
  * yield on their own), so every turn of the process is measured by a `TurnProbe` (a 1 ms timer:
  * CPU time between two of its ticks, an upper bound of the turn between them); the same figures.
@@ -78,8 +75,8 @@ export default defineSuite({
     core.model.apply(toModelEvents(objects));
     for (const kind of ['Service', 'EndpointSlice', 'Node', 'ServiceCIDR'] as const) core.model.synced(kind);
     await until(() => latest !== undefined);
-    /** The loaded cluster as a central core serves it (before any case adds to it). */
-    const snapshot = core.model.snapshot();
+    /** The Services of the loaded cluster in this node's view (before any case adds to it). */
+    const expectedServices = latest!.services.length;
     /** `--cases=a,b`: only those (and the reference, always). */
     const only = typeof ctx.options['cases'] === 'string' ? ctx.options['cases'].split(',') : undefined;
     const selected = (name: string) => name === 'reference' || only === undefined || only.includes(name);
@@ -154,13 +151,19 @@ export default defineSuite({
       }
     }
     if (selected('global-agent-first-state')) {
-      const rounds = await globalAgentFirstState(ctx, snapshot, objects.benchNode, runs);
+      // The agent's first state is complete once it holds every Service this node's view holds.
+      const rounds = await globalAgentFirstState(ctx, objects.benchNode, expectedServices, runs);
       const name = 'global-agent-first-state';
       maxima[name] = rounds.map((f) => Math.max(f.maxWallMs, f.delayMaxMs));
       cpuMaxima[name] = rounds.map((f) => f.maxCpuMs);
       delayP99[name] = rounds.map((f) => f.delayP99Ms);
       loads.push(...rounds.map((f) => f.load1m));
       over[name] = { wall: rounds.reduce((a, f) => a + f.overWall, 0), cpu: rounds.reduce((a, f) => a + f.overCpu, 0) };
+      ctx.reportValue(
+        `worst-case.${name}.reconnects`,
+        rounds.reduce((a, f) => a + f.reconnects, 0),
+        'count',
+      );
     }
     // Per case and figure: the median with its p99, and the ratio to the reference's median.
     for (const [figure, byCase] of [
@@ -290,24 +293,28 @@ function burst(count: number, ports: number, endpoints: number, round: number, p
 }
 
 /**
- * A global-mode agent's first state (`--api`): a central core serving `snapshot` (the loaded
- * cluster) on its global stream (a unix socket in this process), and per round a fresh agent (an
- * `ApiSource` feeding a fresh `NodeView`) from connecting to its first node-local state: the state's
- * receipt, decode, checks, model transaction(s) and first node view, every turn of the process
- * measured by a `TurnProbe`. Round 0 warms up (and makes the server encode every object once).
+ * A global-mode agent's first state (`--api`): a central core in its own process (`kpng --file
+ * <the scenario> --global-listen unix://...`, the built `@kpng/core` program, no node-local stream,
+ * no servers), and per round a fresh agent in this process (an `ApiSource` feeding a fresh
+ * `NodeView`) from connecting to its first node-local state with every Service of the scenario: the
+ * state's receipt, decode, checks, model transaction(s) and first node view, every turn of this
+ * process measured by a `TurnProbe`. The core's encoding and serving run in the child, so they are
+ * not in these figures, as on a node. The agent's reconnections (the stream lost before its first
+ * state) are counted per round. Round 0 warms up (and makes the core encode every object once).
  */
 async function globalAgentFirstState(
   ctx: SuiteContext,
-  snapshot: GlobalSnapshot,
   node: string,
+  expectedServices: number,
   runs: number,
-): Promise<(TurnProbeFigures & { readonly load1m: number })[]> {
+): Promise<(TurnProbeFigures & { readonly load1m: number; readonly reconnects: number })[]> {
   const dir = await mkdtemp(join(tmpdir(), 'kpng-worst-case-'));
-  const hub = new StateHub<GlobalSnapshot>({ instanceId: 'central' });
-  hub.publish(snapshot, { triggerTimes: new Map(), nodeChanged: true });
-  const server = await serveGlobalState({ hub, address: `unix://${join(dir, 'global.sock')}` });
+  const file = join(dir, 'cluster.json');
+  await writeScenario(ctx.objects(), file);
+  const address = `unix://${join(dir, 'global.sock')}`;
+  const core = await startCentralCore(file, address, node, ctx.signal);
   const probe = new TurnProbe({ overMs: STALL_GOAL_MS });
-  const rounds: (TurnProbeFigures & { readonly load1m: number })[] = [];
+  const rounds: (TurnProbeFigures & { readonly load1m: number; readonly reconnects: number })[] = [];
   try {
     for (let round = 0; round < runs + 1 && !ctx.signal.aborted; round++) {
       ctx.log(`worst-case global-agent-first-state, round ${round}`);
@@ -315,27 +322,108 @@ async function globalAgentFirstState(
       let state: NodeLocalState | undefined;
       agent.addLocalConsumer({ publish: (s) => (state = s) });
       const stop = new AbortController();
+      const log = new RecordingLogger();
       await new Promise((r) => setImmediate(r));
       probe.start();
-      const running = new ApiSource({ address: server.address, nodeName: node }).run(agent.model, stop.signal);
-      while (state === undefined && !ctx.signal.aborted) await new Promise((r) => setTimeout(r, 20));
+      const running = new ApiSource({ address, nodeName: node, log, watch: { logger: log } }).run(
+        agent.model,
+        stop.signal,
+      );
+      while ((state?.services.length ?? -1) < expectedServices && !ctx.signal.aborted && core.exitCode === undefined)
+        await new Promise((r) => setTimeout(r, 20));
       const figures = probe.stop();
       stop.abort();
       await running;
       agent.close();
+      if (core.exitCode !== undefined) throw new Error(`the central core exited (${core.exitCode}):\n${core.tail()}`);
       if (state === undefined) break;
-      if (state.services.length === 0) throw new Error("the agent's first state has no Service");
+      const reconnects = log.records.filter((r) => r.msg === 'state stream lost; reconnecting').length;
       ctx.log(
         `  ${state.services.length} Services: longest turn ${figures.maxCpuMs.toFixed(1)} ms CPU, ` +
           `${figures.maxWallMs.toFixed(1)} ms wall; event-loop delay max ${figures.delayMaxMs.toFixed(1)} ms, ` +
-          `p99 ${figures.delayP99Ms.toFixed(1)} ms; GC pause max ${figures.gcPauseMaxMs.toFixed(1)} ms; load ${loadavg()[0]!.toFixed(1)}`,
+          `p99 ${figures.delayP99Ms.toFixed(1)} ms; GC pause max ${figures.gcPauseMaxMs.toFixed(1)} ms; ` +
+          `${reconnects} reconnections; load ${loadavg()[0]!.toFixed(1)}`,
       );
-      if (round > 0) rounds.push({ ...figures, load1m: loadavg()[0]! });
+      if (round > 0) rounds.push({ ...figures, load1m: loadavg()[0]!, reconnects });
     }
   } finally {
-    await server.close();
-    hub.close();
+    await core.stop();
     await rm(dir, { recursive: true, force: true });
   }
   return rounds;
+}
+
+/** The built kpng program of the workspace's @kpng/core. */
+function kpngEntry(): string {
+  return fileURLToPath(new URL('dist/cli/main.js', import.meta.resolve('@kpng/core/package.json')));
+}
+
+interface CentralCore {
+  /** Set once the child exited. */
+  readonly exitCode: number | null | undefined;
+  tail(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `kpng --file FILE --global-listen ADDRESS` in a child process; resolves once it has read the
+ * manifests (the global stream then serves them whole).
+ */
+async function startCentralCore(
+  file: string,
+  address: string,
+  node: string,
+  signal: AbortSignal,
+): Promise<CentralCore> {
+  const lines: string[] = [];
+  let settle: (outcome: Error | undefined) => void = () => undefined;
+  const ready = new Promise<Error | undefined>((resolve) => (settle = resolve));
+  const child = spawnChild(
+    [
+      process.execPath,
+      kpngEntry(),
+      '--file',
+      file,
+      '--node-name',
+      node,
+      '--global-listen',
+      address,
+      '--listen',
+      'none',
+      '--metrics-bind-address',
+      'none',
+      '--healthz-bind-address',
+      'none',
+      '--logging-format=json',
+    ],
+    {
+      onStderr: eachLine((line) => {
+        lines.push(line);
+        if (lines.length > 20) lines.shift();
+        if (line.includes('"msg":"manifests read"')) settle(undefined);
+      }),
+    },
+  );
+  let exitCode: number | null | undefined;
+  void child.exited.then((exit) => {
+    exitCode = exit.exitCode;
+    settle(new Error(`the central core exited (${String(exit.exitCode)}) before reading its manifests`));
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await child.exited;
+  };
+  signal.addEventListener('abort', () => void stop(), { once: true });
+  const failed = await ready;
+  if (failed) {
+    await stop();
+    throw new Error(`${failed.message}:\n${lines.join('\n')}`);
+  }
+  return {
+    get exitCode() {
+      return exitCode;
+    },
+    tail: () => lines.join('\n'),
+    stop,
+  };
 }
