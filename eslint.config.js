@@ -62,9 +62,9 @@ const noChildProcess = [
 const CHILD_PROCESS_EXCEPTIONS = [
   // The seam itself.
   'packages/kit/src/exec.ts',
-  // A long-lived shell in its own process group (`detached`, killed as a group on abort) whose
+  // A long-lived shell or `nft -i` in its own process group (`detached`, killed as a group on abort) whose
   // handles are unreferenced while it idles: more than `spawnChild` says (reason beside the import).
-  'packages/nftables/src/shell-execer.ts',
+  'packages/nftables/src/long-lived-execer.ts',
 ];
 /**
  * The `.mjs` scripts node runs as they are, with no build and no TypeScript loader: the kit is

@@ -10,6 +10,18 @@ import { isTimeout } from './errors.js';
 // hold the script's output open: without a shell, the client kills only the script (as it would
 // kill nft), and an orphan holding the pipes would keep the result waiting.
 const FAKE_NFT = `#!/bin/sh
+if [ "$1" = "-i" ]; then
+  # nft -i: a transaction is an include line (recorded as this process's pid, hung as -f is); any
+  # other line (the client's end marker) gets nft's syntax error, the line echoed.
+  while IFS= read -r line; do
+    case "$line" in
+      include*) echo "$$" >> "$(dirname "$0")/shells"
+        [ -e "$(dirname "$0")/hang" ] && sleep 30 </dev/null >/dev/null 2>&1;;
+      *) printf 'Error: syntax error\\n%s\\n^\\n' "$line";;
+    esac
+  done
+  exit 0
+fi
 case "$*" in
   --version) echo "nftables v1.0.6 (Lester Gooch #5)"; exit 0;;
   --check*) cat >/dev/null; exit 0;;
@@ -30,13 +42,17 @@ describe('NftClient timeoutMs', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  test.each([true, false])(
-    'kills a hung nft -f after timeoutMs with a timeout error; the next command runs (shell: %s)',
-    async (shell) => {
+  test.each([
+    ['shell', true, false],
+    ['process', false, false],
+    ['interactive', true, true],
+  ] as const)(
+    'kills a hung nft -f after timeoutMs with a timeout error; the next command runs (%s)',
+    async (_how, shell, interactive) => {
       await rm(join(dir, 'shells'), { force: true });
       // The deadline is the behaviour under test; it also bounds the capability probe (`nft --version`),
       // which took more than 300 ms on a loaded 2-core machine: 2 s, well under the 30 s hang.
-      const client = await createNftClient({ nftPath, shell, timeoutMs: 2_000 });
+      const client = await createNftClient({ nftPath, shell, interactive, timeoutMs: 2_000 });
       try {
         const tx = () => {
           const t = client.newTransaction();
@@ -52,9 +68,11 @@ describe('NftClient timeoutMs', () => {
         expect(Date.now() - started).toBeLessThan(10_000); // killed, not waited for (the hang is 30 s)
         await rm(join(dir, 'hang'));
         await client.run(tx());
-        const shells = (await readFile(join(dir, 'shells'), 'utf8')).trim().split('\n');
-        expect(shells).toHaveLength(3);
-        // The killed shell (and the sleep it ran) is gone; the next command got a new shell.
+        const recorded = (await readFile(join(dir, 'shells'), 'utf8')).trim().split('\n');
+        // nft -i also recorded the client's probe (an empty transaction) first.
+        expect(recorded).toHaveLength(interactive ? 4 : 3);
+        const shells = recorded.slice(-3);
+        // The killed shell or nft -i (and the sleep it ran) is gone; the next command got a new one.
         if (shell) {
           expect(shells[0]).toBe(shells[1]);
           expect(shells[2]).not.toBe(shells[1]);

@@ -110,18 +110,20 @@ function sample(family: Family): NftObject[] {
 /** A verdict map keyed by address and port, for the element tests. */
 const map: NftMap = { kind: 'map', family: 'ip', table: 'kpng', name: 'm', type: 'ipv4_addr . inet_service : verdict' };
 
-// Both ways of running nft: a process per command, and one long-lived shell in the namespace.
+// Every way of running nft: a process per command, one long-lived shell in the namespace, and
+// transactions through one long-lived `nft -i` (include lines; the rest through the shell).
 describe.skipIf(!e2e.run).each([
-  ['a process per command', false],
-  ['through one shell', true],
-] as const)('nftables library against the real nft (kernel), %s', (_how, shell) => {
+  ['a process per command', false, false],
+  ['through one shell', true, false],
+  ['through nft -i', true, true],
+] as const)('nftables library against the real nft (kernel), %s', (_how, shell, interactive) => {
   let namespace: NetworkNamespace;
   let client: NftClient;
 
   beforeAll(async () => {
     await sweepLeftovers();
     namespace = await createNamespace('nftlib');
-    client = await createNftClient({ netns: namespace.name, shell });
+    client = await createNftClient({ netns: namespace.name, shell, interactive });
   });
 
   afterAll(async () => {
@@ -159,8 +161,9 @@ describe.skipIf(!e2e.run).each([
     const error = await client.run(tx).catch((e: unknown) => e);
     expect(isNftError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'not-found', line: 4, operation: { verb: 'add', object: bad } });
+    // nft -i names the included file (after the line that includes it); nft -f -, stdin.
     expect((error as { stderr: string }).stderr).toMatch(
-      /^\/dev\/stdin:4:\d+-\d+: Error: Could not process rule: No such file or directory\nadd rule ip kpng services jump nowhere\n/,
+      /^(?:\/dev\/stdin|In file included from <cmdline>:1:1-\d+:\n\/\S+\/in):4:\d+-\d+: Error: Could not process rule: No such file or directory\nadd rule ip kpng services jump nowhere\n/,
     );
     await expect(client.listTable('ip', 'kpng')).rejects.toMatchObject({ kind: 'not-found' });
   });
@@ -270,6 +273,24 @@ describe.skipIf(!e2e.run).each([
       await client.run(rewrite());
       expect(await kept()).toBe(COUNT);
     });
+  });
+
+  test('sees what another process changed between two transactions (nft -i refreshes its cache)', async () => {
+    const [table, chain] = sample('ip') as [Table, Chain];
+    const set: NftSet = { kind: 'set', family: 'ip', table: 'kpng', name: 's', type: 'ipv4_addr' };
+    const element = (n: number): Element => ({
+      kind: 'element',
+      family: 'ip',
+      table: 'kpng',
+      set: 's',
+      key: [`198.18.0.${n}`],
+    });
+    await client.run(newTx([table, chain, set, element(1)]));
+    await namespace.exec(['nft', 'delete', 'set', 'ip', 'kpng', 's']);
+    await expect(client.run(newTx([element(2)]))).rejects.toMatchObject({ kind: 'not-found' });
+    await namespace.exec(['nft', 'add', 'set', 'ip', 'kpng', 's', '{ type ipv4_addr; }']);
+    await client.run(newTx([element(3)]));
+    expect((await client.listElements('ip', 'kpng', { set: 's' })).map((e) => e.key)).toEqual([['198.18.0.3']]);
   });
 
   test('destroy deletes when present and is quiet when absent', async () => {

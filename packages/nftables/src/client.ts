@@ -2,6 +2,7 @@ import { detectCapabilities, type Capabilities } from './capabilities.js';
 import { NftError } from './errors.js';
 import { ExecTimeoutError, inNetns, processExecer, runChunked, TurnBudget, withTimeout, type Execer } from '@kpng/kit';
 import { ShellExecer } from './shell-execer.js';
+import { InteractiveNftExecer } from './interactive-execer.js';
 import { parseListing } from './listing/parse-listing.js';
 import { sortForDump } from './canonical.js';
 import type { Nft, RunOptions } from './nft.js';
@@ -25,6 +26,13 @@ export interface NftClientOptions {
    */
   readonly shell?: boolean;
   /**
+   * Run transactions (`run`) through one long-lived `nft -i` started once (inside `netns`), and
+   * everything else through the shell (as `shell: true`): see `InteractiveNftExecer`. A transaction
+   * then costs no process start. Ignored with `execer`; when this nft cannot run `-i` (built
+   * without its CLI), transactions go through the shell. The client's `close()` ends both.
+   */
+  readonly interactive?: boolean;
+  /**
    * Kill any nft command still running after this many ms (default: none) and fail it with an
    * `NftError` of kind `timeout`: a hung `nft -f` would otherwise hold its caller forever. A killed
    * `nft -f` commits its transaction whole or not at all (the kernel applies a batch atomically),
@@ -40,22 +48,52 @@ export interface NftClientOptions {
  */
 export async function createNftClient(options: NftClientOptions = {}): Promise<NftClient> {
   const namespace = inNetns(options.netns, []);
+  const own = options.execer === undefined;
   const shell =
-    options.shell === true && options.execer === undefined
+    own && (options.shell === true || options.interactive === true)
       ? new ShellExecer({ prefix: namespace, fallback: processExecer })
       : undefined;
-  const execer = shell ?? options.execer ?? processExecer;
-  // The shell is already inside the namespace.
+  const nftPath = options.nftPath ?? 'nft';
+  let interactive =
+    own && options.interactive === true && shell !== undefined
+      ? new InteractiveNftExecer({ prefix: namespace, nftPath, fallback: shell })
+      : undefined;
+  const timed = (execer: Execer): Execer =>
+    options.timeoutMs === undefined ? execer : withTimeout(execer, options.timeoutMs);
+  // The shell and nft -i are already inside the namespace.
   const prefix = shell === undefined ? namespace : [];
-  const nft = (args: readonly string[]): string[] => [...prefix, options.nftPath ?? 'nft', ...args];
-  try {
-    const timed = options.timeoutMs === undefined ? execer : withTimeout(execer, options.timeoutMs);
-    return new NftClient(timed, nft, await detectCapabilities(timed, nft), () => shell?.close());
-  } catch (e) {
+  const nft = (args: readonly string[]): string[] => [...prefix, nftPath, ...args];
+  const close = async (): Promise<void> => {
+    await interactive?.close();
     await shell?.close();
+  };
+  try {
+    const capabilities = await detectCapabilities(timed(shell ?? options.execer ?? processExecer), nft);
+    if (interactive !== undefined && !(await startsInteractive(timed(interactive), nft(['-f', '-'])))) {
+      await interactive.close();
+      interactive = undefined;
+    }
+    return new NftClient(timed(interactive ?? shell ?? options.execer ?? processExecer), nft, capabilities, close);
+  } catch (e) {
+    await close();
     throw e;
   }
 }
+
+/**
+ * Whether `nft -i` runs an (empty) transaction: false when it cannot start or answer within
+ * `PROBE_MS` (a deadline is the behaviour: an nft that reads its input without answering would
+ * hold every sync; generous, as a start on a loaded machine takes seconds).
+ */
+async function startsInteractive(execer: Execer, argv: readonly string[]): Promise<boolean> {
+  try {
+    return (await execer.run(argv, '', AbortSignal.timeout(PROBE_MS))).exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+
+const PROBE_MS = 30_000;
 
 /** A command the client's `timeoutMs` killed (the kit's `withTimeout`), as an `NftError` of kind `timeout`. */
 function asNftError(e: unknown): never {

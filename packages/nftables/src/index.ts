@@ -44,6 +44,7 @@ export {
   type NftFailure,
 } from './errors.js';
 export { ShellExecer, type ShellExecerOptions } from './shell-execer.js';
+export { InteractiveNftExecer, type InteractiveNftExecerOptions } from './interactive-execer.js';
 export type { Capabilities } from './capabilities.js';
 export type { Nft, RunOptions } from './nft.js';
 export { createNftClient, NftClient, type NftClientOptions } from './client.js';

@@ -133,7 +133,7 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
     for (const t of TARGETS) view.setPod(labPod(t, 'test-policy', { target: 'test-policy' }));
     view.setPolicy(unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: 'deny' }, spec: DENY })));
     enforcer = new NetpolEnforcer({
-      nft: await createNftClient({ netns: lab.node.namespace.name, shell: true }),
+      nft: await createNftClient({ netns: lab.node.namespace.name, interactive: true }),
       families: ['IPv4'],
     });
     await enforce(true);

@@ -58,7 +58,9 @@ export class NetpolEnforcer {
 
   /** The nft client this enforcer writes with (created on first use). */
   async client(): Promise<Nft> {
+    // Transactions through one long-lived `nft -i`: no process start per sync (see @kpng/nftables).
     this.#nft ??= await createNftClient({
+      interactive: true,
       ...(this.#options.netns === undefined ? {} : { netns: this.#options.netns }),
     });
     return this.#nft;

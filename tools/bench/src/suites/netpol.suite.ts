@@ -25,7 +25,8 @@ const MIB = 1024 * 1024;
 /**
  * NetworkPolicy at scale (issue 26): 1,000 policies x 10,000 pods (100 on this node; see
  * `netpol/cluster.ts`), core's policy view and the `@kpng/netpol` enforcer programming a lab
- * namespace with the real nft (one long-lived nft shell), in process (the API watch is not wired
+ * namespace with the real nft (transactions through one long-lived `nft -i`, as the enforcer runs
+ * them; `--nft-interactive=false`: a fresh `nft -f` per transaction from one long-lived shell), in process (the API watch is not wired
  * yet: "enforced" is from the model change to the nft transaction's end).
  * - `netpol.start-to-enforced`: every object into a fresh view, then the first (full) sync;
  *   `netpol.extra-rss`: the process's RSS growth over that (after a GC), elements programmed;
@@ -40,9 +41,10 @@ const MIB = 1024 * 1024;
  * - `netpol.changes.in-view`, `.in-render`, `.in-nft`: of every timed change, the part spent in the
  *   policy view, in rendering the enforcer's operations, and in nft's transaction;
  * - `netpol.nft-tx-cpu`: nft's CPU (user + sys, reaped children) for one transaction on the
- *   programmed table, a fresh `nft -f` as the enforcer runs it adding or deleting one element of a
- *   probe set: what the table's size costs every change, which load barely moves (wall time at
- *   load 40 is ~20x it); the reference's table is near empty.
+ *   programmed table, adding or deleting one element of a probe set, run as the enforcer runs it
+ *   (an `include` line to one `nft -i`; `--nft-interactive=false`: a fresh `nft -f` each): what the
+ *   table's size costs every change, which load barely moves (wall time at load 40 is ~20x it); the
+ *   reference's table is near empty.
  */
 export default defineSuite({
   name: 'netpol',
@@ -83,7 +85,7 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
   const started = performance.now();
   const view = new PolicyView(THIS_NODE);
   load(view, objects);
-  const nft = await createNftClient({ netns: ns.name, shell: true });
+  const nft = await createNftClient({ netns: ns.name, ...clientMode(ctx) });
   const enforcer = new NetpolEnforcer({ nft, log: SILENT_LOGGER });
   try {
     const first = await enforcer.sync(view.state().state);
@@ -136,22 +138,33 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     row(`netpol.changes.in-render${suffix}`, inRender);
     row(`netpol.changes.in-nft${suffix}`, inNft);
     const cpu: number[] = [];
-    for (let b = 0; b < TX_BLOCKS && !ctx.signal.aborted; b++) cpu.push(await transactionCpu(ns));
+    for (let b = 0; b < TX_BLOCKS && !ctx.signal.aborted; b++)
+      cpu.push(await transactionCpu(ns, clientMode(ctx).interactive));
     row(`netpol.nft-tx-cpu${suffix}`, cpu);
   } finally {
     await enforcer.close();
   }
 }
 
+/** How the bench's nft clients run transactions: as the enforcer (`nft -i`), or `--nft-interactive=false`. */
+function clientMode(ctx: SuiteContext): { readonly shell: true; readonly interactive: boolean } {
+  return { shell: true, interactive: ctx.options['nft-interactive'] !== 'false' };
+}
+
 /** nft's CPU, in ms, per one-element transaction on the table in `ns` (see `netpol.nft-tx-cpu`). */
-async function transactionCpu(ns: NetworkNamespace): Promise<number> {
+async function transactionCpu(ns: NetworkNamespace, interactive: boolean): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'kpng-netpol-cpu-'));
   try {
     await writeFile(join(dir, 'set.nft'), 'add set inet kpng-netpol cpu-probe { type ipv4_addr; }\n');
     await writeFile(join(dir, 'add.nft'), 'add element inet kpng-netpol cpu-probe { 198.19.0.1 }\n');
     await writeFile(join(dir, 'delete.nft'), 'delete element inet kpng-netpol cpu-probe { 198.19.0.1 }\n');
     await ns.exec(['nft', '-f', join(dir, 'set.nft')]);
-    const loop = `for i in $(seq ${TX_ROUNDS}); do nft -f "$1/add.nft" && nft -f "$1/delete.nft" || exit 1; done`;
+    const includes = `include "${dir}/add.nft"\ninclude "${dir}/delete.nft"\n`.repeat(TX_ROUNDS);
+    await writeFile(join(dir, 'lines'), includes);
+    // nft -i has no exit code per line: any output is an error.
+    const loop = interactive
+      ? 'out=$(nft -i < "$1/lines" 2>&1); [ -z "$out" ] || { echo "$out" >&2; exit 1; }'
+      : `for i in $(seq ${TX_ROUNDS}); do nft -f "$1/add.nft" && nft -f "$1/delete.nft" || exit 1; done`;
     const before = (await cpuMs()).children;
     await ns.exec(['sh', '-c', loop, 'sh', dir], { timeoutMs: 600_000 });
     const cpu = (await cpuMs()).children - before;
@@ -189,7 +202,7 @@ async function connectionRates(ctx: SuiteContext, lab: Lab): Promise<void> {
     labPods.forEach((pod) => view.setPod(pod));
     states[which] = view.state().state;
   }
-  const nft = await createNftClient({ netns: lab.node.namespace.name, shell: true });
+  const nft = await createNftClient({ netns: lab.node.namespace.name, ...clientMode(ctx) });
   const enforcer = new NetpolEnforcer({ nft, log: SILENT_LOGGER });
   const durationMs = Number(ctx.options['duration-ms'] ?? 3000);
   const concurrency = Number(ctx.options['concurrency'] ?? 8);
