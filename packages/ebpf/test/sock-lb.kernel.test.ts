@@ -1,6 +1,7 @@
 // Kernel test: bpf/sock_lb.c loaded through libbpf and attached to a cgroup this test creates;
 // real connections from a lab pod whose client process is in that cgroup. Service entries are
 // written straight into the maps here (the backend's rendering is tested on its own).
+import { release } from 'node:os';
 import { TurnBudget } from '@kpng/kit';
 import { kernelE2e, Lab, sweepLeftovers } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,6 +184,8 @@ describe.skipIf(!e2e.run)('socket load balancer (kernel)', () => {
       [endpointKey(1, 1), ep('pod-b')],
     ]);
     expect(sweep?.namespaces).toBeGreaterThanOrEqual(1);
+    // The VM suite (kernel-6.1.vm.test.ts) reads this line to know which kernel and branch ran.
+    console.log(`KPNG-KERNEL ${release()} stale UDP sweep ${JSON.stringify(sweep)}`);
     if (SOCK_DESTROY) {
       expect(sweep).toMatchObject({ found: 1, destroyed: 1, failed: 0, destroys: true });
       expect(second.ok).toBe(false);
