@@ -97,8 +97,16 @@ const flag = (c: Container, name: string) =>
 const programsKernel = (c: Container) => /\/(kpng-nft|kube-proxy)(:|$)/.test(c.image);
 
 describe('overlays', () => {
-  it('are the four deployment modes, plus Windows nodes and NetworkPolicy enforcement', () => {
-    expect(Object.keys(rendered)).toEqual(['central', 'kube-proxy', 'netpol', 'nft', 'split', 'win-kernel']);
+  it('are the four deployment modes, plus Windows nodes and NetworkPolicy enforcement (alone, or in the compat kube-proxy)', () => {
+    expect(Object.keys(rendered)).toEqual([
+      'central',
+      'kube-proxy',
+      'kube-proxy-netpol',
+      'netpol',
+      'nft',
+      'split',
+      'win-kernel',
+    ]);
   });
 
   it.each(
@@ -526,5 +534,48 @@ describe('kube-proxy compat overlay', () => {
     });
     const effective = withDefaults(decodeConfiguration((cm['data'] as Record<string, string>)['config.conf']!).config);
     expect(conntrackSysctls(effective.conntrack, 64)).toEqual([]);
+  });
+});
+
+describe('kube-proxy-netpol overlay (compat kube-proxy enforcing NetworkPolicy in process)', () => {
+  const configOf = (overlay: string): string => {
+    const cm = rendered[overlay]!.find((r) => r.kind === 'ConfigMap' && r.metadata.name === 'kube-proxy')!;
+    return (cm['data'] as Record<string, string>)['config.conf']!;
+  };
+  const daemonSet = (overlay: string) => workloads.find((x) => x.overlay === overlay)!.resource;
+
+  it("is the kube-proxy overlay's DaemonSet and configuration, with enforceNetworkPolicy: true", () => {
+    expect(daemonSet('kube-proxy-netpol')).toEqual(daemonSet('kube-proxy'));
+    const compat = parse(configOf('kube-proxy')) as Record<string, unknown>;
+    const enforcing = parse(configOf('kube-proxy-netpol')) as Record<string, unknown>;
+    expect(compat['enforceNetworkPolicy']).toBeUndefined();
+    expect(enforcing).toEqual({ ...compat, enforceNetworkPolicy: true });
+  });
+
+  it("decodes strictly and validates with @kpng/kube-proxy's own configuration code, enforcing", () => {
+    const decoded = decodeConfiguration(configOf('kube-proxy-netpol'));
+    expect(decoded.warnings).toEqual([]);
+    const effective = withDefaults(decoded.config);
+    expect(validateConfiguration(effective, { availableModes: AVAILABLE_MODES }).map(String)).toEqual([]);
+    expect(effective.enforceNetworkPolicy).toBe(true);
+  });
+
+  it("binds the enforcer's role to the proxy's account, and runs no separate enforcer", () => {
+    const resources = rendered['kube-proxy-netpol']!;
+    const pod = workloads.find((x) => x.overlay === 'kube-proxy-netpol')!.pod;
+    const bindings = resources.filter((r) => r.kind === 'ClusterRoleBinding');
+    expect(
+      bindings.some(
+        (b) =>
+          (b['roleRef'] as { name: string }).name === 'kpng-netpol' &&
+          (b['subjects'] as { kind: string; name: string; namespace: string }[]).some(
+            (s) => s.kind === 'ServiceAccount' && s.name === pod.serviceAccountName && s.namespace === 'kube-system',
+          ),
+      ),
+    ).toBe(true);
+    expect(resources.find((r) => r.kind === 'ClusterRole' && r.metadata.name === 'kpng-netpol')).toEqual(
+      rendered['netpol']!.find((r) => r.kind === 'ClusterRole' && r.metadata.name === 'kpng-netpol'),
+    );
+    expect(workloads.filter((x) => x.overlay === 'kube-proxy-netpol')).toHaveLength(1);
   });
 });
