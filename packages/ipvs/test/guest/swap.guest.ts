@@ -62,6 +62,20 @@ const IPVS_MODE_CHAINS = [
   'KUBE-IPVS-OUT-FILTER',
 ];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const NODE_PORT = 30081;
+/** The ipvs cell's NodePort Service (no endpoints: its traffic is rejected; only its virtual servers are looked at). */
+const NODE_PORT_SERVICE = {
+  kind: 'Service',
+  apiVersion: 'v1',
+  metadata: { name: 'np', namespace: 'default' },
+  spec: {
+    type: 'NodePort',
+    clusterIP: '198.19.0.11',
+    clusterIPs: ['198.19.0.11'],
+    ipFamilies: ['IPv4'],
+    ports: [{ name: 'http', protocol: 'TCP', port: SERVICE_PORT, targetPort: ECHO_PORT, nodePort: NODE_PORT }],
+  },
+};
 const suiteStarted = Date.now();
 
 /** Each failed connection's start from kpng's start and from its first sync, then kpng's log. */
@@ -135,18 +149,21 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
   }
   const EMPTY: NodeState = { chains: [], ipsets: [], tables: [], virtual: [], real: [], dummy: false };
 
-  /** `kube-proxy --cleanup` (the compat binary) run to its end in the lab's node namespace. */
-  async function cleanup(): Promise<{ code: number | null; output: string }> {
-    step('kube-proxy --cleanup');
+  /** The compat `kube-proxy` with `args`, run to its end against the lab's node namespace. */
+  async function kubeProxy(args: readonly string[]): Promise<{ code: number | null; output: string; stdout: string }> {
+    step(`kube-proxy ${args.join(' ')}`);
     let output = '';
-    const keep = (c: Buffer): void => void (output += c.toString());
-    const child = spawnChild([process.execPath, KUBE_PROXY_RUNNER, '--cleanup'], {
+    let stdout = '';
+    const child = spawnChild([process.execPath, KUBE_PROXY_RUNNER, ...args], {
       env: { KPNG_NETNS: ns().name },
-      onStdout: keep,
-      onStderr: keep,
+      onStdout: (c) => void ((output += c.toString()), (stdout += c.toString())),
+      onStderr: (c) => void (output += c.toString()),
     });
-    return { code: (await child.exited).exitCode, output };
+    return { code: (await child.exited).exitCode, output, stdout };
   }
+
+  /** `kube-proxy --cleanup` (the compat binary) run to its end in the lab's node namespace. */
+  const cleanup = () => kubeProxy(['--cleanup']);
 
   /** `--cleanup` exits 0 and leaves nothing of any mode. */
   async function cleanupLeavesNothing(): Promise<void> {
@@ -217,6 +234,47 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
     }, 900_000); // a start, the traffic and a clean-up in the VM (a budget, not an assertion)
   }
 
+  /**
+   * In the ipvs cell, kpng's ipvs mode running: (1) with `nodePortAddresses` unset the NodePort has a
+   * virtual server on exactly the node namespace's IPv4 addresses but kube-ipvs0's and loopback
+   * addresses (the lab's pod gateway on lo counts, as in upstream's NodeIPs); (2) `kube-proxy explain
+   * default/web` finds the Service through the API server (IPVS keeps no names) and prints its
+   * virtual server with the cell's traffic in its counters, its real server, its kube-ipvs0 address
+   * and its filter element, and nothing of the NodePort Service.
+   */
+  async function nodePortsAndExplain(left: NodeState): Promise<void> {
+    const interfaces = (await ns().exec(['ip', '-o', '-4', 'addr', 'show'], SHELL)).stdout
+      .split('\n')
+      .map((line) => /^\d+:\s+(\S+)\s+inet\s+([\d.]+)\//.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'kube-ipvs0' && !m[2]!.startsWith('127.'))
+      .map((m) => m[2]!);
+    const nodePorts = left.virtual
+      .map((line) => new RegExp(`^TCP\\s+([\\d.]+):${NODE_PORT}\\s`).exec(line)?.[1])
+      .filter((ip) => ip !== undefined);
+    expect(interfaces.length).toBeGreaterThan(0);
+    expect(nodePorts.sort()).toEqual([...new Set(interfaces)].sort());
+
+    const explained = await kubeProxy([
+      'explain',
+      'default/web',
+      '--proxy-mode=ipvs',
+      `--kubeconfig=${kubeconfig.path}`,
+    ]);
+    expect(explained.code, explained.output).toBe(0);
+    const out = explained.stdout;
+    const clusterIp = CLUSTER_IP.replaceAll('.', '\\.');
+    const vs = new RegExp(
+      `\\[(\\d+) packets, \\d+ bytes\\] TCP ${clusterIp}:${SERVICE_PORT} rr \\(ClusterIP, \\d+ connections`,
+    ).exec(out);
+    expect(vs, out).not.toBeNull();
+    expect(Number(vs![1]), out).toBeGreaterThan(0); // the traffic of this cell went through it
+    expect(out).toContain(`-> ${lab.pod('pod-b').ipv4}:${ECHO_PORT} Masq weight 1`);
+    expect(out).toMatch(new RegExp(`kube-ipvs0 addresses:\\n  ${clusterIp}\\n`));
+    expect(out).toContain(`@service_ports { ${CLUSTER_IP} . tcp . ${SERVICE_PORT} }`);
+    expect(out).not.toContain(`:${NODE_PORT} `); // the NodePort Service's virtual servers are not web's
+    console.log(`SWAP-EXPLAIN ipvs default/web\n${out}`);
+  }
+
   async function swapCell(mode: KubeProxyMode): Promise<void> {
     const cellStarted = Date.now();
     if (!upstreamLoaded) await loadUpstreamIpvs();
@@ -224,6 +282,8 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
     if (mode === 'ipvs') {
       // Upstream's start sets these; kpng's start in ipvs mode must set them again (its privileged set-up).
       await ns().sysctl({ 'net.ipv4.vs.expire_nodest_conn': 0, 'net.ipv4.vs.expire_quiescent_template': 0 });
+      // A NodePort Service without endpoints for this cell: where ipvs mode puts NodePorts by default.
+      server.create(NODE_PORT_SERVICE);
     }
     const child = new KpngIpvsChild({
       program: 'kube-proxy',
@@ -280,6 +340,7 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
         expect(Object.fromEntries(names.map((n, i) => [n, values[i]]))).toEqual(
           Object.fromEntries(names.map((n) => [n, '1'])),
         );
+        await nodePortsAndExplain(left);
       } else {
         expect([left.virtual, left.real, left.dummy]).toEqual([[], [], false]);
       }
@@ -292,6 +353,7 @@ describe('swap: upstream ipvs mode <-> kube-proxy (kpng) (VM, kernel 6.1)', () =
     } finally {
       if (result === undefined) await traffic.stop().catch(() => undefined);
       await child.stop();
+      if (mode === 'ipvs') server.delete(NODE_PORT_SERVICE);
     }
 
     if (mode === 'nftables') {
