@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { EventBatcher, NodeView } from '@kpng/core/runtime';
@@ -8,6 +8,7 @@ import { serveLocalState, StateHub, watchLocalState } from '@kpng/core/stream';
 import { createChurn } from '../scenarios/churn.js';
 import { sliceEvent, toModelEvents } from '../scenarios/model-events.js';
 import { garbageCollector } from '../runner/gc.js';
+import { summarize } from '../runner/stats.js';
 import { defineSuite } from './suite.js';
 
 const MiB = 1024 * 1024;
@@ -33,6 +34,8 @@ interface Sample {
  * Figures: `soak.rss.slope` and `soak.heap-after-gc.slope` (MiB per hour, least squares over the
  * samples after the first fifth: start-up growth is not a leak), the first and last heap after GC,
  * with the last over the first as the reference ratio (`soak.heap-after-gc.end.vs.start`), the
+ * event loop's p99 delay per window between samples (`soak.event-loop-p99`: median and p99 of the
+ * windows) with the 1-minute load they ran at (`soak.load-1m`), the
  * longest event-loop stall (`monitorEventLoopDelay`, over the windows between samples: a sample's
  * forced GC is the bench's, reported apart as `soak.bench-gc.max`) and the most CPU time the process
  * used while its event loop was held (`soak.stall-cpu.max`, the figure to read on a loaded machine), open handles at start and end,
@@ -118,10 +121,15 @@ export default defineSuite({
       }
       cpuStall.last = { wall, cpu };
     }, 10);
+    /** Per window between samples: `monitorEventLoopDelay`'s p99 (ms), and the 1-minute load at its end. */
+    const windowP99Ms: number[] = [];
+    const loads: number[] = [];
     const endWindow = () => {
       cpuStall.last = undefined;
       loop.disable();
       stallMaxNs = Math.max(stallMaxNs, loop.max);
+      if (loop.count > 0) windowP99Ms.push(loop.percentile(99) / 1e6);
+      loads.push(loadavg()[0]!);
       loop.reset();
     };
     const sample = () => {
@@ -206,6 +214,16 @@ export default defineSuite({
       'x',
     );
     ctx.reportValue('soak.event-loop-max', Number((stallMaxNs / 1e6).toFixed(1)), 'ms');
+    // The event loop's p99 delay per window (median and p99 over the windows), and the load they ran at.
+    for (const [metric, values, unit] of [
+      ['soak.event-loop-p99', windowP99Ms, 'ms'],
+      ['soak.load-1m', loads, 'load'],
+    ] as const) {
+      if (values.length === 0) continue;
+      const f = summarize(values);
+      const r = (n: number) => Number(n.toFixed(1));
+      ctx.report({ scenario: ctx.scenario, metric, value: r(f.p50), unit, n: f.n, p50: r(f.p50), p99: r(f.p99) });
+    }
     // The longest stall's work in CPU time (goal: under 100 ms), and the wall time it stalled.
     ctx.reportValue('soak.stall-cpu.max', Number(cpuStall.maxMs.toFixed(1)), 'ms');
     ctx.reportValue('soak.stall-cpu.max.wall', Number(cpuStall.wallMs.toFixed(1)), 'ms');
