@@ -195,93 +195,101 @@ const RULE_ESCAPES = [
   '"a;b"',
 ];
 
-describe.skipIf(!e2e.run)(`injection fuzz against the real nft (kernel, seed ${SEED})`, () => {
-  let namespace: NetworkNamespace;
-  let client: NftClient;
+// Each case starts two to four nft processes in the namespace: 150 cases take seconds on an idle machine and
+// ran past vitest's default 30 s at load ~35. The bound only guards against a hang; it is not a figure.
+const FUZZ_TIMEOUT_MS = 300_000;
 
-  beforeAll(async () => {
-    await sweepLeftovers();
-    namespace = await createNamespace('nftfuzz');
-    client = await createNftClient({ netns: namespace.name });
-  });
+describe.skipIf(!e2e.run)(
+  `injection fuzz against the real nft (kernel, seed ${SEED})`,
+  { timeout: FUZZ_TIMEOUT_MS },
+  () => {
+    let namespace: NetworkNamespace;
+    let client: NftClient;
 
-  afterAll(async () => {
-    await namespace?.delete();
-  });
+    beforeAll(async () => {
+      await sweepLeftovers();
+      namespace = await createNamespace('nftfuzz');
+      client = await createNftClient({ netns: namespace.name });
+    });
 
-  const tablesInNamespace = async (): Promise<string> =>
-    (await namespace.exec(['nft', 'list', 'tables'])).stdout.trim();
+    afterAll(async () => {
+      await namespace?.delete();
+    });
 
-  test('random names and comments are refused, or build exactly the intended table', async () => {
-    const gen = new Generator(SEED);
-    let refused = 0;
-    let applied = 0;
-    for (let i = 0; i < CASES; i++) {
-      gen.hostility = gen.pick([0, 0, 0, 0.01, 0.05, 0.3]);
-      const { family, table, objects } = randomObjects(gen);
-      const tx = new Transaction();
-      for (const object of objects) tx.add(object);
-      const context = `case ${i} (seed ${SEED}):\n${tx.toString()}`;
-      if (tx.error !== undefined) {
-        expect(tx.error.kind, context).toBe('invalid');
-        refused++;
-        continue;
+    const tablesInNamespace = async (): Promise<string> =>
+      (await namespace.exec(['nft', 'list', 'tables'])).stdout.trim();
+
+    test('random names and comments are refused, or build exactly the intended table', async () => {
+      const gen = new Generator(SEED);
+      let refused = 0;
+      let applied = 0;
+      for (let i = 0; i < CASES; i++) {
+        gen.hostility = gen.pick([0, 0, 0, 0.01, 0.05, 0.3]);
+        const { family, table, objects } = randomObjects(gen);
+        const tx = new Transaction();
+        for (const object of objects) tx.add(object);
+        const context = `case ${i} (seed ${SEED}):\n${tx.toString()}`;
+        if (tx.error !== undefined) {
+          expect(tx.error.kind, context).toBe('invalid');
+          refused++;
+          continue;
+        }
+        await namespace.exec(['nft', 'flush', 'ruleset']);
+        await expect(client.check(tx), context).resolves.toBeUndefined();
+        await expect(client.run(tx), context).resolves.toBeUndefined();
+        const fake = new FakeNft();
+        await fake.run(tx);
+        expect(dumpObjects(await client.listTable(family, table)), context).toBe(fake.dump());
+        expect(await tablesInNamespace(), context).toBe(`table ${family} ${table}`);
+        applied++;
       }
-      await namespace.exec(['nft', 'flush', 'ruleset']);
-      await expect(client.check(tx), context).resolves.toBeUndefined();
-      await expect(client.run(tx), context).resolves.toBeUndefined();
-      const fake = new FakeNft();
-      await fake.run(tx);
-      expect(dumpObjects(await client.listTable(family, table)), context).toBe(fake.dump());
-      expect(await tablesInNamespace(), context).toBe(`table ${family} ${table}`);
-      applied++;
-    }
-    console.log(`name/comment fuzz: ${JSON.stringify({ refused, applied })}`);
-    // Both outcomes must really be exercised, or the fuzz proves nothing.
-    expect(refused).toBeGreaterThan(CASES / 10);
-    expect(applied).toBeGreaterThan(CASES / 10);
-  });
+      console.log(`name/comment fuzz: ${JSON.stringify({ refused, applied })}`);
+      // Both outcomes must really be exercised, or the fuzz proves nothing.
+      expect(refused).toBeGreaterThan(CASES / 10);
+      expect(applied).toBeGreaterThan(CASES / 10);
+    });
 
-  test('random rule text is refused, fails on its own line, or adds exactly one rule', async () => {
-    const gen = new Generator(SEED + 1);
-    const outcomes = { refused: 0, failedAlone: 0, applied: 0 };
-    for (let i = 0; i < CASES; i++) {
-      const escapes = gen.pick([0, 0.1, 0.4]);
-      const pieces = 1 + Math.floor(gen.chance(0.5) ? 1 : 4);
-      const text = Array.from({ length: pieces }, () =>
-        gen.pick(gen.chance(escapes) ? RULE_ESCAPES : RULE_FRAGMENTS),
-      ).join(gen.chance(0.8) ? ' ' : '');
-      const tx = new Transaction();
-      tx.add({ kind: 'table', family: 'ip', name: 'fuzz' });
-      tx.add({ kind: 'chain', family: 'ip', table: 'fuzz', name: 'c' });
-      tx.add({ kind: 'rule', family: 'ip', table: 'fuzz', chain: 'c', rule: text });
-      const context = `case ${i} (seed ${SEED + 1}): ${JSON.stringify(text)}`;
-      if (tx.error !== undefined) {
-        outcomes.refused++;
-        continue;
-      }
-      await namespace.exec(['nft', 'flush', 'ruleset']);
-      const error = await client.check(tx).catch((e: unknown) => e as { failures: readonly { line: number }[] });
-      if (error !== undefined) {
-        // nft may reject the rule, but only ever on the rule's own line.
+    test('random rule text is refused, fails on its own line, or adds exactly one rule', async () => {
+      const gen = new Generator(SEED + 1);
+      const outcomes = { refused: 0, failedAlone: 0, applied: 0 };
+      for (let i = 0; i < CASES; i++) {
+        const escapes = gen.pick([0, 0.1, 0.4]);
+        const pieces = 1 + Math.floor(gen.chance(0.5) ? 1 : 4);
+        const text = Array.from({ length: pieces }, () =>
+          gen.pick(gen.chance(escapes) ? RULE_ESCAPES : RULE_FRAGMENTS),
+        ).join(gen.chance(0.8) ? ' ' : '');
+        const tx = new Transaction();
+        tx.add({ kind: 'table', family: 'ip', name: 'fuzz' });
+        tx.add({ kind: 'chain', family: 'ip', table: 'fuzz', name: 'c' });
+        tx.add({ kind: 'rule', family: 'ip', table: 'fuzz', chain: 'c', rule: text });
+        const context = `case ${i} (seed ${SEED + 1}): ${JSON.stringify(text)}`;
+        if (tx.error !== undefined) {
+          outcomes.refused++;
+          continue;
+        }
+        await namespace.exec(['nft', 'flush', 'ruleset']);
+        const error = await client.check(tx).catch((e: unknown) => e as { failures: readonly { line: number }[] });
+        if (error !== undefined) {
+          // nft may reject the rule, but only ever on the rule's own line.
+          expect(
+            error.failures.map((failure) => failure.line),
+            context,
+          ).toEqual(error.failures.map(() => 3));
+          outcomes.failedAlone++;
+          continue;
+        }
+        await client.run(tx);
+        const listed = await client.listTable('ip', 'fuzz');
         expect(
-          error.failures.map((failure) => failure.line),
+          listed.map((object) => object.kind),
           context,
-        ).toEqual(error.failures.map(() => 3));
-        outcomes.failedAlone++;
-        continue;
+        ).toEqual(['table', 'chain', 'rule']);
+        expect(await tablesInNamespace(), context).toBe('table ip fuzz');
+        outcomes.applied++;
       }
-      await client.run(tx);
-      const listed = await client.listTable('ip', 'fuzz');
-      expect(
-        listed.map((object) => object.kind),
-        context,
-      ).toEqual(['table', 'chain', 'rule']);
-      expect(await tablesInNamespace(), context).toBe('table ip fuzz');
-      outcomes.applied++;
-    }
-    console.log(`rule text fuzz: ${JSON.stringify(outcomes)}`);
-    expect(outcomes.refused).toBeGreaterThan(CASES / 10);
-    expect(outcomes.applied).toBeGreaterThan(CASES / 20);
-  });
-});
+      console.log(`rule text fuzz: ${JSON.stringify(outcomes)}`);
+      expect(outcomes.refused).toBeGreaterThan(CASES / 10);
+      expect(outcomes.applied).toBeGreaterThan(CASES / 20);
+    });
+  },
+);
