@@ -2,8 +2,8 @@
 // modes, against kpng's NetworkPolicy enforcer (@kpng/netpol) on the lab node: its policy view holds
 // an egress deny for the client pod, and the allow policy (egress to the targets) is handed to it at
 // a random moment after the client saw the allow policy (and, precise mode, taken away after the
-// policy is deleted). Each change is one enforcer sync (element updates through a long-lived nft
-// shell); its start and end bound the commit.
+// policy is deleted). Each change is one enforcer sync (element updates through one long-lived
+// `nft -i`, as the enforcer runs them); its start and end bound the commit.
 // - precise, -ProbeInterval=5ms: the moment the client reports (its start + its latency) is printed
 //   against the sync's end (typically a few ms); asserted: not before the sync began, and less late
 //   than an attempt held to upstream's 1 s probe timeout would be (500 ms);
