@@ -36,11 +36,7 @@ const tokens = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1
  * not resolve (a full path under `packages/`, a short one beside a file named before it in the
  * walk or in a folder above), each name not found in the hop's files (`A.b`: both words).
  */
-function walkProblems(
-  doc: string,
-  exists: (path: string) => boolean,
-  read: (path: string) => string,
-): Problem[] {
+function walkProblems(doc: string, exists: (path: string) => boolean, read: (path: string) => string): Problem[] {
   const problems: Problem[] = [];
   const walk = section(doc, WALK);
   if (walk === '') return [{ where: WALK, problem: 'no such section' }];
