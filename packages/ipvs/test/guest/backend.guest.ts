@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IPFamily, NodeLocalState, SyncRequest } from '@kpng/core';
-import { Lab, type NetworkNamespace, startEchoServer, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
+import { Lab, type NetworkNamespace, scaledTimeout, startEchoServer, sweepLeftovers, VM_INPUTS_ENV } from '@kpng/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpvsBackend } from '../../src/backend/ipvs-backend.js';
 import type { IpvsBackendOptions } from '../../src/backend/options.js';
@@ -198,7 +198,7 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
       lab.pod('pod-a').namespace.spawn([process.execPath, new URL('rst-hold.mjs', import.meta.url).pathname, ip, '90']);
     const client = hold(vip);
     try {
-      await client.waitForOutput('reply ', 15_000);
+      await client.waitForOutput('reply ', scaledTimeout(15_000));
       const holder = /reply (pod-[ab]) hello/.exec(client.output)?.[1];
       expect(holder, client.output).toBeDefined();
       const [removedIp, keptIp] = holder === 'pod-a' ? ['198.18.1.10', '198.18.1.11'] : ['198.18.1.11', '198.18.1.10'];
@@ -208,10 +208,10 @@ describe('IpvsBackend on a real kernel: traffic through the lab', () => {
       expect(await ipvsadm()).toContain(`-> ${removedIp}:${HOLD} Masq 0 1 0`);
       // The open connection still works; new connections go to the other endpoint only.
       process.kill(client.pid ?? 0, 'SIGUSR1');
-      await client.waitForOutput(`reply ${holder} still`, 10_000);
+      await client.waitForOutput(`reply ${holder} still`, scaledTimeout(10_000));
       const second = hold(vip);
       try {
-        await second.waitForOutput('reply ', 15_000);
+        await second.waitForOutput('reply ', scaledTimeout(15_000));
         expect(second.output).toContain(`reply ${holder === 'pod-a' ? 'pod-b' : 'pod-a'} hello`);
       } finally {
         await second.stop();

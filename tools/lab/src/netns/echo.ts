@@ -16,7 +16,11 @@ export interface EchoServer {
   stop(): Promise<void>;
 }
 
-const READY_TIMEOUT_MS = 10_000;
+/**
+ * An echo server's start (node's own start, then its listeners): 10 s was too little in the VM's guest on a
+ * host at load ~35 (30 s scaled); a bound against a hang, taken through the VM's scale.
+ */
+const READY_TIMEOUT_MS = 30_000;
 
 const validPort = (port: number): boolean => Number.isInteger(port) && port >= 1 && port <= 65535;
 

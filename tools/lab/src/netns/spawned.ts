@@ -1,4 +1,5 @@
 import { spawnChild, type SpawnedChild } from '@kpng/kit';
+import { scaledTimeout } from './timeout-scale.js';
 
 const KEEP_OUTPUT_CHARS = 64 * 1024;
 const STOP_GRACE_MS = 2_000;
@@ -44,8 +45,8 @@ export class SpawnedProcess {
     return this.#exitCode;
   }
 
-  /** Resolves once the output contains `text`; rejects on exit or after `timeoutMs`. */
-  waitForOutput(text: string, timeoutMs = 5_000): Promise<void> {
+  /** Resolves once the output contains `text`; rejects on exit or after `timeoutMs` (default 5 s, in the VM scaled). */
+  waitForOutput(text: string, timeoutMs = scaledTimeout(5_000)): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => finish(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; output: ${this.#output}`)),

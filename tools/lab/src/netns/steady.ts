@@ -72,7 +72,7 @@ export function startSteadily(namespace: NetworkNamespace, options: Omit<SteadyO
     async stop() {
       if (client.pid !== undefined && !client.exited) process.kill(client.pid, 'SIGTERM');
       // The attempts under way finish within their timeout, then the client prints its one line.
-      await client.waitForOutput('"servers"', request.timeoutMs + 30_000);
+      await client.waitForOutput('"servers"', request.timeoutMs + scaledTimeout(30_000));
       const line = client.output.trim().split('\n').at(-1) ?? '';
       return JSON.parse(line) as SteadyResult;
     },
