@@ -71,6 +71,11 @@ export interface ServiceModel {
   readonly healthCheckNodePort: number;
   /** `spec.trafficDistribution`, informational: the proxy follows the hints on endpoints. */
   readonly trafficDistribution?: string;
+  /**
+   * The `preserve-destination: "true"` annotation (upstream's literal key, read only by the Windows
+   * kernelspace mode): set only when present, so Services without it model (and hash) as before.
+   */
+  readonly preserveDestination?: true;
 }
 
 export interface EndpointSlicePort {

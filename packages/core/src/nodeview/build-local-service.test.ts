@@ -86,6 +86,11 @@ describe('buildLocalService: which Services and families', () => {
     expect(svc.sessionAffinity).toEqual({ type: 'ClientIP', timeoutSeconds: 10800 });
     expect(svc.healthCheckNodePort).toBe(30999);
   });
+
+  it('carries preserve-destination only when the Service has it', () => {
+    expect(build(aService({ preserveDestination: true })).preserveDestination).toBe(true);
+    expect(build(aService())).not.toHaveProperty('preserveDestination');
+  });
 });
 
 describe('buildLocalService: addresses per family', () => {

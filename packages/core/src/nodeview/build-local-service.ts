@@ -74,6 +74,7 @@ export function buildLocalService(
     healthCheckNodePort: svc.healthCheckNodePort,
     localReadyEndpoints: localReadyIPs.size,
     ports,
+    ...(svc.preserveDestination === true ? { preserveDestination: true as const } : {}),
   };
 }
 

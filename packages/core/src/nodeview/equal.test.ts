@@ -44,6 +44,7 @@ const mutations: readonly { name: string; mutate: (s: Mutable<LocalService>) => 
   { name: 'externalPolicyLocal', mutate: (s) => void (s.externalPolicyLocal = false) },
   { name: 'healthCheckNodePort', mutate: (s) => void (s.healthCheckNodePort = 1) },
   { name: 'localReadyEndpoints', mutate: (s) => void (s.localReadyEndpoints = 7) },
+  { name: 'preserveDestination', mutate: (s) => void (s.preserveDestination = true) },
   { name: 'nodePort', mutate: (s) => void (s.ports[0]!.nodePort = 30081) },
   { name: 'hasAnyEndpoints', mutate: (s) => void (s.ports[0]!.endpoints.IPv4!.hasAnyEndpoints = false) },
   { name: 'an endpoint port', mutate: (s) => void (s.ports[0]!.endpoints.IPv4!.external[0]!.port = 1) },

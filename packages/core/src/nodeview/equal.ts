@@ -25,6 +25,7 @@ export function localServiceEqual(a: LocalService, b: LocalService): boolean {
     a.externallyAccessible === b.externallyAccessible &&
     a.healthCheckNodePort === b.healthCheckNodePort &&
     a.localReadyEndpoints === b.localReadyEndpoints &&
+    a.preserveDestination === b.preserveDestination &&
     affinityEqual(a.sessionAffinity, b.sessionAffinity) &&
     IP_FAMILIES.every((f) => optionalEqual(a.families[f], b.families[f], familyAddressesEqual)) &&
     arrayEqual(a.ports, b.ports, servicePortEqual)

@@ -58,6 +58,8 @@ export interface ServiceFixture {
   readonly affinity?: number;
   readonly externalLocal?: boolean;
   readonly internalLocal?: boolean;
+  /** The `preserve-destination: "true"` annotation. */
+  readonly preserveDestination?: boolean;
   readonly endpoints?: readonly EndpointFixture[];
 }
 
@@ -91,6 +93,7 @@ function serviceModel(f: ServiceFixture): ServiceModel {
     externalTrafficPolicy: f.externalLocal === true ? 'Local' : 'Cluster',
     internalTrafficPolicy: f.internalLocal === true ? 'Local' : 'Cluster',
     healthCheckNodePort: 0,
+    ...(f.preserveDestination === true ? { preserveDestination: true as const } : {}),
   };
 }
 

@@ -96,6 +96,12 @@ export interface LocalService {
   /** Distinct local ready endpoint IPs (all ports, all families): what the health-check node port reports. */
   readonly localReadyEndpoints: number;
   readonly ports: readonly LocalServicePort[];
+  /**
+   * The Service carries upstream's `preserve-destination: "true"` annotation (absent otherwise).
+   * Only the Windows backend renders it, as upstream's winkernel proxier: its load-balancer IPs and
+   * NodePort deliver to this node's endpoints only, keeping the VIP as destination (DSR).
+   */
+  readonly preserveDestination?: true;
 }
 
 export interface LocalNode {

@@ -151,6 +151,7 @@ export function aRichLocalState(): NodeLocalState {
     healthCheckNodePort: 32000,
     localReadyEndpoints: 2,
     ports: [https, dns],
+    preserveDestination: true,
   };
   const plain: LocalService = {
     key: serviceKey('default', 'ünïcode-😀'),
@@ -268,6 +269,7 @@ export function aRichGlobalSnapshot(): GlobalSnapshot {
     internalTrafficPolicy: 'Local',
     healthCheckNodePort: 32000,
     trafficDistribution: 'PreferClose',
+    preserveDestination: true,
   };
   const plain: ServiceModel = {
     namespace: '',

@@ -125,17 +125,33 @@ describe('fake HNS: Service features on an L2Bridge network', () => {
     for (const lb of hns.loadBalancers()) expect(lb.PortMappings![0]!.DistributionType).toBe(2);
   });
 
-  it('preserve-destination: LB IPs get DSR, UseMux and PreserveDIP with local endpoints; the NodePort local endpoints', async () => {
-    const { hns } = await programmed(
-      [svc({ ports: [{ port: 80, nodePort: 30080 }], loadBalancerIPs: ['203.0.113.10'] })],
-      { preserveDestination: ['default/web'] },
-    );
+  it('preserve-destination (the annotation, marked by core): LB IPs get DSR, UseMux and PreserveDIP with local endpoints; the NodePort local endpoints', async () => {
+    const ports = [{ port: 80, nodePort: 30080 }];
+    const { hns } = await programmed([
+      svc({ ports, loadBalancerIPs: ['203.0.113.10'], preserveDestination: true }),
+      svc({ name: 'plain', clusterIPs: ['198.19.0.11'], ports: [{ port: 80, nodePort: 30081 }] }),
+    ]);
     const lb = lbOn(hns, '203.0.113.10', 80)!;
     expect(lb.Flags).toBe(1);
     expect(lb.PortMappings![0]!.Flags).toBe(16 | 4 | 8);
     expect(endpointIps(hns, lb)).toEqual([LOCAL]);
     expect(endpointIps(hns, lbOn(hns, 'node', 30080))).toEqual([LOCAL]);
     expect(lbOn(hns, 'node', 30080)!.Flags ?? 0).toBe(0);
+    // The ClusterIP keeps every endpoint, and a Service without the annotation is untouched.
+    expect(endpointIps(hns, lbOn(hns, '198.19.0.10', 80))).toEqual([LOCAL, REMOTE]);
+    expect(endpointIps(hns, lbOn(hns, 'node', 30081))).toEqual([LOCAL, REMOTE]);
+    expect(lbOn(hns, 'node', 30081)!.PortMappings![0]!.Flags).toBe(2 | 16);
+  });
+
+  it('preserve-destination switched off: the next sync restores the routing mesh and drops the flags', async () => {
+    const ports = [{ port: 80, nodePort: 30080 }];
+    const node = await programmed([svc({ ports, loadBalancerIPs: ['203.0.113.10'], preserveDestination: true })]);
+    await node.sync(nodeState([svc({ ports, loadBalancerIPs: ['203.0.113.10'] })]), { updated: ['web'] });
+    const lb = lbOn(node.hns, '203.0.113.10', 80)!;
+    expect(lb.Flags ?? 0).toBe(0);
+    expect(lb.PortMappings![0]!.Flags).toBe(16);
+    expect(endpointIps(node.hns, lb)).toEqual([LOCAL, REMOTE]);
+    expect(endpointIps(node.hns, lbOn(node.hns, 'node', 30080))).toEqual([LOCAL, REMOTE]);
   });
 
   it('--forward-healthcheck-vip: each LB IP forwards the health-check port to the root HNS endpoint', async () => {

@@ -13,7 +13,6 @@ describe('kpng-win-kernel flags', () => {
           'root-hnsendpoint-name': 'host-ep',
           'forward-healthcheck-vip': true,
           'healthz-port': '10266',
-          'preserve-destination': 'default/web, kube-system/dns',
           'ip-families': 'IPv4',
         },
         {},
@@ -25,7 +24,6 @@ describe('kpng-win-kernel flags', () => {
       rootHnsEndpointName: 'host-ep',
       forwardHealthCheckVip: true,
       healthzPort: 10266,
-      preserveDestination: ['default/web', 'kube-system/dns'],
       families: ['IPv4'],
     });
   });
@@ -45,10 +43,6 @@ describe('kpng-win-kernel flags', () => {
       message: /--source-vip "not-an-ip" is not an IP address/,
     },
     { values: { 'network-name': 'n', 'healthz-port': '70000' }, message: /--healthz-port: invalid port/ },
-    {
-      values: { 'network-name': 'n', 'preserve-destination': 'web' },
-      message: /--preserve-destination "web" is not namespace\/name/,
-    },
     { values: { 'network-name': 'n', 'ip-families': 'IPv5' }, message: /--ip-families/ },
   ];
   it.each(bad)('refuses $values', ({ values, message }) => {
@@ -63,5 +57,7 @@ describe('kpng-win-kernel flags', () => {
       'kernelspace',
     ]);
     for (const [name, flag] of Object.entries(backend.flags)) expect(flag.help, name).not.toBe('');
+    // preserve-destination is the Service's annotation, read by core: no flag names Services.
+    expect(Object.keys(backend.flags)).not.toContain('preserve-destination');
   });
 });

@@ -31,7 +31,6 @@ export function parseWinKernelFlags(values: FlagValues, env: NodeJS.ProcessEnv =
     ...(root === undefined ? {} : { rootHnsEndpointName: root }),
     forwardHealthCheckVip: values['forward-healthcheck-vip'] === true,
     ...(port === undefined ? {} : { healthzPort: Number(port) }),
-    preserveDestination: csv(text(values, 'preserve-destination')),
     ...(families.length > 0 ? { families: families as IPFamily[] } : {}),
   };
   try {
@@ -41,11 +40,7 @@ export function parseWinKernelFlags(values: FlagValues, env: NodeJS.ProcessEnv =
       'the HNS network name is required: --network-name or $KUBE_NETWORK',
       '--network-name is required (or $KUBE_NETWORK)',
     );
-    throw new UsageError(
-      message
-        .replace('invalid healthz port', '--healthz-port: invalid port')
-        .replace('preserve-destination Service', '--preserve-destination'),
-    );
+    throw new UsageError(message.replace('invalid healthz port', '--healthz-port: invalid port'));
   }
   return input;
 }
@@ -75,11 +70,6 @@ export const backend = defineBackend<WinKernelConfigInput>({
       value: 'PORT',
       help: 'health-check port of LB IPs of Services without a healthCheckNodePort',
       default: '10256',
-    },
-    'preserve-destination': {
-      type: 'string',
-      value: 'LIST',
-      help: 'namespace/name of Services annotated preserve-destination: "true", comma separated',
     },
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6 (overlay networks: IPv4 only)', default: 'both' },
   },

@@ -1,7 +1,7 @@
 /**
  * The winkernel settings (kube-proxy's `winkernel` config section and Windows flags), resolved.
  */
-import { ErrorCodes, ipFamilyOf, KpngError, type IPFamily, type ServiceKey } from '@kpng/core';
+import { ErrorCodes, ipFamilyOf, KpngError, type IPFamily } from '@kpng/core';
 
 export interface WinKernelConfigInput {
   /** The HNS network the pods are on (`--network-name`; default: `$KUBE_NETWORK`). */
@@ -16,11 +16,6 @@ export interface WinKernelConfigInput {
   readonly forwardHealthCheckVip?: boolean;
   /** kube-proxy's healthz port: the health-check port of LB IPs without a healthCheckNodePort. */
   readonly healthzPort?: number;
-  /**
-   * Services that carry upstream's `preserve-destination: "true"` annotation (core's model keeps
-   * no annotations, so they are named here): their LB IPs deliver with the VIP as destination.
-   */
-  readonly preserveDestination?: readonly string[];
   /** Families to program; default both. Overlay networks are IPv4 only (as upstream). */
   readonly families?: readonly IPFamily[];
 }
@@ -32,7 +27,6 @@ export interface WinKernelConfig {
   readonly rootHnsEndpointName: string;
   readonly forwardHealthCheckVip: boolean;
   readonly healthzPort: number;
-  readonly preserveDestination: ReadonlySet<ServiceKey>;
   readonly families: readonly IPFamily[];
 }
 
@@ -49,13 +43,6 @@ export function resolveConfig(input: WinKernelConfigInput, env: NodeJS.ProcessEn
   const healthzPort = input.healthzPort ?? 10256;
   if (!Number.isInteger(healthzPort) || healthzPort < 1 || healthzPort > 65535)
     throw new KpngError(ErrorCodes.InvalidConfig, `invalid healthz port ${healthzPort}`);
-  for (const key of input.preserveDestination ?? []) {
-    if (!/^[^/\s]+\/[^/\s]+$/.test(key))
-      throw new KpngError(
-        ErrorCodes.InvalidConfig,
-        `preserve-destination Service ${JSON.stringify(key)} is not namespace/name`,
-      );
-  }
   return {
     networkName,
     sourceVip: input.sourceVip,
@@ -63,7 +50,6 @@ export function resolveConfig(input: WinKernelConfigInput, env: NodeJS.ProcessEn
     rootHnsEndpointName: input.rootHnsEndpointName ?? 'cbr0',
     forwardHealthCheckVip: input.forwardHealthCheckVip ?? false,
     healthzPort,
-    preserveDestination: new Set((input.preserveDestination ?? []) as ServiceKey[]),
     families: input.families ?? ['IPv4', 'IPv6'],
   };
 }

@@ -5,7 +5,8 @@
  * Pure: no HNS calls. Endpoints are named by IP here; the planner resolves them to HNS IDs.
  *
  * Which endpoints a frontend uses comes from core (`internal` for the ClusterIP, `external` for
- * the rest, `local` under preserve-destination); nothing here re-derives traffic policy.
+ * the rest, its local ones when core marks the Service `preserveDestination`, from upstream's
+ * `preserve-destination` annotation); nothing here re-derives traffic policy.
  */
 import {
   ipFamilyOf,
@@ -115,7 +116,7 @@ function renderPort(
   ctx: RenderContext,
 ): ServiceRender {
   const protocol = PROTOCOL_NUMBERS[port.protocol];
-  const preserveDIP = ctx.config.preserveDestination.has(svc.key);
+  const preserveDIP = svc.preserveDestination === true;
   const localDSR = eps.externalPolicyLocal;
   const v6 = family === 'IPv6' ? LoadBalancerFlags.IPv6 : 0;
   const distribution = svc.sessionAffinity.type === 'ClientIP' ? Distribution.SourceIP : Distribution.None;

@@ -178,6 +178,7 @@ function readService(r: ProtoReader, end: number): ServiceModel {
   let internalTrafficPolicy = 0;
   let healthCheckNodePort = 0;
   let trafficDistribution: string | undefined;
+  let preserveDestination = false;
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
@@ -220,6 +221,9 @@ function readService(r: ProtoReader, end: number): ServiceModel {
       case (13 << 3) | 2:
         trafficDistribution = r.string();
         break;
+      case (14 << 3) | 0:
+        preserveDestination = r.bool();
+        break;
       default:
         r.skip(tag & 7);
     }
@@ -240,6 +244,7 @@ function readService(r: ProtoReader, end: number): ServiceModel {
     healthCheckNodePort,
   };
   if (trafficDistribution !== undefined) svc.trafficDistribution = trafficDistribution;
+  if (preserveDestination) svc.preserveDestination = true;
   return svc;
 }
 

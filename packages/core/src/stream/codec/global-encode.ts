@@ -106,6 +106,7 @@ function writeService(w: ProtoWriter, s: ServiceModel): void {
   w.uint(11, TRAFFIC_POLICY_WIRE[s.internalTrafficPolicy]);
   w.uint(12, s.healthCheckNodePort);
   if (s.trafficDistribution !== undefined) w.stringAlways(13, s.trafficDistribution);
+  if (s.preserveDestination === true) w.bool(14, true);
 }
 
 function writeSlice(w: ProtoWriter, s: EndpointSliceModel): void {

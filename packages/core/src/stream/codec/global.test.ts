@@ -68,7 +68,9 @@ describe('global state codec', () => {
       externalTrafficPolicy: 'TRAFFIC_POLICY_LOCAL',
       trafficDistribution: 'PreferClose',
       clientIpAffinity: { timeoutSeconds: 60 },
+      preserveDestination: true,
     });
+    expect(state.services[1]).not.toHaveProperty('preserveDestination');
     expect(state.services[0].ports[0]).toMatchObject({ targetPortName: 'https', targetPort: 'targetPortName' });
     expect(state.services[0].ports[2]).toMatchObject({ targetPortNumber: 0, targetPort: 'targetPortNumber' });
     expect(state.endpointSlices[0].endpoints[0]).toMatchObject({

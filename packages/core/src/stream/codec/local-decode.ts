@@ -181,6 +181,7 @@ function readService(r: ProtoReader, end: number): LocalService {
   let externallyAccessible = false;
   let healthCheckNodePort = 0;
   let localReadyEndpoints = 0;
+  let preserveDestination = false;
   const ports: LocalServicePort[] = [];
   while (r.pos < end) {
     const tag = r.varint();
@@ -223,6 +224,9 @@ function readService(r: ProtoReader, end: number): LocalService {
       case (12 << 3) | 2:
         ports.push(readPort(r, r.delimitedEnd()));
         break;
+      case (13 << 3) | 0:
+        preserveDestination = r.bool();
+        break;
       default:
         r.skip(tag & 7);
     }
@@ -241,6 +245,7 @@ function readService(r: ProtoReader, end: number): LocalService {
     healthCheckNodePort,
     localReadyEndpoints,
     ports,
+    ...(preserveDestination ? { preserveDestination: true as const } : {}),
   };
 }
 

@@ -117,6 +117,7 @@ function writeService(w: ProtoWriter, s: LocalService): void {
     }
     w.join(mark);
   }
+  if (s.preserveDestination === true) w.bool(13, true);
 }
 
 function writeFamilyEndpoints(w: ProtoWriter, family: number, fe: FamilyEndpoints): void {

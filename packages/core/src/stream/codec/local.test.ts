@@ -89,7 +89,10 @@ describe('local state codec', () => {
       type: 'SERVICE_TYPE_LOAD_BALANCER',
       clientIpAffinity: { timeoutSeconds: 10800 },
       healthCheckNodePort: 32000,
+      preserveDestination: true,
     });
+    // Absent (not false) on a Service without the annotation: the field is new and optional.
+    expect(state.services[0]).not.toHaveProperty('preserveDestination');
     expect(front.families.map((f: { family: string }) => f.family)).toEqual(['IP_FAMILY_IPV4', 'IP_FAMILY_IPV6']);
     const v4 = front.ports[0].endpoints[0];
     expect(v4.endpoints).toHaveLength(3);

@@ -132,8 +132,23 @@ describe('convertService', () => {
       variant(['spec.trafficDistribution', 'PreferClose']),
       { trafficDistribution: 'PreferClose' },
     ],
+    [
+      'the preserve-destination annotation',
+      variant(['metadata.annotations', { 'preserve-destination': 'true' }]),
+      { preserveDestination: true },
+    ],
   ])('%s', (_name, raw, expected) => {
     expect(converted(raw)).toMatchObject(expected);
+  });
+
+  it.each<[string, Record<string, string> | undefined]>([
+    ['no annotations', undefined],
+    ['"false"', { 'preserve-destination': 'false' }],
+    ['"True" (upstream compares with "true" exactly)', { 'preserve-destination': 'True' }],
+    ['an empty value', { 'preserve-destination': '' }],
+    ['a prefixed key', { 'service.kubernetes.io/preserve-destination': 'true' }],
+  ])('preserve-destination stays off (the field absent) with %s', (_name, annotations) => {
+    expect(converted(variant(['metadata.annotations', annotations]))).not.toHaveProperty('preserveDestination');
   });
 
   it.each<[string, Raw]>([

@@ -8,6 +8,8 @@ import { readServicePorts } from './service-ports.js';
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
 const TRAFFIC_POLICIES: readonly TrafficPolicy[] = ['Cluster', 'Local'];
 const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
+/** Upstream's literal annotation key (no prefix); only the exact value "true" turns it on. */
+export const PRESERVE_DESTINATION_ANNOTATION = 'preserve-destination';
 const MAX_AFFINITY_TIMEOUT_SECONDS = 86400;
 
 function readSessionAffinity(fields: FieldErrors, spec: JsonObject): SessionAffinity | undefined {
@@ -65,6 +67,7 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
   const healthCheckNodePort =
     fields.int(spec['healthCheckNodePort'], 'spec.healthCheckNodePort', { min: 0, max: 65535 }) ?? 0;
   const trafficDistribution = fields.text(spec['trafficDistribution'], 'spec.trafficDistribution');
+  const preserveDestination = meta.annotations[PRESERVE_DESTINATION_ANNOTATION] === 'true';
 
   return finish(fields, () => ({
     namespace: meta.namespace,
@@ -80,5 +83,6 @@ export function convertService(obj: unknown): Converted<ServiceModel | null> {
     internalTrafficPolicy: internalTrafficPolicy!,
     healthCheckNodePort,
     ...(trafficDistribution ? { trafficDistribution } : {}),
+    ...(preserveDestination ? { preserveDestination: true as const } : {}),
   }));
 }

@@ -37,6 +37,7 @@ describe('serviceProblems', () => {
     ['a name with a newline', { name: 'front\nx' }, 'name'],
     ['a control character', { trafficDistribution: 'Prefer\u0000Close' }, 'trafficDistribution'],
     ['an affinity of 0 s', { sessionAffinity: { type: 'ClientIP', timeoutSeconds: 0 } }, 'sessionAffinity'],
+    ['preserveDestination that is not true', { preserveDestination: 'yes' }, 'preserveDestination'],
   ])('refuses %s', (_, patch, path) => {
     const problems = serviceProblems({ ...svc, ...patch } as ServiceModel);
     expect(problems).toHaveLength(1);

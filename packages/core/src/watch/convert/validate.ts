@@ -179,6 +179,8 @@ export function serviceProblems(svc: ServiceModel): readonly string[] {
   p.oneOf(svc.internalTrafficPolicy, 'internalTrafficPolicy', TRAFFIC_POLICIES);
   p.int(svc.healthCheckNodePort, 'healthCheckNodePort', 0, 65535);
   if (svc.trafficDistribution !== undefined) p.text(svc.trafficDistribution, 'trafficDistribution');
+  if (svc.preserveDestination !== undefined && svc.preserveDestination !== true)
+    p.add('preserveDestination', 'must be true or absent');
   return p.found;
 }
 
@@ -275,6 +277,8 @@ export function localServiceProblems(svc: LocalService): readonly string[] {
   p.affinity(svc.sessionAffinity, 'sessionAffinity');
   p.int(svc.healthCheckNodePort, 'healthCheckNodePort', 0, 65535);
   p.int(svc.localReadyEndpoints, 'localReadyEndpoints', 0, Number.MAX_SAFE_INTEGER);
+  if (svc.preserveDestination !== undefined && svc.preserveDestination !== true)
+    p.add('preserveDestination', 'must be true or absent');
   if (p.list(svc.ports, 'ports')) {
     svc.ports.forEach((port, i) => {
       const at = `ports[${i}]`;
