@@ -112,8 +112,8 @@ export async function runExplain(
     if (module?.explain === undefined) {
       throw new UsageError(
         module === undefined
-          ? 'explain needs --backend (nft, iptables, ipvs or ebpf)'
-          : `the ${module.name} backend cannot explain yet (nft, iptables, ipvs and ebpf can)`,
+          ? 'explain needs --backend (nft, iptables, ipvs, ebpf or win-kernel)'
+          : `the ${module.name} backend cannot explain yet (nft, iptables, ipvs, ebpf and win-kernel can)`,
       );
     }
     const flags: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {

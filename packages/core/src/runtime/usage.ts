@@ -9,7 +9,7 @@ export function usage(
   const sections = [
     `${p}: ${spec.summary}\n\nUsage: ${p} [run] [flags]\n${
       spec.selectsBackend === true
-        ? `       ${p} explain NAMESPACE/NAME --backend nft|iptables|ipvs [--netns NS] [--kubeconfig PATH] [backend flags]\n`
+        ? `       ${p} explain NAMESPACE/NAME --backend nft|iptables|ipvs|ebpf|win-kernel [--netns NS] [--kubeconfig PATH] [backend flags]\n`
         : ''
     }`,
     `Sources (default: the API server, from a kubeconfig or in-cluster config${spec.exampleFallback ? ';\nwithout one, the example cluster in examples/cluster.yaml' : ''}):

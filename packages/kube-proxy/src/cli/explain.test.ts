@@ -39,17 +39,22 @@ describe('kube-proxy explain', () => {
 
   it('refuses a bad name, a bad flag and a mode this platform lacks, with 2, running nothing', async () => {
     const execer = new AnsweringExecer({});
-    for (const argv of [
-      [],
-      ['--proxy-mode', 'nftables'],
-      ['a/b c'],
-      ['a/b', '--nope'],
-      ['a/b', '--proxy-mode', 'kernelspace'],
-    ]) {
+    for (const argv of [[], ['--proxy-mode', 'nftables'], ['a/b c'], ['a/b', '--nope']]) {
       const streams = io();
       expect(await explain(argv, {}, streams, execer), argv.join(' ')).toBe(2);
       expect(streams.err.join('')).toMatch(/^Error: explain: /);
     }
+    expect(execer.calls).toEqual([]);
+  });
+
+  it('kernelspace mode on Linux: says HNS does not exist here (2), reading nothing', async () => {
+    const execer = new AnsweringExecer({});
+    const streams = io();
+    expect(await explain(['a/b', '--proxy-mode', 'kernelspace'], {}, streams, execer)).toBe(2);
+    expect(streams.err.join('')).toBe(
+      'Error: explain: kernelspace mode reads Windows HNS load balancers: HNS (the Host Compute Network service) does not exist on linux; run explain on the Windows node\n',
+    );
+    expect(streams.out).toEqual([]);
     expect(execer.calls).toEqual([]);
   });
 

@@ -8,7 +8,7 @@ import { fetchService, formatExplain } from '@kpng/core/runtime';
 import { processExecer, type Execer } from '@kpng/kit';
 import { CompleteError, completeConfiguration } from '../config/complete.js';
 import { parseFlags, type ParsedFlags } from '../flags/parse.js';
-import { AVAILABLE_MODES, DEFAULT_MODE, loadMode } from '../run/modes.js';
+import { AVAILABLE_MODES, DEFAULT_MODE, loadMode, MODES } from '../run/modes.js';
 import type { MainIO } from './main.js';
 
 export async function explain(
@@ -37,10 +37,17 @@ export async function explain(
     if (!(e instanceof CompleteError)) throw e;
     return usage(e.message);
   }
-  if (!AVAILABLE_MODES.includes(config.mode)) return usage(`no ${JSON.stringify(config.mode)} mode on this platform`);
+  if (!AVAILABLE_MODES.includes(config.mode)) {
+    // A mode of the other OS: say what it would read and why it is not here (kernelspace: HNS on Windows).
+    const other = MODES.get(config.mode)?.platform === 'win32';
+    return usage(
+      other
+        ? `${config.mode} mode reads Windows HNS load balancers: HNS (the Host Compute Network service) does not exist on ${process.platform}; run explain on the Windows node`
+        : `no ${JSON.stringify(config.mode)} mode on this platform`,
+    );
+  }
   const mode = await loadMode(config.mode);
-  if (mode.explain === undefined)
-    return usage(`${config.mode} mode cannot explain yet (nftables, iptables, ipvs and ebpf can)`);
+  if (mode.explain === undefined) return usage(`${config.mode} mode cannot explain`);
   const netns = env['KPNG_NETNS'] || undefined;
   // Where the proxy itself would find the Service (ipvs mode: IPVS keeps no names).
   const kubeconfig = config.clientConnection.kubeconfig;

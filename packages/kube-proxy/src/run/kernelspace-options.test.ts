@@ -1,3 +1,4 @@
+import { AnsweringExecer } from '@kpng/kit/testing';
 import { describe, expect, it } from 'vitest';
 import { withDefaults } from '../config/defaults.js';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
@@ -60,5 +61,21 @@ describe('kernelspace mode (Windows HNS)', () => {
     await expect((await loadMode('kernelspace')).cleanup(c, { platform: 'win32' })).rejects.toThrow(
       /cannot load computenetwork\.dll/,
     );
+  });
+
+  it('explain: on Linux it says HNS does not exist here, before asking the API server for the Service', async () => {
+    const c = withDefaults();
+    c.winkernel.networkName = 'cbr0';
+    const mode = await loadMode('kernelspace');
+    let lookups = 0;
+    const ctx = {
+      execer: new AnsweringExecer({}),
+      lookupService: () => (lookups++, Promise.reject(new Error('no API'))),
+    };
+    await expect(mode.explain!(c, { namespace: 'default', name: 'web' }, ctx)).rejects.toThrow(
+      /^HNS \(the Windows Host Compute Network service\) does not exist on linux: /,
+    );
+    expect(lookups).toBe(0);
+    expect(ctx.execer.calls).toEqual([]);
   });
 });

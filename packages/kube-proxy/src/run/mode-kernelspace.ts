@@ -1,5 +1,5 @@
 /** Windows: HNS load balancers through computenetwork.dll (`@kpng/win-kernel`), loaded only in this mode. */
-import { WinKernelBackend, type backend as winKernelModule } from '@kpng/win-kernel';
+import { explainWinKernel, WinKernelBackend, type backend as winKernelModule } from '@kpng/win-kernel';
 import { kernelspaceBackendOptions } from './kernelspace-options.js';
 import type { ProxyMode } from './modes.js';
 
@@ -9,6 +9,8 @@ export const mode: ProxyMode = {
     const moduleOptions: Parameters<typeof winKernelModule.create>[0] = options;
     return { options: moduleOptions, warnings };
   },
+  // The Service from the API server (HNS keeps no names), then its HNS load balancers; Windows only.
+  explain: (config, service, ctx) => explainWinKernel(kernelspaceBackendOptions(config).options, service, ctx),
   async cleanup(config, ctx) {
     if ((ctx.platform ?? process.platform) !== 'win32') return []; // HNS exists on Windows only
     // As upstream's CleanupLeftovers: every HNS load balancer, plus the remote endpoints kpng created.

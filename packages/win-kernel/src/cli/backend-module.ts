@@ -5,6 +5,7 @@
  */
 import { defineBackend, UsageError, type FlagValues, type IPFamily } from '@kpng/core';
 import { WinKernelBackend } from '../backend/win-kernel-backend.js';
+import { explainWinKernel } from '../explain/explain.js';
 import { resolveConfig, type WinKernelConfigInput } from '../render/config.js';
 
 const csv = (text: string | undefined): string[] =>
@@ -74,5 +75,7 @@ export const backend = defineBackend<WinKernelConfigInput>({
     'ip-families': { type: 'string', value: 'LIST', help: 'IPv4,IPv6 (overlay networks: IPv4 only)', default: 'both' },
   },
   parseFlags: (values) => parseWinKernelFlags(values),
+  // The Service from the API server (HNS keeps no names), then its HNS load balancers and their endpoints.
+  explain: (options, service, ctx) => explainWinKernel(options, service, ctx),
   create: (config, ctx) => new WinKernelBackend({ ...config, metrics: ctx.registry }),
 });

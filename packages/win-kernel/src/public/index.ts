@@ -24,6 +24,9 @@ export {
   type ServiceRender,
 } from '../render/intents.js';
 export { planSync, type HnsOperation, type SyncPlan } from '../backend/plan.js';
+
+// `explain`: one Service's HNS load balancers, read back through the HNS seam
+export { explainWinKernel, type WinKernelExplainOptions } from '../explain/explain.js';
 export { HnsMirror } from '../backend/mirror.js';
 
 // Metrics and the HNS seam
