@@ -226,6 +226,9 @@ export const IMAGE_CATALOG: readonly ImageSpec[] = [
     entrypoint: ['node', '/opt/kpng/node_modules/@kpng/netpol/dist/cli/main.js'],
     ports: [10249, 10256],
     tools: ['nft'],
+    shell: true,
+    shellWhy:
+      "the enforcer's transactions go through one long-lived `nft -i` started by sh (its stderr merged into its answers), and its other nft commands through one long-lived sh (@kpng/nftables)",
     runs: [
       {
         // The manifest's policy selects web-a (198.18.1.10) and allows TCP 8080 from app=client (198.18.1.11).
