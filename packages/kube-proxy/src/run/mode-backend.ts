@@ -1,7 +1,7 @@
 /**
  * A running proxy's backend, created as every kpng program creates one: the mode's `BackendModule`
- * (core's `loadBackendModule`, resolved from this package, which depends on every backend it
- * vendors) with the configuration mapped onto the module's options by the mode (`mode-<name>.ts`).
+ * (core's `loadBackendModule`, imported by the mode table's literal `importBackend`: this package
+ * depends on every backend it vendors) with the configuration mapped onto the module's options by the mode (`mode-<name>.ts`).
  * Both are imported here, once the flags and configuration are read.
  */
 import type { Backend } from '@kpng/core';
@@ -15,19 +15,6 @@ export interface ModeBackendContext extends ModeContext {
   readonly registry: Registry;
 }
 
-/**
- * The backends this package vendors, each a literal import: loaded only when its mode runs, and
- * visible to a bundler (a variable specifier is not: the VM suites' bundled compat binary then loaded
- * a second, unbundled core and backend from node_modules, minutes under TCG).
- */
-const VENDORED: Readonly<Record<string, () => Promise<unknown>>> = {
-  '@kpng/nft': () => import('@kpng/nft'),
-  '@kpng/iptables': () => import('@kpng/iptables'),
-  '@kpng/ipvs': () => import('@kpng/ipvs'),
-  '@kpng/ebpf': () => import('@kpng/ebpf'),
-  '@kpng/win-kernel': () => import('@kpng/win-kernel'),
-};
-
 /** `config.mode`'s backend, plus warnings about the configuration's mapping. */
 export async function createModeBackend(
   config: KubeProxyConfiguration,
@@ -36,7 +23,7 @@ export async function createModeBackend(
   const entry = modeEntry(config.mode);
   const [mode, module] = await Promise.all([
     entry.load(),
-    loadBackendModule(entry.backend, (specifier) => (VENDORED[specifier] ?? (() => import(specifier)))()),
+    loadBackendModule(entry.backend, () => entry.importBackend()),
   ]);
   const { options, warnings } = mode.backendOptions(config, ctx);
   const backend = await module.create(options, {

@@ -54,6 +54,12 @@ export interface ModeEntry {
   readonly setup: boolean;
   /** Imports the mode's kube-proxy side, `mode-<name>.ts` (once: the module cache keeps it). */
   load(): Promise<ProxyMode>;
+  /**
+   * Imports the backend package (`@kpng/<backend>`), a literal import so that a bundler includes it
+   * (the VM suites' bundled compat binary: with a variable specifier it loaded a second, unbundled
+   * core and backend from node_modules, minutes under TCG).
+   */
+  importBackend(): Promise<unknown>;
 }
 
 export const MODES: ReadonlyMap<string, ModeEntry> = new Map<string, ModeEntry>([
@@ -64,15 +70,28 @@ export const MODES: ReadonlyMap<string, ModeEntry> = new Map<string, ModeEntry>(
       backend: 'iptables',
       setup: true,
       load: async () => (await import('./mode-iptables.js')).mode,
+      importBackend: () => import('@kpng/iptables'),
     },
   ],
   [
     'nftables',
-    { platform: 'linux', backend: 'nft', setup: false, load: async () => (await import('./mode-nftables.js')).mode },
+    {
+      platform: 'linux',
+      backend: 'nft',
+      setup: false,
+      load: async () => (await import('./mode-nftables.js')).mode,
+      importBackend: () => import('@kpng/nft'),
+    },
   ],
   [
     'ipvs',
-    { platform: 'linux', backend: 'ipvs', setup: true, load: async () => (await import('./mode-ipvs.js')).mode },
+    {
+      platform: 'linux',
+      backend: 'ipvs',
+      setup: true,
+      load: async () => (await import('./mode-ipvs.js')).mode,
+      importBackend: () => import('@kpng/ipvs'),
+    },
   ],
   [
     'kernelspace',
@@ -81,12 +100,19 @@ export const MODES: ReadonlyMap<string, ModeEntry> = new Map<string, ModeEntry>(
       backend: 'win-kernel',
       setup: false,
       load: async () => (await import('./mode-kernelspace.js')).mode,
+      importBackend: () => import('@kpng/win-kernel'),
     },
   ],
   // kpng's extension: socket-level load balancing (@kpng/ebpf) with nftables for what enters the node.
   [
     'ebpf',
-    { platform: 'linux', backend: 'ebpf', setup: false, load: async () => (await import('./mode-ebpf.js')).mode },
+    {
+      platform: 'linux',
+      backend: 'ebpf',
+      setup: false,
+      load: async () => (await import('./mode-ebpf.js')).mode,
+      importBackend: () => import('@kpng/ebpf'),
+    },
   ],
 ]);
 
