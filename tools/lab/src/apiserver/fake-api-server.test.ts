@@ -427,6 +427,15 @@ describe('FakeApiServer as a real API server answers (tls, managedFields, pages,
       const stale = (again.body['metadata'] as { continue: string }).continue;
       expect((await httpsJson(`${server.url}${SERVICES}?limit=2&continue=${stale}`, server.ca!)).status).toBe(410);
       expect((await httpsJson(`${server.url}${SERVICES}?continue=garbage`, server.ca!)).status).toBe(410);
+      // resourceVersion=0 is the watch cache's: whole, whatever the limit; a version beside a continue token is refused.
+      const cached = await httpsJson(`${server.url}${SERVICES}?limit=2&resourceVersion=0`, server.ca!);
+      expect((cached.body['items'] as unknown[]).length).toBe(5);
+      expect((cached.body['metadata'] as { continue?: string }).continue).toBeUndefined();
+      const paged = await httpsJson(`${server.url}${SERVICES}?limit=2`, server.ca!);
+      const token2 = (paged.body['metadata'] as { continue: string }).continue;
+      expect(
+        (await httpsJson(`${server.url}${SERVICES}?limit=2&continue=${token2}&resourceVersion=5`, server.ca!)).status,
+      ).toBe(400);
 
       const bookmark = await new Promise<string>((resolve, reject) => {
         const req = get(`${server.url}${SERVICES}?watch=true&allowWatchBookmarks=true`, { ca: server.ca! }, (res) => {

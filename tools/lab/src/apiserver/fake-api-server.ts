@@ -274,7 +274,8 @@ export class FakeApiServer {
   /**
    * A LIST: the whole collection, or with `limit` one page of it and a `continue` token for the
    * next, as client-go's pager reads it (500 a page); `continue` pages through the list as it was
-   * at the first page, its resourceVersion, with `remainingItemCount`.
+   * at the first page, its resourceVersion, with `remainingItemCount`. With `resourceVersion=0`
+   * the list is whole whatever the `limit`, as the real server's watch cache answers it.
    */
   private list(
     filter: ObjectFilter,
@@ -285,6 +286,14 @@ export class FakeApiServer {
     const token = query['continue'];
     let snapshot: ListSnapshot | undefined;
     let start = 0;
+    if (token !== undefined && token !== '' && (query['resourceVersion'] ?? '') !== '') {
+      record(400);
+      return sendJson(
+        res,
+        400,
+        statusObject(400, 'BadRequest', 'specifying resource version is not allowed when using continue'),
+      );
+    }
     if (token !== undefined && token !== '') {
       const [id, from] = decodeContinue(token);
       snapshot = id === undefined ? undefined : this.snapshots.get(id);
@@ -302,7 +311,10 @@ export class FakeApiServer {
         items: this.store.list(filter.resource, filter.namespace).filter((o) => selects(filter, o)),
       };
     }
-    const limit = /^\d+$/.test(query['limit'] ?? '') ? Number(query['limit']) : 0;
+    // resourceVersion=0 is answered from the watch cache, which ignores `limit` (API servers up to
+    // v1.32, the reflector's first list): the whole list in one answer.
+    const fromCache = query['resourceVersion'] === '0';
+    const limit = !fromCache && /^\d+$/.test(query['limit'] ?? '') ? Number(query['limit']) : 0;
     const end = limit > 0 ? Math.min(start + limit, snapshot.items.length) : snapshot.items.length;
     let next: string | undefined;
     if (end < snapshot.items.length) {

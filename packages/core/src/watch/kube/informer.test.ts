@@ -51,10 +51,13 @@ function harness(lists: (Answer | Error)[], options: Options = {}) {
   const reports: { kind: ObjectKind; where: string }[] = [];
   const watches: (WatchCallbacks & { resourceVersion: string; request: AbortController })[] = [];
   const retries: (() => void)[] = [];
+  /** The resourceVersion each LIST asked for. */
+  const asked: string[] = [];
   let answerList: ((a: Answer) => void) | undefined;
   let openWatch: (() => void) | undefined;
   const requests: KindRequests = {
-    list: async (prepare): Promise<ListAnswer<Listed>> => {
+    list: async (prepare, resourceVersion): Promise<ListAnswer<Listed>> => {
+      asked.push(resourceVersion);
       const next = options.heldList ? await new Promise<Answer>((resolve) => (answerList = resolve)) : lists.shift();
       if (next === undefined) throw new Error('no more lists');
       if (next instanceof Error) throw next;
@@ -99,6 +102,7 @@ function harness(lists: (Answer | Error)[], options: Options = {}) {
     reports,
     watches,
     retries,
+    asked,
     settled,
     synced: () => synced,
     answerList: (a: Answer) => answerList!(a),
@@ -174,6 +178,42 @@ describe('KindInformer: list and watch', () => {
     h.retries[0]!();
     await h.settled();
     expect(h.log.at(-1)).toBe('watch@30');
+  });
+
+  it('lists as the reflector: first from the watch cache (0), after a 410 from the last version seen, consistently once that is unavailable', async () => {
+    const expired = Object.assign(new Error('LIST /x: HTTP 410: Expired'), { statusCode: 410 });
+    const h = harness([list('10', obj('a', '1')), expired, list('50', obj('a', '1')), list('60')]);
+    await h.informer.start();
+    h.watches[0]!.event('MODIFIED', obj('a', '12'));
+    h.watches[0]!.event('ERROR', { code: 410 } as KubernetesObject);
+    h.watches[0]!.ended(null);
+    await h.settled();
+    // The relist from 12 was refused (compacted): at once, a consistent list, no retry round waited for.
+    expect(h.asked).toEqual(['0', '12', '']);
+    expect(h.retries).toHaveLength(0);
+    // The list went back to version 1 of a: what the consistent list says is applied.
+    expect(h.log.slice(-3)).toEqual(['list@50', 'upsert ns/a@1', 'watch@50']);
+    // A later 410 relists from the version that list gave, served from the cache again.
+    h.watches[1]!.ended(Object.assign(new Error('gone'), { statusCode: 410 }));
+    await h.settled();
+    expect(h.asked).toEqual(['0', '12', '', '50']);
+  });
+
+  it('a LIST whose version is ahead of the server cache ("Too large resource version") lists consistently at once; another failure waits for a round', async () => {
+    const tooLarge = Object.assign(new Error('LIST /x: HTTP 504: Too large resource version: 90, current: 80'), {
+      statusCode: 504,
+    });
+    const h = harness([list('10'), tooLarge, list('80')]);
+    await h.informer.start();
+    h.watches[0]!.event('BOOKMARK', obj('', '90'));
+    h.watches[0]!.ended(Object.assign(new Error('gone'), { statusCode: 410 }));
+    await h.settled();
+    expect(h.asked).toEqual(['0', '90', '']);
+    expect(h.log.at(-1)).toBe('watch@80');
+    const other = harness([Object.assign(new Error('LIST /x: HTTP 504: Timeout'), { statusCode: 504 })]);
+    await other.informer.start();
+    expect(other.asked).toEqual(['0']);
+    expect(other.retries).toHaveLength(1);
   });
 
   it('a failed LIST is retried with a relist', async () => {

@@ -34,7 +34,8 @@ export interface Listed {
 
 /** The informer's two requests; `kubeRequests` makes them against an API server, tests script them. */
 export interface KindRequests {
-  list(prepare: (raw: KubernetesObject) => Listed): Promise<ListAnswer<Listed>>;
+  /** `resourceVersion`: the reflector's choice (`listRaw`): '0' first, then the last version seen, '' when that is unavailable. */
+  list(prepare: (raw: KubernetesObject) => Listed, resourceVersion: string): Promise<ListAnswer<Listed>>;
   watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<AbortController>;
 }
 
@@ -46,13 +47,14 @@ export function kubeRequests(
 ): KindRequests {
   const { stopping, listTimeoutMs, limiter } = options;
   return {
-    list: (prepare) =>
+    list: (prepare, resourceVersion) =>
       listRaw(
         kubeConfig,
         collection,
         AbortSignal.any([stopping, AbortSignal.timeout(listTimeoutMs)]),
         limiter,
         prepare,
+        resourceVersion,
       ),
     watch: (resourceVersion, callbacks) => watchRaw(kubeConfig, collection, resourceVersion, callbacks, limiter),
   };
@@ -123,6 +125,13 @@ export class KindInformer {
   /** Model key of each object the model holds, with the event that removes it. */
   readonly #inModel = new Map<string, ModelEvent>();
   #resourceVersion = '';
+  /**
+   * The version the next LIST asks for, as client-go's reflector (`relistResourceVersion`): '0'
+   * (the API server's watch cache, whole) until a list succeeded, then the last version seen (a
+   * relist after a 410 is served at least that fresh), '' (a consistent list) once the server said
+   * that version is unavailable.
+   */
+  #listFrom = '0';
   #request: AbortController | undefined;
   #stopped = false;
   #retryPending = false;
@@ -177,24 +186,33 @@ export class KindInformer {
   async #next(err: unknown): Promise<void> {
     this.#abortRequest();
     const code = err as { statusCode?: unknown; code?: unknown } | null;
-    if (err && (code?.statusCode === 410 || code?.code === 410)) this.#resourceVersion = '';
+    if (err && (code?.statusCode === 410 || code?.code === 410)) this.#gone();
     else if (err) return this.#failed(err);
     if (this.#stopped) return;
     if (!this.#resourceVersion) {
       const { adapter } = this.#options;
+      const prepare = (raw: KubernetesObject): Listed => ({
+        key: storeKey(raw),
+        resourceVersion: raw.metadata?.resourceVersion ?? undefined,
+        modelKey: adapter.keyOf(raw),
+        upsert: adapter.toUpsert(raw),
+      });
       let list: ListAnswer<Listed>;
       try {
-        list = await this.#options.requests.list((raw) => ({
-          key: storeKey(raw),
-          resourceVersion: raw.metadata?.resourceVersion ?? undefined,
-          modelKey: adapter.keyOf(raw),
-          upsert: adapter.toUpsert(raw),
-        }));
+        list = await this.#options.requests.list(prepare, this.#listFrom);
       } catch (e) {
-        return this.#failed(e);
+        if (this.#listFrom === '' || !unavailableVersion(e)) return this.#failed(e);
+        // The version asked for is compacted away or ahead of the server's cache: list consistently, at once (the reflector does).
+        this.#listFrom = '';
+        try {
+          list = await this.#options.requests.list(prepare, '');
+        } catch (again) {
+          return this.#failed(again);
+        }
       }
       if (!(await this.#applyList(list.items))) return;
       this.#resourceVersion = list.resourceVersion;
+      this.#listFrom = list.resourceVersion;
       if (this.#stopped) return; // stopped during the LIST: open no watch
     }
     // Once the source is stopping, no new watch: one opened now would never be closed.
@@ -263,7 +281,7 @@ export class KindInformer {
     const { adapter } = this.#options;
     switch (type) {
       case 'ERROR':
-        if ((obj as { code?: unknown }).code === 410) this.#resourceVersion = '';
+        if ((obj as { code?: unknown }).code === 410) this.#gone();
         // The watch ends next, and its end restarts it (a relist, after a 410).
         return;
       case 'ADDED':
@@ -278,6 +296,12 @@ export class KindInformer {
         break;
     }
     this.#resourceVersion = obj.metadata?.resourceVersion || '';
+  }
+
+  /** A 410 ended the watch: relist, from the last version seen (served at least that fresh, never back in time). */
+  #gone(): void {
+    if (this.#resourceVersion !== '') this.#listFrom = this.#resourceVersion;
+    this.#resourceVersion = '';
   }
 
   /** Records an object's version; false when it is known at that very version (nothing to emit). */
@@ -359,4 +383,14 @@ function identityOf(key: string): { metadata: { namespace: string | undefined; n
 function serverRetryAfterMs(err: unknown): number | undefined {
   if (!(err instanceof ApiStatusError) || err.retryAfterSeconds === undefined) return undefined;
   return err.statusCode === 429 || err.statusCode >= 500 ? err.retryAfterSeconds * 1000 : undefined;
+}
+
+/**
+ * A LIST refused because of the version it asked for: 410 Expired (compacted), or the API server's
+ * "Too large resource version" (its cache is behind the version: a 504 Timeout whose cause says so).
+ */
+function unavailableVersion(err: unknown): boolean {
+  const e = err as { statusCode?: unknown; message?: unknown } | null;
+  if (e?.statusCode === 410) return true;
+  return e?.statusCode === 504 && typeof e.message === 'string' && /too large resource version/i.test(e.message);
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ListBody } from './list-body.js';
 
@@ -7,7 +8,10 @@ const LIST = {
   metadata: { resourceVersion: '42', note: 'an "items": [ in a string', continue: '' },
   items: [
     {
-      metadata: { name: 'a', annotations: { x: 'quote \\" brace } bracket ] ünïcödé \u2028' } },
+      metadata: {
+        name: 'a',
+        annotations: { x: 'quote \\" brace } bracket ] ünïcödé \u2028', y: 'ends in a backslash \\', z: '\\\\"}' },
+      },
       items: [{ nested: ['}', '{'] }],
     },
     { metadata: { name: 'b' }, endpoints: [] },
@@ -64,5 +68,19 @@ describe('ListBody', () => {
       envelope: { kind: 'NodeList', metadata: {} },
       items: [],
     });
+  });
+
+  it('agrees with JSON.parse of the whole body for any items (strings of quotes, backslashes, brackets), cut anywhere', () => {
+    const text = fc.stringMatching(/^[a-z"\\{}[\],:\u00e9 ]{0,12}$/);
+    const item = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), text, fc.array(fc.nat(), { maxLength: 5 }), (items, note, cuts) => {
+        const body = JSON.stringify({ kind: 'List', metadata: { note }, items });
+        const at = [...new Set(cuts.map((c) => c % (body.length + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...at].map((from, k) => body.slice(from, [...at, body.length][k]));
+        expect(parse(chunks)).toEqual({ envelope: { kind: 'List', metadata: { note }, items: [] }, items });
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -6,7 +6,6 @@
  * outside strings); `JSON.parse` still validates each item and the envelope.
  */
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
@@ -33,21 +32,37 @@ export class ListBody {
   /** Scans one chunk of the body (decoded text, e.g. from `res.setEncoding('utf8')`), calling `onItem` for each complete item. */
   push(chunk: string, onItem: (item: unknown) => void): void {
     const length = chunk.length;
-    for (let i = 0; i < length; i++) {
-      const c = chunk.charCodeAt(i);
+    // Strings are most of a body (names, labels, managedFields): they are skipped with `indexOf`
+    // (native) from quote to quote, stopping only at backslashes; `backslash` is the next one
+    // at or after `i`, found once per pass over it (-1: none left in this chunk).
+    let backslash = chunk.indexOf('\\');
+    let i = 0;
+    while (i < length) {
       if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (c === BACKSLASH) this.#escaped = true;
-        else if (c === QUOTE) {
-          this.#inString = false;
-          if (this.#keyStart >= 0) {
-            this.#lastKey = this.#keyParts.join('') + chunk.slice(this.#keyStart, i);
-            this.#keyParts.length = 0;
-            this.#keyStart = -1;
-          }
+        if (this.#escaped) {
+          this.#escaped = false;
+          i++;
+          continue;
         }
+        if (backslash !== -1 && backslash < i) backslash = chunk.indexOf('\\', i);
+        const quote = chunk.indexOf('"', i);
+        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+          // An escape: the next character (maybe in the next chunk) is taken as it is.
+          this.#escaped = true;
+          i = backslash + 1;
+          continue;
+        }
+        if (quote === -1) break; // the string goes on in the next chunk
+        this.#inString = false;
+        if (this.#keyStart >= 0) {
+          this.#lastKey = this.#keyParts.join('') + chunk.slice(this.#keyStart, quote);
+          this.#keyParts.length = 0;
+          this.#keyStart = -1;
+        }
+        i = quote + 1;
         continue;
       }
+      const c = chunk.charCodeAt(i);
       switch (c) {
         case QUOTE:
           this.#inString = true;
@@ -80,6 +95,7 @@ export class ListBody {
         default:
           break;
       }
+      i++;
     }
     if (this.#itemStart >= 0) {
       this.#itemParts.push(chunk.slice(this.#itemStart));

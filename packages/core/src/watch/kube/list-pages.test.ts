@@ -37,6 +37,40 @@ describe('listRaw against an HTTPS API server with real-shaped objects', () => {
     ]);
   });
 
+  it("resourceVersion 0 (the reflector's first list) is answered whole from the watch cache: one request, not one per 500 objects", async () => {
+    const mark = server.requestMark;
+    const list = await listRaw(kc, { path: SERVICES }, AbortSignal.timeout(60_000), undefined, undefined, '0');
+    expect(list.items).toHaveLength(COUNT);
+    expect(list.resourceVersion).toBe(String(server.resourceVersion));
+    const requests = server.requests({ verb: 'list', since: mark });
+    expect(requests.map((r) => [r.status, r.query['limit'], r.query['resourceVersion']])).toEqual([[200, '500', '0']]);
+  });
+
+  it('a relist from a version asks without limit (the cache answers it whole); a consistent list pages without a version', async () => {
+    const mark = server.requestMark;
+    const version = String(server.resourceVersion);
+    expect(
+      (await listRaw(kc, { path: SERVICES }, AbortSignal.timeout(60_000), undefined, undefined, version)).items,
+    ).toHaveLength(COUNT);
+    expect(
+      (await listRaw(kc, { path: SERVICES }, AbortSignal.timeout(60_000), undefined, undefined, '')).items,
+    ).toHaveLength(COUNT);
+    const requests = server.requests({ verb: 'list', since: mark });
+    expect(
+      requests.map((r) => [
+        r.status,
+        r.query['limit'] ?? 'whole',
+        r.query['resourceVersion'] ?? 'none',
+        r.query['continue'] !== undefined,
+      ]),
+    ).toEqual([
+      [200, 'whole', version, false],
+      [200, '500', 'none', false],
+      [200, '500', 'none', true],
+      [200, '500', 'none', true],
+    ]);
+  });
+
   it('lists again whole, without pages, when a continue token expired (410), as client-go pager does', async () => {
     const mark = server.requestMark;
     let seen = 0;

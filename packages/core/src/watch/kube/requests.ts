@@ -37,6 +37,13 @@ export const LIST_PAGE_SIZE = 500;
  * The body is parsed item by item as it arrives (`ListBody`): a big list costs many short turns
  * of the event loop, not one long one. `prepare` turns each parsed item into what the list holds
  * (the informer: its identity and conversion), so that the raw object is garbage at once.
+ *
+ * `resourceVersion` is the reflector's (`relistResourceVersion`): `'0'` for a first list, which
+ * the API server answers from its watch cache, whole (the cache ignores `limit`: one request
+ * instead of one per 500 objects, each through the request throttle); a later version for a relist,
+ * asked without `limit` so that the cache answers it too (at least as fresh as that version: never
+ * back in time); `''` for a consistent list from etcd, in pages. A `continue` page carries no
+ * version (the server refuses both together).
  */
 export async function listRaw<T = KubernetesObject>(
   kc: KubeConfig,
@@ -44,14 +51,17 @@ export async function listRaw<T = KubernetesObject>(
   signal: AbortSignal,
   limiter?: RequestRateLimiter,
   prepare: (item: KubernetesObject) => T = (item) => item as T,
+  resourceVersion = '',
 ): Promise<ListAnswer<T>> {
   const { path, labelSelector, fieldSelector } = collection;
   const items: T[] = [];
   const onItem = (item: unknown): void => void items.push(prepare(trimObject(item as KubernetesObject)));
-  let limit: string | undefined = String(LIST_PAGE_SIZE);
+  const fromCache = resourceVersion !== '' && resourceVersion !== '0';
+  let limit: string | undefined = fromCache ? undefined : String(LIST_PAGE_SIZE);
   let next: string | undefined;
   for (;;) {
-    const query = { labelSelector, fieldSelector, limit, continue: next };
+    const version = next === undefined && resourceVersion !== '' ? resourceVersion : undefined;
+    const query = { labelSelector, fieldSelector, limit, continue: next, resourceVersion: version };
     const { url, res } = await apiGet(kc, path, query, signal, limiter);
     if (res.statusCode === 410 && next !== undefined) {
       res.resume();
