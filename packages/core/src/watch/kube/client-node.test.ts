@@ -61,6 +61,13 @@ describe('what client-node imports through the redirected modules', () => {
         expect([line, /^\s/.test(line)]).toEqual([line, true]);
   });
 
+  // The stand-ins load the generated API's configuration on their first call or `new`.
+  it('config.js uses createConfiguration and ServerConfiguration inside functions only (makeApiClient)', () => {
+    for (const line of source('config.js').split('\n'))
+      if (!line.startsWith('import') && /\b(createConfiguration|ServerConfiguration)\b/.test(line))
+        expect([line, /^\s/.test(line)]).toEqual([line, true]);
+  });
+
   it('cache.js serializes strings only', () => {
     const uses = [...source('cache.js').matchAll(/ObjectSerializer\.(\w+)\(([^)]*)\)/g)];
     expect(uses.length).toBeGreaterThan(0);
@@ -72,12 +79,20 @@ describe('what client-node imports through the redirected modules', () => {
 });
 
 describe('the slim modules', () => {
-  it('export the generated API its own createConfiguration and ServerConfiguration', async () => {
-    const slim = (await import(redirectOf('config.js', './gen/index.js')!)) as Record<string, unknown>;
-    const full = (await import(`${CLIENT_NODE_DIST}gen/index.js`)) as Record<string, unknown>;
+  it("stand in for the generated API's createConfiguration and ServerConfiguration, handing calls and `new` to them", async () => {
+    type Server = { makeRequestContext(path: string, method: string): { getUrl(): string } };
+    const slim = (await import(redirectOf('config.js', './gen/index.js')!)) as {
+      createConfiguration: (options: { baseServer: Server }) => { baseServer: Server };
+      ServerConfiguration: new (url: string, variables: object) => Server;
+    };
+    const full = (await import(`${CLIENT_NODE_DIST}gen/index.js`)) as {
+      ServerConfiguration: new (url: string, variables: object) => Server;
+    };
     expect(Object.keys(slim).sort()).toEqual(['ServerConfiguration', 'createConfiguration']);
-    expect(slim.createConfiguration).toBe(full.createConfiguration);
-    expect(slim.ServerConfiguration).toBe(full.ServerConfiguration);
+    const server = new slim.ServerConfiguration('https://127.0.0.1:6443', {});
+    expect(server).toBeInstanceOf(full.ServerConfiguration);
+    expect(server.makeRequestContext('/api/v1/pods', 'GET').getUrl()).toBe('https://127.0.0.1:6443/api/v1/pods');
+    expect(slim.createConfiguration({ baseServer: server }).baseServer).toBe(server);
   });
 
   it('serialize a string as itself, and refuse anything else', async () => {
