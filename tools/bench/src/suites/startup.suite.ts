@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processExecer, runChecked, runSyncChecked } from '@kpng/kit';
+import { processExecer, processExecerWith, runChecked, runSyncChecked } from '@kpng/kit';
 import { FakeApiServer, kubeconfigYaml } from '@kpng/lab';
 import { freePort } from '../proxy/free-port.js';
 import { namespaceRefusal, programLaunch } from '../proxy/program.js';
@@ -45,6 +45,15 @@ const FLOOR = fileURLToPath(new URL('../../scripts/startup-floor.mjs', import.me
  * NodeView with its node-local state), `.backend` (+ the nft backend after its first full sync into
  * a namespace this suite creates). Medians of the runs, in bytes.
  *
+ * Node's compile cache (`NODE_COMPILE_CACHE`, Node >= 22.1; no kpng program enables it): every
+ * row above runs with `NODE_DISABLE_COMPILE_CACHE=1`, a start that compiles every module it loads
+ * (as a container's start does), whatever environment the bench runs in. `<prefix>.informers.compile-cache` and
+ * `<prefix>.floor.modules.compile-cache` (wall, CPU, ratios to the same runs' bare node) are the
+ * same starts with `NODE_COMPILE_CACHE` set to a folder made for the run and filled by one
+ * unrecorded start first: what a start costs once the cache holds its modules. Both revisions
+ * (`--sources`) get the same variables: Node reads them itself. Not on Node 20 (no compile cache:
+ * the rows would repeat the others).
+ *
  * `--no-informers` leaves both out (they need to create network namespaces); the other rows touch
  * neither the kernel nor the network.
  * Scenario-independent, listed under s1k.
@@ -66,26 +75,66 @@ export default defineSuite({
         if (ctx.signal.aborted) return;
         await ctx.measureAgainst(
           `${prefix}.${flag}`,
-          () => runSyncChecked([process.execPath, entry, `--${flag}`]),
+          () => runSyncChecked([process.execPath, entry, `--${flag}`], { env: NO_CACHE }),
           node,
         );
         // Its CPU time (which load barely moves) against the bare node's, alternating.
-        await againstNode(ctx, `${prefix}.${flag}`, [entry, `--${flag}`], { wall: false });
+        await againstNode(ctx, `${prefix}.${flag}`, [entry, `--${flag}`], { wall: false, env: NO_CACHE });
       }
     }
     ctx.log(`startup: node ${process.version} (${process.execPath})`);
     for (const [prefix, entry] of entries)
       for (const floor of ['kubeconfig', 'modules'])
         await floorAgainstNode(ctx, `${prefix}.floor.${floor}`, entry, floor);
+    const cached = hasCompileCache();
+    if (cached)
+      for (const [prefix, entry] of entries)
+        await withCompileCache(ctx, (env) =>
+          floorAgainstNode(ctx, `${prefix}.floor.modules.compile-cache`, entry, 'modules', env),
+        );
     if (ctx.options['no-informers'] !== undefined) return;
     await requireNamespaces('startup');
     for (const [prefix, entry] of entries) await informersStarted(ctx, `${prefix}.informers`, entry);
+    if (cached)
+      for (const [prefix, entry] of entries)
+        await withCompileCache(ctx, (env) => informersStarted(ctx, `${prefix}.informers.compile-cache`, entry, env));
     for (const [prefix, entry] of entries) await rssParts(ctx, `${prefix}.rss`, entry);
   },
 });
 
+/** Node's compile cache exists here (`NODE_COMPILE_CACHE` from 22.1, `module.enableCompileCache` from 22.8). */
+function hasCompileCache(): boolean {
+  const [major = 0] = process.versions.node.split('.').map(Number);
+  return major >= 22;
+}
+
+/** Variables over this process's for a measured program (never the bare node). */
+type CacheEnv = Readonly<Record<string, string>>;
+
+/** Every measured start without Node's compile cache, unless a row says otherwise (the suite's doc comment). */
+const NO_CACHE: CacheEnv = { NODE_DISABLE_COMPILE_CACHE: '1' };
+
+/**
+ * `measure` with the variables that give its programs a compile cache in a folder of their own,
+ * made now and removed after; `measure` fills it with one unrecorded start first.
+ */
+async function withCompileCache(ctx: SuiteContext, measure: (env: CacheEnv) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'kpng-startup-compile-cache-'));
+  try {
+    ctx.log(`startup: compile cache in ${dir}`);
+    await measure({ NODE_COMPILE_CACHE: dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Spawn to 'starting informers', and a bare node's spawn to exit, alternating; medians and their ratio. */
-async function informersStarted(ctx: SuiteContext, metric: string, entry: string): Promise<void> {
+async function informersStarted(
+  ctx: SuiteContext,
+  metric: string,
+  entry: string,
+  env: CacheEnv = NO_CACHE,
+): Promise<void> {
   const server = await FakeApiServer.start({ tls: true, managedFields: true });
   const objects = ctx.objects();
   for (const obj of objects.nodes) server.create(obj as never);
@@ -100,7 +149,8 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
     await inNamespace(ctx, 'startup', async (ns) => {
       const refusal = namespaceRefusal(ns.name, process.pid, (name) => existsSync(`/run/netns/${name}`));
       if (refusal !== undefined) throw new Error(`refusing to start kube-proxy: ${refusal}`);
-      for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
+      const primed = env === NO_CACHE ? 0 : 1;
+      for (let i = -primed; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
         const { ms: nodeMs, cpu: nodeCpu } = await childRun(['-e', '0']);
         const launch = programLaunch('kube-proxy', {
           kubeconfig,
@@ -109,7 +159,12 @@ async function informersStarted(ctx: SuiteContext, metric: string, entry: string
           metricsPort: await freePort(),
           healthPort: await freePort(),
         });
-        const program = new ProxyProcess({ entry, args: launch.args, env: launch.env, signal: ctx.signal });
+        const program = new ProxyProcess({
+          entry,
+          args: launch.args,
+          env: { ...launch.env, ...env },
+          signal: ctx.signal,
+        });
         try {
           await program.waitFor((line) => line.msg === 'starting informers', 60_000);
           const ms = performance.now() - program.startedAt;
@@ -154,38 +209,49 @@ function ratios(subject: readonly number[], reference: readonly number[]): numbe
   return subject.map((v, i) => v / (reference[i] ?? Number.NaN));
 }
 
-/** A fresh process of this bench's node with `args`, awaited: wall ms and its CPU ms (reaped: cutime + cstime). */
-async function childRun(args: readonly string[]): Promise<{ ms: number; cpu: number }> {
+/**
+ * A fresh process of this bench's node with `args` (and `env` over this process's variables),
+ * awaited: wall ms and its CPU ms (reaped: cutime + cstime).
+ */
+async function childRun(args: readonly string[], env?: CacheEnv): Promise<{ ms: number; cpu: number }> {
   const before = (await cpuMs()).children;
   const start = performance.now();
-  await runChecked(processExecer, [process.execPath, ...args]);
+  await runChecked(env === undefined ? processExecer : processExecerWith({ env }), [process.execPath, ...args]);
   const ms = performance.now() - start;
   return { ms, cpu: (await cpuMs()).children - before };
 }
 
 /** A floor (scripts/startup-floor.mjs) against bare node, alternating: wall and CPU, medians and ratios. */
-async function floorAgainstNode(ctx: SuiteContext, metric: string, entry: string, floor: string): Promise<void> {
+async function floorAgainstNode(
+  ctx: SuiteContext,
+  metric: string,
+  entry: string,
+  floor: string,
+  env: CacheEnv = NO_CACHE,
+): Promise<void> {
   const root = entry.slice(0, entry.lastIndexOf('/node_modules/'));
-  await againstNode(ctx, metric, [FLOOR, root, floor], { wall: true });
+  await againstNode(ctx, metric, [FLOOR, root, floor], { wall: true, env });
 }
 
 /**
  * A fresh `node ARGS` against bare `node -e 0`, alternating: CPU time (`.cpu`, `.cpu.vs.node`) and
- * with `wall` the wall time too (`metric`, `.vs.node`); medians and the runs' ratios.
+ * with `wall` the wall time too (`metric`, `.vs.node`); medians and the runs' ratios. `env` is
+ * the measured process's only; with a compile cache (not `NO_CACHE`), one unrecorded run first fills it.
  */
 async function againstNode(
   ctx: SuiteContext,
   metric: string,
   args: readonly string[],
-  { wall }: { wall: boolean },
+  { wall, env }: { wall: boolean; env: CacheEnv },
 ): Promise<void> {
   const subject: number[] = [];
   const reference: number[] = [];
   const subjectCpu: number[] = [];
   const referenceCpu: number[] = [];
+  if (env !== NO_CACHE) await childRun(args, env);
   for (let i = 0; i < ctx.warmup + ctx.runs && !ctx.signal.aborted; i++) {
     const node = await childRun(['-e', '0']);
-    const measured = await childRun(args);
+    const measured = await childRun(args, env);
     if (i < ctx.warmup) continue;
     subject.push(measured.ms);
     reference.push(node.ms);
