@@ -1,6 +1,6 @@
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inNetns, processExecer, runChecked, withTimeout } from '@kpng/kit';
 import { EbpfBackend, readCgroupV2Mounts } from '@kpng/ebpf';
@@ -11,6 +11,13 @@ import { NftBackend } from '@kpng/nft';
 import { createNftClient } from '@kpng/nftables';
 import { perSecond, rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { firstServices, TARGET_CLUSTER_IP, TARGET_PORT, withTarget } from '../connrate/objects.js';
+import {
+  conntrackStat,
+  parseSocketState,
+  SOCKET_STATE_FILES,
+  socketStateDelta,
+  type SocketState,
+} from '../connrate/socket-state.js';
 import { garbageCollector } from '../runner/gc.js';
 import { summarize } from '../runner/stats.js';
 import { coreOver } from './kernel-helpers.js';
@@ -45,6 +52,26 @@ const SETTLE_MS = 1_000;
  * connections leave the pod already addressed to the server), plus `conn-rate.ebpf.loaded.vs.nft`,
  * `.small.vs.nft` and their `.per-cpu-s.vs.nft` (ratios of medians), `.pairs` (median of the
  * rounds' ebpf/nft ratios).
+ *
+ * What one sample leaves for the next (`--close`, default `rst`). The echo server answers and
+ * closes first, so with an orderly close (`--close=fin`, what the suite did before) the server's
+ * namespace keeps every connection's 4-tuple in TIME_WAIT for 60 s and the node's conntrack keeps
+ * its entry for 120 s (TIME_WAIT). At ~5,000 connections/s a sample leaves ~15,000 of each and the
+ * client's next ports land on those tuples within seconds. A SYN on a server TIME_WAIT tuple with an
+ * older timestamp is refused (PAWS; the timestamp offset is per address pair, and nft's client
+ * connects to the ClusterIP where ebpf's is rewritten to the pod), and a new conntrack entry whose
+ * reply tuple clashes with an old one (nft's entries are NATed from the ClusterIP, ebpf's are not)
+ * is dropped; either way the client's SYN goes again after ~1 s. The rates then fell from round to
+ * round on a quiet machine (nft 5,400 to 1,600 conn/s, ebpf 4,600 to 300): the suite measured what
+ * earlier samples left, not the path. With `rst` the client resets each connection once the answer
+ * and the server's FIN arrived (`resetAndDestroy`): no TIME_WAIT on either side; and the node's
+ * conntrack (the lab's namespace, never the host's) is flushed before each sample, which then starts
+ * from the same empty table whichever backend ran before. Each sample logs what it left
+ * (`src/connrate/socket-state.ts`): TIME_WAIT in the client and server namespaces, the node's
+ * conntrack entries and clashes (`insert_failed`), the client's SYN retransmits and the server's PAWS
+ * refusals; `conn-rate[.ebpf].syn-retransmits` reports the client's per sample.
+ * The client reports its cgroup: an ebpf sample from outside the backend's cgroup (nft's rules
+ * would still answer it) fails the run.
  */
 export default defineSuite({
   name: 'conn-rate',
@@ -69,9 +96,9 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
   const server = lab.pod('server');
   const client = lab.pod('client');
   await lab.startEcho('server', [ECHO_PORT]);
-  // Fresh connections by the ten thousand: a wide port range in the client's namespace (the
-  // server closes first, so the client keeps no TIME_WAIT, but be safe).
-  await client.namespace.sysctl({ 'net.ipv4.ip_local_port_range': '1024 65000', 'net.ipv4.tcp_tw_reuse': 1 });
+  // Fresh connections by the ten thousand: a wide port range in the client's namespace (its own
+  // sysctl, not the host's). The client keeps no TIME_WAIT either way (the server closes first).
+  await client.namespace.sysctl({ 'net.ipv4.ip_local_port_range': '1024 65000' });
   const objects = ctx.objects();
   const clusters = {
     loaded: coreOver(withTarget(objects, server.ipv4, ECHO_PORT)).first.state,
@@ -83,6 +110,8 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
   const names = which === 'both' ? (['nft', 'ebpf'] as const) : ([which] as ['nft' | 'ebpf']);
   const durationMs = Number(ctx.options['duration-ms'] ?? 3000);
   const concurrency = Number(ctx.options['concurrency'] ?? 8);
+  const close = String(ctx.options['close'] ?? 'rst');
+  if (close !== 'rst' && close !== 'fin') throw new Error('--close takes rst or fin');
   const nft = await createNftClient({ netns: lab.node.namespace.name });
   const [root] = readCgroupV2Mounts();
   const cgroup =
@@ -100,7 +129,7 @@ async function measureRates(ctx: SuiteContext, lab: Lab): Promise<void> {
       backends.push({ name, backend, cgroup: name === 'ebpf' ? cgroup : undefined });
       await backend.setup?.();
     }
-    rates = await rounds(ctx, lab, backends, clusters, { durationMs, concurrency });
+    rates = await rounds(ctx, lab, backends, clusters, { durationMs, concurrency, close });
   } finally {
     // nft's rules go with the lab's namespace; the ebpf programs are detached here.
     for (const { name, backend } of backends) if (name === 'ebpf') await backend.close?.();
@@ -148,11 +177,37 @@ interface Measured {
 type Rates = ReturnType<typeof rateFigures> & {
   loads: number[];
   samples: Record<'loaded' | 'small', RateSample[]>;
+  /** The client's SYN retransmits in each sample. */
+  synRetransmits: number[];
 };
 
 interface RoundOptions {
   readonly durationMs: number;
   readonly concurrency: number;
+  readonly close: 'rst' | 'fin';
+}
+
+interface ClientResult extends RateSample {
+  readonly wrong: number;
+  readonly errors: number;
+  readonly lastError?: string;
+  readonly cgroup?: string;
+}
+
+/** One namespace's socket counters (`src/connrate/socket-state.ts`). */
+async function socketState(lab: Lab, pod: string): Promise<SocketState> {
+  const { stdout } = await lab.pod(pod).namespace.exec(['cat', ...SOCKET_STATE_FILES]);
+  return parseSocketState(stdout);
+}
+
+/** The node namespace's conntrack: entries, and new ones refused for a clash (`insert_failed`). */
+async function nodeConntrack(lab: Lab): Promise<{ entries: number; clashes: number }> {
+  const count = await lab.node.namespace.exec(['cat', '/proc/sys/net/netfilter/nf_conntrack_count'], { check: false });
+  const { stdout } = await lab.node.namespace.exec(['conntrack', '-S']);
+  return {
+    entries: count.exitCode === 0 ? Number(count.stdout.trim()) : Number.NaN,
+    clashes: conntrackStat(stdout, 'insert_failed'),
+  };
 }
 
 async function rounds(
@@ -165,6 +220,7 @@ async function rounds(
   const client = lab.pod('client');
   const samples = new Map(backends.map((b) => [b.name, { loaded: [] as RateSample[], small: [] as RateSample[] }]));
   const loads = new Map(backends.map((b) => [b.name, [] as number[]]));
+  const retransmits = new Map(backends.map((b) => [b.name, [] as number[]]));
   let revision = 0;
   const total = Math.max(ctx.runs, 3);
   for (let round = 0; round < total && !ctx.signal.aborted; round++) {
@@ -200,12 +256,27 @@ async function rounds(
           String(options.durationMs),
           String(options.concurrency),
           'server',
+          options.close,
         ]);
         // `ip netns exec` remounts /sys (hiding the cgroup mount): the shell moves itself in first.
         const command =
           cgroup === undefined ? argv : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${cgroup}/cgroup.procs`, ...argv];
+        // With resets nothing is left in the pods' namespaces; the node's conntrack still holds
+        // each connection for 10 s (CLOSE), and a SYN whose reply tuple clashes with an entry
+        // of the other backend's (nft's is NATed from the ClusterIP, ebpf's is not) is dropped:
+        // each sample starts from an empty table (the lab's node namespace only).
+        if (options.close === 'rst') await lab.node.namespace.exec(['conntrack', '-F']);
+        const [clientBefore, serverBefore] = [await socketState(lab, 'client'), await socketState(lab, 'server')];
+        const conntrackBefore = await nodeConntrack(lab);
         const { stdout } = await runChecked(withTimeout(processExecer, options.durationMs + 60_000), command);
-        const result = JSON.parse(stdout) as RateSample & { wrong: number; errors: number; lastError?: string };
+        const result = JSON.parse(stdout) as ClientResult;
+        const inCgroup = cgroup !== undefined && (result.cgroup ?? '').endsWith(`/${basename(cgroup)}`);
+        if (inCgroup !== (cgroup !== undefined))
+          throw new Error(`the ${name} client ran in cgroup ${JSON.stringify(result.cgroup)} (backend's: ${cgroup})`);
+        const clientLeft = socketStateDelta(clientBefore, await socketState(lab, 'client'));
+        const serverLeft = socketStateDelta(serverBefore, await socketState(lab, 'server'));
+        const conntrackAfter = await nodeConntrack(lab);
+        retransmits.get(name)!.push(clientLeft.synRetransmits);
         if (result.wrong > 0 || result.errors > 0)
           ctx.log(`conn-rate: ${which}: ${result.wrong} wrong answers, ${result.errors} errors (${result.lastError})`);
         if (result.connections === 0) throw new Error(`no connection answered: ${stdout}`);
@@ -213,19 +284,23 @@ async function rounds(
         const load = loadavg()[0] ?? Number.NaN;
         loads.get(name)!.push(load);
         ctx.log(
-          `conn-rate: ${name} round ${round + 1}/${total} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${load.toFixed(2)})`,
+          `conn-rate: ${name} round ${round + 1}/${total} ${which}: ${Math.round((result.connections * 1000) / result.ms)}/s, ${Math.round((result.connections * 1000) / (result.cpuMs ?? Number.NaN))}/s of client CPU (load ${load.toFixed(2)}); ` +
+            `left TIME_WAIT client ${clientLeft.timeWait}, server ${serverLeft.timeWait}, node conntrack ${conntrackAfter.entries}; ` +
+            `SYN retransmits ${clientLeft.synRetransmits}, server PAWS refusals ${serverLeft.pawsRejected}, ` +
+            `node conntrack clashes ${conntrackAfter.clashes - conntrackBefore.clashes}`,
         );
       }
   }
   return Object.fromEntries(
     backends.map(({ name }) => {
       const s = samples.get(name)!;
-      return [name, { ...rateFigures(s.loaded, s.small), loads: loads.get(name)!, samples: s }];
+      const figures = rateFigures(s.loaded, s.small);
+      return [name, { ...figures, loads: loads.get(name)!, samples: s, synRetransmits: retransmits.get(name)! }];
     }),
   );
 }
 
-function report(ctx: SuiteContext, prefix: string, f: ReturnType<typeof rateFigures> & { loads?: number[] }): void {
+function report(ctx: SuiteContext, prefix: string, f: Rates): void {
   const row = (metric: string, s: { n: number; p50: number; p99: number }, unit: string) =>
     ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit, n: s.n, p50: s.p50, p99: s.p99 });
   row(`${prefix}.loaded`, f.loaded, 'conn/s');
@@ -237,5 +312,6 @@ function report(ctx: SuiteContext, prefix: string, f: ReturnType<typeof rateFigu
     row(`${prefix}.small.per-cpu-s`, f.perCpu.small, 'conn/s');
     row(`${prefix}.loaded.vs.small.per-cpu-s`, f.perCpu.pairRatios, 'x');
   }
-  if (f.loads !== undefined) row(`${prefix}.load-1m`, summarize(f.loads), 'load');
+  row(`${prefix}.load-1m`, summarize(f.loads), 'load');
+  row(`${prefix}.syn-retransmits`, summarize(f.synRetransmits), 'count');
 }
