@@ -36,8 +36,11 @@ interface GroupEntry {
   readonly source: NetworkPolicyModel;
   readonly rule: PolicyRule;
   readonly named: boolean;
-  /** Member pods; undefined: to resolve again from the cluster (a namespace's labels changed). */
-  members: Map<PodKey, PolicyPod> | undefined;
+  /**
+   * Member pods, the view's current object of each (a pod's change replaces its object here);
+   * undefined: to resolve again from the cluster (a namespace's labels changed).
+   */
+  members: Set<PolicyPod> | undefined;
   /** The content handed out last; undefined once a member changed. */
   group: PeerGroup | undefined;
   /** The content handed out before that change (kept when the new content is equal). */
@@ -183,9 +186,7 @@ export class PolicyView implements PolicyWorld {
       if (entry === undefined) continue;
       this.#groups.set(key, entry);
       if (entry.group === undefined) {
-        entry.members ??= new Map(
-          groupPods(entry.source, entry.rule, this).map((pod) => [podKey(pod.namespace, pod.name), pod]),
-        );
+        entry.members ??= new Set(groupPods(entry.source, entry.rule, this));
         const group = peerGroup(entry.rule, entry.named, entry.members.values());
         const kept = entry.last !== undefined && sameGroup(entry.last, group);
         entry.group = kept ? entry.last : group;
@@ -225,9 +226,10 @@ export class PolicyView implements PolicyWorld {
     for (const entry of this.#groups.values()) {
       if (entry.members === undefined) continue;
       if (pod !== undefined && ruleSelectsPod(entry.source, entry.rule, pod, labels)) {
-        if (entry.members.get(key) === pod) continue;
-        entry.members.set(key, pod);
-      } else if (!entry.members.delete(key)) continue;
+        if (entry.members.has(pod)) continue;
+        if (old !== undefined) entry.members.delete(old);
+        entry.members.add(pod);
+      } else if (old === undefined || !entry.members.delete(old)) continue;
       entry.group = undefined;
       this.#groupsChanged = true;
     }

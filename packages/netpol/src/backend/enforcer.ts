@@ -33,7 +33,10 @@ export interface EnforcerSyncResult {
 export interface SyncTimings {
   /** From the view's state to the transaction's operations (diff against the kernel's content). */
   readonly renderMs: number;
-  /** The nft transaction (0 when there was nothing to write). */
+  /**
+   * The nft transaction (0 when there was nothing to write): its text written (a new group's
+   * elements are made then, `Transaction.addEach`) and nft's run.
+   */
   readonly writeMs: number;
 }
 
@@ -85,11 +88,18 @@ export class NetpolEnforcer {
       for (const object of skeleton(this.families)) tx.add(object);
     }
     let added = 0;
-    for (const { verb, object } of update.operations) {
-      if (verb === 'add') added++;
-      tx[verb](object);
+    let deleted = 0;
+    for (const operation of update.operations) {
+      if ('count' in operation) {
+        tx.addEach(operation.count, operation.objects);
+        added += operation.count;
+        continue;
+      }
+      if (operation.verb === 'add') added++;
+      else deleted++;
+      tx[operation.verb](operation.object);
     }
-    const result = { full, added, deleted: update.operations.length - added };
+    const result = { full, added, deleted };
     const rendered = performance.now();
     this.#timings = { renderMs: rendered - started, writeMs: 0 };
     if (tx.size === 0) return result;
