@@ -24,10 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/clients/policy-creation/main.js';
 import { pod, policy } from './support/objects.js';
 import { NetnsDialer } from './support/netns-dialer.js';
-import { convertNamespace, convertNetworkPolicy, convertPod, PolicyView } from '@kpng/core/runtime';
-import { NetpolEnforcer } from '@kpng/netpol';
-import { createNftClient } from '@kpng/nftables';
-import { systemClock } from '../src/util/clock.js';
+import { ClientEgressEnforcer } from '@kpng/netpol/testing';
 import { sample, sleep, startClient } from './support/harness.js';
 
 const e2e = await kernelE2e('test-clients: policy enforcement');
@@ -38,36 +35,7 @@ const PORT = 8080;
 const HTTP_PORT = 8081;
 const HTTP_TARGET = fileURLToPath(new URL('./support/http-target.mjs', import.meta.url));
 const TARGETS = ['target-a', 'target-b'];
-const CLIENT_LABELS = { app: 'test-client' };
 
-/** When an enforcer change took effect: after `sentAt`, before `confirmedAt` (epoch ms). */
-interface Applied {
-  readonly sentAt: number;
-  readonly confirmedAt: number;
-}
-
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; errors: readonly string[] }): T {
-  if (!result.ok) throw new Error(result.errors.join('; '));
-  return result.value;
-}
-
-/** The client pod's egress: denied, then allowed to the targets' ports by the allow policy. */
-const DENY = { podSelector: { matchLabels: CLIENT_LABELS }, policyTypes: ['Egress'] };
-const ALLOW = {
-  podSelector: { matchLabels: CLIENT_LABELS },
-  policyTypes: ['Egress'],
-  egress: [
-    {
-      to: [
-        {
-          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'test-policy' } },
-          podSelector: { matchLabels: { target: 'test-policy' } },
-        },
-      ],
-      ports: [{ port: PORT }, { port: HTTP_PORT }],
-    },
-  ],
-};
 /**
  * Precise mode: the reported instant vs the commit is a printed figure (the 5 ms grid is pinned with a
  * fake clock in src/probe/probe-loop.test.ts). The bound only tells the mechanism apart on the real
@@ -81,21 +49,12 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
   let server: FakeApiServer;
   let kubeconfig: LabKubeconfig;
   let dialer: NetnsDialer;
-  let enforcer: NetpolEnforcer;
-  let view: PolicyView;
+  /** The client pod's egress: denied, then allowed to the targets' ports by the allow policy. */
+  let enforcer: ClientEgressEnforcer;
   const http: SpawnedProcess[] = [];
   const figures: string[] = [];
 
-  /** Only the deny policy (its traffic to the targets dropped) or the allow policy too, on the lab node. */
-  const enforce = async (deny: boolean): Promise<Applied> => {
-    if (deny) view.deletePolicy('default/allow' as never);
-    else
-      view.setPolicy(unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: 'allow' }, spec: ALLOW })));
-    const state = view.state().state;
-    const sentAt = systemClock.now();
-    await enforcer.sync(state);
-    return { sentAt, confirmedAt: systemClock.now() };
-  };
+  const enforce = (deny: boolean) => enforcer.enforce(deny);
   const baseArgs = (allowPolicyName: string) => [
     '-HostNamespace=default',
     '-TargetLabelSelector=target=test-policy',
@@ -116,27 +75,12 @@ describe.skipIf(!e2e.run)('policy-creation-enforcement-latency in the lab', () =
       http.push(process);
       await process.waitForOutput('ready\n', 10_000);
     }
-    view = new PolicyView('node');
-    for (const name of ['default', 'test-policy'])
-      view.setNamespace(
-        unwrap(convertNamespace({ metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } })),
-      );
-    const labPod = (name: string, namespace: string, labels: Record<string, string>) =>
-      unwrap(
-        convertPod({
-          metadata: { namespace, name, labels },
-          spec: { nodeName: 'node' },
-          status: { podIPs: [{ ip: lab.pod(name).ipv4 }] },
-        }),
-      );
-    view.setPod(labPod('client', 'default', CLIENT_LABELS));
-    for (const t of TARGETS) view.setPod(labPod(t, 'test-policy', { target: 'test-policy' }));
-    view.setPolicy(unwrap(convertNetworkPolicy({ metadata: { namespace: 'default', name: 'deny' }, spec: DENY })));
-    enforcer = new NetpolEnforcer({
-      nft: await createNftClient({ netns: lab.node.namespace.name, interactive: true }),
-      families: ['IPv4'],
+    enforcer = await ClientEgressEnforcer.start({
+      netns: lab.node.namespace.name,
+      clientIp: lab.pod('client').ipv4,
+      targets: TARGETS.map((name) => ({ name, ip: lab.pod(name).ipv4 })),
+      ports: [PORT, HTTP_PORT],
     });
-    await enforce(true);
     server = await FakeApiServer.start();
     kubeconfig = await kubeconfigFor(server);
     for (const t of TARGETS) server.create(pod(t, { ip: lab.pod(t).ipv4, created: Date.now() }));

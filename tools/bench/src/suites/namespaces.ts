@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { canCreateNamespaces, createNamespace, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
+import { canCreateNamespaces, createNamespace, Lab, sweepLeftovers, type NetworkNamespace } from '@kpng/lab';
 import { compiledCopy } from '../nft/compiled-copy.js';
 import type { SuiteContext } from './suite.js';
 
@@ -19,14 +19,31 @@ export async function inNamespace(
   fn: (ns: NetworkNamespace) => Promise<void>,
 ): Promise<void> {
   if (ctx.signal.aborted) throw new Error('aborted');
-  const ns = await createNamespace(name);
-  const onAbort = (): void => void ns.delete();
+  await deletedAfter(ctx, await createNamespace(name), fn);
+}
+
+/** Runs `fn` in a fresh lab with these pods, deleted afterwards, and on Ctrl-C. */
+export async function inLab(
+  ctx: SuiteContext,
+  pods: readonly string[],
+  fn: (lab: Lab) => Promise<void>,
+): Promise<void> {
+  if (ctx.signal.aborted) throw new Error('aborted');
+  await deletedAfter(ctx, await Lab.create({ pods }), fn);
+}
+
+async function deletedAfter<T extends { delete(): Promise<void> }>(
+  ctx: SuiteContext,
+  made: T,
+  fn: (made: T) => Promise<void>,
+): Promise<void> {
+  const onAbort = (): void => void made.delete();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await fn(ns);
+    await fn(made);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
-    await ns.delete();
+    await made.delete();
   }
 }
 

@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PolicyView, type NetworkPolicyModel, type PolicyPod } from '@kpng/core/runtime';
 import { SILENT_LOGGER } from '@kpng/core/testing';
-import { ECHO_PORT, Lab, type NetworkNamespace } from '@kpng/lab';
+import { ECHO_PORT, type Lab, type NetworkNamespace } from '@kpng/lab';
 import { NetpolEnforcer } from '@kpng/netpol';
 import { createNftClient } from '@kpng/nftables';
 import { rateFigures, roundOrder, type RateSample } from '../connrate/figures.js';
 import { cluster, podObject, policyObject, SHAPE, THIS_NODE, type Cluster } from '../netpol/cluster.js';
+import { preciseModeSamples } from '../netpol/precise.js';
+import { errorOutsideWindow, PRECISE_INTERVAL_MS } from '../netpol/precise-figures.js';
 import { cpuMs } from '../runner/cpu.js';
 import { garbageCollector } from '../runner/gc.js';
 import { summarize } from '../runner/stats.js';
-import { inNamespace, requireNamespaces } from './namespaces.js';
+import { inLab, inNamespace, requireNamespaces } from './namespaces.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 const CLIENT = fileURLToPath(new URL('../../scripts/conn-rate-client.mjs', import.meta.url));
@@ -39,7 +41,19 @@ const MIB = 1024 * 1024;
  *   the 1,000 policies programmed vs none, alternating rounds (`max(--runs, 3)`), as `conn-rate`
  *   (`--skip-conn-rate` leaves it out);
  * - `netpol.changes.in-view`, `.in-render`, `.in-nft`: of every timed change, the part spent in the
- *   policy view, in rendering the enforcer's operations, and in nft's transaction;
+ *   policy view, in rendering the enforcer's operations, and in nft's transaction (its text
+ *   written, a new group's elements made then, and nft's run);
+ * - `netpol.policy-created.in-view`, `.in-render`, `.in-nft`: the same of the created policies only;
+ * - `netpol.extra-heap`: of `extra-rss`, the JavaScript heap still in use (after a GC): what the
+ *   view and the enforcer hold, apart from memory the process keeps from the first sync's garbage;
+ * - `netpol.precise-mode.error`: the test clients' `policy-creation-enforcement-latency` in precise
+ *   mode (5 ms probe interval) run as its program in a lab client pod against the enforcer
+ *   (`netpol/precise.ts`), `--precise-rounds` (default 5) creations and revocations of an allow
+ *   policy x 2 targets: how far each reported instant lies outside the window the commit lies in
+ *   (0 inside; target <= 20 ms); its reference, `netpol.precise-mode.window`, is that window (the
+ *   sync's start to its end, measured in the same run: how well the truth itself is known), and
+ *   `netpol.precise-mode.offset` the reported instant minus the window's end (`--skip-precise`
+ *   leaves them out);
  * - `netpol.nft-tx-cpu`: nft's CPU (user + sys, reaped children) for one transaction on the
  *   programmed table, adding or deleting one element of a probe set, run as the enforcer runs it
  *   (an `include` line to one `nft -i`; `--nft-interactive=false`: a fresh `nft -f` each): what the
@@ -54,18 +68,32 @@ export default defineSuite({
     await requireNamespaces('netpol');
     await inNamespace(ctx, 'netpol-loaded', (ns) => latencies(ctx, ns, 'loaded'));
     await inNamespace(ctx, 'netpol-reference', (ns) => latencies(ctx, ns, 'reference'));
-    if (ctx.options['skip-conn-rate'] === true) return;
-    const lab = await Lab.create({ pods: ['client', 'server'] });
-    const onAbort = (): void => void lab.delete();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await connectionRates(ctx, lab);
-    } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
-      await lab.delete();
-    }
+    if (ctx.options['skip-precise'] !== true)
+      await inLab(ctx, ['client', 'target-a', 'target-b'], (lab) => preciseMode(ctx, lab));
+    if (ctx.options['skip-conn-rate'] !== true)
+      await inLab(ctx, ['client', 'server'], (lab) => connectionRates(ctx, lab));
   },
 });
+
+async function preciseMode(ctx: SuiteContext, lab: Lab): Promise<void> {
+  const rounds = Number(ctx.options['precise-rounds'] ?? 5);
+  const samples = await preciseModeSamples(lab, rounds, ctx.signal, (message) => ctx.log(message));
+  if (samples.length === 0) return;
+  const row = (metric: string, values: readonly number[]) => {
+    const s = summarize(values);
+    ctx.report({ scenario: ctx.scenario, metric, value: s.p50, unit: 'ms', n: s.n, p50: s.p50, p99: s.p99 });
+  };
+  row('netpol.precise-mode.error', samples.map(errorOutsideWindow));
+  row(
+    'netpol.precise-mode.offset',
+    samples.map((s) => s.reportedAt - s.window.confirmedAt),
+  );
+  row(
+    'netpol.precise-mode.window',
+    samples.map((s) => s.window.confirmedAt - s.window.sentAt),
+  );
+  ctx.log(`netpol precise mode: ${samples.length} samples, probe interval ${PRECISE_INTERVAL_MS} ms`);
+}
 
 function load(view: PolicyView, objects: Cluster): void {
   objects.namespaces.forEach((ns) => view.setNamespace(ns));
@@ -73,15 +101,17 @@ function load(view: PolicyView, objects: Cluster): void {
   objects.policies.forEach((policy) => view.setPolicy(policy));
 }
 
-function rss(): number {
+/** The process's RSS and JavaScript heap in use, after a garbage collection. */
+function memory(): { readonly rss: number; readonly heap: number } {
   garbageCollector()?.();
-  return process.memoryUsage().rss;
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heap: heapUsed };
 }
 
 async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded' | 'reference'): Promise<void> {
   const suffix = which === 'loaded' ? '' : '.reference';
   const objects = cluster(ECHO_PORT, which === 'loaded');
-  const before = rss();
+  const before = memory();
   const started = performance.now();
   const view = new PolicyView(THIS_NODE);
   load(view, objects);
@@ -92,7 +122,11 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     const startMs = performance.now() - started;
     ctx.reportValue(`netpol.start-to-enforced${suffix}`, startMs, 'ms');
     ctx.reportValue(`netpol.elements${suffix}`, first.added, 'elements');
-    if (which === 'loaded') ctx.reportValue('netpol.extra-rss', (rss() - before) / MIB, 'MiB');
+    if (which === 'loaded') {
+      const after = memory();
+      ctx.reportValue('netpol.extra-rss', (after.rss - before.rss) / MIB, 'MiB');
+      ctx.reportValue('netpol.extra-heap', (after.heap - before.heap) / MIB, 'MiB');
+    }
     ctx.log(
       `netpol ${which}: ${objects.policies.length} policies, ${first.added} elements, enforced in ${startMs.toFixed(0)} ms`,
     );
@@ -103,14 +137,20 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     const inView: number[] = [];
     const inRender: number[] = [];
     const inNft: number[] = [];
-    const timed = async (change: () => void): Promise<number> => {
+    const createdStages = { view: [] as number[], render: [] as number[], nft: [] as number[] };
+    const timed = async (change: () => void, stages?: typeof createdStages): Promise<number> => {
       const t = performance.now();
       change();
       const state = view.state().state;
-      inView.push(performance.now() - t);
+      const viewMs = performance.now() - t;
       await enforcer.sync(state);
-      inRender.push(enforcer.lastSyncTimings.renderMs);
-      inNft.push(enforcer.lastSyncTimings.writeMs);
+      const { renderMs, writeMs } = enforcer.lastSyncTimings;
+      inView.push(viewMs);
+      inRender.push(renderMs);
+      inNft.push(writeMs);
+      stages?.view.push(viewMs);
+      stages?.render.push(renderMs);
+      stages?.nft.push(writeMs);
       return performance.now() - t;
     };
     const created: number[] = [];
@@ -120,7 +160,7 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
       const namespace = Number(target.namespace.slice('ns-'.length));
       const app = Number((target.labels['app'] ?? 'app-0').slice('app-'.length));
       const policy: NetworkPolicyModel = policyObject(namespace, app, ECHO_PORT, `bench-${s}`);
-      created.push(await timed(() => view.setPolicy(policy)));
+      created.push(await timed(() => view.setPolicy(policy), createdStages));
       await timed(() => view.deletePolicy(`${policy.namespace}/${policy.name}` as never));
       // A peer of the policies selecting `target`: a remote pod of its namespace with the next app.
       const j = ((app + 1) % 10) + 10 * (s % 10);
@@ -137,6 +177,9 @@ async function latencies(ctx: SuiteContext, ns: NetworkNamespace, which: 'loaded
     row(`netpol.changes.in-view${suffix}`, inView);
     row(`netpol.changes.in-render${suffix}`, inRender);
     row(`netpol.changes.in-nft${suffix}`, inNft);
+    row(`netpol.policy-created.in-view${suffix}`, createdStages.view);
+    row(`netpol.policy-created.in-render${suffix}`, createdStages.render);
+    row(`netpol.policy-created.in-nft${suffix}`, createdStages.nft);
     const cpu: number[] = [];
     for (let b = 0; b < TX_BLOCKS && !ctx.signal.aborted; b++)
       cpu.push(await transactionCpu(ns, clientMode(ctx).interactive));
