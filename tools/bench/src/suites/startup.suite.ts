@@ -37,7 +37,9 @@ const FLOOR = fileURLToPath(new URL('../../scripts/startup-floor.mjs', import.me
  * `startup.floor.{kubeconfig,modules}`: what no change to kpng's own start can remove, each a fresh
  * process against `node -e 0` in alternating runs, wall and CPU (`scripts/startup-floor.mjs`):
  * loading client-node's KubeConfig as core does (the API client's auth and TLS), and loading every
- * module nftables mode loads before its informers start without running any of it.
+ * module nftables mode loads before its informers start without running any of it;
+ * `startup.floor.modules.bundled` the same modules as one rolldown bundle (`bundleFloor`): what
+ * loading them costs once they are not hundreds of files.
  *
  * `startup.rss.*`: the compat binary's resident memory by part, each run a fresh `node --expose-gc`
  * (`scripts/rss-parts.mjs` over the same compiled copy), RSS after a full collection at each step:
@@ -86,6 +88,11 @@ export default defineSuite({
     for (const [prefix, entry] of entries)
       for (const floor of ['kubeconfig', 'modules'])
         await floorAgainstNode(ctx, `${prefix}.floor.${floor}`, entry, floor);
+    // The same modules as one bundle: what bundling the images' programs would load instead.
+    for (const [prefix, entry] of entries) {
+      await bundleFloor(entry.slice(0, entry.lastIndexOf('/node_modules/')));
+      await floorAgainstNode(ctx, `${prefix}.floor.modules.bundled`, entry, 'bundled');
+    }
     const cached = hasCompileCache();
     if (cached)
       for (const [prefix, entry] of entries)
@@ -101,6 +108,47 @@ export default defineSuite({
     for (const [prefix, entry] of entries) await rssParts(ctx, `${prefix}.rss`, entry);
   },
 });
+
+/**
+ * `startup-floor.mjs bundled`'s bundle of the compiled copy at `root`: kube-proxy's `run.js` and
+ * `run/mode-nftables.js` and the kube source's client-node modules, each an entry of one rolldown
+ * build (their shared code in chunks), into `@kpng/kube-proxy/dist/floor-bundle/` (two levels
+ * under its package.json, which core reads relative to its module as `dist/cli/main.js` does). As
+ * `packages/ipvs/test/kpng-ipvs-bundle.ts` bundles the compat binary for the VM: koffi,
+ * client-node and gRPC stay in node_modules, and so do the workspace packages the copy lacks (the
+ * lazily imported NetworkPolicy and eBPF packages, which these modules never load).
+ */
+async function bundleFloor(root: string): Promise<void> {
+  const { rolldown } = await import('rolldown');
+  const at = (path: string): string => join(root, 'node_modules', path);
+  const copied = (id: string): boolean => existsSync(at(id.split('/').slice(0, 2).join('/')));
+  const build = await rolldown({
+    input: {
+      run: at('@kpng/kube-proxy/dist/cli/run.js'),
+      'mode-nftables': at('@kpng/kube-proxy/dist/run/mode-nftables.js'),
+      'client-node': at('@kpng/core/dist/watch/kube/client-node.js'),
+      informer: at('@kpng/core/dist/watch/kube/informer.js'),
+      'instrumented-kubeconfig': at('@kpng/core/dist/watch/kube/instrumented-kubeconfig.js'),
+    },
+    platform: 'node',
+    external: (id) =>
+      /^(koffi|@kubernetes\/client-node|@grpc\/[^/]+)(\/|$)/.test(id) ||
+      id.startsWith('node:') ||
+      (id.startsWith('@kpng/') && !copied(id)),
+    logLevel: 'silent',
+  });
+  try {
+    await build.write({
+      dir: at('@kpng/kube-proxy/dist/floor-bundle'),
+      format: 'esm',
+      entryFileNames: '[name].mjs',
+      chunkFileNames: '[name]-[hash].mjs',
+      cleanDir: true,
+    });
+  } finally {
+    await build.close();
+  }
+}
 
 /** Node's compile cache exists here (`NODE_COMPILE_CACHE` from 22.1, `module.enableCompileCache` from 22.8). */
 function hasCompileCache(): boolean {
