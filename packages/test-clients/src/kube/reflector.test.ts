@@ -19,6 +19,7 @@ describe('Reflector on the fake API server', () => {
 
   const start = () => {
     const reflector = new Reflector<Pod>({
+      kind: 'Pod',
       kubeConfig: loadKubeConfig(kubeconfig.path),
       path: '/api/v1/namespaces/test-policy/pods',
       labelSelector: 'target=test-policy',

@@ -1,161 +1,128 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { listRaw, watchRaw, type Collection } from '@kpng/core/kube-api';
-import { Backoff } from '@kpng/kit';
-import { sleep, systemClock, type Clock } from '../util/clock.js';
+import { KindInformer, kubeRequests, ReconnectRounds, type KindInformerOptions } from '@kpng/core/kube-api';
+import { systemClock, type Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
-import { ApiError } from './http.js';
 import { keyOf, type KubeObject } from './objects.js';
-import type { ObjectEvent, ObjectEventType, ObjectStream, StreamHandler } from './stream.js';
+import type { ObjectStream, StreamHandler } from './stream.js';
 
 export interface ReflectorOptions {
   readonly kubeConfig: KubeConfig;
   /** Collection path, e.g. `/api/v1/namespaces/test/pods`. */
   readonly path: string;
+  /** The kind the path holds (its logs name it). */
+  readonly kind: KindInformerOptions['adapter']['kind'];
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly clock?: Clock;
   readonly logger?: Logger;
-  /** Restart backoff: doubling from `initialMs` (500) to `maxMs` (30 s). */
+  /**
+   * Restart schedule after a failed LIST or WATCH, from `initialMs` to `maxMs`, in place of the kube
+   * source's (client-go's reflector backoff after error answers, 200-400 ms while nothing answers).
+   */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
-interface WatchEnd {
-  readonly relist: boolean;
-  readonly error?: unknown;
+/** What the informer emits for one object: it is here (`gone` false), or it went. */
+interface Change<T> {
+  readonly gone: boolean;
+  readonly object: T;
 }
 
+/** How long one LIST may take before it is retried (the kube source's default). */
+const LIST_TIMEOUT_MS = 60_000;
+
 /**
- * client-go's reflector, reduced to what the clients need: LIST (every page), then WATCH from the
- * list's resourceVersion, resuming after a closed watch and relisting after 410 Gone (a relist
- * reports what changed meanwhile, deletions included). Each event carries the client-clock time
- * it arrived, which is where the clients' measurements start. The LIST and WATCH requests are the
- * kube source's (`listRaw`, `watchRaw` from `@kpng/core/kube-api`); this class keeps only the
- * clients' loop over them (an object cache that yields deletions on a relist, receive times), which
- * core's informer, built to feed the model, does not offer.
+ * A list+watch of one collection through the kube source's own informer (`KindInformer` from
+ * `@kpng/core/kube-api`: paged LIST, WATCH with bookmarks, resume, relist after 410 Gone with the
+ * deletions of what vanished meanwhile, retry rounds), with an adapter that keeps each raw object.
+ * This class adds what the clients measure with: each event is stamped with the client-clock time
+ * it arrived (where the clients' measurements start), said to be an addition or a modification,
+ * and marked `initial` when it was part of the first LIST. A 403 (missing RBAC) ends `run` with
+ * that error instead of being retried forever.
  */
 export class Reflector<T extends KubeObject> implements ObjectStream<T> {
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly cache = new Map<string, T>();
 
   constructor(private readonly options: ReflectorOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).with({ path: options.path });
   }
 
-  async run(handler: StreamHandler<T>, signal: AbortSignal): Promise<void> {
-    const backoff = new Backoff(this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
-    let resourceVersion: string | undefined;
+  run(handler: StreamHandler<T>, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    const { kubeConfig, path, labelSelector, fieldSelector, backoff } = this.options;
+    const clock: KindInformerOptions['clock'] = {
+      now: () => this.clock.now(),
+      monotonic: () => this.clock.now(), // this package's clock is monotonic already
+      setTimeout: (fn, ms) => this.clock.setTimeout(fn, ms),
+    };
+    const rounds = new ReconnectRounds(clock, backoff ? { answered: backoff, unreachable: backoff } : {});
+    const present = new Set<string>();
     let synced = false;
-    while (!signal.aborted) {
-      try {
-        if (resourceVersion === undefined) {
-          const list = await listRaw<T>(this.options.kubeConfig, this.collection(), signal);
-          this.applyList(list.items, !synced, handler);
-          resourceVersion = list.resourceVersion;
-          if (!synced) {
-            synced = true;
-            handler.synced();
-          }
-        }
-        const end = await this.watchOnce(resourceVersion, handler, signal, (rv) => (resourceVersion = rv));
-        if (end.relist) resourceVersion = undefined;
-        if (end.error !== undefined) throw end.error;
-        backoff.reset();
-      } catch (error) {
-        if (signal.aborted) break;
-        const status = statusOf(error);
-        if (status === 410) {
-          resourceVersion = undefined;
-          continue;
-        }
-        if (status === 403)
-          throw error instanceof ApiError ? error : new ApiError(403, `${this.options.path}: forbidden`);
-        const delayMs = backoff.next();
-        this.logger.warn('list/watch failed; retrying', { error: describe(error), delayMs });
-        await sleep(this.clock, delayMs, signal);
-      }
-    }
-  }
-
-  private collection(): Collection {
-    const { path, labelSelector, fieldSelector } = this.options;
-    return { path, labelSelector, fieldSelector };
-  }
-
-  private applyList(items: readonly T[], initial: boolean, handler: StreamHandler<T>): void {
-    const receivedAt = this.clock.now();
-    const seen = new Set<string>();
-    for (const object of items) {
-      const key = keyOf(object);
-      seen.add(key);
-      const previous = this.cache.get(key);
-      this.cache.set(key, object);
-      if (previous === undefined) handler.event({ type: 'added', object, receivedAt, initial });
-      else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
-        handler.event({ type: 'modified', object, receivedAt, initial });
-      }
-    }
-    for (const [key, object] of [...this.cache]) {
-      if (seen.has(key)) continue;
-      this.cache.delete(key);
-      handler.event({ type: 'deleted', object, receivedAt, initial });
-    }
-  }
-
-  private watchOnce(
-    resourceVersion: string,
-    handler: StreamHandler<T>,
-    signal: AbortSignal,
-    advance: (rv: string) => void,
-  ): Promise<WatchEnd> {
-    return new Promise<WatchEnd>((resolve) => {
-      let relist = false;
-      let controller: AbortController | undefined;
-      const onAbort = (): void => controller?.abort();
-      const done = (error: unknown): void => {
-        signal.removeEventListener('abort', onAbort);
-        const gone = statusOf(error) === 410;
-        resolve({ relist: relist || gone, ...(error && !gone ? { error } : {}) });
-      };
-      const onEvent = (phase: string, raw: unknown): void => {
-        const receivedAt = this.clock.now();
-        const object = raw as T;
-        if (phase === 'ERROR') {
-          if ((object as { code?: number }).code === 410) relist = true;
-          return;
-        }
-        const rv = object?.metadata?.resourceVersion;
-        if (rv) advance(rv);
-        const type = PHASES[phase];
-        if (type === undefined) return; // BOOKMARK
-        const key = keyOf(object);
-        if (type === 'deleted') this.cache.delete(key);
-        else this.cache.set(key, object);
-        handler.event({ type, object, receivedAt, initial: false } satisfies ObjectEvent<T>);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      // watchRaw never rejects: a failed request is reported through `ended` (before it returns).
-      void watchRaw(this.options.kubeConfig, this.collection(), resourceVersion, {
-        opened: () => undefined,
-        event: onEvent,
-        ended: done,
-      }).then((c) => {
-        controller = c;
-        if (signal.aborted) c.abort();
+    return new Promise<void>((resolve, reject) => {
+      const informer = new KindInformer<Change<T>, Change<T>>({
+        adapter: {
+          kind: this.options.kind,
+          keyOf: (raw) => keyOf(raw as T),
+          toUpsert: (raw) => ({ ok: true, value: { gone: false, object: raw as T } }),
+        },
+        deletionOf: ({ object }) => ({ gone: true, object }),
+        requests: kubeRequests(
+          kubeConfig,
+          { path, labelSelector, fieldSelector },
+          {
+            stopping: signal,
+            listTimeoutMs: LIST_TIMEOUT_MS,
+          },
+        ),
+        // Called as each object arrives (a LIST's once the whole LIST is in): its receive time.
+        emit: (convert) => {
+          const receivedAt = this.clock.now();
+          const change = convert();
+          if (change === undefined) return;
+          const key = keyOf(change.object);
+          const type = change.gone ? 'deleted' : present.has(key) ? 'modified' : 'added';
+          if (change.gone) present.delete(key);
+          else present.add(key);
+          handler.event({ type, object: change.object, receivedAt, initial: !synced });
+        },
+        onSynced: () => {
+          synced = true;
+          handler.synced();
+        },
+        stopping: signal,
+        clock,
+        logger: coreLogger(this.logger),
+        rounds,
+        report: () => undefined, // every object is accepted as it is
+        fatal: (error) => {
+          if ((error as { statusCode?: unknown } | null)?.statusCode !== 403) return false;
+          finish(() => reject(error));
+          return true;
+        },
       });
+      function finish(settle: () => void): void {
+        signal.removeEventListener('abort', onAbort);
+        rounds.cancel();
+        void informer.stop().then(settle);
+      }
+      function onAbort(): void {
+        finish(resolve);
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      void informer.start();
     });
   }
 }
 
-const PHASES: Readonly<Record<string, ObjectEventType>> = { ADDED: 'added', MODIFIED: 'modified', DELETED: 'deleted' };
-
-function statusOf(error: unknown): number | undefined {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+/** Core's logger shape over this package's (core's debug verbosity levels are all `debug` here). */
+function coreLogger(logger: Logger): KindInformerOptions['logger'] {
+  return {
+    info: (msg, fields) => logger.info(msg, fields),
+    warn: (msg, fields) => logger.warn(msg, fields),
+    error: (msg, fields) => logger.error(msg, fields),
+    debug: (_level, msg, fields) => logger.debug(msg, fields),
+    with: (fields) => coreLogger(logger.with(fields)),
+  };
 }

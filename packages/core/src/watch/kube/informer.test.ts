@@ -6,7 +6,7 @@ import { systemClock } from '../../util/clock.js';
 import type { Scheduler } from '../../util/next-turn.js';
 import { patched, rawNode, rawService, rawSlice } from '../../../test/support/api-objects.js';
 import { KindInformer, type KindRequests, type Listed } from './informer.js';
-import { endpointSliceAdapter, nodeAdapter, serviceAdapter, type KindAdapter } from './kinds.js';
+import { deletionOf, endpointSliceAdapter, nodeAdapter, serviceAdapter, type KindAdapter } from './kinds.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import type { ListAnswer, WatchCallbacks } from './requests.js';
 
@@ -42,6 +42,7 @@ interface Options {
   readonly heldList?: boolean;
   /** Resolves watch() only when the test says (`h.openWatch`). */
   readonly heldWatch?: boolean;
+  readonly fatal?: (err: unknown) => boolean;
 }
 
 /** An informer on scripted requests: LIST answers in order, watches the test drives; events converted at once. */
@@ -56,7 +57,7 @@ function harness(lists: (Answer | Error)[], options: Options = {}) {
   let answerList: ((a: Answer) => void) | undefined;
   let openWatch: (() => void) | undefined;
   const requests: KindRequests = {
-    list: async (prepare, resourceVersion): Promise<ListAnswer<Listed>> => {
+    list: async <L>(prepare: (raw: KubernetesObject) => L, resourceVersion: string): Promise<ListAnswer<L>> => {
       asked.push(resourceVersion);
       const next = options.heldList ? await new Promise<Answer>((resolve) => (answerList = resolve)) : lists.shift();
       if (next === undefined) throw new Error('no more lists');
@@ -79,6 +80,7 @@ function harness(lists: (Answer | Error)[], options: Options = {}) {
   let synced = 0;
   const informer = new KindInformer({
     adapter: options.adapter ?? things,
+    deletionOf,
     requests,
     emit: (convert) => {
       const event = convert();
@@ -93,6 +95,7 @@ function harness(lists: (Answer | Error)[], options: Options = {}) {
     report: (kind, where) => reports.push({ kind, where }),
     ...(options.turnBudgetMs !== undefined ? { turnBudgetMs: options.turnBudgetMs } : {}),
     ...(options.schedule ? { schedule: options.schedule } : {}),
+    ...(options.fatal ? { fatal: options.fatal } : {}),
   });
   const settled = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
   return {
@@ -128,6 +131,23 @@ describe('KindInformer: list and watch', () => {
     await h.informer.start();
     expect(h.log).toEqual(expected);
     expect(h.synced()).toBe(expected.length > 0 ? 1 : 0);
+  });
+
+  it('a failure its caller calls fatal stops the informer; any other is retried', async () => {
+    const forbidden = Object.assign(new Error('forbidden'), { statusCode: 403 });
+    const judged: unknown[] = [];
+    const fatal = (err: unknown) => (judged.push(err), (err as { statusCode?: number }).statusCode === 403);
+    const givenUp = harness([forbidden, list('2')], { fatal });
+    await givenUp.informer.start();
+    expect(judged).toEqual([forbidden]);
+    expect(givenUp.retries).toHaveLength(0);
+    expect(givenUp.log).toEqual([]);
+    const retried = harness([new Error('boom'), list('2')], { fatal });
+    await retried.informer.start();
+    expect(retried.retries).toHaveLength(1);
+    retried.retries[0]!();
+    await retried.settled();
+    expect(retried.log).toEqual(['list@2', 'watch@2']);
   });
 
   it('a relist after 410 Gone deletes what vanished, updates what moved, leaves the rest, adds what is new', async () => {
@@ -409,10 +429,11 @@ describe('KindInformer: what the model holds', () => {
     const prepared = await new Promise<Listed[]>((resolve) => {
       const probe = new KindInformer({
         adapter: serviceAdapter,
+        deletionOf,
         requests: {
-          list: async (prepare) => {
+          list: async <L>(prepare: (raw: KubernetesObject) => L) => {
             const items = [prepare(structuredClone(rawService) as KubernetesObject)];
-            resolve(items);
+            resolve(items as Listed[]);
             return { resourceVersion: '1', items };
           },
           watch: async () => new AbortController(),
@@ -423,6 +444,7 @@ describe('KindInformer: what the model holds', () => {
         clock: systemClock,
         logger: new RecordingLogger(),
         rounds: { reachable: () => {} } as unknown as ReconnectRounds,
+        report: () => {},
       });
       void probe.start().then(() => probe.stop());
     });

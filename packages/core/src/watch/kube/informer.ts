@@ -1,14 +1,14 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { KubeWatchMetrics } from '../../metrics/kube-watch.js';
-import type { ModelEvent } from '../../model/types.js';
+import type { ModelEvent, ObjectKind } from '../../model/types.js';
 import type { Clock } from '../../util/clock.js';
 import { toError } from '../../util/errors.js';
 import type { Logger } from '../../util/log.js';
 import { nextTurn, type Scheduler } from '../../util/next-turn.js';
-import { reportInvalid, type Converted } from '../convert/index.js';
+import type { Converted } from '../convert/index.js';
 import { ApiStatusError } from './api-request.js';
 import { classifyFailure } from './failure-class.js';
-import { deletionOf, type KindAdapter, type UpsertEvent } from './kinds.js';
+import type { KindAdapter, UpsertEvent } from './kinds.js';
 import type { ReconnectRounds } from './reconnect-rounds.js';
 import type { RequestRateLimiter } from './request-rate-limiter.js';
 import { listRaw, watchRaw, type Collection, type ListAnswer, type WatchCallbacks } from './requests.js';
@@ -23,19 +23,19 @@ import { WatchOutage } from './watch-outage.js';
  * the object, so converting it here rather than when it is emitted changes no result; its problems
  * are still reported when it is emitted, as a watched object's are.
  */
-export interface Listed {
+export interface Listed<U = UpsertEvent> {
   /** `namespace/name` as the object's metadata says (the version store's key). */
   readonly key: string;
   readonly resourceVersion: string | undefined;
   /** `adapter.keyOf` of the raw object: the model's key. */
   readonly modelKey: string;
-  readonly upsert: Converted<UpsertEvent | null>;
+  readonly upsert: Converted<U | null>;
 }
 
 /** The informer's two requests; `kubeRequests` makes them against an API server, tests script them. */
 export interface KindRequests {
   /** `resourceVersion`: the reflector's choice (`listRaw`): '0' first, then the last version seen, '' when that is unavailable. */
-  list(prepare: (raw: KubernetesObject) => Listed, resourceVersion: string): Promise<ListAnswer<Listed>>;
+  list<L>(prepare: (raw: KubernetesObject) => L, resourceVersion: string): Promise<ListAnswer<L>>;
   watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<AbortController>;
 }
 
@@ -60,14 +60,24 @@ export function kubeRequests(
   };
 }
 
-export interface KindInformerOptions {
-  readonly adapter: KindAdapter;
+/** Where an informer reports an object its adapter refused (the kube source: `reportInvalid`). */
+export type InvalidReport = (kind: ObjectKind, where: string, errors: readonly string[]) => void;
+
+/**
+ * What one informer needs. `U` is what the adapter makes of an object (the model's upsert event),
+ * `E` what is emitted (the model's events: the upsert, and `deletionOf` it when the object goes).
+ */
+export interface KindInformerOptions<U = UpsertEvent, E = ModelEvent> {
+  readonly adapter: KindAdapter<U>;
+  /** The event that removes an accepted upsert (the model's `deletionOf`). */
+  readonly deletionOf: (upsert: U) => E;
   readonly requests: KindRequests;
   /**
-   * Receives each event's conversion, in order, to run later off the request's callback (the
-   * source's `EventBatcher`); what it returns is already filtered (nothing once `stopping` aborted).
+   * Receives each event's conversion, in order, at once when its object arrived, to run then or
+   * later off the request's callback (the source's `EventBatcher`); what it returns is already
+   * filtered (nothing once `stopping` aborted).
    */
-  readonly emit: (convert: () => ModelEvent | undefined) => void;
+  readonly emit: (convert: () => U | E | undefined) => void;
   /** Called once, when the initial list has been emitted. */
   readonly onSynced: () => void;
   readonly stopping: AbortSignal;
@@ -76,8 +86,13 @@ export interface KindInformerOptions {
   /** The retry schedule, shared with the source's other kinds. */
   readonly rounds: ReconnectRounds;
   readonly metrics?: KubeWatchMetrics;
-  /** Where an invalid object is reported (default `reportInvalid`: a log line and a counter). */
-  readonly report?: typeof reportInvalid;
+  /** Where an invalid object is reported (the kube source: `reportInvalid`, a log line and a counter). */
+  readonly report: InvalidReport;
+  /**
+   * A failure retrying cannot mend, for a caller that would rather give up (the test clients: a
+   * 403, missing RBAC): when it answers true the informer stops instead of retrying. Default: none.
+   */
+  readonly fatal?: (err: unknown) => boolean;
   /** Milliseconds of a LIST's apply per event-loop turn (default 10). */
   readonly turnBudgetMs?: number;
   readonly schedule?: Scheduler;
@@ -110,12 +125,14 @@ const CLOCK_EVERY = 64;
  *   when the failure hit the list; a relist keeps the store, so only differences are emitted and
  *   the served state is never dropped.
  *
+ * What it emits is its caller's: the kube source's adapters make model events; the test clients'
+ * reflector (through `@kpng/core/kube-api`) emits each raw object, to stamp its arrival.
+ *
  * `@kubernetes/client-node`'s own informer is not used: it applies a LIST in one turn, keeps every
  * object in its cache, drops `Retry-After`, and asks for no bookmarks (core README).
  */
-export class KindInformer {
-  readonly #options: KindInformerOptions;
-  readonly #report: typeof reportInvalid;
+export class KindInformer<U = UpsertEvent, E = ModelEvent> {
+  readonly #options: KindInformerOptions<U, E>;
   readonly #outage: WatchOutage;
   readonly #budgetMs: number;
   readonly #schedule: Scheduler;
@@ -123,7 +140,7 @@ export class KindInformer {
   /** Every object's resourceVersion, by `namespace/name` (neither can hold a `/`). */
   #versions = new Map<string, string | undefined>();
   /** Model key of each object the model holds, with the event that removes it. */
-  readonly #inModel = new Map<string, ModelEvent>();
+  readonly #inModel = new Map<string, E>();
   #resourceVersion = '';
   /**
    * The version the next LIST asks for, as client-go's reflector (`relistResourceVersion`): '0'
@@ -137,9 +154,8 @@ export class KindInformer {
   #retryPending = false;
   #synced = false;
 
-  constructor(options: KindInformerOptions) {
+  constructor(options: KindInformerOptions<U, E>) {
     this.#options = options;
-    this.#report = options.report ?? reportInvalid;
     this.#outage = new WatchOutage(options.adapter.kind, options.clock, options.logger, options.metrics);
     this.#budgetMs = options.turnBudgetMs ?? 10;
     this.#schedule = options.schedule ?? nextTurn;
@@ -191,13 +207,13 @@ export class KindInformer {
     if (this.#stopped) return;
     if (!this.#resourceVersion) {
       const { adapter } = this.#options;
-      const prepare = (raw: KubernetesObject): Listed => ({
+      const prepare = (raw: KubernetesObject): Listed<U> => ({
         key: storeKey(raw),
         resourceVersion: raw.metadata?.resourceVersion ?? undefined,
         modelKey: adapter.keyOf(raw),
         upsert: adapter.toUpsert(raw),
       });
-      let list: ListAnswer<Listed>;
+      let list: ListAnswer<Listed<U>>;
       try {
         list = await this.#options.requests.list(prepare, this.#listFrom);
       } catch (e) {
@@ -247,7 +263,7 @@ export class KindInformer {
    * object whose resourceVersion did not move is left alone), a budget of turns at a time. False
    * when stopped meanwhile.
    */
-  async #applyList(items: readonly Listed[]): Promise<boolean> {
+  async #applyList(items: readonly Listed<U>[]): Promise<boolean> {
     let since = this.#now();
     let count = 0;
     const due = async (): Promise<boolean> => {
@@ -312,24 +328,24 @@ export class KindInformer {
     return true;
   }
 
-  #emit(convert: () => ModelEvent | undefined): void {
+  #emit(convert: () => U | E | undefined): void {
     const { stopping } = this.#options;
     if (stopping.aborted) return;
     this.#options.emit(() => (stopping.aborted ? undefined : convert()));
   }
 
   /** The model event for a new version of the object at `modelKey` (see the class comment). */
-  #accept(modelKey: string, upsert: Converted<UpsertEvent | null>): ModelEvent | undefined {
+  #accept(modelKey: string, upsert: Converted<U | null>): U | E | undefined {
     if (!upsert.ok) {
-      this.#report(this.kind, modelKey, upsert.errors);
+      this.#options.report(this.kind, modelKey, upsert.errors);
       return undefined;
     }
     if (upsert.value === null) return this.#forget(modelKey);
-    this.#inModel.set(modelKey, deletionOf(upsert.value));
+    this.#inModel.set(modelKey, this.#options.deletionOf(upsert.value));
     return upsert.value;
   }
 
-  #forget(modelKey: string): ModelEvent | undefined {
+  #forget(modelKey: string): E | undefined {
     const deletion = this.#inModel.get(modelKey);
     this.#inModel.delete(modelKey);
     return deletion;
@@ -338,6 +354,11 @@ export class KindInformer {
   #failed(err: unknown): void {
     // Stopping aborts the open request, which reports one more error.
     if (this.#options.stopping.aborted || this.#retryPending) return;
+    if (this.#options.fatal?.(err)) {
+      void this.stop();
+      this.#options.logger.warn('informer failed; not retrying', { kind: this.kind, error: toError(err).message });
+      return;
+    }
     this.#retryPending = true;
     const failure = classifyFailure(err);
     const attempts = this.#outage.failed();

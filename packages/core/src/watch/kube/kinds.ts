@@ -11,13 +11,16 @@ import { podKey, policyKey } from '../../policy/types.js';
 
 export type UpsertEvent = Extract<ModelEvent, { op: 'upsert' }>;
 
-/** What the kube source needs to know about one kind to turn raw objects into model events. */
-export interface KindAdapter {
+/**
+ * What an informer needs to know about one kind to turn raw objects into events: the model's upsert
+ * events here (`U`), the raw object with its arrival for the test clients.
+ */
+export interface KindAdapter<U = UpsertEvent> {
   readonly kind: ObjectKind;
   /** The model key of a raw object, from its metadata alone (also for objects that fail conversion). */
   keyOf(obj: unknown): string;
   /** The upsert event, null when the proxy legitimately ignores the object, or the problems found. */
-  toUpsert(obj: unknown): Converted<UpsertEvent | null>;
+  toUpsert(obj: unknown): Converted<U | null>;
 }
 
 function metadataOf(obj: unknown): { namespace: string; name: string } {

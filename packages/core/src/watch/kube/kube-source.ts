@@ -9,10 +9,11 @@ import { systemClock, type Clock } from '../../util/clock.js';
 import { ErrorCodes, KpngError } from '../../util/errors.js';
 import { log, type LogFields, type Logger } from '../../util/log.js';
 import type { ModelSink, Source } from '../source.js';
-import { reportingTo } from '../convert/index.js';
+import { reportInvalid, reportingTo } from '../convert/index.js';
 import { ApiStatusError } from './api-request.js';
 import { EventBatcher } from './event-batcher.js';
 import {
+  deletionOf,
   endpointSliceAdapter,
   namespaceAdapter,
   networkPolicyAdapter,
@@ -139,6 +140,7 @@ export class KubeSource implements Source {
     const makeInformer = ({ adapter, ...collection }: WatchedKind) =>
       new KindInformer({
         adapter,
+        deletionOf,
         requests: kubeRequests(kubeConfig, collection, { stopping: signal, listTimeoutMs, limiter }),
         emit: (convert) => batcher.push(convert),
         onSynced: () =>
@@ -152,7 +154,7 @@ export class KubeSource implements Source {
         logger: this.logger,
         rounds,
         ...(this.options.watchMetrics ? { metrics: this.options.watchMetrics } : {}),
-        ...(this.options.events ? { report: reportingTo(this.options.events) } : {}),
+        report: this.options.events ? reportingTo(this.options.events) : reportInvalid,
         ...(this.options.turnBudgetMs !== undefined ? { turnBudgetMs: this.options.turnBudgetMs } : {}),
       });
     const informers = kinds.map(makeInformer);

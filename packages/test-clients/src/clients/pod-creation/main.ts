@@ -12,6 +12,7 @@ export const podCreationSpec: ClientSpec<PodCreationConfig> = {
   configure: podCreationConfig,
   create(config, env) {
     const pods = new Reflector<Pod>({
+      kind: 'Pod',
       kubeConfig: env.kubeConfig,
       path: namespacedPath('core', config.targets.targetNamespace, 'pods'),
       labelSelector: config.targets.targetLabelSelector,

@@ -17,13 +17,14 @@ export const policyCreationSpec: ClientSpec<PolicyCreationConfig> = {
     const policies = new PolicyTracker({
       allowPolicyName: config.allowPolicyName,
       denyPolicyName: config.denyPolicyName,
-      policies: new Reflector<KubeObject>({ kubeConfig, path: policiesPath, clock, logger }),
+      policies: new Reflector<KubeObject>({ kind: 'NetworkPolicy', kubeConfig, path: policiesPath, clock, logger }),
       getPolicy: (name, signal) =>
         getObject<KubeObject>(kubeConfig, `${policiesPath}/${encodeURIComponent(name)}`, signal),
       clock,
       logger,
     });
     const pods = new Reflector<Pod>({
+      kind: 'Pod',
       kubeConfig,
       path: namespacedPath('core', config.targets.targetNamespace, 'pods'),
       labelSelector: config.targets.targetLabelSelector,

@@ -17,6 +17,7 @@ export const serviceProgrammingSpec: ClientSpec<ServiceProgrammingConfig> = {
   create(config, env) {
     const { kubeConfig, clock, logger } = env;
     const slices = new Reflector<EndpointSlice>({
+      kind: 'EndpointSlice',
       kubeConfig,
       path: namespacedPath('discovery.k8s.io/v1', config.serviceNamespace, 'endpointslices'),
       labelSelector: `kubernetes.io/service-name=${config.serviceName}`,
