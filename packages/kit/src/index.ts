@@ -35,4 +35,4 @@ export {
   type FlagToken,
 } from './flags.js';
 export { formatGoDuration, parseDurationMs, parseGoDuration } from './duration.js';
-export { registeredOr, type MetricLookup } from './metrics.js';
+export { metricsOn, registeredOr, type DeclareMetric, type MetricClass, type MetricLookup } from './metrics.js';

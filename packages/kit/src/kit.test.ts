@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inNetns } from './netns.js';
-import { registeredOr } from './metrics.js';
+import { metricsOn, registeredOr } from './metrics.js';
 import { TurnBudget } from './turn-budget.js';
 
 describe('inNetns', () => {
@@ -37,6 +37,32 @@ describe('registeredOr', () => {
     const first = registeredOr(registry, 'm', create);
     expect(registeredOr(registry, 'm', create)).toBe(first);
     expect(created).toBe(1);
+  });
+});
+
+describe('metricsOn', () => {
+  /** A registry as prom-client's behaves: a metric registers itself on each of its `registers`. */
+  class FakeRegistry {
+    readonly held = new Map<string, unknown>();
+    getSingleMetric(name: string): unknown {
+      return this.held.get(name);
+    }
+  }
+  class FakeCounter {
+    constructor(readonly configuration: { name: string; help: string; registers: FakeRegistry[] }) {
+      for (const registry of configuration.registers) registry.held.set(configuration.name, this);
+    }
+  }
+
+  it('declares a metric with its configuration, registered on that registry alone; a second declaration shares it', () => {
+    const registry = new FakeRegistry();
+    const other = new FakeRegistry();
+    const metric = metricsOn(registry);
+    const first = metric(FakeCounter, { name: 'a_total', help: 'A.' });
+    expect(first.configuration).toEqual({ name: 'a_total', help: 'A.', registers: [registry] });
+    expect(metric(FakeCounter, { name: 'a_total', help: 'ignored' })).toBe(first);
+    expect(metricsOn(other)(FakeCounter, { name: 'a_total', help: 'A.' })).not.toBe(first);
+    expect(metric(FakeCounter, { name: 'b_total', help: 'B.' })).not.toBe(first);
   });
 });
 

@@ -1,6 +1,6 @@
 /** The conntrack reconciler metrics (observability doc), shared by the Linux backends. */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import { EXP_BUCKETS } from '../metrics/buckets.js';
 import type { IPFamily } from '../model/types.js';
 
@@ -9,30 +9,18 @@ export type ConntrackObserver = (family: IPFamily, deleted: number, seconds: num
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createConntrackMetrics(registry: Registry): ConntrackObserver {
-  const registers = [registry];
-  const deleted = registeredOr(
-    registry,
-    'kubeproxy_conntrack_reconciler_deleted_entries_total',
-    () =>
-      new Counter({
-        name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
-        help: '[ALPHA] Cumulative conntrack flows deleted by conntrack reconciler',
-        labelNames: ['ip_family'],
-        registers,
-      }),
-  );
-  const duration = registeredOr(
-    registry,
-    'kubeproxy_conntrack_reconciler_sync_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
-        help: '[ALPHA] ReconcileConntrackFlowsLatency latency in seconds',
-        labelNames: ['ip_family'],
-        buckets: [...EXP_BUCKETS],
-        registers,
-      }),
-  );
+  const metric = metricsOn(registry);
+  const deleted = metric(Counter, {
+    name: 'kubeproxy_conntrack_reconciler_deleted_entries_total',
+    help: '[ALPHA] Cumulative conntrack flows deleted by conntrack reconciler',
+    labelNames: ['ip_family'],
+  });
+  const duration = metric(Histogram, {
+    name: 'kubeproxy_conntrack_reconciler_sync_duration_seconds',
+    help: '[ALPHA] ReconcileConntrackFlowsLatency latency in seconds',
+    labelNames: ['ip_family'],
+    buckets: [...EXP_BUCKETS],
+  });
   return (family, count, seconds) => {
     if (count > 0) deleted.inc({ ip_family: family }, count);
     duration.observe({ ip_family: family }, seconds);

@@ -4,7 +4,7 @@
  * Service, kind and reason, however many versions of it arrive.
  */
 import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import type { Logger } from '../util/log.js';
 import type { RefusalObserver, RenderRefusal } from './render-guard.js';
 
@@ -27,17 +27,11 @@ export function renderRefusals(options: RenderRefusalsOptions): RefusalObserver 
   const counter =
     registry === undefined
       ? undefined
-      : registeredOr(
-          registry,
-          RENDER_REFUSED_METRIC,
-          () =>
-            new Counter({
-              name: RENDER_REFUSED_METRIC,
-              help: 'Services, endpoints and node addresses a backend left out of its render because a value failed validation.',
-              labelNames: ['backend', 'kind', 'reason'],
-              registers: [registry],
-            }),
-        );
+      : metricsOn(registry)(Counter, {
+          name: RENDER_REFUSED_METRIC,
+          help: 'Services, endpoints and node addresses a backend left out of its render because a value failed validation.',
+          labelNames: ['backend', 'kind', 'reason'],
+        });
   const logged = new Set<string>();
   return (refusal: RenderRefusal) => {
     counter?.inc({ backend, kind: refusal.kind, reason: refusal.reason });

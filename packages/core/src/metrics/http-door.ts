@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import { cleanPath, locationOf, parseRequestTarget } from './request-target.js';
 
 /**
@@ -85,17 +85,11 @@ const NOT_FOUND = '404 page not found\n';
 
 /** `kpng_http_refused_requests_total{server,reason}` on `registry` (the one already there, if any). */
 export function httpRefusals(registry: Registry): Counter<'server' | 'reason'> {
-  return registeredOr(
-    registry,
-    'kpng_http_refused_requests_total',
-    () =>
-      new Counter({
-        name: 'kpng_http_refused_requests_total',
-        help: 'HTTP requests and connections a kpng server refused, by server and reason (bad-request, headers-too-large, timeout, connection-limit, not-found, handler-error, accept-error)',
-        labelNames: ['server', 'reason'] as const,
-        registers: [registry],
-      }),
-  );
+  return metricsOn(registry)(Counter, {
+    name: 'kpng_http_refused_requests_total',
+    help: 'HTTP requests and connections a kpng server refused, by server and reason (bad-request, headers-too-large, timeout, connection-limit, not-found, handler-error, accept-error)',
+    labelNames: ['server', 'reason'] as const,
+  });
 }
 
 /** An http.Server with the door's behaviour; listen with `listen()` from `./http.js`. */

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 
 /**
  * The kube source's watch availability, per kind (`Service`, `EndpointSlice`, `Node`): how often a
@@ -41,44 +41,27 @@ export function registerKubeWatchMetrics(registry: Registry): KubeWatchMetrics {
     downReaders.set(registry, readers);
   }
   const current = readers;
-  const reconnects = registeredOr(
-    registry,
-    KUBE_WATCH_RECONNECTS_TOTAL,
-    () =>
-      new Counter({
-        name: KUBE_WATCH_RECONNECTS_TOTAL,
-        help: 'Watches of the API server opened again after one was lost (routine watch timeouts included), by kind',
-        labelNames: ['kind'] as const,
-        registers: [registry],
-      }),
-  );
-  const outages = registeredOr(
-    registry,
-    KUBE_WATCH_OUTAGE_SECONDS,
-    () =>
-      new Histogram({
-        name: KUBE_WATCH_OUTAGE_SECONDS,
-        help: 'Time without an open watch before each reconnect, by kind',
-        labelNames: ['kind'] as const,
-        buckets: [...KUBE_WATCH_OUTAGE_BUCKETS],
-        registers: [registry],
-      }),
-  );
-  registeredOr(
-    registry,
-    KUBE_WATCH_DOWN_SECONDS,
-    () =>
-      new Gauge({
-        name: KUBE_WATCH_DOWN_SECONDS,
-        help: 'Time the kind has been without an open watch of the API server (0 while it has one), by kind',
-        labelNames: ['kind'] as const,
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const [kind, read] of current) this.set({ kind }, read());
-        },
-      }),
-  );
+  const metric = metricsOn(registry);
+  const reconnects = metric(Counter, {
+    name: KUBE_WATCH_RECONNECTS_TOTAL,
+    help: 'Watches of the API server opened again after one was lost (routine watch timeouts included), by kind',
+    labelNames: ['kind'] as const,
+  });
+  const outages = metric(Histogram, {
+    name: KUBE_WATCH_OUTAGE_SECONDS,
+    help: 'Time without an open watch before each reconnect, by kind',
+    labelNames: ['kind'] as const,
+    buckets: [...KUBE_WATCH_OUTAGE_BUCKETS],
+  });
+  metric(Gauge, {
+    name: KUBE_WATCH_DOWN_SECONDS,
+    help: 'Time the kind has been without an open watch of the API server (0 while it has one), by kind',
+    labelNames: ['kind'] as const,
+    collect(this: Gauge<'kind'>) {
+      this.reset();
+      for (const [kind, read] of current) this.set({ kind }, read());
+    },
+  });
   return {
     reconnected(kind, downSeconds) {
       reconnects.inc({ kind });

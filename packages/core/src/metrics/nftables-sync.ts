@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import type { IPFamily } from '../model/types.js';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 
 export const NFTABLES_SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total';
 
@@ -14,10 +14,6 @@ export function createNftablesSyncFailures(registry: Registry): (family: IPFamil
 
 /** A `{ip_family}` failure counter: registers it, or reuses the one another backend on the same registry registered. */
 export function familyFailureCounter(registry: Registry, name: string, help: string): (family: IPFamily) => void {
-  const failures = registeredOr(
-    registry,
-    name,
-    () => new Counter({ name, help, labelNames: ['ip_family'], registers: [registry] }),
-  );
+  const failures = metricsOn(registry)(Counter, { name, help, labelNames: ['ip_family'] });
   return (family) => failures.inc({ ip_family: family });
 }

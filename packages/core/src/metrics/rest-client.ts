@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 
 /**
  * client-go's API-client metrics (component-base `restclient` adapters), which operators alert on:
@@ -67,30 +67,19 @@ export function pathTemplate(path: string): string {
  * shared by several sources) and returns the observer.
  */
 export function registerRestClientMetrics(registry: Registry): RestClientMetrics {
-  const requests = registeredOr(
-    registry,
-    REST_CLIENT_REQUESTS_TOTAL,
-    () =>
-      new Counter({
-        name: REST_CLIENT_REQUESTS_TOTAL,
-        help: '[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.',
-        labelNames: ['code', 'method', 'host'] as const,
-        registers: [registry],
-      }),
-  );
-  const duration = registeredOr(
-    registry,
-    REST_CLIENT_REQUEST_DURATION,
-    () =>
-      new Histogram({
-        name: REST_CLIENT_REQUEST_DURATION,
-        // Current component-base: by verb and host (the url label was dropped upstream for cardinality).
-        help: '[ALPHA] Request latency in seconds. Broken down by verb, and host.',
-        labelNames: ['verb', 'host'] as const,
-        buckets: [...REST_CLIENT_DURATION_BUCKETS],
-        registers: [registry],
-      }),
-  );
+  const metric = metricsOn(registry);
+  const requests = metric(Counter, {
+    name: REST_CLIENT_REQUESTS_TOTAL,
+    help: '[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'] as const,
+  });
+  const duration = metric(Histogram, {
+    name: REST_CLIENT_REQUEST_DURATION,
+    // Current component-base: by verb and host (the url label was dropped upstream for cardinality).
+    help: '[ALPHA] Request latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const,
+    buckets: [...REST_CLIENT_DURATION_BUCKETS],
+  });
   return {
     observe({ method, url, status, durationSeconds }) {
       const verb = method.toUpperCase();

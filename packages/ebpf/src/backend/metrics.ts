@@ -3,7 +3,7 @@
  * repairs); a backend adds only these.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import type { MapName } from '../maps/layout.js';
 
 export interface EbpfMetrics {
@@ -44,104 +44,50 @@ export const NO_METRICS: EbpfMetrics = {
 
 /** Registers (or, for a second backend on the same registry, reuses) the metrics. */
 export function createEbpfMetrics(registry: Registry): EbpfMetrics {
-  const registers = [registry];
-  const writes = registeredOr(
-    registry,
-    'kpng_ebpf_map_writes_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_map_writes_total',
-        help: 'BPF map elements written by successful syncs, by map and operation',
-        labelNames: ['map', 'op'],
-        registers,
-      }),
-  );
-  const failures = registeredOr(
-    registry,
-    'kpng_ebpf_map_write_failures_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_map_write_failures_total',
-        help: 'BPF map writes the kernel refused, by map',
-        labelNames: ['map'],
-        registers,
-      }),
-  );
-  const entries = registeredOr(
-    registry,
-    'kpng_ebpf_map_entries',
-    () =>
-      new Gauge({
-        name: 'kpng_ebpf_map_entries',
-        help: 'Elements in each BPF map kpng owns',
-        labelNames: ['map'],
-        registers,
-      }),
-  );
-  const problems = registeredOr(
-    registry,
-    'kpng_ebpf_render_problems_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_render_problems_total',
-        help: 'Service parts left out of the BPF maps (see the log for which and why)',
-        registers,
-      }),
-  );
-  const capacity = registeredOr(
-    registry,
-    'kpng_ebpf_map_capacity',
-    () =>
-      new Gauge({
-        name: 'kpng_ebpf_map_capacity',
-        help: 'max_entries of each BPF map kpng sizes from the state',
-        labelNames: ['map'],
-        registers,
-      }),
-  );
-  const resizes = registeredOr(
-    registry,
-    'kpng_ebpf_map_resizes_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_map_resizes_total',
-        help: 'BPF maps recreated bigger for the state (programs switched to them while attached)',
-        labelNames: ['map'],
-        registers,
-      }),
-  );
-  const full = registeredOr(
-    registry,
-    'kpng_ebpf_map_full_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_map_full_total',
-        help: 'Syncs refused because the state needs more entries in a BPF map than its bound (--max-services, --max-endpoints)',
-        labelNames: ['map'],
-        registers,
-      }),
-  );
-  const stale = registeredOr(
-    registry,
-    'kpng_ebpf_stale_udp_sockets_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_stale_udp_sockets_total',
-        help: 'Connected UDP sockets balanced to an endpoint a sync removed: destroyed, refused by the kernel, or left (a kernel without bpf_sock_destroy, Linux < 6.5)',
-        labelNames: ['outcome'],
-        registers,
-      }),
-  );
-  const sweepFailures = registeredOr(
-    registry,
-    'kpng_ebpf_stale_udp_sweep_failures_total',
-    () =>
-      new Counter({
-        name: 'kpng_ebpf_stale_udp_sweep_failures_total',
-        help: 'Stale UDP sweeps that failed (the sync itself succeeded)',
-        registers,
-      }),
-  );
+  const metric = metricsOn(registry);
+  const writes = metric(Counter, {
+    name: 'kpng_ebpf_map_writes_total',
+    help: 'BPF map elements written by successful syncs, by map and operation',
+    labelNames: ['map', 'op'],
+  });
+  const failures = metric(Counter, {
+    name: 'kpng_ebpf_map_write_failures_total',
+    help: 'BPF map writes the kernel refused, by map',
+    labelNames: ['map'],
+  });
+  const entries = metric(Gauge, {
+    name: 'kpng_ebpf_map_entries',
+    help: 'Elements in each BPF map kpng owns',
+    labelNames: ['map'],
+  });
+  const problems = metric(Counter, {
+    name: 'kpng_ebpf_render_problems_total',
+    help: 'Service parts left out of the BPF maps (see the log for which and why)',
+  });
+  const capacity = metric(Gauge, {
+    name: 'kpng_ebpf_map_capacity',
+    help: 'max_entries of each BPF map kpng sizes from the state',
+    labelNames: ['map'],
+  });
+  const resizes = metric(Counter, {
+    name: 'kpng_ebpf_map_resizes_total',
+    help: 'BPF maps recreated bigger for the state (programs switched to them while attached)',
+    labelNames: ['map'],
+  });
+  const full = metric(Counter, {
+    name: 'kpng_ebpf_map_full_total',
+    help: 'Syncs refused because the state needs more entries in a BPF map than its bound (--max-services, --max-endpoints)',
+    labelNames: ['map'],
+  });
+  const stale = metric(Counter, {
+    name: 'kpng_ebpf_stale_udp_sockets_total',
+    help: 'Connected UDP sockets balanced to an endpoint a sync removed: destroyed, refused by the kernel, or left (a kernel without bpf_sock_destroy, Linux < 6.5)',
+    labelNames: ['outcome'],
+  });
+  const sweepFailures = metric(Counter, {
+    name: 'kpng_ebpf_stale_udp_sweep_failures_total',
+    help: 'Stale UDP sweeps that failed (the sync itself succeeded)',
+  });
   return {
     staleUdp: (outcome, n) => stale.inc({ outcome }, n),
     staleUdpSweepFailed: () => sweepFailures.inc(),

@@ -3,7 +3,7 @@
  * the sync-loop metrics (durations, programming latency); a backend adds only these.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import { NFACCT_INVALID_DROPPED, NFACCT_LOCALHOST_NODEPORTS } from '../render/names.js';
 import { createConntrackMetrics, createIptablesRestoreFailures, type IPFamily } from '@kpng/core';
 
@@ -28,23 +28,18 @@ export function registerNfacctMetrics(
   registry: Registry,
   packets: (name: string) => Promise<number | undefined>,
 ): void {
+  const metric = metricsOn(registry);
   const counter = (name: string, help: string, object: string): void =>
-    void registeredOr(
-      registry,
+    void metric(Counter, {
       name,
-      () =>
-        new Counter({
-          name,
-          help,
-          registers: [registry],
-          async collect() {
-            const value = await packets(object);
-            if (value === undefined) return;
-            this.reset();
-            this.inc(value);
-          },
-        }),
-    );
+      help,
+      async collect(this: Counter) {
+        const value = await packets(object);
+        if (value === undefined) return;
+        this.reset();
+        this.inc(value);
+      },
+    });
   counter(
     'kubeproxy_iptables_ct_state_invalid_dropped_packets_total',
     '[ALPHA] packets dropped by iptables to work around conntrack problems',
@@ -61,41 +56,23 @@ export const NO_METRICS: IptablesMetrics = { restoreFailed() {}, rules() {}, con
 
 /** Registers (or reuses, for a second backend on the same registry) the metrics. */
 export function createIptablesMetrics(registry: Registry): IptablesMetrics {
-  const registers = [registry];
+  const metric = metricsOn(registry);
   const restoreFailed = createIptablesRestoreFailures(registry);
-  const partialFailures = registeredOr(
-    registry,
-    'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
-    () =>
-      new Counter({
-        name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
-        help: '[ALPHA] Cumulative proxy iptables partial restore failures',
-        labelNames: ['ip_family'],
-        registers,
-      }),
-  );
-  const total = registeredOr(
-    registry,
-    'kubeproxy_sync_proxy_rules_iptables_total',
-    () =>
-      new Gauge({
-        name: 'kubeproxy_sync_proxy_rules_iptables_total',
-        help: '[ALPHA] Total number of iptables rules owned by kube-proxy',
-        labelNames: ['table', 'ip_family'],
-        registers,
-      }),
-  );
-  const last = registeredOr(
-    registry,
-    'kubeproxy_sync_proxy_rules_iptables_last',
-    () =>
-      new Gauge({
-        name: 'kubeproxy_sync_proxy_rules_iptables_last',
-        help: '[ALPHA] Number of iptables rules written by kube-proxy in last sync',
-        labelNames: ['table', 'ip_family'],
-        registers,
-      }),
-  );
+  const partialFailures = metric(Counter, {
+    name: 'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+    help: '[ALPHA] Cumulative proxy iptables partial restore failures',
+    labelNames: ['ip_family'],
+  });
+  const total = metric(Gauge, {
+    name: 'kubeproxy_sync_proxy_rules_iptables_total',
+    help: '[ALPHA] Total number of iptables rules owned by kube-proxy',
+    labelNames: ['table', 'ip_family'],
+  });
+  const last = metric(Gauge, {
+    name: 'kubeproxy_sync_proxy_rules_iptables_last',
+    help: '[ALPHA] Number of iptables rules written by kube-proxy in last sync',
+    labelNames: ['table', 'ip_family'],
+  });
   const conntrack = createConntrackMetrics(registry);
   return {
     conntrackCleaned: conntrack,

@@ -13,7 +13,7 @@ import {
   createNftablesSyncFailures,
   type IPFamily,
 } from '@kpng/core';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface IpvsMetrics {
@@ -39,12 +39,13 @@ export const NO_IPVS_METRICS: IpvsMetrics = {
 export function createIpvsMetrics(registry: Registry): IpvsMetrics {
   const nftFailures = createNftablesSyncFailures(registry);
   const upstreamFailures = createIptablesRestoreFailures(registry);
-  const registers = [registry];
-  const counter = (name: string, help: string, labelNames: string[]): Counter =>
-    registeredOr(registry, name, () => new Counter({ name, help, labelNames, registers }));
-  const gauge = (name: string, help: string): Gauge =>
-    registeredOr(registry, name, () => new Gauge({ name, help, labelNames: ['ip_family'], registers }));
-  const netlink = counter('kpng_ipvs_netlink_failures_total', 'IPVS netlink calls the kernel refused', ['operation']);
+  const metric = metricsOn(registry);
+  const netlink = metric(Counter, {
+    name: 'kpng_ipvs_netlink_failures_total',
+    help: 'IPVS netlink calls the kernel refused',
+    labelNames: ['operation'],
+  });
+  const gauge = (name: string, help: string) => metric(Gauge, { name, help, labelNames: ['ip_family'] });
   const virtualServers = gauge('kpng_ipvs_virtual_servers', 'IPVS virtual servers programmed by the last sync');
   const realServers = gauge('kpng_ipvs_real_servers', 'IPVS real servers programmed by the last sync');
   const draining = gauge('kpng_ipvs_draining_real_servers', 'real servers at weight 0 waiting for their connections');

@@ -5,7 +5,7 @@
  */
 import { Histogram, type Registry } from 'prom-client';
 import type { Backend, DriftKinds, SyncOutcome, SyncRequest } from '@kpng/core';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import { isNotFound } from '@kpng/nftables';
 import { NetpolEnforcer, type NetpolEnforcerOptions } from './enforcer.js';
 import { TABLE } from '../render/names.js';
@@ -15,17 +15,11 @@ export const POLICY_SYNC_LATENCY_METRIC = 'kpng_netpol_sync_latency_seconds';
 
 /** From the core applying the API event of a policy, pod or namespace change to the rules enforcing it. */
 export function policySyncLatency(registry: Registry): Histogram {
-  return registeredOr(
-    registry,
-    POLICY_SYNC_LATENCY_METRIC,
-    () =>
-      new Histogram({
-        name: POLICY_SYNC_LATENCY_METRIC,
-        help: 'Seconds from the API event of a NetworkPolicy, Pod or Namespace change (as the core applied it) to the nftables transaction enforcing it.',
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-        registers: [registry],
-      }),
-  );
+  return metricsOn(registry)(Histogram, {
+    name: POLICY_SYNC_LATENCY_METRIC,
+    help: 'Seconds from the API event of a NetworkPolicy, Pod or Namespace change (as the core applied it) to the nftables transaction enforcing it.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  });
 }
 
 export interface NetpolBackendOptions extends NetpolEnforcerOptions {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Gauge, register, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 import type { ServeSettings } from '../config/common.js';
 import { FlagError, HelpRequested, VersionRequested, type FlagSet, type ParsedFlags } from '../config/flags.js';
 import { PACKAGE_VERSION } from '../util/version.js';
@@ -103,17 +103,11 @@ export async function runClient<C extends { readonly serve: ServeSettings }>(
   // Says which binary serves these metrics: upstream's images have no such series. The check
   // script (check-clusterloader2-run) relies on it.
   const mode = (config as { readonly probe?: { readonly mode?: string } }).probe?.mode ?? 'precise';
-  const info = registeredOr(
-    registry,
-    'kpng_test_client_info',
-    () =>
-      new Gauge({
-        name: 'kpng_test_client_info',
-        help: 'Always 1: the client program, its version and its measurement mode.',
-        labelNames: ['program', 'version', 'mode'],
-        registers: [registry],
-      }),
-  );
+  const info = metricsOn(registry)(Gauge, {
+    name: 'kpng_test_client_info',
+    help: 'Always 1: the client program, its version and its measurement mode.',
+    labelNames: ['program', 'version', 'mode'],
+  });
   info.set({ program: spec.program, version: PACKAGE_VERSION, mode }, 1);
   let server: MetricsServer | undefined;
   try {

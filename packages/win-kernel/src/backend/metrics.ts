@@ -3,7 +3,7 @@
  * network programming latency, failures); these count what reached HNS.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { registeredOr } from '@kpng/kit';
+import { metricsOn } from '@kpng/kit';
 
 export interface WinKernelMetrics {
   hnsCall(operation: string, ok: boolean): void;
@@ -15,39 +15,21 @@ export interface WinKernelMetrics {
 export const NO_METRICS: WinKernelMetrics = { hnsCall() {}, rollback() {}, loadBalancers() {} };
 
 export function createWinKernelMetrics(registry: Registry): WinKernelMetrics {
-  const registers = [registry];
-  const calls = registeredOr(
-    registry,
-    'kpng_win_kernel_hns_operations_total',
-    () =>
-      new Counter({
-        name: 'kpng_win_kernel_hns_operations_total',
-        help: 'HNS load balancer and endpoint operations, by operation and result',
-        labelNames: ['operation', 'result'],
-        registers,
-      }),
-  );
-  const rollbacks = registeredOr(
-    registry,
-    'kpng_win_kernel_rollbacks_total',
-    () =>
-      new Counter({
-        name: 'kpng_win_kernel_rollbacks_total',
-        help: 'Failed syncs whose applied operations were undone (result=undone) or could not be (result=stale)',
-        labelNames: ['result'],
-        registers,
-      }),
-  );
-  const lbs = registeredOr(
-    registry,
-    'kpng_win_kernel_load_balancers',
-    () =>
-      new Gauge({
-        name: 'kpng_win_kernel_load_balancers',
-        help: 'HNS load balancers programmed by this node after the last successful sync',
-        registers,
-      }),
-  );
+  const metric = metricsOn(registry);
+  const calls = metric(Counter, {
+    name: 'kpng_win_kernel_hns_operations_total',
+    help: 'HNS load balancer and endpoint operations, by operation and result',
+    labelNames: ['operation', 'result'],
+  });
+  const rollbacks = metric(Counter, {
+    name: 'kpng_win_kernel_rollbacks_total',
+    help: 'Failed syncs whose applied operations were undone (result=undone) or could not be (result=stale)',
+    labelNames: ['result'],
+  });
+  const lbs = metric(Gauge, {
+    name: 'kpng_win_kernel_load_balancers',
+    help: 'HNS load balancers programmed by this node after the last successful sync',
+  });
   return {
     hnsCall: (operation, ok) => calls.inc({ operation, result: ok ? 'success' : 'error' }),
     rollback: (result) => rollbacks.inc({ result }),
