@@ -1,7 +1,7 @@
 /**
  * What one connection-rate sample leaves in the lab's namespaces, read from their own `/proc/net`
  * (per network namespace): TIME_WAIT sockets (`sockstat`), SYNs retransmitted (each one a
- * connection held ~1 s: the client's `TcpExt: TCPSynRetrans`), and SYNs a TIME_WAIT socket
+ * connection delayed: the client's `TcpExt: TCPSynRetrans`), and SYNs a TIME_WAIT socket
  * refused for an old timestamp (the server's `PAWSTimewait` / `PAWSEstab`). These tell a sample
  * that measured the path of new connections from one that measured what earlier samples left.
  */
@@ -16,7 +16,7 @@ export interface SocketState {
    * `TcpExt: PAWSTimewait` + `PAWSEstab`: segments refused for an old timestamp. A SYN reusing a
    * TIME_WAIT socket's 4-tuple with an older timestamp is one (counted in PAWSTimewait since Linux
    * 6.x, in PAWSEstab before): the server answers it with an ACK, the client resets, and its SYN
-   * goes again after ~1 s.
+   * goes again (a client SYN retransmit).
    */
   readonly pawsRejected: number;
 }

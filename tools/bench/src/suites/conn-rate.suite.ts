@@ -55,21 +55,23 @@ const SETTLE_MS = 1_000;
  *
  * What one sample leaves for the next (`--close`, default `rst`). The echo server answers and
  * closes first, so with an orderly close (`--close=fin`, what the suite did before) the server's
- * namespace keeps every connection's 4-tuple in TIME_WAIT for 60 s and the node's conntrack keeps
- * its entry for 120 s (TIME_WAIT). At ~5,000 connections/s a sample leaves ~15,000 of each and the
- * client's next ports land on those tuples within seconds. A SYN on a server TIME_WAIT tuple with an
- * older timestamp is refused (PAWS; the timestamp offset is per address pair, and nft's client
- * connects to the ClusterIP where ebpf's is rewritten to the pod), and a new conntrack entry whose
- * reply tuple clashes with an old one (nft's entries are NATed from the ClusterIP, ebpf's are not)
- * is dropped; either way the client's SYN goes again after ~1 s. The rates then fell from round to
- * round on a quiet machine (nft 5,400 to 1,600 conn/s, ebpf 4,600 to 300): the suite measured what
- * earlier samples left, not the path. With `rst` the client resets each connection once the answer
- * and the server's FIN arrived (`resetAndDestroy`): no TIME_WAIT on either side; and the node's
- * conntrack (the lab's namespace, never the host's) is flushed before each sample, which then starts
- * from the same empty table whichever backend ran before. Each sample logs what it left
- * (`src/connrate/socket-state.ts`): TIME_WAIT in the client and server namespaces, the node's
- * conntrack entries and clashes (`insert_failed`), the client's SYN retransmits and the server's PAWS
- * refusals; `conn-rate[.ebpf].syn-retransmits` reports the client's per sample.
+ * namespace keeps every connection's 4-tuple in TIME_WAIT for 60 s (and the node's conntrack its
+ * entry for 120 s). At ~5,000 connections/s a sample leaves ~15,000 and the client's next ports land
+ * on those tuples within seconds. A SYN on a TIME_WAIT tuple whose timestamp is older than the one
+ * the server remembers is refused (PAWS): the timestamp offset is per address pair, and nft's client
+ * connects to the ClusterIP where ebpf's is rewritten to the pod, so after a sample of the other
+ * backend one of the two is always older. The server answers with an ACK, the client resets and
+ * sends its SYN again: measured one for one (a `--close=fin` run at load 15: server PAWS refusals
+ * = client SYN retransmits, up to 67 a sample, 22,000 TIME_WAIT in the server's namespace, none in
+ * the client's; no conntrack clash). The rates fell from round to round on a quiet machine (nft
+ * 5,400 to 1,600 conn/s, ebpf 4,600 to 300): the suite measured what earlier samples left, not the
+ * path. With `rst` the client resets each connection once the answer and the server's FIN arrived
+ * (`resetAndDestroy`): no TIME_WAIT on either side; and the node's conntrack (the lab's namespace,
+ * never the host's) is emptied before each sample, so every sample starts from the same table
+ * whichever backend ran before. Each sample logs what it left (`src/connrate/socket-state.ts`):
+ * TIME_WAIT in the client and server namespaces, the node's conntrack entries and clashes
+ * (`insert_failed`), the client's SYN retransmits and the server's PAWS refusals;
+ * `conn-rate[.ebpf].syn-retransmits` reports the client's per sample (0 in the `rst` runs so far).
  * The client reports its cgroup: an ebpf sample from outside the backend's cgroup (nft's rules
  * would still answer it) fails the run.
  */
@@ -262,9 +264,8 @@ async function rounds(
         const command =
           cgroup === undefined ? argv : ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${cgroup}/cgroup.procs`, ...argv];
         // With resets nothing is left in the pods' namespaces; the node's conntrack still holds
-        // each connection for 10 s (CLOSE), and a SYN whose reply tuple clashes with an entry
-        // of the other backend's (nft's is NATed from the ClusterIP, ebpf's is not) is dropped:
-        // each sample starts from an empty table (the lab's node namespace only).
+        // each connection for 10 s (CLOSE), NATed (nft) or not (ebpf): every sample starts from an
+        // empty table, whichever backend ran before (the lab's node namespace only).
         if (options.close === 'rst') await lab.node.namespace.exec(['conntrack', '-F']);
         const [clientBefore, serverBefore] = [await socketState(lab, 'client'), await socketState(lab, 'server')];
         const conntrackBefore = await nodeConntrack(lab);
