@@ -6,6 +6,8 @@ export { KERNELS, type KernelId, type KernelSpec } from './kernels.js';
 export { runningQemus } from './qemu.js';
 export { jobMount, runInVm, VmError, type VmFailure, type VmRunOptions, type VmRunResult } from './vm.js';
 export { vmE2e } from './vm-e2e.js';
+export { bundleForGuest, type GuestBundleOptions } from './guest-bundle.js';
+export { runScriptInVm, type ScriptInVmOptions } from './script-in-vm.js';
 export {
   IN_VM_ENV,
   VM_INPUTS_ENV,

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { TIMEOUT_SCALE_ENV } from '../netns/timeout-scale.js';
 import type { KernelId } from './kernels.js';
-import { jobMount, runInVm, type VmRunResult } from './vm.js';
+import { jobMount, runInVm, type VmRunOptions, type VmRunResult } from './vm.js';
 
 export interface VitestInVmOptions {
   readonly kernel?: KernelId;
@@ -43,23 +43,37 @@ export const IN_VM_ENV = 'KPNG_IN_VM';
 /** Env naming the guest folder that holds `inputs`. */
 export const VM_INPUTS_ENV = 'KPNG_VM_INPUTS';
 
-/** Runs vitest inside one VM (one boot for the whole suite) and returns each test's outcome. */
-export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestInVmResult> {
-  let tests: GuestTest[] = [];
-  const result = await runInVm({
+/** The env every guest job gets (`runVitestInVm`, `runScriptInVm`), before the caller's own. */
+export function guestEnv(): Record<string, string> {
+  return {
+    [IN_VM_ENV]: '1',
+    [VM_INPUTS_ENV]: `${jobMount}/inputs`,
+    // One emulated CPU on a shared host: the lab's probes and server starts get three times the budget.
+    [TIMEOUT_SCALE_ENV]: '3',
+    FORCE_COLOR: '0',
+    CI: 'true',
+  };
+}
+
+/** The `runInVm` options a guest suite's options give (`runVitestInVm`, `runScriptInVm`): kernel, budget, output, cwd, env. */
+export function guestJob(
+  options: Pick<VitestInVmOptions, 'kernel' | 'packageDir' | 'env' | 'timeoutMs' | 'onOutput'>,
+  env: Readonly<Record<string, string>> = {},
+): Omit<VmRunOptions, 'command'> {
+  return {
     ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
     cwd: options.packageDir,
-    env: {
-      [IN_VM_ENV]: '1',
-      [VM_INPUTS_ENV]: `${jobMount}/inputs`,
-      // One emulated CPU on a shared host: the lab's probes and server starts get three times the budget.
-      [TIMEOUT_SCALE_ENV]: '3',
-      FORCE_COLOR: '0',
-      CI: 'true',
-      ...options.env,
-    },
+    env: { ...guestEnv(), ...env, ...options.env },
+  };
+}
+
+/** Runs vitest inside one VM (one boot for the whole suite) and returns each test's outcome. */
+export async function runVitestInVm(options: VitestInVmOptions): Promise<VitestInVmResult> {
+  let tests: GuestTest[] = [];
+  const result = await runInVm({
+    ...guestJob(options),
     prepare: (jobDir) => {
       mkdirSync(join(jobDir, 'inputs'));
       for (const [name, content] of Object.entries(options.inputs ?? {}))
