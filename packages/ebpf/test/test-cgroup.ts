@@ -3,7 +3,7 @@ import { release } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inNetns, processExecer, runChecked, spawnChild, withTimeout } from '@kpng/kit';
-import type { NetworkNamespace, ProbeResult } from '@kpng/lab';
+import { scaledTimeout, type NetworkNamespace, type ProbeResult } from '@kpng/lab';
 import { readCgroupV2Mounts } from '../src/cgroup/cgroup.js';
 
 const PREFIX = 'kpng-test-';
@@ -42,6 +42,13 @@ export function asProbe(r: ClientResult): ProbeResult {
   return { ok: true, reply: r.reply, ...(server ? { server } : {}), ...(seenSource ? { seenSource } : {}) };
 }
 
+/**
+ * The socket client's budget per exchange, and (below) the slack for its own start: 2 s and 10 s,
+ * times the lab VM's scale (`KPNG_LAB_TIMEOUT_SCALE`): under emulation on a loaded host a node start
+ * took over 12 s (the 6.1 guest, 2026-11-28). Budgets only; the cases assert outcomes.
+ */
+const clientTimeoutMs = (): number => scaledTimeout(2_000);
+
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 
 /**
@@ -72,12 +79,12 @@ export class TestCgroup {
   }
 
   async #client(namespace: NetworkNamespace, request: ClientRequest, inside: boolean): Promise<ClientResult[]> {
-    const full = { count: 1, timeoutMs: 2_000, ...request };
+    const full = { count: 1, timeoutMs: clientTimeoutMs(), ...request };
     const argv = inNetns(namespace.name, [process.execPath, CLIENT, JSON.stringify(full)]);
     // `ip netns exec` remounts /sys, hiding the cgroup mount: the shell moves itself in first.
     const command = inside ? ['sh', '-c', 'echo $$ > "$0" && exec "$@"', `${this.path}/cgroup.procs`, ...argv] : argv;
     // The client's own timeouts bound it; this only ends a client that hangs past all of them.
-    const execer = withTimeout(processExecer, 10_000 + full.count * full.timeoutMs);
+    const execer = withTimeout(processExecer, scaledTimeout(10_000) + full.count * full.timeoutMs);
     const { stdout } = await runChecked(execer, command);
     return JSON.parse(stdout) as ClientResult[];
   }
@@ -90,7 +97,7 @@ export class TestCgroup {
     namespace: NetworkNamespace,
     request: Omit<ClientRequest, 'proto' | 'count'>,
   ): Promise<{ first: ClientResult; next: () => Promise<{ second: ClientResult; reconnect?: ClientResult }> }> {
-    const full = { timeoutMs: 2_000, ...request, proto: 'udp-hold', count: 1 };
+    const full = { timeoutMs: clientTimeoutMs(), ...request, proto: 'udp-hold', count: 1 };
     const argv = inNetns(namespace.name, [process.execPath, CLIENT, JSON.stringify(full)]);
     const lines: string[] = [];
     let partial = '';
