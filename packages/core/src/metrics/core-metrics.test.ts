@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createCoreMetrics, type CoreMetrics } from './core-metrics.js';
 import { invalidObjectsTotal } from './objects.js';
+import { streamClientRefusedTotal } from './stream-client.js';
 
 // The doc's tables (kube-proxy-observability.md sections 2 and 3), written out as literals so the
 // test does not share a generator with the code under test.
@@ -64,6 +65,7 @@ const EXPECTED: readonly Expected[] = [
   { name: 'kpng_network_programming_from_event_seconds', type: 'histogram', labels: ['ip_family'], buckets: FINE },
   { name: 'kpng_http_refused_requests_total', type: 'counter', labels: ['server', 'reason'] },
   { name: 'kpng_invalid_objects_total', type: 'counter', labels: ['kind'] },
+  { name: 'kpng_stream_client_refused_total', type: 'counter', labels: ['api', 'reason'] },
 ];
 
 /** Touches every metric through the public helpers, so each one has samples to expose. */
@@ -92,6 +94,7 @@ function exercise(m: CoreMetrics): void {
   m.streamRefused('global', 'peer_streams');
   m.streamRevision(7);
   invalidObjectsTotal.inc({ kind: 'Service' }); // counted by the converters, served by core's registry
+  streamClientRefusedTotal.inc({ api: 'local', reason: 'slow' }); // counted by the stream clients, likewise
 }
 
 interface Exposed {

@@ -3,6 +3,7 @@ import type { IPFamily } from '../model/types.js';
 import { createKpngMetrics, type KpngMetrics } from './kpng-metrics.js';
 import { registerInvalidObjects } from './objects.js';
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.js';
+import { registerStreamClientRefusals } from './stream-client.js';
 
 /** The `traffic_policy` label of `kubeproxy_sync_proxy_rules_no_local_endpoints_total`. */
 export type TrafficPolicyLabel = 'internal' | 'external';
@@ -28,6 +29,7 @@ export class CoreMetrics {
     this.proxy = createProxyMetrics(registry);
     this.kpng = createKpngMetrics(registry);
     registerInvalidObjects(registry);
+    registerStreamClientRefusals(registry);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   }
 

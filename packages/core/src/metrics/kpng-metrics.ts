@@ -55,7 +55,7 @@ export function createKpngMetrics(registry: Registry): KpngMetrics {
     }),
     streamRefusedTotal: new Counter({
       name: 'kpng_stream_refused_total',
-      help: 'Watch calls a state stream server refused, by API and reason (peer_streams: the peer has as many open as it may; streams: the server has; node_identity: the client certificate does not name the node the request names)',
+      help: 'Watch calls a state stream server refused, by API and reason (peer_streams: the peer has as many open as it may; streams: the server has; node_identity: the client certificate does not name the node the request names; slow_client: a call closed because its client did not take a message within its bound, the minimum bytes per window)',
       labelNames: ['api', 'reason'] as const,
       registers,
     }),

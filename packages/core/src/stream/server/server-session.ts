@@ -4,21 +4,25 @@ import { ErrorCodes, KpngError, toError } from '../../util/errors.js';
 import { decodeWatchRequest, encodeHeartbeat } from '../codec/envelope.js';
 import type { Delivery, ResumeToken, StateHub } from '../hub.js';
 import type { StreamApi } from '../service-definitions.js';
+import type { Clock } from '../../util/clock.js';
+import { drainBoundMs } from '../min-progress.js';
+import { resetCall } from './reset-call.js';
 
 /** Stream metrics hooks (`kpng_stream_clients` and friends); the metrics module implements them. */
 export interface StreamObserver {
   clientConnected(api: StreamApi): void;
   clientDisconnected(api: StreamApi): void;
   stateSent(api: StreamApi, info: { readonly revision: number; readonly full: boolean; readonly bytes: number }): void;
-  /** A Watch call refused by a limit (`peer_streams`, `streams`). */
+  /** A Watch call refused by a limit (`peer_streams`, `streams`, `node_identity`) or closed (`slow_client`). */
   streamRefused?(api: StreamApi, reason: StreamRefusal): void;
 }
 
 /**
  * `peer_streams`, `streams`: a limit; `node_identity`: on the global stream with mutual TLS, the
- * client certificate names no node, or not the node the request names.
+ * client certificate names no node, or not the node the request names; `slow_client`: an open call
+ * closed because its client did not take a message within its bound (`drainBoundMs`).
  */
-export type StreamRefusal = 'peer_streams' | 'streams' | 'node_identity';
+export type StreamRefusal = 'peer_streams' | 'streams' | 'node_identity' | 'slow_client';
 
 /**
  * Checks the node a request names against the caller's certificate; `undefined` when allowed,
@@ -44,6 +48,11 @@ export interface SessionContext<S> {
   readonly heartbeatIntervalMs: number;
   readonly observer: StreamObserver | undefined;
   readonly log: Logger;
+  /** The drain bound's clock. */
+  readonly clock: Clock;
+  /** The drain bound: each write must be taken within `drainBoundMs(bytes, drainWindowMs, minDrainBytesPerWindow)`. */
+  readonly drainWindowMs: number;
+  readonly minDrainBytesPerWindow: number;
 }
 
 /**
@@ -54,7 +63,10 @@ export interface SessionContext<S> {
  * Backpressure: a state is written only once the previous write completed (HTTP/2 flow control
  * holds it until the client reads), and a heartbeat only when nothing is pending, so a client that
  * asks and never reads holds at most one state and one heartbeat in this server however many
- * requests it sends and revisions come.
+ * requests it sends and revisions come. A client that reads too slowly (or not at all) does not
+ * hold even that for long: a write the client has not taken within its bound (one window, 15 s by
+ * default, plus one window per 64 KiB of the message: `drainBoundMs`) closes the call (its HTTP/2
+ * stream reset, which drops the queued bytes), counted as `slow_client` and logged.
  *
  * A state's objects are encoded over as many event-loop turns as they need (`StateEncoder.prepare`,
  * a 10 ms budget per turn), so a new client's first state does not hold the server's event loop.
@@ -141,11 +153,15 @@ export class ServerSession<S> {
     const signal = this.#abort.signal;
     if (signal.aborted) return Promise.resolve();
     this.#pendingBytes += bytes.length;
+    const { clock, drainWindowMs, minDrainBytesPerWindow } = this.ctx;
+    const boundMs = drainBoundMs(bytes.length, drainWindowMs, minDrainBytesPerWindow);
     return new Promise<void>((resolve) => {
       let settled = false;
+      const late = clock.setTimeout(() => this.#closeSlowClient(bytes.length, boundMs), boundMs);
       const done = () => {
         if (settled) return;
         settled = true;
+        late.cancel();
         this.#pendingBytes -= bytes.length;
         signal.removeEventListener('abort', done);
         resolve();
@@ -153,6 +169,24 @@ export class ServerSession<S> {
       signal.addEventListener('abort', done, { once: true });
       this.call.write(bytes, () => done());
     });
+  }
+
+  /** A write not taken within its bound: the call is closed, its queued bytes dropped; counted and logged. */
+  #closeSlowClient(bytes: number, boundMs: number): void {
+    if (this.#abort.signal.aborted) return;
+    const { api, observer, log, minDrainBytesPerWindow, drainWindowMs } = this.ctx;
+    observer?.streamRefused?.(api, 'slow_client');
+    log.warn('closing a state stream: its client did not take a message within its bound', {
+      peer: this.call.getPeer(),
+      bytes,
+      boundMs,
+      minBytesPerWindow: minDrainBytesPerWindow,
+      windowMs: drainWindowMs,
+    });
+    this.#abort.abort();
+    if (!resetCall(this.call)) {
+      this.call.emit('error', { code: status.DEADLINE_EXCEEDED, details: 'the client did not take a message in time' });
+    }
   }
 
   #onRequest(buf: Buffer): void {

@@ -15,6 +15,8 @@ import { parseServeAddress } from '../stream-address.js';
 import { serverCredentials } from '../credentials.js';
 import type { StreamTls } from '../tls.js';
 import { bindPrivateUnixSocket, type BoundSocket } from './unix-socket.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { MIN_BYTES_PER_WINDOW } from '../min-progress.js';
 
 export interface ServeOptions<S> {
   readonly hub: StateHub<S>;
@@ -36,6 +38,17 @@ export interface ServeOptions<S> {
   readonly maxStreamsPerPeer?: number;
   /** Watch calls open at once in all; default 10,000 (twice the nodes a cluster may have). */
   readonly maxStreams?: number;
+  /**
+   * A client must take each message within `drainBoundMs(bytes, drainWindowMs, minDrainBytesPerWindow)`,
+   * or its call is closed (`slow_client`). Default window: 3 heartbeat intervals (the client's idle
+   * timeout), at least 15 s (a test's short heartbeat does not make a loaded machine's late write
+   * callback a slow client); default least bytes per window: `MIN_BYTES_PER_WINDOW` (64 KiB,
+   * `stream/min-progress.ts`).
+   */
+  readonly drainWindowMs?: number;
+  readonly minDrainBytesPerWindow?: number;
+  /** The drain bound's clock; default the system clock. */
+  readonly clock?: Clock;
 }
 
 export interface StreamServer {
@@ -112,13 +125,17 @@ export async function serveStateStream<S>(
       return `${problem} (node ${JSON.stringify(requested.slice(0, 253))})`;
     };
   };
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
   const ctx = {
     api,
     hub: options.hub,
     codec,
-    heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+    heartbeatIntervalMs,
     observer: options.observer,
     log,
+    clock: options.clock ?? systemClock,
+    drainWindowMs: options.drainWindowMs ?? 3 * Math.max(heartbeatIntervalMs, DEFAULT_HEARTBEAT_INTERVAL_MS),
+    minDrainBytesPerWindow: options.minDrainBytesPerWindow ?? MIN_BYTES_PER_WINDOW,
   };
   server.addService(
     { Watch: WATCH_METHODS[api] },
