@@ -3,14 +3,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { ApiSource, EventBatcher, NodeView, convertEndpointSlice, convertService } from '@kpng/core/runtime';
+import { EventBatcher, NodeView, convertEndpointSlice, convertService } from '@kpng/core/runtime';
 import { nodeName, serviceKey, sliceKey, type ModelEvent, type NodeLocalState } from '@kpng/core';
-import { RecordingLogger } from '@kpng/core/testing';
 import { eachLine, spawnChild } from '@kpng/kit';
 import { writeScenario } from '../scenarios/write.js';
 import { toModelEvents } from '../scenarios/model-events.js';
 import { summarize } from '../runner/stats.js';
-import { cpuTimeMs, TurnProbe, type TurnProbeFigures } from '../runner/turn-probe.js';
+import { cpuTimeMs } from '../runner/turn-probe.js';
+import { AGENT_RESULT_MARKER, type AgentRound } from '../stream/agent-round.js';
 import { defineSuite, type SuiteContext } from './suite.js';
 
 /**
@@ -30,18 +30,24 @@ import { defineSuite, type SuiteContext } from './suite.js';
  * with the reference's and the ratio. The goal itself, per case over every measured round:
  * `worst-case.<case>.turns-over-100ms` (core's turns longer than 100 ms of wall time, which a loaded
  * machine inflates; a round with none counts one when `monitorEventLoopDelay` saw a longer stall) and `worst-case.<case>.turns-over-100ms-cpu` (longer than 100 ms of CPU time):
- * 0 and 0 is the goal met. Beside them, in wall time: `worst-case.<case>.event-loop-p99`
+ * 0 and 0 is the goal met (for `global-agent-first-state` on Node 23.9 and later also
+ * `…longest-turn-thread-cpu` and `…turns-over-100ms-thread-cpu`: the agent's event-loop thread's
+ * CPU alone, without V8's concurrent GC threads). Beside them, in wall time: `worst-case.<case>.event-loop-p99`
  * (`monitorEventLoopDelay`'s p99 over the case, median of the rounds) and `worst-case.load-1m`
  * (the 1-minute load average at each measured round: median and p99), the load the wall figures
  * ran at.
  *
  * `global-agent-first-state` (any scenario; the goal is for s10k): a global-mode agent's first
- * state, the loaded cluster from a central core's global stream, the core in its own process (the
- * built `kpng`; `globalAgentFirstState`), with the agent's reconnections counted. Its turns
- * are not scheduled through a hook (gRPC, the decode, the checks, the model and the node view each
- * yield on their own), so every turn of the process is measured by a `TurnProbe` (a 1 ms timer:
- * CPU time between two of its ticks, an upper bound of the turn between them); the same figures.
- * `--cases=a,b` runs only those cases (and the reference).
+ * state, the loaded cluster from a central core's global stream, the core and each round's agent
+ * in processes of their own (the built `kpng`; `stream/agent-first-state.ts`; `globalAgentFirstState`),
+ * with the agent's reconnections counted. Its turns are not scheduled through a hook (gRPC, the
+ * decode, the checks, the model and the node view each yield on their own), so every turn of the
+ * agent's process is measured by a `TurnProbe` (a 1 ms timer: CPU time between two of its ticks, an
+ * upper bound of the turn between them); the same figures.
+ * `--cases=a,b` runs only those cases (and the reference); `--agent-cpu-prof=DIR` has each
+ * round's agent write a V8 CPU profile (`--cpu-prof`) into DIR, its five longest turns (start ms,
+ * CPU, wall, GC within) logged beside the round to find them there; `--agent-node-args=A,B` gives
+ * the agent's process V8/Node flags (e.g. the images' `--max-semi-space-size=16`).
  */
 export default defineSuite({
   name: 'worst-case',
@@ -164,6 +170,25 @@ export default defineSuite({
         rounds.reduce((a, f) => a + f.reconnects, 0),
         'count',
       );
+      // The agent's event-loop thread alone (Node 23.9 and later): other threads' CPU left out.
+      const thread = rounds.flatMap((f) => (f.maxThreadCpuMs === undefined ? [] : [f.maxThreadCpuMs]));
+      if (thread.length > 0 && thread.length === rounds.length) {
+        const t = summarize(thread);
+        ctx.report({
+          scenario: ctx.scenario,
+          metric: `worst-case.${name}.longest-turn-thread-cpu`,
+          value: round1(t.p50),
+          unit: 'ms',
+          n: t.n,
+          p50: round1(t.p50),
+          p99: round1(t.p99),
+        });
+        ctx.reportValue(
+          `worst-case.${name}.turns-over-100ms-thread-cpu`,
+          rounds.reduce((a, f) => a + (f.overThreadCpu ?? 0), 0),
+          'count',
+        );
+      }
     }
     // Per case and figure: the median with its p99, and the ratio to the reference's median.
     for (const [figure, byCase] of [
@@ -295,62 +320,92 @@ function burst(count: number, ports: number, endpoints: number, round: number, p
 /**
  * A global-mode agent's first state (`--api`): a central core in its own process (`kpng --file
  * <the scenario> --global-listen unix://...`, the built `@kpng/core` program, no node-local stream,
- * no servers), and per round a fresh agent in this process (an `ApiSource` feeding a fresh
- * `NodeView`) from connecting to its first node-local state with every Service of the scenario: the
- * state's receipt, decode, checks, model transaction(s) and first node view, every turn of this
- * process measured by a `TurnProbe`. The core's encoding and serving run in the child, so they are
- * not in these figures, as on a node. The agent's reconnections (the stream lost before its first
- * state) are counted per round. Round 0 warms up (and makes the core encode every object once).
+ * no servers), and per round a fresh agent in a process of its own (`stream/agent-first-state.ts`:
+ * an `ApiSource` feeding a fresh `NodeView`, as on a node) from connecting to its first node-local
+ * state with every Service of the scenario: the state's receipt, decode, checks, model
+ * transaction(s) and first node view, every turn of that process measured by a `TurnProbe`. Neither
+ * the core's encoding and serving nor this bench process's heap (the scenario's objects, the other
+ * cases' core) are in these figures, as on a node. The agent's reconnections (the stream lost
+ * before its first state) are counted per round. Round 0 warms up (and makes the core encode every
+ * object once). `--agent-cpu-prof=DIR`: each agent writes a V8 CPU profile into DIR;
+ * `--agent-node-args=A,B`: V8/Node flags for the agent (e.g. the images' `--max-semi-space-size=16`).
  */
 async function globalAgentFirstState(
   ctx: SuiteContext,
   node: string,
   expectedServices: number,
   runs: number,
-): Promise<(TurnProbeFigures & { readonly load1m: number; readonly reconnects: number })[]> {
+): Promise<AgentRound[]> {
   const dir = await mkdtemp(join(tmpdir(), 'kpng-worst-case-'));
   const file = join(dir, 'cluster.json');
   await writeScenario(ctx.objects(), file);
   const address = `unix://${join(dir, 'global.sock')}`;
   const core = await startCentralCore(file, address, node, ctx.signal);
-  const probe = new TurnProbe({ overMs: STALL_GOAL_MS });
-  const rounds: (TurnProbeFigures & { readonly load1m: number; readonly reconnects: number })[] = [];
+  const profileDir = typeof ctx.options['agent-cpu-prof'] === 'string' ? ctx.options['agent-cpu-prof'] : undefined;
+  const nodeArgs = [
+    ...(typeof ctx.options['agent-node-args'] === 'string'
+      ? ctx.options['agent-node-args'].split(',').filter((a) => a !== '')
+      : []),
+    ...(profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
+  const rounds: AgentRound[] = [];
   try {
     for (let round = 0; round < runs + 1 && !ctx.signal.aborted; round++) {
       ctx.log(`worst-case global-agent-first-state, round ${round}`);
-      const agent = new NodeView({ nodeName: nodeName(node) });
-      let state: NodeLocalState | undefined;
-      agent.addLocalConsumer({ publish: (s) => (state = s) });
-      const stop = new AbortController();
-      const log = new RecordingLogger();
-      await new Promise((r) => setImmediate(r));
-      probe.start();
-      const running = new ApiSource({ address, nodeName: node, log, watch: { logger: log } }).run(
-        agent.model,
-        stop.signal,
-      );
-      while ((state?.services.length ?? -1) < expectedServices && !ctx.signal.aborted && core.exitCode === undefined)
-        await new Promise((r) => setTimeout(r, 20));
-      const figures = probe.stop();
-      stop.abort();
-      await running;
-      agent.close();
+      const figures = await runAgent(address, node, expectedServices, nodeArgs, ctx.signal);
       if (core.exitCode !== undefined) throw new Error(`the central core exited (${core.exitCode}):\n${core.tail()}`);
-      if (state === undefined) break;
-      const reconnects = log.records.filter((r) => r.msg === 'state stream lost; reconnecting').length;
       ctx.log(
-        `  ${state.services.length} Services: longest turn ${figures.maxCpuMs.toFixed(1)} ms CPU, ` +
-          `${figures.maxWallMs.toFixed(1)} ms wall; event-loop delay max ${figures.delayMaxMs.toFixed(1)} ms, ` +
+        `  ${figures.services} Services in ${figures.firstStateMs.toFixed(0)} ms: longest turn ${figures.maxCpuMs.toFixed(1)} ms CPU, ` +
+          `${figures.maxWallMs.toFixed(1)} ms wall` +
+          (figures.maxThreadCpuMs !== undefined
+            ? `, ${figures.maxThreadCpuMs.toFixed(1)} ms of its thread's CPU`
+            : '') +
+          `; event-loop delay max ${figures.delayMaxMs.toFixed(1)} ms, ` +
           `p99 ${figures.delayP99Ms.toFixed(1)} ms; GC pause max ${figures.gcPauseMaxMs.toFixed(1)} ms; ` +
-          `${reconnects} reconnections; load ${loadavg()[0]!.toFixed(1)}`,
+          `${figures.overCpu} turns over ${STALL_GOAL_MS} ms CPU; ${figures.reconnects} reconnections; ` +
+          `load ${figures.load1m.toFixed(1)}; longest (probe start ${figures.probeStartUs} µs): ${JSON.stringify(figures.longest)}`,
       );
-      if (round > 0) rounds.push({ ...figures, load1m: loadavg()[0]!, reconnects });
+      if (round > 0) rounds.push(figures);
     }
   } finally {
     await core.stop();
     await rm(dir, { recursive: true, force: true });
   }
   return rounds;
+}
+
+/** The TypeScript hooks `npm run bench` runs with, for a child running the bench's sources. */
+const REGISTER_TS = fileURLToPath(new URL('../../scripts/register-ts.mjs', import.meta.url));
+const AGENT = fileURLToPath(new URL('../stream/agent-first-state.ts', import.meta.url));
+
+/** One agent in its own process (`agent-first-state.ts`) until its first state: its figures. */
+async function runAgent(
+  address: string,
+  node: string,
+  expectedServices: number,
+  nodeArgs: readonly string[],
+  signal: AbortSignal,
+): Promise<AgentRound> {
+  let out = '';
+  const err: string[] = [];
+  const child = spawnChild(
+    [process.execPath, ...nodeArgs, '--import', REGISTER_TS, AGENT, address, node, String(expectedServices)],
+    {
+      onStdout: (chunk: Buffer) => void (out += chunk.toString()),
+      onStderr: eachLine((line) => {
+        err.push(line);
+        if (err.length > 20) err.shift();
+      }),
+    },
+  );
+  const onAbort = () => child.kill('SIGTERM');
+  signal.addEventListener('abort', onAbort, { once: true });
+  const exit = await child.exited;
+  signal.removeEventListener('abort', onAbort);
+  const line = out.split('\n').find((l) => l.startsWith(AGENT_RESULT_MARKER));
+  if (exit.exitCode !== 0 || line === undefined)
+    throw new Error(`the agent failed (exit ${String(exit.exitCode)}):\n${err.join('\n')}`);
+  return JSON.parse(line.slice(AGENT_RESULT_MARKER.length)) as AgentRound;
 }
 
 /** The built kpng program of the workspace's @kpng/core. */
