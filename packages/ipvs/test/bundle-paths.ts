@@ -18,3 +18,8 @@ export const BUNDLE_RUNNER = `${BUNDLE_DIR}run.mjs`;
 export const KUBE_PROXY_BUNDLE_DIR = `${BUNDLE_DIR}kube-proxy/`;
 /** What the guest runs for the compat kube-proxy: `node <KUBE_PROXY_RUNNER> [flags]`. */
 export const KUBE_PROXY_RUNNER = `${KUBE_PROXY_BUNDLE_DIR}dist/cli/run.mjs`;
+/**
+ * @kubernetes/client-node for both programs in the guest (test/kpng-ipvs-bundle.ts's `bundleClientNode`):
+ * a package folder where Node's resolution from either bundle looks first (`<BUNDLE_DIR>node_modules/`).
+ */
+export const CLIENT_NODE_BUNDLE_DIR = `${BUNDLE_DIR}node_modules/@kubernetes/client-node/`;

@@ -11,10 +11,25 @@
 // Kept out of the bundle and resolved from node_modules at run time: koffi (a native addon),
 // client-node and gRPC (the kube and stream sources load them lazily; core's resolve hook trims
 // client-node where Node allows), and Node's builtins.
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+//
+// client-node itself is bundled too, apart (`bundleClientNode`): on Node 20 (CI's first pass, whose
+// node the guest runs) core's resolve hook is not there, and its `dist/config.js` loads the whole
+// generated API, ~900 modules: over 9p under emulation that was most of the ~130-150 s the compat
+// `kube-proxy explain` took to start in the swap cell, and part of each start with a kubeconfig. The
+// same modules as one file sit in a package folder of their own where Node's resolution from both
+// bundles looks first, so the programs' own `import`/`require` of client-node finds them unchanged.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown } from 'rolldown';
-import { BUNDLE_DIR, BUNDLE_RUNNER, KUBE_PROXY_BUNDLE_DIR, KUBE_PROXY_RUNNER } from './bundle-paths.js';
+import { rolldown, type InputOption } from 'rolldown';
+import {
+  BUNDLE_DIR,
+  BUNDLE_RUNNER,
+  CLIENT_NODE_BUNDLE_DIR,
+  KUBE_PROXY_BUNDLE_DIR,
+  KUBE_PROXY_RUNNER,
+} from './bundle-paths.js';
 
 const PACKAGE = new URL('../', import.meta.url);
 /** The compat kube-proxy's package, beside this one in the workspace (not a dependency: it depends on this package). */
@@ -33,24 +48,26 @@ process.exit(await main(process.argv.slice(2)));
 async function bundle(entry: URL, dir: string, name: string, runnerPath: string): Promise<void> {
   const input = fileURLToPath(entry);
   if (!existsSync(input)) throw new Error(`${input} is missing: build first (npx nx run-many -t build)`);
-  const build = await rolldown({
-    input,
-    platform: 'node',
-    external: [/^koffi(\/|$)/, /^@kubernetes\/client-node(\/|$)/, /^@grpc\//, /^node:/],
-    logLevel: 'silent',
+  await write(input, [/^koffi(\/|$)/, /^@kubernetes\/client-node(\/|$)/, /^@grpc\//], {
+    dir,
+    entryFileNames: name,
+    chunkFileNames: '[name]-[hash].mjs',
   });
+  writeFileSync(runnerPath, runner(name));
+}
+
+/** One rolldown build of `input` for Node (builtins and `external` left out) written as ES modules into `output.dir`, emptied first. */
+async function write(
+  input: InputOption,
+  external: RegExp[],
+  output: { dir: string; entryFileNames: string; chunkFileNames: string },
+): Promise<void> {
+  const build = await rolldown({ input, platform: 'node', external: [...external, /^node:/], logLevel: 'silent' });
   try {
-    await build.write({
-      dir,
-      format: 'esm',
-      entryFileNames: name,
-      chunkFileNames: '[name]-[hash].mjs',
-      cleanDir: true,
-    });
+    await build.write({ ...output, format: 'esm', cleanDir: true });
   } finally {
     await build.close();
   }
-  writeFileSync(runnerPath, runner(name));
 }
 
 /** Bundles `dist/cli/main.js` (build first) into {@link BUNDLE_DIR}; returns the runner's path and how long it took. */
@@ -72,4 +89,28 @@ export async function bundleKubeProxy(): Promise<{ runner: string; ms: number }>
   await bundle(new URL('dist/cli/main.js', KUBE_PROXY_PACKAGE), dir, 'kube-proxy.mjs', KUBE_PROXY_RUNNER);
   copyFileSync(fileURLToPath(new URL('package.json', KUBE_PROXY_PACKAGE)), `${KUBE_PROXY_BUNDLE_DIR}package.json`);
   return { runner: KUBE_PROXY_RUNNER, ms: Date.now() - started };
+}
+
+/**
+ * Bundles @kubernetes/client-node's package root and its `dist/config.js` (the two modules kpng
+ * loads: `require.resolve` of the root, `KubeConfig` from `config.js`) with everything they import
+ * into {@link CLIENT_NODE_BUNDLE_DIR}`dist/`, under a package.json naming the same version; after
+ * {@link bundleKpngIpvs}, which empties {@link BUNDLE_DIR}. Returns the folder and how long it took.
+ */
+export async function bundleClientNode(): Promise<{ runner: string; ms: number }> {
+  const started = Date.now();
+  // Resolved as the compat kube-proxy resolves it (the workspace's copy).
+  const require = createRequire(new URL('package.json', KUBE_PROXY_PACKAGE));
+  const dist = dirname(require.resolve('@kubernetes/client-node'));
+  const { version } = JSON.parse(readFileSync(`${dist}/../package.json`, 'utf8')) as { version: string };
+  await write({ index: `${dist}/index.js`, config: `${dist}/config.js` }, [], {
+    dir: `${CLIENT_NODE_BUNDLE_DIR}dist`,
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+  });
+  writeFileSync(
+    `${CLIENT_NODE_BUNDLE_DIR}package.json`,
+    `${JSON.stringify({ name: '@kubernetes/client-node', version, type: 'module', main: 'dist/index.js' }, null, 2)}\n`,
+  );
+  return { runner: CLIENT_NODE_BUNDLE_DIR, ms: Date.now() - started };
 }

@@ -2,13 +2,14 @@
 // (test/guest/*.guest.ts) inside it; each guest test is reported here as one test.
 import { runVitestInVm, vmE2e, type GuestTest } from '@kpng/lab';
 import { describe, expect, it } from 'vitest';
-import { bundleKpngIpvs, bundleKubeProxy } from './kpng-ipvs-bundle.js';
+import { bundleClientNode, bundleKpngIpvs, bundleKubeProxy } from './kpng-ipvs-bundle.js';
 import { e2eScenario } from './scenarios.js';
 
 const e2e = await vmE2e('ipvs backend');
 // The guest's program-level cases run kpng-ipvs and the compat kube-proxy, each from one bundled
-// file (see kpng-ipvs-bundle.ts; kpng-ipvs first: it empties the folder both go to).
-const bundled = e2e.run ? [await bundleKpngIpvs(), await bundleKubeProxy()] : [];
+// file, with client-node bundled beside them (see kpng-ipvs-bundle.ts; kpng-ipvs first: it empties
+// the folder all three go to).
+const bundled = e2e.run ? [await bundleKpngIpvs(), await bundleKubeProxy(), await bundleClientNode()] : [];
 for (const { ms, runner } of bundled) console.log(`bundled for the guest in ${ms} ms: ${runner}`);
 const guest = e2e.run
   ? await runVitestInVm({
